@@ -1,0 +1,40 @@
+/* cli.c - messages and small parsers shared by the subcommands. */
+#include "cli.h"
+
+#include "bale.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void cli_error(const char *cmd, int rc, const char *msg)
+{
+	if (msg && *msg)
+		fprintf(stderr, "bale %s: %s\n", cmd, msg);
+	else
+		fprintf(stderr, "bale %s: %s\n", cmd, bale_strerror(rc));
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "bale %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'bale %s --help'.\n", cmd);
+	return CLI_USAGE;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}

@@ -1,0 +1,27 @@
+/* cli.h - what the subcommands share: exit codes, messages, parsing. */
+#ifndef BALE_CLI_H
+#define BALE_CLI_H
+
+#include <stdint.h>
+
+/* Exit status of every subcommand (documented in README.md). */
+enum cli_exit {
+	CLI_OK = 0,		/* done, nothing skipped */
+	CLI_FAILED = 1,		/* the run failed; no output looks complete */
+	CLI_USAGE = 2,		/* bad command line */
+	CLI_SKIPPED = 3,	/* done, but some inputs were skipped */
+};
+
+/** "bale CMD: MESSAGE" on stderr; @msg may be empty. */
+void cli_error(const char *cmd, int rc, const char *msg);
+
+/** Print a usage hint for @cmd and return CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/** Parse a non-negative decimal integer. @return 0 or -1 */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+int cmd_pack(int argc, char **argv);
+
+#endif

@@ -1,0 +1,248 @@
+/* cmd_pack.c - bale pack: parse, run the pipeline, report. */
+#include "cli.h"
+#include "progress.h"
+
+#include "bale.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_MAX_OPTIONS 64
+
+struct pack_args {
+	struct bale_pack_opts opts;
+	const char *options[PACK_MAX_OPTIONS + 1];
+	size_t noptions;
+	char *owned[PACK_MAX_OPTIONS];	/* strings we built for options */
+	size_t nowned;
+	const char *report;
+	int verbose;
+	int quiet;
+};
+
+static const char pack_help[] =
+"usage: bale pack SRC -f FORMAT[,FORMAT...] -o OUTDIR [options]\n"
+"\n"
+"Pack the ImageFolder tree SRC (one subfolder per class) into OUTDIR.\n"
+"\n"
+"  -f, --format LIST     output formats, comma-separated (built: see\n"
+"                        'bale --help')\n"
+"  -o, --output DIR      output folder (created if missing)\n"
+"      --name NAME       file prefix inside OUTDIR (default: data)\n"
+"      --list FILE       take samples from FILE (PATH<TAB>LABEL per line,\n"
+"                        paths relative to SRC) instead of walking SRC\n"
+"  -j, --threads N       reader threads (default: one per core)\n"
+"      --shuffle         permute the sample order (seeded, reproducible)\n"
+"      --seed S          shuffle seed (default: 0)\n"
+"      --shard-count N   wds: at most N samples per shard\n"
+"      --shard-size SIZE wds: at most SIZE bytes per shard (default 1G;\n"
+"                        K/M/G/T suffixes, powers of 1024)\n"
+"      --fsync           flush every output file to disk before it is\n"
+"                        renamed into place (crash-safe, slower)\n"
+"  -O, --option K=V      backend option, as FORMAT.KEY=VALUE or KEY=VALUE\n"
+"      --window SIZE     read-ahead memory bound (default 256M)\n"
+"      --strict          fail on the first input that cannot be packed\n"
+"      --force           replace an existing output\n"
+"      --report FILE     write a JSON report of the run to FILE\n"
+"  -v, --verbose         progress lines even when stderr is not a terminal\n"
+"  -q, --quiet           no progress, no summary\n"
+"\n"
+"Exit status: 0 done; 1 failed (no output looks complete); 2 bad usage;\n"
+"3 done, but some inputs were skipped (each is listed on stderr and in\n"
+"the report).\n";
+
+enum pack_longopt {
+	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
+	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
+	OPT_REPORT,
+};
+
+static const struct option pack_longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "threads", required_argument, NULL, 'j' },
+	{ "option", required_argument, NULL, 'O' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "list", required_argument, NULL, OPT_LIST },
+	{ "shuffle", no_argument, NULL, OPT_SHUFFLE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "shard-count", required_argument, NULL, OPT_SHARD_COUNT },
+	{ "shard-size", required_argument, NULL, OPT_SHARD_SIZE },
+	{ "fsync", no_argument, NULL, OPT_FSYNC },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int pack_add_option(struct pack_args *a, const char *kv, int owned)
+{
+	if (a->noptions == PACK_MAX_OPTIONS)
+		return cli_usage_error("pack", "too many options");
+	a->options[a->noptions++] = kv;
+	if (owned)
+		a->owned[a->nowned++] = (char *)kv;
+	return 0;
+}
+
+/* Turn a dedicated flag into the backend option it stands for. */
+static int pack_backend_flag(struct pack_args *a, const char *key,
+    const char *value)
+{
+	size_t n = strlen(key) + strlen(value) + 2;
+	char *kv = malloc(n);
+
+	if (!kv)
+		return cli_usage_error("pack", "out of memory");
+	snprintf(kv, n, "%s=%s", key, value);
+	return pack_add_option(a, kv, 1);
+}
+
+static int pack_number(const char *flag, const char *v, uint64_t *out,
+    int is_size)
+{
+	int bad = is_size ? bale_parse_size(v, out) != BALE_OK :
+	    cli_parse_u64(v, out) != 0;
+
+	if (bad)
+		return cli_usage_error("pack", "%s: '%s' is not a %s", flag, v,
+		    is_size ? "size" : "number");
+	return 0;
+}
+
+static int pack_flag(struct pack_args *a, int c, const char *arg)
+{
+	uint64_t n;
+
+	switch (c) {
+	case 'f': a->opts.formats = arg; return 0;
+	case 'o': a->opts.out = arg; return 0;
+	case 'O': return pack_add_option(a, arg, 0);
+	case 'v': a->verbose = 1; return 0;
+	case 'q': a->quiet = 1; return 0;
+	case OPT_NAME: a->opts.name = arg; return 0;
+	case OPT_LIST: a->opts.list = arg; return 0;
+	case OPT_SHUFFLE: a->opts.shuffle = 1; return 0;
+	case OPT_STRICT: a->opts.strict = 1; return 0;
+	case OPT_FORCE: a->opts.replace = 1; return 0;
+	case OPT_REPORT: a->report = arg; return 0;
+	case OPT_SHARD_COUNT: return pack_backend_flag(a, "wds.shard_count", arg);
+	case OPT_SHARD_SIZE: return pack_backend_flag(a, "wds.shard_size", arg);
+	case OPT_FSYNC: return pack_backend_flag(a, "fsync", "1");
+	case OPT_SEED: return pack_number("--seed", arg, &a->opts.seed, 0);
+	case 'j':
+		if (pack_number("-j", arg, &n, 0) || n == 0 || n > 256)
+			return cli_usage_error("pack", "-j wants 1..256");
+		a->opts.threads = (unsigned)n;
+		return 0;
+	case OPT_WINDOW:
+		if (pack_number("--window", arg, &n, 1))
+			return CLI_USAGE;
+		a->opts.window_bytes = (size_t)n;
+		return 0;
+	default:
+		return cli_usage_error("pack", "bad option");
+	}
+}
+
+static int pack_parse(int argc, char **argv, struct pack_args *a)
+{
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:j:O:vqh", pack_longopts,
+	    NULL)) != -1) {
+		if (c == 'h') {
+			fputs(pack_help, stdout);
+			exit(CLI_OK);
+		}
+		if (c == '?' || pack_flag(a, c, optarg) != 0)
+			return CLI_USAGE;
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("pack", "expected one SRC folder");
+	a->opts.src = argv[optind];
+	if (!a->opts.formats)
+		return cli_usage_error("pack", "choose a format with -f");
+	if (!a->opts.out)
+		return cli_usage_error("pack", "choose an output with -o");
+	a->options[a->noptions] = NULL;
+	a->opts.options = a->options;
+	return 0;
+}
+
+/* Every skipped input, then one summary line. */
+static void pack_summary(const struct bale_pipeline *p,
+    const struct pack_args *a)
+{
+	struct bale_pack_stats st;
+	const char *path;
+	const char *why;
+	size_t i;
+
+	bale_pipeline_stats(p, &st);
+	for (i = 0; bale_pipeline_skipped(p, i, &path, &why) == BALE_OK; i++)
+		fprintf(stderr, "bale pack: skipped '%s': %s\n", path, why);
+	if (a->quiet)
+		return;
+	fprintf(stderr, "bale pack: %llu samples (%.1f MB) into '%s' in %.2f s"
+	    " (%.0f samples/s); %llu skipped, %llu non-image files ignored\n",
+	    (unsigned long long)st.packed, (double)st.bytes / 1e6,
+	    a->opts.out, st.seconds,
+	    st.seconds > 0 ? (double)st.packed / st.seconds : 0.0,
+	    (unsigned long long)st.skipped, (unsigned long long)st.ignored);
+}
+
+static int pack_exit(const struct bale_pipeline *p, int rc)
+{
+	struct bale_pack_stats st;
+
+	if (rc != BALE_OK)
+		return CLI_FAILED;
+	bale_pipeline_stats(p, &st);
+	return st.skipped ? CLI_SKIPPED : CLI_OK;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+	struct pack_args a;
+	struct cli_progress cp;
+	struct bale_pipeline *p = NULL;
+	size_t i;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if (pack_parse(argc, argv, &a) != 0) {
+		rc = CLI_USAGE;
+		goto out_free;
+	}
+	if (cli_progress_init(&cp, a.verbose, a.quiet)) {
+		a.opts.progress = cli_progress_show;
+		a.opts.progress_arg = &cp;
+	}
+	rc = bale_pipeline_new(&p);
+	if (rc == BALE_OK)
+		rc = bale_pipeline_run(p, &a.opts);
+	if (rc != BALE_OK)
+		cli_error("pack", rc, bale_pipeline_errmsg(p));
+	if (p)
+		pack_summary(p, &a);
+	if (p && a.report &&
+	    bale_pipeline_write_report(p, &a.opts, a.report) != BALE_OK) {
+		fprintf(stderr, "bale pack: cannot write report '%s'\n",
+		    a.report);
+		rc = rc ? rc : BALE_EIO;
+	}
+	rc = pack_exit(p, rc);
+	bale_pipeline_free(p);
+out_free:
+	for (i = 0; i < a.nowned; i++)
+		free(a.owned[i]);
+	return rc;
+}

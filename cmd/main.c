@@ -1,0 +1,59 @@
+/* main.c - global flags and the table of subcommands. */
+#include "cli.h"
+
+#include "bale.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+/* Alphabetical. */
+static const struct cli_command commands[] = {
+	{ "pack", cmd_pack, "pack an image folder into LMDB, HDF5 or tar shards" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: bale [--version] [--help] COMMAND [ARGS]\n\n"
+	    "Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nFormats built in:");
+	for (i = 0; bale_backend_names()[i]; i++)
+		fprintf(f, " %s", bale_backend_names()[i]);
+	fprintf(f, "\n'bale COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	/* a file-size limit should fail a write with EFBIG, not kill us */
+	signal(SIGXFSZ, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("bale %s\n", bale_version());
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "bale: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return CLI_USAGE;
+}

@@ -1,0 +1,481 @@
+/* wds.c - WebDataset tar shards, with DALI .idx files and a wids shard list.
+ *
+ * Output, for name N in folder D:
+ *   D/N-000000.tar ...   plain ustar shards; per sample KEY.<ext> (original
+ *                        bytes), KEY.cls (decimal label), KEY.json (path,
+ *                        size, crc32, label, class); fixed owner/mode/mtime
+ *   D/N-000000.idx ...   DALI wds2idx v1.2: "v1.2 COUNT", then per sample
+ *                        "ext data_offset size member_name" per member
+ *   D/N-shards.json      wids-shard-index-v1 list; written last, so its
+ *                        presence means the output is complete
+ * Shards are written as "*.partial" and renamed when complete. Member
+ * offsets are computed, not read back: a ustar member is a 512-byte header
+ * plus its data padded to 512, and the archive ends with 1024 zero bytes.
+ */
+#include "bale_backend.h"
+
+#include "buf.h"
+#include "file.h"
+#include "json.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WDS_BLOCK 512
+#define WDS_END_BYTES 1024		/* two zero blocks close a tar */
+#define WDS_WRITE_BLOCK (1 << 20)	/* bytes per write(2) */
+#define WDS_DEFAULT_SHARD_SIZE ((uint64_t)1 << 30)
+
+struct wds_w {
+	uint64_t max_count;	/* samples per shard; 0: no limit */
+	uint64_t max_bytes;	/* shard file size limit; 0: no limit */
+	int sync;		/* fsync shards and lists before renaming */
+	char *dir;
+	char *name;
+	struct archive *ar;	/* the open shard, or NULL */
+	struct archive_entry *entry;
+	int fd;
+	char *tmp;		/* the open shard's "*.partial" path */
+	unsigned shard_no;	/* shards completed by this run */
+	uint64_t shard_samples;
+	uint64_t shard_bytes;	/* tar bytes so far in the open shard */
+	uint64_t samples;
+	struct bale_buf idx;	/* the open shard's index lines */
+	struct bale_buf list;	/* shardlist entries so far */
+	struct bale_buf classes;/* JSON array of class names */
+	struct bale_buf scratch;
+	int finished;
+};
+
+static uint64_t wds_padded(uint64_t n)
+{
+	return (n + WDS_BLOCK - 1) / WDS_BLOCK * WDS_BLOCK;
+}
+
+static uint64_t wds_member_bytes(uint64_t n)
+{
+	return WDS_BLOCK + wds_padded(n);
+}
+
+static char *wds_path(const struct wds_w *st, unsigned no, const char *ext)
+{
+	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
+}
+
+/* ---- options and open ---------------------------------------------------- */
+
+static int wds_option(struct bale_writer *w, void *priv, const char *key,
+    const char *value)
+{
+	struct wds_w *st = priv;
+	char *end;
+
+	if (strcmp(key, "shard_size") == 0) {
+		if (bale_parse_size(value, &st->max_bytes) != BALE_OK)
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "wds: shard_size '%s' is not a size", value);
+		return BALE_OK;
+	}
+	if (strcmp(key, "shard_count") == 0) {
+		errno = 0;
+		st->max_count = strtoull(value, &end, 10);
+		if (errno || end == value || *end || value[0] == '-')
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "wds: shard_count '%s' is not a count", value);
+		return BALE_OK;
+	}
+	if (strcmp(key, "fsync") == 0) {
+		st->sync = strcmp(value, "0") != 0;
+		return BALE_OK;
+	}
+	return BALE_ENOOPT;
+}
+
+static void wds_class_list(struct wds_w *st, const struct bale_dataset *ds)
+{
+	size_t i;
+
+	bale_buf_puts(&st->classes, "[");
+	for (i = 0; i < ds->nclasses; i++) {
+		if (i)
+			bale_buf_puts(&st->classes, ",");
+		bale_json_str(&st->classes, ds->classes ? ds->classes[i] : NULL);
+	}
+	bale_buf_puts(&st->classes, "]");
+}
+
+/* An existing shard list means a complete output: replace it only when
+ * asked, and remove it first so a failed rewrite never looks complete. */
+static int wds_claim_output(struct bale_writer *w, struct wds_w *st, int replace)
+{
+	char *list = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	struct stat sb;
+	int rc = BALE_OK;
+
+	if (!list)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	if (stat(list, &sb) == 0 && !replace)
+		rc = bale_writer_seterr(w, BALE_EEXIST,
+		    "wds: '%s' exists (use --force to replace it)", list);
+	else if (unlink(list) != 0 && errno != ENOENT)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot remove '%s': %s", list, strerror(errno));
+	free(list);
+	return rc;
+}
+
+static int wds_open(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds)
+{
+	struct wds_w *st = priv;
+
+	if (!st->max_bytes && !st->max_count)
+		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
+	st->dir = strdup(dir);
+	st->name = strdup(ds->name);
+	st->entry = archive_entry_new();
+	if (!st->dir || !st->name || !st->entry)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	wds_class_list(st, ds);
+	if (st->classes.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	return wds_claim_output(w, st, ds->replace);
+}
+
+/* ---- shards -------------------------------------------------------------- */
+
+static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
+{
+	struct archive *ar;
+	char *final = wds_path(st, st->shard_no, "tar");
+
+	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
+	free(final);
+	if (!st->tmp)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (st->fd < 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot create '%s': %s", st->tmp, strerror(errno));
+	ar = archive_write_new();
+	if (!ar)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	st->ar = ar;
+	if (archive_write_set_format_ustar(ar) != ARCHIVE_OK ||
+	    archive_write_add_filter_none(ar) != ARCHIVE_OK ||
+	    archive_write_set_bytes_per_block(ar, WDS_WRITE_BLOCK) !=
+	    ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK ||
+	    archive_write_open_fd(ar, st->fd) != ARCHIVE_OK)
+		return bale_writer_seterr(w, BALE_EBACKEND,
+		    "wds: cannot start '%s': %s", st->tmp,
+		    archive_error_string(ar));
+	st->shard_samples = 0;
+	st->shard_bytes = 0;
+	bale_buf_reset(&st->idx);
+	return BALE_OK;
+}
+
+static void wds_list_entry(struct wds_w *st, uint64_t filesize)
+{
+	if (st->shard_no > 0)
+		bale_buf_puts(&st->list, ",");
+	bale_buf_puts(&st->list, "\n{");
+	bale_buf_printf(&st->list, "\"url\":\"%s-%06u.tar\"", st->name,
+	    st->shard_no);
+	bale_json_kv_u64(&st->list, "nsamples", st->shard_samples, 0);
+	bale_json_kv_u64(&st->list, "filesize", filesize, 0);
+	bale_buf_puts(&st->list, "}");
+}
+
+/* Write the shard's .idx, then move the tar to its final name. */
+static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
+{
+	char *idx = wds_path(st, st->shard_no, "idx");
+	char *tar = wds_path(st, st->shard_no, "tar");
+	char head[64];
+	int rc = BALE_OK;
+
+	snprintf(head, sizeof(head), "v1.2 %" PRIu64 "\n", st->shard_samples);
+	bale_buf_reset(&st->scratch);
+	bale_buf_puts(&st->scratch, head);
+	bale_buf_add(&st->scratch, st->idx.data, st->idx.len);
+	if (!idx || !tar || st->scratch.failed || st->idx.failed)
+		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	else if (bale_file_write_atomic(idx, st->scratch.data,
+	    st->scratch.len, st->sync) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot write '%s': %s", idx, strerror(errno));
+	else if (rename(st->tmp, tar) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot rename '%s': %s", st->tmp, strerror(errno));
+	free(idx);
+	free(tar);
+	return rc;
+}
+
+/* Close the tar, check its size against our offsets, publish it. */
+static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
+{
+	struct stat sb;
+	int rc;
+
+	if (archive_write_close(st->ar) != ARCHIVE_OK)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot finish '%s': %s", st->tmp,
+		    archive_error_string(st->ar));
+	archive_write_free(st->ar);
+	st->ar = NULL;
+	st->shard_bytes += WDS_END_BYTES;
+	if (fstat(st->fd, &sb) != 0 || (uint64_t)sb.st_size != st->shard_bytes)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: '%s' has %lld bytes, expected %" PRIu64, st->tmp,
+		    (long long)sb.st_size, st->shard_bytes);
+	if ((st->sync && fsync(st->fd) != 0) || close(st->fd) != 0) {
+		st->fd = -1;
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot write '%s': %s", st->tmp, strerror(errno));
+	}
+	st->fd = -1;
+	rc = wds_publish_shard(w, st);
+	if (rc != BALE_OK)
+		return rc;
+	wds_list_entry(st, st->shard_bytes);
+	free(st->tmp);
+	st->tmp = NULL;
+	st->shard_no++;
+	return BALE_OK;
+}
+
+/* ---- samples ------------------------------------------------------------- */
+
+static int wds_member(struct bale_writer *w, struct wds_w *st,
+    const struct bale_sample *s, const char *ext, const void *data, size_t n)
+{
+	struct archive_entry *e = st->entry;
+	const char *p = data;
+	char name[64];
+	la_ssize_t put;
+
+	snprintf(name, sizeof(name), "%s.%s", s->key, ext);
+	archive_entry_clear(e);
+	archive_entry_copy_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)n);
+	archive_entry_set_mtime(e, 0, 0);
+	if (archive_write_header(st->ar, e) != ARCHIVE_OK)
+		return bale_writer_seterr(w, BALE_EIO, "wds: '%s' in '%s': %s",
+		    name, st->tmp, archive_error_string(st->ar));
+	while (n > 0) {
+		put = archive_write_data(st->ar, p, n);
+		if (put <= 0)
+			return bale_writer_seterr(w, BALE_EIO,
+			    "wds: cannot write '%s': %s", st->tmp,
+			    archive_error_string(st->ar));
+		p += put;
+		n -= (size_t)put;
+	}
+	bale_buf_printf(&st->idx, "%s%s %" PRIu64 " %lld %s",
+	    st->idx.len && st->idx.data[st->idx.len - 1] != '\n' ? " " : "",
+	    ext, st->shard_bytes + WDS_BLOCK,
+	    (long long)archive_entry_size(e), name);
+	st->shard_bytes += wds_member_bytes((uint64_t)archive_entry_size(e));
+	return BALE_OK;
+}
+
+static void wds_meta(struct bale_buf *b, const struct bale_sample *s)
+{
+	char crc[16];
+
+	snprintf(crc, sizeof(crc), "%08" PRIx32, s->crc32);
+	bale_buf_reset(b);
+	bale_buf_puts(b, "{");
+	bale_json_kv_str(b, "path", s->relpath, 1);
+	bale_json_kv_u64(b, "size", s->size, 0);
+	bale_json_kv_str(b, "crc32", crc, 0);
+	bale_json_key(b, "label", 0);
+	bale_buf_printf(b, "%" PRId64, s->label);
+	bale_json_kv_str(b, "class", s->label_name, 0);
+	bale_buf_puts(b, "}");
+}
+
+/* Start a new shard if this sample would overflow the open one. */
+static int wds_make_room(struct bale_writer *w, struct wds_w *st,
+    uint64_t need)
+{
+	int rc;
+
+	if (st->ar && ((st->max_count && st->shard_samples >= st->max_count) ||
+	    (st->max_bytes &&
+	     st->shard_bytes + need + WDS_END_BYTES > st->max_bytes))) {
+		rc = wds_close_shard(w, st);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	return st->ar ? BALE_OK : wds_open_shard(w, st);
+}
+
+static int wds_put(struct bale_writer *w, void *priv,
+    const struct bale_sample *s)
+{
+	struct wds_w *st = priv;
+	char cls[32];
+	int n;
+	int rc;
+
+	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
+	wds_meta(&st->scratch, s);
+	if (st->scratch.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
+	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->scratch.len));
+	if (rc == BALE_OK)
+		rc = wds_member(w, st, s, s->ext, s->data, s->size);
+	if (rc == BALE_OK)
+		rc = wds_member(w, st, s, "cls", cls, (size_t)n);
+	if (rc == BALE_OK)
+		rc = wds_member(w, st, s, "json", st->scratch.data,
+		    st->scratch.len);
+	if (rc != BALE_OK)
+		return rc;
+	bale_buf_add(&st->idx, "\n", 1);
+	st->shard_samples++;
+	st->samples++;
+	return BALE_OK;
+}
+
+/* ---- finish and release -------------------------------------------------- */
+
+/* Remove shards numbered from @first up, as left by an earlier run. */
+static void wds_remove_shards(const struct wds_w *st, unsigned first)
+{
+	static const char *const exts[] = { "tar", "idx" };
+	unsigned no;
+	size_t i;
+	int gone;
+	char *p;
+
+	for (no = first;; no++) {
+		gone = 0;
+		for (i = 0; i < 2; i++) {
+			p = wds_path(st, no, exts[i]);
+			if (p && unlink(p) == 0)
+				gone++;
+			free(p);
+		}
+		if (!gone)
+			break;
+	}
+}
+
+static void wds_remove_own_shards(const struct wds_w *st)
+{
+	unsigned no;
+	char *p;
+
+	for (no = 0; no < st->shard_no; no++) {
+		p = wds_path(st, no, "tar");
+		if (p)
+			unlink(p);
+		free(p);
+		p = wds_path(st, no, "idx");
+		if (p)
+			unlink(p);
+		free(p);
+	}
+}
+
+static int wds_write_list(struct bale_writer *w, struct wds_w *st)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	char *path = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	int rc = BALE_OK;
+
+	bale_buf_puts(&b, "{\"__kind__\":\"wids-shard-index-v1\","
+	    "\"wids_version\":1,");
+	bale_json_kv_str(&b, "name", st->name, 1);
+	bale_buf_puts(&b, ",\"shardlist\":[");
+	bale_buf_add(&b, st->list.data ? st->list.data : "", st->list.len);
+	bale_buf_puts(&b, "],\"bale\":{");
+	bale_json_kv_str(&b, "version", bale_version(), 1);
+	bale_json_kv_u64(&b, "samples", st->samples, 0);
+	bale_json_key(&b, "classes", 0);
+	bale_buf_add(&b, st->classes.data, st->classes.len);
+	bale_buf_puts(&b, "}}\n");
+	if (!path || b.failed || st->list.failed)
+		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	else if (bale_file_write_atomic(path, b.data, b.len, st->sync) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot write '%s': %s", path, strerror(errno));
+	bale_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+static int wds_finish(struct bale_writer *w, void *priv)
+{
+	struct wds_w *st = priv;
+	int rc;
+
+	if (st->ar) {
+		rc = wds_close_shard(w, st);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	wds_remove_shards(st, st->shard_no);
+	rc = wds_write_list(w, st);
+	if (rc == BALE_OK)
+		st->finished = 1;
+	return rc;
+}
+
+static void wds_release(void *priv)
+{
+	struct wds_w *st = priv;
+
+	if (st->ar)
+		archive_write_free(st->ar);
+	if (st->tmp) {
+		if (st->fd >= 0)
+			close(st->fd);
+		unlink(st->tmp);
+	}
+	/* a run that did not finish leaves none of its shards behind */
+	if (!st->finished)
+		wds_remove_own_shards(st);
+	archive_entry_free(st->entry);
+	free(st->tmp);
+	free(st->dir);
+	free(st->name);
+	bale_buf_release(&st->idx);
+	bale_buf_release(&st->list);
+	bale_buf_release(&st->classes);
+	bale_buf_release(&st->scratch);
+}
+
+static const struct bale_writer_ops wds_writer = {
+	.option = wds_option,
+	.open = wds_open,
+	.put = wds_put,
+	.finish = wds_finish,
+	.release = wds_release,
+};
+
+const struct bale_backend bale_backend_wds = {
+	.abi = BALE_BACKEND_ABI,
+	.name = "wds",
+	.summary = "WebDataset tar shards with .idx files and a wids list",
+	.caps = BALE_CAP_EMPTY,
+	.writer_priv = sizeof(struct wds_w),
+	.writer = &wds_writer,
+	.reader_priv = 0,
+	.reader = NULL,
+};

@@ -1,0 +1,159 @@
+/* bale.h - pack image folders into LMDB, HDF5 and WebDataset; user API.
+ *
+ * Every function returns BALE_OK (0) or a negative BALE_E* code; the handle
+ * that failed carries a sentence saying why (see the *_errmsg() calls).
+ * Nothing in the library prints, exits or aborts on bad input.
+ */
+#ifndef BALE_H
+#define BALE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum bale_status {
+	BALE_OK = 0,
+	BALE_ENOMEM = -1,	/* out of memory */
+	BALE_EINVAL = -2,	/* bad argument or option value */
+	BALE_ENOENT = -3,	/* no such file, format or class folder */
+	BALE_EIO = -4,		/* the operating system refused a read/write */
+	BALE_EBACKEND = -5,	/* a format library failed */
+	BALE_ENOOPT = -6,	/* unknown option key */
+	BALE_ESTATE = -7,	/* call made in the wrong state */
+	BALE_EEXIST = -8,	/* output exists and replacing it was not asked */
+	BALE_EINPUT = -9,	/* an input was bad and --strict was given */
+	BALE_EINTR = -10,	/* stopped on request */
+};
+
+/** The library version, "MAJOR.MINOR.PATCH". */
+const char *bale_version(void);
+
+/** A short English name for @rc ("out of memory"). Never NULL. */
+const char *bale_strerror(int rc);
+
+/* ---- writer: one output format, fed samples in order ------------------ */
+
+struct bale_writer;
+struct bale_sample;
+
+/** What every backend learns about the dataset before the first put(). */
+struct bale_dataset {
+	const char *name;		/* file prefix inside the output folder */
+	const char *const *classes;	/* class names by label; may be NULL */
+	size_t nclasses;
+	uint64_t nitems;		/* samples that will be offered */
+	uint64_t total_bytes;		/* their sizes summed, if known, else 0 */
+	int replace;			/* remove an existing output first */
+};
+
+/** Allocate a writer with no backend chosen. Fails only with BALE_ENOMEM. */
+int bale_writer_new(struct bale_writer **out);
+
+/** Choose the backend by name ("wds").
+ *  @return BALE_OK, or BALE_ENOENT when no such backend was built */
+int bale_writer_set_backend(struct bale_writer *w, const char *name);
+
+/** Pass one backend option; only before bale_writer_open().
+ *  @return BALE_OK, BALE_ENOOPT for an unknown key, BALE_EINVAL for a bad
+ *  value, BALE_ESTATE when called late */
+int bale_writer_option(struct bale_writer *w, const char *key,
+    const char *value);
+
+/** Create the output inside folder @dir (which must exist). */
+int bale_writer_open(struct bale_writer *w, const char *dir,
+    const struct bale_dataset *ds);
+
+/** Append one sample; the writer only borrows it for the call. */
+int bale_writer_put(struct bale_writer *w, const struct bale_sample *s);
+
+/** Complete the output. Only after this does the output look complete. */
+int bale_writer_finish(struct bale_writer *w);
+
+/** The backend's name, or "" when none was chosen. */
+const char *bale_writer_name(const struct bale_writer *w);
+const char *bale_writer_errmsg(const struct bale_writer *w);
+
+/** Release the writer; an unfinished output is removed. NULL is fine. */
+void bale_writer_free(struct bale_writer *w);
+
+/** Names of the backends built into this library, NULL-terminated. */
+const char *const *bale_backend_names(void);
+
+/* ---- pipeline: walk a source, read in parallel, write in order -------- */
+
+struct bale_pipeline;
+
+struct bale_progress {
+	uint64_t done;		/* items handed to the writers or skipped */
+	uint64_t total;		/* items the walk found */
+	uint64_t bytes;		/* payload bytes written */
+	double seconds;		/* since the walk finished */
+	int final;		/* 1 on the last call */
+};
+
+typedef void (*bale_progress_fn)(const struct bale_progress *p, void *arg);
+
+struct bale_pack_opts {
+	const char *src;		/* ImageFolder root, or base of @list */
+	const char *list;		/* list file (path TAB label), or NULL */
+	const char *out;		/* output folder, created if missing */
+	const char *name;		/* file prefix; NULL means "data" */
+	const char *formats;		/* comma-separated backend names */
+	const char *const *options;	/* "[fmt.]key=value", NULL-terminated */
+	unsigned threads;		/* 0 means one per online core */
+	size_t window_bytes;		/* read-ahead bound; 0 means default */
+	int shuffle;			/* permute the order with @seed */
+	uint64_t seed;
+	int strict;			/* a bad input fails the run */
+	int replace;			/* replace an existing output */
+	bale_progress_fn progress;	/* called from the writing thread */
+	void *progress_arg;
+};
+
+/** The default read-ahead bound of the reorder window. */
+#define BALE_WINDOW_DEFAULT ((size_t)256 << 20)
+
+struct bale_pack_stats {
+	uint64_t found;		/* image files the walk found */
+	uint64_t packed;	/* samples written */
+	uint64_t skipped;	/* found but not written (see the report) */
+	uint64_t ignored;	/* files that are not samples (extension ...) */
+	uint64_t bytes;		/* payload bytes written */
+	double seconds;		/* wall time of the whole run */
+};
+
+int bale_pipeline_new(struct bale_pipeline **out);
+
+/** Walk, read, checksum and write every sample of @o->src.
+ *  @return BALE_OK when every writer finished (inputs may have been
+ *  skipped: see bale_pipeline_stats()), else a failure code */
+int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o);
+
+void bale_pipeline_stats(const struct bale_pipeline *p,
+    struct bale_pack_stats *out);
+
+/** Skipped input number @i (0 ≤ i < skipped): its path and why. */
+int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
+    const char **path, const char **reason);
+
+/** Write the JSON report of the last run, made with @o, to @path
+ *  (atomically). @return BALE_OK, BALE_ESTATE (no run), BALE_EIO */
+int bale_pipeline_write_report(struct bale_pipeline *p,
+    const struct bale_pack_opts *o, const char *path);
+
+const char *bale_pipeline_errmsg(const struct bale_pipeline *p);
+void bale_pipeline_free(struct bale_pipeline *p);
+
+/* ---- small helpers shared with the command line ----------------------- */
+
+/** Parse "123", "64K", "1.5G" (binary multiples) into bytes.
+ *  @return BALE_OK or BALE_EINVAL */
+int bale_parse_size(const char *s, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

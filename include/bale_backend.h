@@ -1,0 +1,91 @@
+/* bale_backend.h - what a format backend (formats/x.c) implements.
+ *
+ * The core owns each handle's state machine (new -> open -> finished, with
+ * a sticky failure), allocates and zeroes the backend's private state, and
+ * calls release() exactly once whatever happened before. put() runs on one
+ * thread, in sample order, and only borrows the sample.
+ */
+#ifndef BALE_BACKEND_H
+#define BALE_BACKEND_H
+
+#include "bale.h"
+
+#include <stdarg.h>
+
+#define BALE_BACKEND_ABI 1
+
+/** One sample as the writers see it. */
+struct bale_sample {
+	uint64_t index;		/* position in the output order */
+	const char *key;	/* stable, dot-free, sorts like @index */
+	const char *relpath;	/* path below the source root, raw bytes */
+	const char *ext;	/* lower-case extension, no dot ("jpg") */
+	int64_t label;		/* class index */
+	const char *label_name;	/* class folder name, or NULL */
+	const unsigned char *data;
+	size_t size;
+	uint32_t crc32;		/* zlib crc32 of data[0..size) */
+};
+
+/** One stored sample as a reader hands it out. */
+struct bale_blob {
+	const unsigned char *data;
+	size_t size;
+	int64_t label;
+	const char *key;
+};
+
+struct bale_reader;
+
+struct bale_writer_ops {
+	int (*option)(struct bale_writer *w, void *st, const char *key,
+	    const char *value);
+	int (*open)(struct bale_writer *w, void *st, const char *dir,
+	    const struct bale_dataset *ds);
+	int (*put)(struct bale_writer *w, void *st,
+	    const struct bale_sample *s);
+	int (*finish)(struct bale_writer *w, void *st);
+	/* Must cope with any state, including a failed open(); removes
+	 * whatever an unfinished output left behind. */
+	void (*release)(void *st);
+};
+
+struct bale_reader_ops {
+	int (*option)(struct bale_reader *r, void *st, const char *key,
+	    const char *value);
+	int (*open)(struct bale_reader *r, void *st, const char *path);
+	int (*count)(struct bale_reader *r, void *st, uint64_t *n);
+	/* The blob stays valid until the next call on this handle. */
+	int (*get)(struct bale_reader *r, void *st, uint64_t i,
+	    struct bale_blob *out);
+	/* The files backing the output, NULL-terminated, for eviction. */
+	int (*files)(struct bale_reader *r, void *st,
+	    const char *const **list);
+	void (*release)(void *st);
+};
+
+enum bale_caps {
+	BALE_CAP_RANDOM = 1 << 0,	/* get(i) is cheap for any i */
+	BALE_CAP_THREADS = 1 << 1,	/* several readers may run at once */
+	BALE_CAP_EMPTY = 1 << 2,	/* stores 0-byte payloads */
+};
+
+struct bale_backend {
+	int abi;
+	const char *name;
+	const char *summary;
+	unsigned caps;
+	size_t writer_priv;
+	const struct bale_writer_ops *writer;
+	size_t reader_priv;
+	const struct bale_reader_ops *reader;	/* NULL: write-only so far */
+};
+
+/** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
+int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Look a built backend up by name; NULL when it was not built. */
+const struct bale_backend *bale_backend_find(const char *name);
+
+#endif

@@ -1,0 +1,95 @@
+/* buf.c - growable byte buffer. */
+#include "buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int buf_reserve(struct bale_buf *b, size_t extra)
+{
+	size_t want = b->len + extra + 1;
+	size_t cap = b->cap ? b->cap : 256;
+	char *p;
+
+	if (b->failed)
+		return -1;
+	if (want <= b->cap)
+		return 0;
+	while (cap < want)
+		cap *= 2;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->failed = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void bale_buf_add(struct bale_buf *b, const void *p, size_t n)
+{
+	if (buf_reserve(b, n) != 0)
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void bale_buf_puts(struct bale_buf *b, const char *s)
+{
+	bale_buf_add(b, s, strlen(s));
+}
+
+void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(b, (size_t)n) != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void bale_buf_reset(struct bale_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+void bale_buf_release(struct bale_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->failed = 0;
+}
+
+char *bale_strfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	s = malloc((size_t)n + 1);
+	if (!s)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}

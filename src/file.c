@@ -1,0 +1,88 @@
+/* file.c - atomic replace, full writes, mkdir -p. */
+#include "file.h"
+
+#include "buf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int bale_file_write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int bale_file_write_atomic(const char *path, const void *data, size_t n,
+    int sync)
+{
+	char *tmp = bale_strfmt("%s%s", path, BALE_PARTIAL);
+	int saved;
+	int fd;
+
+	if (!tmp)
+		return -1;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto out_free;
+	if (bale_file_write_all(fd, data, n) != 0 || (sync && fsync(fd) != 0))
+		goto out_close;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto out_close;
+	}
+	if (rename(tmp, path) != 0) {
+		fd = -1;
+		goto out_close;
+	}
+	free(tmp);
+	return 0;
+out_close:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = saved;
+out_free:
+	saved = errno;
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
+int bale_file_mkdirs(const char *path)
+{
+	char *copy = strdup(path);
+	char *p;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (p = copy + 1; *p && rc == 0; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
+			rc = -1;
+		*p = '/';
+	}
+	if (rc == 0 && mkdir(copy, 0777) != 0 && errno != EEXIST)
+		rc = -1;
+	free(copy);
+	return rc;
+}

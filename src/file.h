@@ -1,0 +1,22 @@
+/* file.h - whole-file writes that never leave a half-written file. */
+#ifndef BALE_FILE_H
+#define BALE_FILE_H
+
+#include <stddef.h>
+
+/** Suffix of files still being written; they never look complete. */
+#define BALE_PARTIAL ".partial"
+
+/** Write @n bytes to "@path.partial", optionally fsync, then rename it
+ *  to @path. On failure nothing is left behind and errno says why.
+ *  @return 0 or -1 */
+int bale_file_write_atomic(const char *path, const void *data, size_t n,
+    int sync);
+
+/** Write all @n bytes to @fd, retrying short writes. @return 0 or -1 */
+int bale_file_write_all(int fd, const void *data, size_t n);
+
+/** Create folder @path and its missing parents. @return 0 or -1 */
+int bale_file_mkdirs(const char *path);
+
+#endif

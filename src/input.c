@@ -1,0 +1,84 @@
+/* input.c - read one regular file whole, reporting why one is unusable. */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int input_skip(struct bale_input *in, const char *what, int err)
+{
+	if (err)
+		snprintf(in->why, sizeof(in->why), "%s: %s", what,
+		    strerror(err));
+	else
+		snprintf(in->why, sizeof(in->why), "%s", what);
+	bale_input_close(in);
+	return 1;
+}
+
+/* A failed open of a name that lstat() finds is a link gone bad. */
+static int input_open_failed(struct bale_input *in, int dirfd,
+    const char *rel, int err)
+{
+	struct stat st;
+
+	if (err == ENOENT && fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0
+	    && S_ISLNK(st.st_mode))
+		return input_skip(in, "broken symlink", 0);
+	if (err == ELOOP)
+		return input_skip(in, "symlink loop", 0);
+	return input_skip(in, "cannot open", err);
+}
+
+int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
+{
+	struct stat st;
+
+	in->why[0] = '\0';
+	in->size = 0;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	in->fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	if (in->fd < 0)
+		return input_open_failed(in, dirfd, rel, errno);
+	if (fstat(in->fd, &st) != 0)
+		return input_skip(in, "cannot stat", errno);
+	if (!S_ISREG(st.st_mode))
+		return input_skip(in, "not a regular file", 0);
+	if (st.st_size == 0)
+		return input_skip(in, "empty file (0 bytes)", 0);
+	in->size = (size_t)st.st_size;
+	return 0;
+}
+
+int bale_input_read(struct bale_input *in, unsigned char *buf)
+{
+	size_t got = 0;
+	unsigned char extra;
+	ssize_t n;
+
+	while (got < in->size) {
+		n = read(in->fd, buf + got, in->size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return input_skip(in, "read error", errno);
+		if (n == 0)
+			return input_skip(in, "file shrank while being read", 0);
+		got += (size_t)n;
+	}
+	if (read(in->fd, &extra, 1) > 0)
+		return input_skip(in, "file grew while being read", 0);
+	bale_input_close(in);
+	return 0;
+}
+
+void bale_input_close(struct bale_input *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
+}

@@ -1,0 +1,30 @@
+/* input.h - read one source file completely, or say why not.
+ *
+ * Opening is split from reading so the pipeline can learn a file's size
+ * and reserve room for it in the reorder window before reading it.
+ * Never blocks on FIFOs or devices: only regular files are read.
+ */
+#ifndef BALE_INPUT_H
+#define BALE_INPUT_H
+
+#include <stddef.h>
+
+struct bale_input {
+	int fd;
+	size_t size;
+	char why[256];		/* set when a call returns non-zero */
+};
+
+/** Open @rel below folder @dirfd and learn its size.
+ *  @return 0; 1 when the file must be skipped (see @in->why);
+ *  BALE_ENOMEM */
+int bale_input_open(struct bale_input *in, int dirfd, const char *rel);
+
+/** Read the whole file into @buf (in->size bytes) and close it.
+ *  @return 0, or 1 when the file must be skipped (see @in->why) */
+int bale_input_read(struct bale_input *in, unsigned char *buf);
+
+/** Close a file that will not be read. */
+void bale_input_close(struct bale_input *in);
+
+#endif

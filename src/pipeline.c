@@ -1,0 +1,588 @@
+/* pipeline.c - walk a source, read samples in parallel, write them in order.
+ *
+ * Everything downstream of the walk is a function of its sorted (or seeded
+ * shuffled) list, so the output is the same whatever the thread count:
+ * workers may finish in any order, the reorder window restores it.
+ */
+#include "bale.h"
+
+#include "bale_backend.h"
+#include "buf.h"
+#include "checksum.h"
+#include "errbuf.h"
+#include "file.h"
+#include "input.h"
+#include "reorder.h"
+#include "report.h"
+#include "shuffle.h"
+#include "walk.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PIPE_MAX_WRITERS 8
+#define PIPE_MAX_THREADS 256
+#define PIPE_SLOTS_PER_THREAD 64
+
+/* One input after a worker is done with it. */
+struct pipe_sample {
+	unsigned char *data;
+	size_t size;
+	size_t held;		/* bytes reserved in the window */
+	uint32_t crc;
+	int skipped;
+	char why[256];
+};
+
+/* What the threads of one run share. */
+struct pipe_run {
+	const struct bale_pack_opts *opts;
+	struct bale_walk *walk;
+	uint64_t *order;	/* output position -> walk index */
+	int rootfd;
+	struct bale_reorder *ro;
+	struct bale_writer *writers[PIPE_MAX_WRITERS];
+	size_t nwriters;
+	unsigned threads;
+	struct timespec t0;
+};
+
+struct bale_pipeline {
+	struct bale_errbuf err;
+	struct bale_report *report;
+	struct bale_pack_stats stats;
+};
+
+int bale_pipeline_new(struct bale_pipeline **out)
+{
+	struct bale_pipeline *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return BALE_ENOMEM;
+	*out = p;
+	return BALE_OK;
+}
+
+static double pipe_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	    (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const char *pipe_path(const struct pipe_run *run, uint64_t pos)
+{
+	return bale_walk_path(run->walk, (size_t)run->order[pos]);
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+static void pipe_sample_free(struct pipe_sample *s)
+{
+	if (!s)
+		return;
+	free(s->data);
+	free(s);
+}
+
+/* Read and checksum the input at @pos. NULL: abort (or no memory). */
+static struct pipe_sample *pipe_make(struct pipe_run *run, uint64_t pos)
+{
+	struct pipe_sample *s = calloc(1, sizeof(*s));
+	struct bale_input in;
+
+	if (!s)
+		return NULL;
+	if (bale_input_open(&in, run->rootfd, pipe_path(run, pos)) != 0)
+		goto out_skip;
+	if (bale_reorder_reserve(run->ro, pos, in.size) != 0) {
+		bale_input_close(&in);
+		free(s);
+		return NULL;
+	}
+	s->held = in.size;
+	s->data = malloc(in.size);
+	if (!s->data) {
+		bale_input_close(&in);
+		free(s);
+		return NULL;
+	}
+	if (bale_input_read(&in, s->data) != 0)
+		goto out_skip;
+	s->size = in.size;
+	s->crc = bale_crc32(s->data, s->size);
+	return s;
+out_skip:
+	free(s->data);
+	s->data = NULL;
+	s->skipped = 1;
+	memcpy(s->why, in.why, sizeof(s->why));
+	return s;
+}
+
+static void *pipe_worker(void *arg)
+{
+	struct pipe_run *run = arg;
+	struct pipe_sample *s;
+	uint64_t pos;
+
+	while (bale_reorder_claim(run->ro, &pos) == 0) {
+		s = pipe_make(run, pos);
+		if (!s) {
+			/* no memory, or the run was stopped: stop everyone */
+			bale_reorder_abort(run->ro);
+			break;
+		}
+		bale_reorder_deliver(run->ro, pos, s);
+	}
+	return NULL;
+}
+
+/* ---- the writing side --------------------------------------------------- */
+
+/* Lower-case extension of @path's base name, or "bin" if it has none
+ * usable as a tar member suffix (letters and digits only). */
+static void pipe_ext(const char *path, char *ext, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || !dot[1] || strlen(dot + 1) >= cap)
+		goto out_default;
+	for (i = 0; dot[1 + i]; i++) {
+		if (!isalnum((unsigned char)dot[1 + i]))
+			goto out_default;
+		ext[i] = (char)tolower((unsigned char)dot[1 + i]);
+	}
+	ext[i] = '\0';
+	return;
+out_default:
+	snprintf(ext, cap, "bin");
+}
+
+static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
+    uint64_t pos, const struct pipe_sample *ps)
+{
+	size_t wi = (size_t)run->order[pos];
+	const char *const *classes = bale_walk_classes(run->walk);
+	struct bale_sample s;
+	char key[32];
+	char ext[16];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%010" PRIu64, pos);
+	pipe_ext(pipe_path(run, pos), ext, sizeof(ext));
+	memset(&s, 0, sizeof(s));
+	s.index = pos;
+	s.key = key;
+	s.relpath = pipe_path(run, pos);
+	s.ext = ext;
+	s.label = bale_walk_label(run->walk, wi);
+	s.label_name = classes[s.label];
+	s.data = ps->data;
+	s.size = ps->size;
+	s.crc32 = ps->crc;
+	for (i = 0; i < run->nwriters; i++)
+		if (bale_writer_put(run->writers[i], &s) != BALE_OK)
+			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	p->stats.packed++;
+	p->stats.bytes += ps->size;
+	return BALE_OK;
+}
+
+static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
+    uint64_t pos, const struct pipe_sample *ps)
+{
+	const char *path = pipe_path(run, pos);
+
+	if (!ps->skipped)
+		return pipe_put(p, run, pos, ps);
+	p->stats.skipped++;
+	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path, ps->why) != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (run->opts->strict)
+		return bale_errbuf_set(&p->err, BALE_EINPUT,
+		    "strict: '%s': %s", path, ps->why);
+	return BALE_OK;
+}
+
+static void pipe_progress(const struct bale_pipeline *p,
+    const struct pipe_run *run, uint64_t done, int final)
+{
+	struct bale_progress pr;
+
+	if (!run->opts->progress)
+		return;
+	pr.done = done;
+	pr.total = bale_walk_count(run->walk);
+	pr.bytes = p->stats.bytes;
+	pr.seconds = pipe_since(&run->t0);
+	pr.final = final;
+	run->opts->progress(&pr, run->opts->progress_arg);
+}
+
+/* Take samples in order and hand each to every writer. */
+static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
+{
+	uint64_t n = bale_walk_count(run->walk);
+	double last = 0;
+	struct pipe_sample *s;
+	uint64_t pos;
+	int rc = BALE_OK;
+
+	for (pos = 0; pos < n && rc == BALE_OK; pos++) {
+		s = bale_reorder_take(run->ro);
+		if (!s)
+			return bale_errbuf_set(&p->err, BALE_ENOMEM,
+			    "no memory to read '%s'", pipe_path(run, pos));
+		rc = pipe_emit(p, run, pos, s);
+		bale_reorder_advance(run->ro, s->held);
+		pipe_sample_free(s);
+		if (run->opts->progress && pipe_since(&run->t0) - last > 0.2) {
+			last = pipe_since(&run->t0);
+			pipe_progress(p, run, pos + 1, 0);
+		}
+	}
+	if (rc == BALE_OK)
+		pipe_progress(p, run, n, 1);
+	return rc;
+}
+
+static unsigned pipe_threads(const struct bale_pack_opts *o)
+{
+	long n = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		n = 1;
+	return n > PIPE_MAX_THREADS ? PIPE_MAX_THREADS : (unsigned)n;
+}
+
+/* Start the workers, write everything, stop the workers. */
+static int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
+{
+	pthread_t tid[PIPE_MAX_THREADS];
+	size_t window = run->opts->window_bytes ? run->opts->window_bytes :
+	    BALE_WINDOW_DEFAULT;
+	unsigned started = 0;
+	size_t i;
+	int rc;
+
+	rc = bale_reorder_new(&run->ro, bale_walk_count(run->walk),
+	    (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "no memory");
+	while (started < run->threads &&
+	    pthread_create(&tid[started], NULL, pipe_worker, run) == 0)
+		started++;
+	if (started == 0)
+		rc = bale_errbuf_set(&p->err, BALE_ENOMEM,
+		    "cannot start a worker thread");
+	else
+		rc = pipe_consume(p, run);
+	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
+	while (started > 0)
+		pthread_join(tid[--started], NULL);
+	for (i = 0; i < bale_reorder_slots(run->ro); i++)
+		pipe_sample_free(bale_reorder_leftover(run->ro, i));
+	bale_reorder_free(run->ro);
+	run->ro = NULL;
+	return rc;
+}
+
+/* ---- setting up --------------------------------------------------------- */
+
+static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const struct bale_pack_opts *o = run->opts;
+	enum bale_walk_note_kind kind;
+	const char *path;
+	const char *why;
+	size_t i;
+	int rc;
+
+	rc = bale_walk_new(&run->walk);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "no memory");
+	rc = o->list ? bale_walk_list(run->walk, o->src, o->list) :
+	    bale_walk_folder(run->walk, o->src);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "%s",
+		    bale_walk_errmsg(run->walk));
+	for (i = 0; i < bale_walk_nnotes(run->walk); i++) {
+		bale_walk_note(run->walk, i, &kind, &path, &why);
+		if (bale_report_add(p->report, kind, path, why) != 0)
+			return bale_errbuf_set(&p->err, BALE_ENOMEM,
+			    "no memory");
+		p->stats.ignored += kind == BALE_NOTE_IGNORED;
+		p->stats.skipped += kind == BALE_NOTE_SKIPPED;
+	}
+	p->stats.found = bale_walk_count(run->walk);
+	return BALE_OK;
+}
+
+static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
+{
+	size_t n = bale_walk_count(run->walk);
+	size_t i;
+
+	run->order = malloc((n ? n : 1) * sizeof(*run->order));
+	if (!run->order)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (run->opts->shuffle)
+		bale_shuffle(run->order, n, run->opts->seed);
+	else
+		for (i = 0; i < n; i++)
+			run->order[i] = i;
+	return BALE_OK;
+}
+
+/* Offer "[fmt.]key=value" to the writers it names (all when unprefixed). */
+static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
+    const char *opt)
+{
+	const char *eq = strchr(opt, '=');
+	const char *dot = memchr(opt, '.', eq ? (size_t)(eq - opt) : 0);
+	char key[128];
+	size_t i;
+	int taken = 0;
+	int rc;
+
+	if (!eq || eq == opt || (size_t)(eq - opt) >= sizeof(key))
+		return bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "option '%s': expected [FORMAT.]KEY=VALUE", opt);
+	for (i = 0; i < run->nwriters; i++) {
+		const char *name = bale_writer_name(run->writers[i]);
+		const char *k = dot ? dot + 1 : opt;
+
+		if (dot && (strlen(name) != (size_t)(dot - opt) ||
+		    strncmp(opt, name, (size_t)(dot - opt)) != 0))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
+		rc = bale_writer_option(run->writers[i], key, eq + 1);
+		if (rc == BALE_OK)
+			taken = 1;
+		else if (rc != BALE_ENOOPT)
+			return bale_errbuf_set(&p->err, rc, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	}
+	if (!taken)
+		return bale_errbuf_set(&p->err, BALE_ENOOPT,
+		    "option '%s': no chosen format knows it", opt);
+	return BALE_OK;
+}
+
+static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
+    const char *name)
+{
+	struct bale_writer *w = NULL;
+	int rc;
+
+	if (run->nwriters == PIPE_MAX_WRITERS)
+		return bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "too many formats");
+	rc = bale_writer_new(&w);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "no memory");
+	run->writers[run->nwriters++] = w;
+	rc = bale_writer_set_backend(w, name);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "%s",
+		    bale_writer_errmsg(w));
+	return BALE_OK;
+}
+
+static int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const char *f = run->opts->formats;
+	char name[64];
+	size_t len;
+	size_t i;
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && f && *f) {
+		len = strcspn(f, ",");
+		if (len == 0 || len >= sizeof(name))
+			return bale_errbuf_set(&p->err, BALE_EINVAL,
+			    "bad format list '%s'", run->opts->formats);
+		snprintf(name, sizeof(name), "%.*s", (int)len, f);
+		rc = pipe_add_writer(p, run, name);
+		f += len + (f[len] == ',');
+	}
+	if (rc == BALE_OK && run->nwriters == 0)
+		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "no format chosen");
+	for (i = 0; rc == BALE_OK && run->opts->options &&
+	    run->opts->options[i]; i++)
+		rc = pipe_option(p, run, run->opts->options[i]);
+	return rc;
+}
+
+static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const struct bale_pack_opts *o = run->opts;
+	struct bale_dataset ds;
+	size_t i;
+	int rc;
+
+	if (bale_file_mkdirs(o->out) != 0)
+		return bale_errbuf_set(&p->err, BALE_EIO,
+		    "cannot create output folder '%s': %s", o->out,
+		    strerror(errno));
+	memset(&ds, 0, sizeof(ds));
+	ds.name = o->name ? o->name : "data";
+	ds.classes = bale_walk_classes(run->walk);
+	ds.nclasses = bale_walk_nclasses(run->walk);
+	ds.nitems = bale_walk_count(run->walk);
+	ds.replace = o->replace;
+	for (i = 0; i < run->nwriters; i++) {
+		rc = bale_writer_open(run->writers[i], o->out, &ds);
+		if (rc != BALE_OK)
+			return bale_errbuf_set(&p->err, rc, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	}
+	run->rootfd = open(o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (run->rootfd < 0)
+		return bale_errbuf_set(&p->err, BALE_EIO,
+		    "cannot open '%s': %s", o->src, strerror(errno));
+	return BALE_OK;
+}
+
+static int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nwriters; i++)
+		if (bale_writer_finish(run->writers[i]) != BALE_OK)
+			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	return BALE_OK;
+}
+
+static void pipe_release(struct pipe_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nwriters; i++)
+		bale_writer_free(run->writers[i]);
+	if (run->rootfd >= 0)
+		close(run->rootfd);
+	free(run->order);
+	bale_walk_free(run->walk);
+}
+
+static int pipe_check_opts(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
+{
+	if (!o->src || !o->out || !o->formats)
+		return bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "source, output and format are required");
+	if (o->name && (!*o->name || strchr(o->name, '/')))
+		return bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "name '%s' must be a plain file name", o->name);
+	return BALE_OK;
+}
+
+static void pipe_reset(struct bale_pipeline *p)
+{
+	bale_report_free(p->report);
+	p->report = NULL;
+	memset(&p->stats, 0, sizeof(p->stats));
+	bale_errbuf_clear(&p->err);
+}
+
+int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
+{
+	struct pipe_run run;
+	int rc;
+
+	pipe_reset(p);
+	memset(&run, 0, sizeof(run));
+	run.opts = o;
+	run.rootfd = -1;
+	run.threads = pipe_threads(o);
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
+	rc = pipe_check_opts(p, o);
+	if (rc == BALE_OK && bale_report_new(&p->report) != BALE_OK)
+		rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (rc == BALE_OK)
+		rc = pipe_writers(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_walk(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_order(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_open(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_transfer(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_finish(p, &run);
+	pipe_release(&run);
+	p->stats.seconds = pipe_since(&run.t0);
+	p->err.rc = rc;
+	return rc;
+}
+
+void bale_pipeline_stats(const struct bale_pipeline *p,
+    struct bale_pack_stats *out)
+{
+	*out = p->stats;
+}
+
+int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
+    const char **path, const char **reason)
+{
+	if (!p->report || i >= bale_report_count(p->report, BALE_NOTE_SKIPPED))
+		return BALE_ENOENT;
+	bale_report_get(p->report, BALE_NOTE_SKIPPED, i, path, reason);
+	return BALE_OK;
+}
+
+int bale_pipeline_write_report(struct bale_pipeline *p,
+    const struct bale_pack_opts *o, const char *path)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	struct bale_report_run run;
+	int rc = BALE_OK;
+
+	if (!p->report)
+		return BALE_ESTATE;
+	memset(&run, 0, sizeof(run));
+	run.opts = o;
+	run.stats = &p->stats;
+	run.status = p->err.rc == BALE_OK ? "complete" : "failed";
+	run.error = p->err.rc == BALE_OK ? NULL : p->err.msg;
+	run.threads = pipe_threads(o);
+	bale_report_json(p->report, &run, &b);
+	if (b.failed)
+		rc = BALE_ENOMEM;
+	else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0)
+		rc = BALE_EIO;
+	bale_buf_release(&b);
+	return rc;
+}
+
+const char *bale_pipeline_errmsg(const struct bale_pipeline *p)
+{
+	return p ? p->err.msg : "no memory";
+}
+
+void bale_pipeline_free(struct bale_pipeline *p)
+{
+	if (!p)
+		return;
+	bale_report_free(p->report);
+	free(p);
+}

@@ -1,0 +1,178 @@
+/* report.c - collect per-input outcomes and render the JSON report. */
+#include "report.h"
+
+#include "bale_config.h"
+#include "buf.h"
+#include "json.h"
+
+#if BALE_HAVE_WDS
+#include <archive.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define REPORT_KINDS 3
+
+struct report_list {
+	size_t *off;		/* pairs: path, reason offsets in the arena */
+	size_t n;
+	size_t cap;
+};
+
+struct bale_report {
+	struct bale_buf arena;
+	struct report_list list[REPORT_KINDS];
+};
+
+static const char *const report_list_names[REPORT_KINDS] = {
+	"ignored_files", "skipped_files", "warnings",
+};
+
+int bale_report_new(struct bale_report **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? BALE_OK : BALE_ENOMEM;
+}
+
+static size_t report_intern(struct bale_report *r, const char *s)
+{
+	size_t off = r->arena.len;
+
+	bale_buf_add(&r->arena, s, strlen(s) + 1);
+	return off;
+}
+
+int bale_report_add(struct bale_report *r, enum bale_walk_note_kind kind,
+    const char *path, const char *reason)
+{
+	struct report_list *l = &r->list[kind];
+	size_t ncap = l->cap ? l->cap * 2 : 64;
+	size_t *p;
+
+	if (l->n == l->cap) {
+		p = realloc(l->off, ncap * 2 * sizeof(size_t));
+		if (!p)
+			return BALE_ENOMEM;
+		l->off = p;
+		l->cap = ncap;
+	}
+	l->off[2 * l->n] = report_intern(r, path);
+	l->off[2 * l->n + 1] = report_intern(r, reason);
+	if (r->arena.failed)
+		return BALE_ENOMEM;
+	l->n++;
+	return BALE_OK;
+}
+
+size_t bale_report_count(const struct bale_report *r,
+    enum bale_walk_note_kind kind)
+{
+	return r->list[kind].n;
+}
+
+void bale_report_get(const struct bale_report *r,
+    enum bale_walk_note_kind kind, size_t i, const char **path,
+    const char **reason)
+{
+	*path = r->arena.data + r->list[kind].off[2 * i];
+	*reason = r->arena.data + r->list[kind].off[2 * i + 1];
+}
+
+static void report_options(struct bale_buf *b, const struct bale_report_run *run)
+{
+	const struct bale_pack_opts *o = run->opts;
+	size_t i;
+
+	bale_json_key(b, "options", 0);
+	bale_buf_puts(b, "{");
+	bale_json_kv_str(b, "formats", o->formats, 1);
+	bale_json_kv_str(b, "name", o->name ? o->name : "data", 0);
+	bale_json_kv_u64(b, "threads", run->threads, 0);
+	bale_json_kv_u64(b, "window_bytes", o->window_bytes ?
+	    o->window_bytes : BALE_WINDOW_DEFAULT, 0);
+	bale_json_kv_u64(b, "shuffle", (uint64_t)!!o->shuffle, 0);
+	bale_json_kv_u64(b, "seed", o->seed, 0);
+	bale_json_kv_u64(b, "strict", (uint64_t)!!o->strict, 0);
+	bale_json_key(b, "backend_options", 0);
+	bale_buf_puts(b, "[");
+	for (i = 0; o->options && o->options[i]; i++) {
+		if (i)
+			bale_buf_puts(b, ",");
+		bale_json_str(b, o->options[i]);
+	}
+	bale_buf_puts(b, "]}");
+}
+
+static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
+{
+	double secs = s->seconds > 0 ? s->seconds : 1e-9;
+
+	bale_json_kv_u64(b, "inputs_found", s->found, 0);
+	bale_json_kv_u64(b, "packed", s->packed, 0);
+	bale_json_kv_u64(b, "skipped", s->skipped, 0);
+	bale_json_kv_u64(b, "ignored", s->ignored, 0);
+	bale_json_kv_u64(b, "bytes", s->bytes, 0);
+	bale_buf_printf(b, ",\"seconds\":%.6f", s->seconds);
+	bale_buf_printf(b, ",\"samples_per_second\":%.1f",
+	    (double)s->packed / secs);
+	bale_buf_printf(b, ",\"mb_per_second\":%.1f",
+	    (double)s->bytes / 1e6 / secs);
+}
+
+static void report_lists(struct bale_buf *b, const struct bale_report *r)
+{
+	const char *path;
+	const char *reason;
+	size_t k;
+	size_t i;
+
+	for (k = 0; k < REPORT_KINDS; k++) {
+		bale_json_key(b, report_list_names[k], 0);
+		bale_buf_puts(b, "[");
+		for (i = 0; i < r->list[k].n; i++) {
+			bale_report_get(r, (enum bale_walk_note_kind)k, i,
+			    &path, &reason);
+			bale_buf_puts(b, i ? ",\n{" : "\n{");
+			bale_json_kv_str(b, "path", path, 1);
+			bale_json_kv_str(b, "reason", reason, 0);
+			bale_buf_puts(b, "}");
+		}
+		bale_buf_puts(b, "]");
+	}
+}
+
+void bale_report_json(const struct bale_report *r,
+    const struct bale_report_run *run, struct bale_buf *b)
+{
+	bale_buf_puts(b, "{");
+	bale_json_kv_str(b, "bale_version", BALE_VERSION, 1);
+	bale_json_key(b, "libraries", 0);
+	bale_buf_puts(b, "{");
+	bale_json_kv_str(b, "zlib", zlibVersion(), 1);
+#if BALE_HAVE_WDS
+	bale_json_kv_str(b, "libarchive", archive_version_details(), 0);
+#endif
+	bale_buf_puts(b, "}");
+	bale_json_kv_str(b, "status", run->status, 0);
+	bale_json_kv_str(b, "error", run->error, 0);
+	bale_json_kv_str(b, "source", run->opts->src, 0);
+	bale_json_kv_str(b, "list", run->opts->list, 0);
+	bale_json_kv_str(b, "output", run->opts->out, 0);
+	report_options(b, run);
+	report_stats(b, run->stats);
+	report_lists(b, r);
+	bale_buf_puts(b, "}\n");
+}
+
+void bale_report_free(struct bale_report *r)
+{
+	size_t k;
+
+	if (!r)
+		return;
+	for (k = 0; k < REPORT_KINDS; k++)
+		free(r->list[k].off);
+	bale_buf_release(&r->arena);
+	free(r);
+}

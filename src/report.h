@@ -1,0 +1,40 @@
+/* report.h - what a run did, skipped and ignored, as JSON for pipelines. */
+#ifndef BALE_REPORT_H
+#define BALE_REPORT_H
+
+#include "bale.h"
+#include "buf.h"
+#include "walk.h"
+
+#include <stddef.h>
+
+struct bale_report;
+
+/** What the report says about the run besides its lists. */
+struct bale_report_run {
+	const struct bale_pack_opts *opts;
+	const struct bale_pack_stats *stats;
+	const char *status;		/* "complete" or "failed" */
+	const char *error;		/* message when failed, else NULL */
+	unsigned threads;
+};
+
+int bale_report_new(struct bale_report **out);
+
+/** Remember one input that was skipped or ignored, or a warning. */
+int bale_report_add(struct bale_report *r, enum bale_walk_note_kind kind,
+    const char *path, const char *reason);
+
+size_t bale_report_count(const struct bale_report *r,
+    enum bale_walk_note_kind kind);
+void bale_report_get(const struct bale_report *r,
+    enum bale_walk_note_kind kind, size_t i, const char **path,
+    const char **reason);
+
+/** Render the report as one JSON document into @out. */
+void bale_report_json(const struct bale_report *r,
+    const struct bale_report_run *run, struct bale_buf *out);
+
+void bale_report_free(struct bale_report *r);
+
+#endif

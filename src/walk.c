@@ -1,0 +1,503 @@
+/* walk.c - collect and order the samples of a folder tree or list file. */
+#include "walk.h"
+
+#include "bale.h"
+#include "buf.h"
+#include "errbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct walk_item {
+	size_t path;		/* arena offset of "class/sub/name.jpg" */
+	size_t dirlen;		/* length of "class/sub" */
+	int64_t label;
+};
+
+struct walk_note {
+	enum bale_walk_note_kind kind;
+	size_t path;
+	size_t reason;
+};
+
+/* The folders above the one being read, to spot symlink loops. */
+struct walk_frame {
+	dev_t dev;
+	ino_t ino;
+	const struct walk_frame *up;
+};
+
+struct bale_walk {
+	struct bale_buf arena;	/* NUL-separated strings */
+	struct walk_item *items;
+	size_t nitems;
+	size_t capitems;
+	struct walk_note *notes;
+	size_t nnotes;
+	size_t capnotes;
+	char **classes;
+	size_t nclasses;
+	int rootfd;
+	struct bale_errbuf err;
+};
+
+/* torchvision.datasets.folder.IMG_EXTENSIONS */
+static const char *const walk_exts[] = {
+	".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff",
+	".webp", NULL,
+};
+
+int bale_walk_is_image(const char *name)
+{
+	size_t n = strlen(name);
+	size_t i;
+	size_t e;
+
+	for (i = 0; walk_exts[i]; i++) {
+		e = strlen(walk_exts[i]);
+		if (n >= e && strcasecmp(name + n - e, walk_exts[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int bale_walk_new(struct bale_walk **out)
+{
+	struct bale_walk *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return BALE_ENOMEM;
+	w->rootfd = -1;
+	*out = w;
+	return BALE_OK;
+}
+
+static int walk_nomem(struct bale_walk *w)
+{
+	return bale_errbuf_set(&w->err, BALE_ENOMEM, "walk: no memory");
+}
+
+/* Store a string in the arena; returns its offset or (size_t)-1. */
+static size_t walk_intern(struct bale_walk *w, const char *s, size_t n)
+{
+	size_t off = w->arena.len;
+
+	bale_buf_add(&w->arena, s, n);
+	bale_buf_add(&w->arena, "", 1);
+	return w->arena.failed ? (size_t)-1 : off;
+}
+
+static int walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
+    const char *path, const char *reason)
+{
+	struct walk_note *n;
+
+	if (walk_grow((void **)&w->notes, &w->capnotes, w->nnotes + 1,
+	    sizeof(*w->notes)) != 0)
+		return walk_nomem(w);
+	n = &w->notes[w->nnotes];
+	n->kind = kind;
+	n->path = walk_intern(w, path, strlen(path));
+	n->reason = walk_intern(w, reason, strlen(reason));
+	if (n->path == (size_t)-1 || n->reason == (size_t)-1)
+		return walk_nomem(w);
+	w->nnotes++;
+	return BALE_OK;
+}
+
+static int walk_add_item(struct bale_walk *w, const char *path, size_t len,
+    size_t dirlen, int64_t label)
+{
+	struct walk_item *it;
+
+	if (walk_grow((void **)&w->items, &w->capitems, w->nitems + 1,
+	    sizeof(*w->items)) != 0)
+		return walk_nomem(w);
+	it = &w->items[w->nitems];
+	it->path = walk_intern(w, path, len);
+	if (it->path == (size_t)-1)
+		return walk_nomem(w);
+	it->dirlen = dirlen;
+	it->label = label;
+	w->nitems++;
+	return BALE_OK;
+}
+
+/* 1 if the entry is a folder, following symlinks as os.walk does. */
+static int walk_is_dir(int dirfd, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type == DT_DIR)
+		return 1;
+	if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+		return 0;
+	if (fstatat(dirfd, de->d_name, &st, 0) != 0)
+		return 0;	/* a broken link is a file to torchvision */
+	return S_ISDIR(st.st_mode);
+}
+
+static int walk_is_loop(const struct walk_frame *f, const struct stat *st)
+{
+	for (; f; f = f->up)
+		if (f->dev == st->st_dev && f->ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/* Open @rel below the root as a folder; a refusal becomes a note. */
+static DIR *walk_opendir(struct bale_walk *w, const char *rel,
+    const struct walk_frame *up, struct walk_frame *self)
+{
+	char reason[256];
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	fd = openat(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(reason, sizeof(reason), "cannot open folder: %s",
+		    strerror(errno));
+		goto out_note;
+	}
+	if (walk_is_loop(up, &st)) {
+		snprintf(reason, sizeof(reason),
+		    "symlink loop: folder already being walked");
+		goto out_note;
+	}
+	self->dev = st.st_dev;
+	self->ino = st.st_ino;
+	self->up = up;
+	d = fdopendir(fd);
+	if (d)
+		return d;
+	snprintf(reason, sizeof(reason), "cannot read folder: %s",
+	    strerror(errno));
+out_note:
+	if (fd >= 0)
+		close(fd);
+	walk_add_note(w, BALE_NOTE_SKIPPED, rel, reason);
+	return NULL;
+}
+
+static int walk_tree(struct bale_walk *w, struct bale_buf *rel,
+    int64_t label, const struct walk_frame *up);
+
+/* Handle one entry of folder @rel (a subfolder or a file). */
+static int walk_entry(struct bale_walk *w, struct bale_buf *rel,
+    int64_t label, const struct walk_frame *frame, const struct dirent *de,
+    int dirfd)
+{
+	size_t dirlen = rel->len;
+	int rc;
+
+	bale_buf_add(rel, "/", 1);
+	bale_buf_puts(rel, de->d_name);
+	if (rel->failed)
+		return walk_nomem(w);
+	if (walk_is_dir(dirfd, de))
+		rc = walk_tree(w, rel, label, frame);
+	else if (bale_walk_is_image(de->d_name))
+		rc = walk_add_item(w, rel->data, rel->len, dirlen, label);
+	else
+		rc = walk_add_note(w, BALE_NOTE_IGNORED, rel->data,
+		    "not an image extension");
+	rel->len = dirlen;
+	rel->data[dirlen] = '\0';
+	return rc;
+}
+
+static int walk_tree(struct bale_walk *w, struct bale_buf *rel,
+    int64_t label, const struct walk_frame *up)
+{
+	struct walk_frame frame;
+	struct dirent *de;
+	DIR *d;
+	int rc = BALE_OK;
+
+	d = walk_opendir(w, rel->data, up, &frame);
+	if (!d)
+		return w->err.rc;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		rc = walk_entry(w, rel, label, &frame, de, dirfd(d));
+		if (rc != BALE_OK)
+			break;
+	}
+	if (rc == BALE_OK && errno != 0)
+		rc = walk_add_note(w, BALE_NOTE_SKIPPED, rel->data,
+		    strerror(errno));
+	closedir(d);
+	return rc;
+}
+
+static int walk_cmp_classes(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Class folders of the root; other entries are noted as ignored. */
+static int walk_find_classes(struct bale_walk *w, const char *root)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+	int rc = BALE_OK;
+
+	d = fdopendir(dup(w->rootfd));
+	if (!d)
+		return bale_errbuf_set(&w->err, BALE_EIO,
+		    "walk: cannot read '%s': %s", root, strerror(errno));
+	while (rc == BALE_OK && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!walk_is_dir(w->rootfd, de)) {
+			rc = walk_add_note(w, BALE_NOTE_IGNORED, de->d_name,
+			    "outside any class folder");
+			continue;
+		}
+		if (walk_grow((void **)&w->classes, &cap, w->nclasses + 1,
+		    sizeof(char *)) != 0 ||
+		    !(w->classes[w->nclasses] = strdup(de->d_name)))
+			rc = walk_nomem(w);
+		else
+			w->nclasses++;
+	}
+	closedir(d);
+	if (rc == BALE_OK && w->nclasses == 0)
+		rc = bale_errbuf_set(&w->err, BALE_ENOENT,
+		    "walk: no class folder in '%s' (expected ROOT/CLASS/IMAGE)",
+		    root);
+	if (rc == BALE_OK)
+		qsort(w->classes, w->nclasses, sizeof(char *),
+		    walk_cmp_classes);
+	return rc;
+}
+
+/* torchvision order: class, then directory string, then file name. */
+static int walk_cmp_items(const void *pa, const void *pb, void *arg)
+{
+	const struct walk_item *a = pa;
+	const struct walk_item *b = pb;
+	const char *arena = arg;
+	size_t n = a->dirlen < b->dirlen ? a->dirlen : b->dirlen;
+	int c;
+
+	if (a->label != b->label)
+		return a->label < b->label ? -1 : 1;
+	c = memcmp(arena + a->path, arena + b->path, n);
+	if (c != 0)
+		return c;
+	if (a->dirlen != b->dirlen)
+		return a->dirlen < b->dirlen ? -1 : 1;
+	return strcmp(arena + a->path + a->dirlen + 1,
+	    arena + b->path + b->dirlen + 1);
+}
+
+static int walk_open_root(struct bale_walk *w, const char *root)
+{
+	w->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->rootfd < 0)
+		return bale_errbuf_set(&w->err,
+		    errno == ENOENT ? BALE_ENOENT : BALE_EIO,
+		    "walk: cannot open folder '%s': %s", root,
+		    strerror(errno));
+	return BALE_OK;
+}
+
+static int walk_classes(struct bale_walk *w)
+{
+	struct bale_buf rel = BALE_BUF_INIT;
+	size_t before;
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = 0; rc == BALE_OK && i < w->nclasses; i++) {
+		bale_buf_reset(&rel);
+		bale_buf_puts(&rel, w->classes[i]);
+		if (rel.failed) {
+			rc = walk_nomem(w);
+			break;
+		}
+		before = w->nitems;
+		rc = walk_tree(w, &rel, (int64_t)i, NULL);
+		if (rc == BALE_OK && w->nitems == before)
+			rc = walk_add_note(w, BALE_NOTE_WARNING, w->classes[i],
+			    "class folder holds no image; its label is kept");
+	}
+	bale_buf_release(&rel);
+	return rc;
+}
+
+int bale_walk_folder(struct bale_walk *w, const char *root)
+{
+	int rc;
+
+	rc = walk_open_root(w, root);
+	if (rc == BALE_OK)
+		rc = walk_find_classes(w, root);
+	if (rc == BALE_OK)
+		rc = walk_classes(w);
+	if (rc == BALE_OK)
+		qsort_r(w->items, w->nitems, sizeof(*w->items),
+		    walk_cmp_items, w->arena.data);
+	return rc;
+}
+
+/* "path<TAB>label" with the label a non-negative decimal integer. */
+static int walk_list_line(struct bale_walk *w, char *line, size_t lineno,
+    int64_t *maxlabel)
+{
+	char *tab = strrchr(line, '\t');
+	char *end;
+	long long label;
+
+	if (!tab || tab == line)
+		return bale_errbuf_set(&w->err, BALE_EINVAL,
+		    "list: line %zu: expected PATH<TAB>LABEL", lineno);
+	*tab = '\0';
+	errno = 0;
+	label = strtoll(tab + 1, &end, 10);
+	if (errno != 0 || end == tab + 1 || *end != '\0' || label < 0 ||
+	    label > INT32_MAX)
+		return bale_errbuf_set(&w->err, BALE_EINVAL,
+		    "list: line %zu: label '%s' is not an integer in 0..%d",
+		    lineno, tab + 1, INT32_MAX);
+	if (label > *maxlabel)
+		*maxlabel = label;
+	return walk_add_item(w, line, strlen(line), 0, label);
+}
+
+static int walk_read_list(struct bale_walk *w, FILE *f, int64_t *maxlabel)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	size_t lineno = 0;
+	ssize_t n;
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && (n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (n > 0)
+			rc = walk_list_line(w, line, lineno, maxlabel);
+	}
+	if (rc == BALE_OK && ferror(f))
+		rc = bale_errbuf_set(&w->err, BALE_EIO, "list: read error: %s",
+		    strerror(errno));
+	free(line);
+	return rc;
+}
+
+int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
+{
+	int64_t maxlabel = -1;
+	FILE *f;
+	int rc;
+
+	rc = walk_open_root(w, root);
+	if (rc != BALE_OK)
+		return rc;
+	f = fopen(list, "r");
+	if (!f)
+		return bale_errbuf_set(&w->err,
+		    errno == ENOENT ? BALE_ENOENT : BALE_EIO,
+		    "list: cannot open '%s': %s", list, strerror(errno));
+	rc = walk_read_list(w, f, &maxlabel);
+	fclose(f);
+	if (rc != BALE_OK)
+		return rc;
+	w->nclasses = (size_t)(maxlabel + 1);
+	w->classes = calloc(w->nclasses ? w->nclasses : 1, sizeof(char *));
+	return w->classes ? BALE_OK : walk_nomem(w);
+}
+
+size_t bale_walk_count(const struct bale_walk *w)
+{
+	return w->nitems;
+}
+
+const char *bale_walk_path(const struct bale_walk *w, size_t i)
+{
+	return w->arena.data + w->items[i].path;
+}
+
+int64_t bale_walk_label(const struct bale_walk *w, size_t i)
+{
+	return w->items[i].label;
+}
+
+size_t bale_walk_nclasses(const struct bale_walk *w)
+{
+	return w->nclasses;
+}
+
+const char *const *bale_walk_classes(const struct bale_walk *w)
+{
+	return (const char *const *)w->classes;
+}
+
+size_t bale_walk_nnotes(const struct bale_walk *w)
+{
+	return w->nnotes;
+}
+
+void bale_walk_note(const struct bale_walk *w, size_t i,
+    enum bale_walk_note_kind *kind, const char **path, const char **reason)
+{
+	*kind = w->notes[i].kind;
+	*path = w->arena.data + w->notes[i].path;
+	*reason = w->arena.data + w->notes[i].reason;
+}
+
+const char *bale_walk_errmsg(const struct bale_walk *w)
+{
+	return w->err.msg;
+}
+
+void bale_walk_free(struct bale_walk *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; w->classes && i < w->nclasses; i++)
+		free(w->classes[i]);
+	free(w->classes);
+	free(w->items);
+	free(w->notes);
+	bale_buf_release(&w->arena);
+	if (w->rootfd >= 0)
+		close(w->rootfd);
+	free(w);
+}

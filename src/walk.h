@@ -1,0 +1,56 @@
+/* walk.h - the list of samples a source holds, in torchvision order.
+ *
+ * An ImageFolder tree gives one class per first-level folder (symlinks
+ * followed), class index = position of the name in bytewise-sorted order,
+ * and samples ordered as torchvision's make_dataset() does: by class, then
+ * by the full directory path string, then by file name. Files are samples
+ * when their name ends, case-insensitively, in one of torchvision's image
+ * extensions. Hidden files and folders count, as they do in torchvision.
+ * A list file gives "relative/path<TAB>label" lines, kept in file order.
+ */
+#ifndef BALE_WALK_H
+#define BALE_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bale_walk;
+
+/** What the walk saw but did not turn into a sample. */
+enum bale_walk_note_kind {
+	BALE_NOTE_IGNORED,	/* not a sample: extension, outside classes */
+	BALE_NOTE_SKIPPED,	/* samples may be lost: unreadable, loop */
+	BALE_NOTE_WARNING,	/* nothing lost, but worth saying */
+};
+
+int bale_walk_new(struct bale_walk **out);
+
+/** Collect the samples of the ImageFolder tree at @root.
+ *  @return BALE_OK, or BALE_ENOENT (no root, no class folder), BALE_EIO,
+ *  BALE_ENOMEM (see bale_walk_errmsg) */
+int bale_walk_folder(struct bale_walk *w, const char *root);
+
+/** Collect the samples named by @list, paths relative to @root.
+ *  @return BALE_OK, or BALE_EINVAL with the line number of a bad line,
+ *  BALE_ENOENT, BALE_EIO, BALE_ENOMEM */
+int bale_walk_list(struct bale_walk *w, const char *root, const char *list);
+
+size_t bale_walk_count(const struct bale_walk *w);
+const char *bale_walk_path(const struct bale_walk *w, size_t i);
+int64_t bale_walk_label(const struct bale_walk *w, size_t i);
+
+/** Class names by label; NULL entries when the source gave no names. */
+size_t bale_walk_nclasses(const struct bale_walk *w);
+const char *const *bale_walk_classes(const struct bale_walk *w);
+
+size_t bale_walk_nnotes(const struct bale_walk *w);
+void bale_walk_note(const struct bale_walk *w, size_t i,
+    enum bale_walk_note_kind *kind, const char **path, const char **reason);
+
+/** 1 if @name ends in one of torchvision's image extensions. */
+int bale_walk_is_image(const char *name);
+
+const char *bale_walk_errmsg(const struct bale_walk *w);
+void bale_walk_free(struct bale_walk *w);
+
+#endif

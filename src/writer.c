@@ -1,0 +1,142 @@
+/* writer.c - the state machine around one backend's writer ops. */
+#include "bale_backend.h"
+#include "errbuf.h"
+
+#include <stdlib.h>
+
+enum writer_state { WRITER_NEW, WRITER_OPEN, WRITER_FINISHED, WRITER_FAILED };
+
+struct bale_writer {
+	const struct bale_backend *be;
+	void *priv;
+	enum writer_state state;
+	struct bale_errbuf err;
+};
+
+int bale_writer_new(struct bale_writer **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? BALE_OK : BALE_ENOMEM;
+}
+
+int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bale_errbuf_setv(&w->err, rc, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Every op's failure is sticky: later calls repeat the first error. */
+static int writer_check(struct bale_writer *w, enum writer_state want,
+    const char *call)
+{
+	if (w->state == WRITER_FAILED)
+		return w->err.rc;
+	bale_errbuf_clear(&w->err);	/* messages describe the last call */
+	if (!w->be)
+		return bale_writer_seterr(w, BALE_ESTATE,
+		    "%s: no format chosen", call);
+	if (w->state != want)
+		return bale_writer_seterr(w, BALE_ESTATE,
+		    "%s: called in the wrong state", call);
+	return BALE_OK;
+}
+
+static int writer_result(struct bale_writer *w, int rc,
+    enum writer_state next)
+{
+	if (rc != BALE_OK) {
+		if (w->err.rc == 0)
+			bale_writer_seterr(w, rc, "%s: %s", w->be->name,
+			    bale_strerror(rc));
+		w->state = WRITER_FAILED;
+		return rc;
+	}
+	w->state = next;
+	return BALE_OK;
+}
+
+int bale_writer_set_backend(struct bale_writer *w, const char *name)
+{
+	const struct bale_backend *be = bale_backend_find(name);
+
+	if (w->be)
+		return bale_writer_seterr(w, BALE_ESTATE,
+		    "format already chosen");
+	if (!be || !be->writer)
+		return bale_writer_seterr(w, BALE_ENOENT,
+		    "unknown format '%s'", name);
+	w->priv = calloc(1, be->writer_priv ? be->writer_priv : 1);
+	if (!w->priv)
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
+	w->be = be;
+	return BALE_OK;
+}
+
+int bale_writer_option(struct bale_writer *w, const char *key,
+    const char *value)
+{
+	int rc = writer_check(w, WRITER_NEW, "option");
+
+	if (rc != BALE_OK)
+		return rc;
+	rc = w->be->writer->option(w, w->priv, key, value);
+	if (rc == BALE_ENOOPT)	/* not sticky: the key may suit another */
+		return bale_writer_seterr(w, rc, "%s: unknown option '%s'",
+		    w->be->name, key);
+	return rc == BALE_OK ? rc : writer_result(w, rc, WRITER_NEW);
+}
+
+int bale_writer_open(struct bale_writer *w, const char *dir,
+    const struct bale_dataset *ds)
+{
+	int rc = writer_check(w, WRITER_NEW, "open");
+
+	if (rc != BALE_OK)
+		return rc;
+	rc = w->be->writer->open(w, w->priv, dir, ds);
+	return writer_result(w, rc, WRITER_OPEN);
+}
+
+int bale_writer_put(struct bale_writer *w, const struct bale_sample *s)
+{
+	int rc = writer_check(w, WRITER_OPEN, "put");
+
+	if (rc != BALE_OK)
+		return rc;
+	rc = w->be->writer->put(w, w->priv, s);
+	return writer_result(w, rc, WRITER_OPEN);
+}
+
+int bale_writer_finish(struct bale_writer *w)
+{
+	int rc = writer_check(w, WRITER_OPEN, "finish");
+
+	if (rc != BALE_OK)
+		return rc;
+	rc = w->be->writer->finish(w, w->priv);
+	return writer_result(w, rc, WRITER_FINISHED);
+}
+
+const char *bale_writer_name(const struct bale_writer *w)
+{
+	return w->be ? w->be->name : "";
+}
+
+const char *bale_writer_errmsg(const struct bale_writer *w)
+{
+	return w->err.msg;
+}
+
+void bale_writer_free(struct bale_writer *w)
+{
+	if (!w)
+		return;
+	if (w->be)
+		w->be->writer->release(w->priv);
+	free(w->priv);
+	free(w);
+}
