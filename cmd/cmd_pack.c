@@ -133,7 +133,10 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_FORCE: a->opts.replace = 1; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_SHARD_COUNT: return pack_backend_flag(a, "wds.shard_count", arg);
-	case OPT_SHARD_SIZE: return pack_backend_flag(a, "wds.shard_size", arg);
+	case OPT_SHARD_SIZE:
+		if (pack_number("--shard-size", arg, &n, 1))
+			return CLI_USAGE;
+		return pack_backend_flag(a, "wds.shard_size", arg);
 	case OPT_FSYNC: return pack_backend_flag(a, "fsync", "1");
 	case OPT_SEED: return pack_number("--seed", arg, &a->opts.seed, 0);
 	case 'j':
@@ -179,7 +182,7 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 
 /* Every skipped input, then one summary line. */
 static void pack_summary(const struct bale_pipeline *p,
-    const struct pack_args *a)
+    const struct pack_args *a, int done)
 {
 	struct bale_pack_stats st;
 	const char *path;
@@ -189,7 +192,7 @@ static void pack_summary(const struct bale_pipeline *p,
 	bale_pipeline_stats(p, &st);
 	for (i = 0; bale_pipeline_skipped(p, i, &path, &why) == BALE_OK; i++)
 		fprintf(stderr, "bale pack: skipped '%s': %s\n", path, why);
-	if (a->quiet)
+	if (a->quiet || !done)
 		return;
 	fprintf(stderr, "bale pack: %llu samples (%.1f MB) into '%s' in %.2f s"
 	    " (%.0f samples/s); %llu skipped, %llu non-image files ignored\n",
@@ -232,7 +235,7 @@ int cmd_pack(int argc, char **argv)
 	if (rc != BALE_OK)
 		cli_error("pack", rc, bale_pipeline_errmsg(p));
 	if (p)
-		pack_summary(p, &a);
+		pack_summary(p, &a, rc == BALE_OK);
 	if (p && a.report &&
 	    bale_pipeline_write_report(p, &a.opts, a.report) != BALE_OK) {
 		fprintf(stderr, "bale pack: cannot write report '%s'\n",

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,6 +51,7 @@ struct wds_w {
 	struct bale_buf idx;	/* the open shard's index lines */
 	struct bale_buf list;	/* shardlist entries so far */
 	struct bale_buf classes;/* JSON array of class names */
+	struct bale_buf meta;	/* the .json member being written */
 	struct bale_buf scratch;
 	int finished;
 };
@@ -67,6 +69,21 @@ static uint64_t wds_member_bytes(uint64_t n)
 static char *wds_path(const struct wds_w *st, unsigned no, const char *ext)
 {
 	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
+}
+
+/* libarchive's message, with the system's reason when it has one. */
+static const char *wds_archive_error(struct archive *ar, char *buf,
+    size_t cap)
+{
+	const char *msg = archive_error_string(ar);
+	int err = archive_errno(ar);
+
+	if (err > 0)
+		snprintf(buf, cap, "%s: %s", msg ? msg : "error",
+		    strerror(err));
+	else
+		snprintf(buf, cap, "%s", msg ? msg : "error");
+	return buf;
 }
 
 /* ---- options and open ---------------------------------------------------- */
@@ -155,6 +172,7 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 {
 	struct archive *ar;
 	char *final = wds_path(st, st->shard_no, "tar");
+	char why[256];
 
 	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
 	free(final);
@@ -176,7 +194,7 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	    archive_write_open_fd(ar, st->fd) != ARCHIVE_OK)
 		return bale_writer_seterr(w, BALE_EBACKEND,
 		    "wds: cannot start '%s': %s", st->tmp,
-		    archive_error_string(ar));
+		    wds_archive_error(ar, why, sizeof(why)));
 	st->shard_samples = 0;
 	st->shard_bytes = 0;
 	bale_buf_reset(&st->idx);
@@ -225,12 +243,13 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 {
 	struct stat sb;
+	char why[256];
 	int rc;
 
 	if (archive_write_close(st->ar) != ARCHIVE_OK)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot finish '%s': %s", st->tmp,
-		    archive_error_string(st->ar));
+		    wds_archive_error(st->ar, why, sizeof(why)));
 	archive_write_free(st->ar);
 	st->ar = NULL;
 	st->shard_bytes += WDS_END_BYTES;
@@ -262,6 +281,7 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 	struct archive_entry *e = st->entry;
 	const char *p = data;
 	char name[64];
+	char why[256];
 	la_ssize_t put;
 
 	snprintf(name, sizeof(name), "%s.%s", s->key, ext);
@@ -273,13 +293,13 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 	archive_entry_set_mtime(e, 0, 0);
 	if (archive_write_header(st->ar, e) != ARCHIVE_OK)
 		return bale_writer_seterr(w, BALE_EIO, "wds: '%s' in '%s': %s",
-		    name, st->tmp, archive_error_string(st->ar));
+		    name, st->tmp, wds_archive_error(st->ar, why, sizeof(why)));
 	while (n > 0) {
 		put = archive_write_data(st->ar, p, n);
 		if (put <= 0)
 			return bale_writer_seterr(w, BALE_EIO,
 			    "wds: cannot write '%s': %s", st->tmp,
-			    archive_error_string(st->ar));
+			    wds_archive_error(st->ar, why, sizeof(why)));
 		p += put;
 		n -= (size_t)put;
 	}
@@ -332,18 +352,18 @@ static int wds_put(struct bale_writer *w, void *priv,
 	int rc;
 
 	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
-	wds_meta(&st->scratch, s);
-	if (st->scratch.failed)
+	wds_meta(&st->meta, s);
+	if (st->meta.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
-	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->scratch.len));
+	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->meta.len));
 	if (rc == BALE_OK)
 		rc = wds_member(w, st, s, s->ext, s->data, s->size);
 	if (rc == BALE_OK)
 		rc = wds_member(w, st, s, "cls", cls, (size_t)n);
 	if (rc == BALE_OK)
-		rc = wds_member(w, st, s, "json", st->scratch.data,
-		    st->scratch.len);
+		rc = wds_member(w, st, s, "json", st->meta.data,
+		    st->meta.len);
 	if (rc != BALE_OK)
 		return rc;
 	bale_buf_add(&st->idx, "\n", 1);
@@ -458,6 +478,7 @@ static void wds_release(void *priv)
 	bale_buf_release(&st->idx);
 	bale_buf_release(&st->list);
 	bale_buf_release(&st->classes);
+	bale_buf_release(&st->meta);
 	bale_buf_release(&st->scratch);
 }
 

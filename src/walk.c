@@ -337,9 +337,17 @@ static int walk_open_root(struct bale_walk *w, const char *root)
 static int walk_classes(struct bale_walk *w)
 {
 	struct bale_buf rel = BALE_BUF_INIT;
+	struct walk_frame root = { 0, 0, NULL };
+	struct stat st;
 	size_t before;
 	size_t i;
 	int rc = BALE_OK;
+
+	/* the root heads the chain, so a link back to it is a loop too */
+	if (fstat(w->rootfd, &st) == 0) {
+		root.dev = st.st_dev;
+		root.ino = st.st_ino;
+	}
 
 	for (i = 0; rc == BALE_OK && i < w->nclasses; i++) {
 		bale_buf_reset(&rel);
@@ -349,7 +357,7 @@ static int walk_classes(struct bale_walk *w)
 			break;
 		}
 		before = w->nitems;
-		rc = walk_tree(w, &rel, (int64_t)i, NULL);
+		rc = walk_tree(w, &rel, (int64_t)i, &root);
 		if (rc == BALE_OK && w->nitems == before)
 			rc = walk_add_note(w, BALE_NOTE_WARNING, w->classes[i],
 			    "class folder holds no image; its label is kept");

@@ -1,0 +1,22 @@
+#!/bin/bash
+# Misuse exits 2 with a hint; an unknown format or option is named.
+. "$TESTS/cli/lib.sh"
+"$MKDATA" tricky "$T/in"
+run "$BALE" pack "$T/in" -o "$T/out"
+expect_status 2
+expect_stderr "choose a format with -f"
+run "$BALE" pack -f wds "$T/in"
+expect_status 2
+run "$BALE" pack "$T/in" -f nope -o "$T/out"
+expect_status 1
+expect_stderr "unknown format 'nope'"
+run "$BALE" pack "$T/in" -f wds -o "$T/out" -O wds.no_such_key=1
+expect_status 1
+expect_stderr "no chosen format knows it"
+run "$BALE" pack "$T/missing" -f wds -o "$T/out"
+expect_status 1
+expect_stderr "cannot open folder"
+run "$BALE" frobnicate
+expect_status 2
+run "$BALE" --version
+expect_status 0
