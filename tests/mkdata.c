@@ -114,10 +114,12 @@ static void png_chunk(FILE *f, const char *type, const unsigned char *d,
 	unsigned char be[4] = { n >> 24, n >> 16, n >> 8, n };
 	uLong crc = crc32(0, (const Bytef *)type, 4);
 
-	crc = crc32(crc, d, n);
+	if (n)
+		crc = crc32(crc, d, n);
 	fwrite(be, 1, 4, f);
 	fwrite(type, 1, 4, f);
-	fwrite(d, 1, n, f);
+	if (n)
+		fwrite(d, 1, n, f);
 	be[0] = crc >> 24, be[1] = crc >> 16, be[2] = crc >> 8, be[3] = crc;
 	fwrite(be, 1, 4, f);
 }

@@ -1,0 +1,57 @@
+/* test_json.c - JSON strings survive any file name bytes. */
+#include "check.h"
+#include "json.h"
+
+static void check_escape(const char *in, size_t n, const char *want)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+
+	bale_json_strn(&b, in, n);
+	CHECK_STR(want, b.data);
+	bale_buf_release(&b);
+}
+
+static void test_plain_and_quotes(void)
+{
+	check_escape("cat/a b.jpg", 11, "\"cat/a b.jpg\"");
+	check_escape("q\"\\", 3, "\"q\\\"\\\\\"");
+	check_escape("\n\t\x01", 3, "\"\\n\\t\\u0001\"");
+}
+
+static void test_utf8_is_kept(void)
+{
+	check_escape("\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80", 9,
+	    "\"\xc3\xa9\xe6\x97\xa5\xf0\x9f\x98\x80\"");
+}
+
+/* Invalid bytes become \udcXX, so Python's os.fsencode restores them. */
+static void test_invalid_bytes_use_surrogateescape(void)
+{
+	check_escape("a\xff" "b", 3, "\"a\\udcffb\"");
+	check_escape("\xc3", 1, "\"\\udcc3\"");		/* truncated */
+	check_escape("\xc0\xaf", 2, "\"\\udcc0\\udcaf\"");	/* overlong */
+	check_escape("\xed\xa0\x80", 3, "\"\\udced\\udca0\\udc80\"");
+}
+
+static void test_key_values(void)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+
+	bale_buf_puts(&b, "{");
+	bale_json_kv_str(&b, "path", "x", 1);
+	bale_json_kv_u64(&b, "size", 18446744073709551615ULL, 0);
+	bale_json_kv_str(&b, "class", NULL, 0);
+	bale_buf_puts(&b, "}");
+	CHECK_STR("{\"path\":\"x\",\"size\":18446744073709551615,"
+	    "\"class\":null}", b.data);
+	bale_buf_release(&b);
+}
+
+int main(void)
+{
+	test_plain_and_quotes();
+	test_utf8_is_kept();
+	test_invalid_bytes_use_surrogateescape();
+	test_key_values();
+	return CHECK_DONE();
+}

@@ -1,0 +1,69 @@
+/* test_shuffle.c - the seeded order is a permutation, stable per seed. */
+#include "check.h"
+#include "shuffle.h"
+
+#define N 1000
+
+static void test_is_permutation(void)
+{
+	static uint64_t perm[N];
+	static unsigned char seen[N];
+	size_t i;
+	size_t moved = 0;
+
+	bale_shuffle(perm, N, 7);
+	for (i = 0; i < N; i++) {
+		CHECK(perm[i] < N);
+		if (perm[i] < N) {
+			CHECK(!seen[perm[i]]);
+			seen[perm[i]] = 1;
+		}
+		moved += perm[i] != i;
+	}
+	CHECK(moved > N / 2);
+}
+
+static void test_same_seed_same_order(void)
+{
+	static uint64_t a[N];
+	static uint64_t b[N];
+	static uint64_t c[N];
+
+	bale_shuffle(a, N, 7);
+	bale_shuffle(b, N, 7);
+	bale_shuffle(c, N, 8);
+	CHECK(memcmp(a, b, sizeof(a)) == 0);
+	CHECK(memcmp(a, c, sizeof(a)) != 0);
+}
+
+/* Pinned values: the order must not change between builds or machines,
+ * or a re-run would not reproduce a published dataset. */
+static void test_order_is_pinned(void)
+{
+	uint64_t p[5];
+
+	bale_shuffle(p, 5, 0);
+	CHECK_EQ(2, p[0]);
+	CHECK_EQ(3, p[1]);
+	CHECK_EQ(1, p[2]);
+	CHECK_EQ(4, p[3]);
+	CHECK_EQ(0, p[4]);
+}
+
+static void test_small(void)
+{
+	uint64_t one[1];
+
+	bale_shuffle(one, 1, 99);
+	CHECK_EQ(0, one[0]);
+	bale_shuffle(NULL, 0, 99);
+}
+
+int main(void)
+{
+	test_is_permutation();
+	test_same_seed_same_order();
+	test_order_is_pinned();
+	test_small();
+	return CHECK_DONE();
+}
