@@ -31,7 +31,8 @@
 
 #define WDS_BLOCK 512
 #define WDS_END_BYTES 1024		/* two zero blocks close a tar */
-#define WDS_WRITE_BLOCK (1 << 20)	/* bytes per write(2) */
+#define WDS_WRITE_BLOCK 0	/* unbuffered: payloads go straight
+				 * from the sample to write(2), no copy */
 #define WDS_DEFAULT_SHARD_SIZE ((uint64_t)1 << 30)
 
 struct wds_w {
