@@ -514,9 +514,11 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	run.rootfd = -1;
 	run.threads = pipe_threads(o);
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
-	rc = pipe_check_opts(p, o);
-	if (rc == BALE_OK && bale_report_new(&p->report) != BALE_OK)
+	/* the report exists first, so even a refused run can be reported */
+	if (bale_report_new(&p->report) != BALE_OK)
 		rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	else
+		rc = pipe_check_opts(p, o);
 	if (rc == BALE_OK)
 		rc = pipe_writers(p, &run);
 	if (rc == BALE_OK)

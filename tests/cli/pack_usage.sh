@@ -20,3 +20,7 @@ run "$BALE" frobnicate
 expect_status 2
 run "$BALE" --version
 expect_status 0
+# a run that fails still writes its report, saying why
+run "$BALE" pack "$T/in" -f nope -o "$T/out" --report "$T/r.json"
+expect_status 1
+"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="failed" and "nope" in r["error"], r' "$T/r.json"
