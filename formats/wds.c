@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "file.h"
 #include "json.h"
+#include "meta.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -54,7 +55,7 @@ struct wds_w {
 	struct bale_buf classes;/* JSON array of class names */
 	struct bale_buf meta;	/* the .json member being written */
 	struct bale_buf scratch;
-	int finished;
+	int published;
 };
 
 static uint64_t wds_padded(uint64_t n)
@@ -116,19 +117,6 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 	return BALE_ENOOPT;
 }
 
-static void wds_class_list(struct wds_w *st, const struct bale_dataset *ds)
-{
-	size_t i;
-
-	bale_buf_puts(&st->classes, "[");
-	for (i = 0; i < ds->nclasses; i++) {
-		if (i)
-			bale_buf_puts(&st->classes, ",");
-		bale_json_str(&st->classes, ds->classes ? ds->classes[i] : NULL);
-	}
-	bale_buf_puts(&st->classes, "]");
-}
-
 /* An existing shard list means a complete output: replace it only when
  * asked, and remove it first so a failed rewrite never looks complete. */
 static int wds_claim_output(struct bale_writer *w, struct wds_w *st, int replace)
@@ -161,7 +149,7 @@ static int wds_open(struct bale_writer *w, void *priv, const char *dir,
 	st->entry = archive_entry_new();
 	if (!st->dir || !st->name || !st->entry)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
-	wds_class_list(st, ds);
+	bale_meta_classes(&st->classes, ds);
 	if (st->classes.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	return wds_claim_output(w, st, ds->replace);
@@ -312,22 +300,6 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 	return BALE_OK;
 }
 
-static void wds_meta(struct bale_buf *b, const struct bale_sample *s)
-{
-	char crc[16];
-
-	snprintf(crc, sizeof(crc), "%08" PRIx32, s->crc32);
-	bale_buf_reset(b);
-	bale_buf_puts(b, "{");
-	bale_json_kv_str(b, "path", s->relpath, 1);
-	bale_json_kv_u64(b, "size", s->size, 0);
-	bale_json_kv_str(b, "crc32", crc, 0);
-	bale_json_key(b, "label", 0);
-	bale_buf_printf(b, "%" PRId64, s->label);
-	bale_json_kv_str(b, "class", s->label_name, 0);
-	bale_buf_puts(b, "}");
-}
-
 /* Start a new shard if this sample would overflow the open one. */
 static int wds_make_room(struct bale_writer *w, struct wds_w *st,
     uint64_t need)
@@ -353,7 +325,7 @@ static int wds_put(struct bale_writer *w, void *priv,
 	int rc;
 
 	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
-	wds_meta(&st->meta, s);
+	bale_meta_json(&st->meta, s);
 	if (st->meta.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
@@ -397,10 +369,16 @@ static void wds_remove_shards(const struct wds_w *st, unsigned first)
 	}
 }
 
-static void wds_remove_own_shards(const struct wds_w *st)
+static void wds_remove_own_output(const struct wds_w *st)
 {
 	unsigned no;
 	char *p;
+
+	p = bale_strfmt("%s/%s-shards.json%s", st->dir, st->name,
+	    BALE_PARTIAL);
+	if (p)
+		unlink(p);
+	free(p);
 
 	for (no = 0; no < st->shard_no; no++) {
 		p = wds_path(st, no, "tar");
@@ -433,10 +411,28 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 	bale_buf_puts(&b, "}}\n");
 	if (!path || b.failed || st->list.failed)
 		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
-	else if (bale_file_write_atomic(path, b.data, b.len, st->sync) != 0)
+	else if (bale_file_write_partial(path, b.data, b.len, st->sync) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot write '%s': %s", path, strerror(errno));
 	bale_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+/* The shard list takes its final name: the output is complete. */
+static int wds_publish(struct bale_writer *w, void *priv)
+{
+	struct wds_w *st = priv;
+	char *path = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	int rc = BALE_OK;
+
+	if (!path)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	if (bale_file_publish(path, st->sync) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot publish '%s': %s", path, strerror(errno));
+	else
+		st->published = 1;
 	free(path);
 	return rc;
 }
@@ -452,10 +448,7 @@ static int wds_finish(struct bale_writer *w, void *priv)
 			return rc;
 	}
 	wds_remove_shards(st, st->shard_no);
-	rc = wds_write_list(w, st);
-	if (rc == BALE_OK)
-		st->finished = 1;
-	return rc;
+	return wds_write_list(w, st);
 }
 
 static void wds_release(void *priv)
@@ -469,9 +462,9 @@ static void wds_release(void *priv)
 			close(st->fd);
 		unlink(st->tmp);
 	}
-	/* a run that did not finish leaves none of its shards behind */
-	if (!st->finished)
-		wds_remove_own_shards(st);
+	/* a run that did not publish leaves none of its files behind */
+	if (!st->published && st->dir && st->name)
+		wds_remove_own_output(st);
 	archive_entry_free(st->entry);
 	free(st->tmp);
 	free(st->dir);
@@ -488,6 +481,7 @@ static const struct bale_writer_ops wds_writer = {
 	.open = wds_open,
 	.put = wds_put,
 	.finish = wds_finish,
+	.publish = wds_publish,
 	.release = wds_release,
 };
 

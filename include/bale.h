@@ -69,14 +69,18 @@ int bale_writer_open(struct bale_writer *w, const char *dir,
 /** Append one sample; the writer only borrows it for the call. */
 int bale_writer_put(struct bale_writer *w, const struct bale_sample *s);
 
-/** Complete the output. Only after this does the output look complete. */
+/** Write out everything; the output does not look complete yet. */
 int bale_writer_finish(struct bale_writer *w);
+
+/** Make a finished output look complete (a rename). Writing several
+ *  formats, finish them all before publishing any. */
+int bale_writer_publish(struct bale_writer *w);
 
 /** The backend's name, or "" when none was chosen. */
 const char *bale_writer_name(const struct bale_writer *w);
 const char *bale_writer_errmsg(const struct bale_writer *w);
 
-/** Release the writer; an unfinished output is removed. NULL is fine. */
+/** Release the writer; an unpublished output is removed. NULL is fine. */
 void bale_writer_free(struct bale_writer *w);
 
 /** Names of the backends built into this library, NULL-terminated. */

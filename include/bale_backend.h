@@ -44,9 +44,13 @@ struct bale_writer_ops {
 	    const struct bale_dataset *ds);
 	int (*put)(struct bale_writer *w, void *st,
 	    const struct bale_sample *s);
+	/* Complete everything but the step that makes the output look
+	 * complete; publish() takes that step (a rename) and should not
+	 * fail short of the disk refusing a rename. */
 	int (*finish)(struct bale_writer *w, void *st);
+	int (*publish)(struct bale_writer *w, void *st);
 	/* Must cope with any state, including a failed open(); removes
-	 * whatever an unfinished output left behind. */
+	 * whatever an unpublished output left behind. */
 	void (*release)(void *st);
 };
 

@@ -28,7 +28,7 @@ int bale_file_write_all(int fd, const void *data, size_t n)
 	return 0;
 }
 
-int bale_file_write_atomic(const char *path, const void *data, size_t n,
+int bale_file_write_partial(const char *path, const void *data, size_t n,
     int sync)
 {
 	char *tmp = bale_strfmt("%s%s", path, BALE_PARTIAL);
@@ -46,10 +46,6 @@ int bale_file_write_atomic(const char *path, const void *data, size_t n,
 		fd = -1;
 		goto out_close;
 	}
-	if (rename(tmp, path) != 0) {
-		fd = -1;
-		goto out_close;
-	}
 	free(tmp);
 	return 0;
 out_close:
@@ -63,6 +59,50 @@ out_free:
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+/* fsync the folder holding @path, so a rename inside it is durable. */
+static int file_sync_parent(const char *path)
+{
+	char *dir = strdup(path);
+	char *slash;
+	int fd;
+	int rc;
+
+	if (!dir)
+		return -1;
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int bale_file_publish(const char *path, int sync)
+{
+	char *tmp = bale_strfmt("%s%s", path, BALE_PARTIAL);
+	int rc;
+
+	if (!tmp)
+		return -1;
+	rc = rename(tmp, path);
+	free(tmp);
+	if (rc == 0 && sync)
+		rc = file_sync_parent(path);
+	return rc;
+}
+
+int bale_file_write_atomic(const char *path, const void *data, size_t n,
+    int sync)
+{
+	if (bale_file_write_partial(path, data, n, sync) != 0)
+		return -1;
+	return bale_file_publish(path, sync);
 }
 
 int bale_file_mkdirs(const char *path)

@@ -13,6 +13,15 @@
 int bale_file_write_atomic(const char *path, const void *data, size_t n,
     int sync);
 
+/** Write @n bytes to "@path.partial", optionally fsync it. The file
+ *  does not look complete until bale_file_publish(). @return 0 or -1 */
+int bale_file_write_partial(const char *path, const void *data, size_t n,
+    int sync);
+
+/** Rename "@path.partial" to @path; with @sync, also flush the folder
+ *  so the rename survives a crash. @return 0 or -1 */
+int bale_file_publish(const char *path, int sync);
+
 /** Write all @n bytes to @fd, retrying short writes. @return 0 or -1 */
 int bale_file_write_all(int fd, const void *data, size_t n);
 

@@ -460,6 +460,8 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	return BALE_OK;
 }
 
+/* Finish every writer before publishing any, so a failure in one leaves
+ * no other output looking complete. */
 static int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 {
 	size_t i;
@@ -467,6 +469,10 @@ static int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 	for (i = 0; i < run->nwriters; i++)
 		if (bale_writer_finish(run->writers[i]) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	for (i = 0; i < run->nwriters; i++)
+		if (bale_writer_publish(run->writers[i]) != BALE_OK)
+			return bale_errbuf_set(&p->err, BALE_EIO, "%s",
 			    bale_writer_errmsg(run->writers[i]));
 	return BALE_OK;
 }

@@ -4,7 +4,9 @@
 
 #include <stdlib.h>
 
-enum writer_state { WRITER_NEW, WRITER_OPEN, WRITER_FINISHED, WRITER_FAILED };
+enum writer_state {
+	WRITER_NEW, WRITER_OPEN, WRITER_FINISHED, WRITER_PUBLISHED, WRITER_FAILED
+};
 
 struct bale_writer {
 	const struct bale_backend *be;
@@ -119,6 +121,16 @@ int bale_writer_finish(struct bale_writer *w)
 		return rc;
 	rc = w->be->writer->finish(w, w->priv);
 	return writer_result(w, rc, WRITER_FINISHED);
+}
+
+int bale_writer_publish(struct bale_writer *w)
+{
+	int rc = writer_check(w, WRITER_FINISHED, "publish");
+
+	if (rc != BALE_OK)
+		return rc;
+	rc = w->be->writer->publish(w, w->priv);
+	return writer_result(w, rc, WRITER_PUBLISHED);
 }
 
 const char *bale_writer_name(const struct bale_writer *w)
