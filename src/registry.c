@@ -4,11 +4,23 @@
 
 #include <string.h>
 
+#if BALE_HAVE_HDF5
+extern const struct bale_backend bale_backend_hdf5;
+#endif
+#if BALE_HAVE_LMDB
+extern const struct bale_backend bale_backend_lmdb;
+#endif
 #if BALE_HAVE_WDS
 extern const struct bale_backend bale_backend_wds;
 #endif
 
 static const struct bale_backend *const registry_table[] = {
+#if BALE_HAVE_HDF5
+	&bale_backend_hdf5,
+#endif
+#if BALE_HAVE_LMDB
+	&bale_backend_lmdb,
+#endif
 #if BALE_HAVE_WDS
 	&bale_backend_wds,
 #endif
@@ -16,6 +28,12 @@ static const struct bale_backend *const registry_table[] = {
 };
 
 static const char *const registry_names[] = {
+#if BALE_HAVE_HDF5
+	"hdf5",
+#endif
+#if BALE_HAVE_LMDB
+	"lmdb",
+#endif
 #if BALE_HAVE_WDS
 	"wds",
 #endif

@@ -1,0 +1,477 @@
+/* lmdb.c - LMDB output, readable with Python's lmdb in a few lines.
+ *
+ * Output, for name N in folder D: D/N.lmdb, a folder holding data.mdb and
+ * lock.mdb as lmdb.open() expects (or, with nosubdir=1, the file D/N.lmdb).
+ * It is written as D/N.lmdb.partial and renamed when complete.
+ *
+ * Layout "default" (layout_version 1), for each sample key K (the same
+ * ten-digit key as the tar members):
+ *   K.cls    decimal label          K.image  the original bytes
+ *   K.json   {"path","size","crc32","label","class"}
+ * and after all samples: __bale__ (JSON: version, layout, count),
+ * __classes__ (JSON array), __count__ (decimal), __keys__ (the sample keys,
+ * one per line, in order). Keys sort in the order they are written, so
+ * every put is an MDB_APPEND.
+ *
+ * Layout "caffe": one Caffe Datum per sample under "%08d_<path>" as
+ * convert_imageset writes them, nothing else (Caffe and DALI iterate over
+ * every key). Datum fields written: 4 data (bytes, the encoded image),
+ * 5 label (int32 varint), 7 encoded (bool, true).
+ *
+ * The map starts at max(map_size option, 64 MiB, 160 KiB per sample) and
+ * doubles on MDB_MAP_FULL: the open transaction is aborted and replayed
+ * from a log of its records, so no sample is lost. Transactions commit
+ * every 64 MiB without syncing; the data is synced once, at the end.
+ */
+#include "bale_backend.h"
+
+#include "buf.h"
+#include "file.h"
+#include "json.h"
+#include "meta.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LMDB_TXN_BYTES ((size_t)64 << 20)
+#define LMDB_MIN_MAP ((size_t)64 << 20)
+#define LMDB_MAP_PER_SAMPLE ((size_t)160 << 10)
+
+struct lmdb_w {
+	int caffe;		/* layout */
+	int nosubdir;
+	uint64_t map_option;	/* initial map size asked for, or 0 */
+	int nosync;
+	char *final;		/* D/N.lmdb */
+	char *tmp;		/* D/N.lmdb.partial */
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	size_t mapsize;
+	unsigned grows;
+	struct bale_buf log;	/* records of the open txn, for replay */
+	struct bale_buf keys;	/* "KEY\n" per sample */
+	struct bale_buf classes;
+	struct bale_buf meta;
+	uint64_t count;
+	int published;
+};
+
+/* A record in the replay log: lengths, then key and value bytes. */
+struct lmdb_rec {
+	size_t klen;
+	size_t vlen;
+};
+
+static int lmdb_fail(struct bale_writer *w, const char *what, int err)
+{
+	return bale_writer_seterr(w, err == ENOMEM ? BALE_ENOMEM :
+	    BALE_EBACKEND, "lmdb: %s: %s", what, mdb_strerror(err));
+}
+
+/* ---- options and open ---------------------------------------------------- */
+
+static int lmdb_bool(const char *v)
+{
+	return strcmp(v, "0") != 0 && strcmp(v, "no") != 0;
+}
+
+static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
+    const char *value)
+{
+	struct lmdb_w *st = priv;
+
+	if (strcmp(key, "layout") == 0) {
+		if (strcmp(value, "default") != 0 && strcmp(value, "caffe"))
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "lmdb: layout '%s': expected default or caffe",
+			    value);
+		st->caffe = strcmp(value, "caffe") == 0;
+		return BALE_OK;
+	}
+	if (strcmp(key, "map_size") == 0) {
+		if (bale_parse_size(value, &st->map_option) != BALE_OK)
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "lmdb: map_size '%s' is not a size", value);
+		return BALE_OK;
+	}
+	if (strcmp(key, "nosubdir") == 0) {
+		st->nosubdir = lmdb_bool(value);
+		return BALE_OK;
+	}
+	if (strcmp(key, "fsync") == 0) {	/* one sync at the end, or none */
+		st->nosync = !lmdb_bool(value);
+		return BALE_OK;
+	}
+	return BALE_ENOOPT;
+}
+
+/* Remove an LMDB output at @path (folder or single file) and its lock. */
+static int lmdb_remove(const char *path, int nosubdir)
+{
+	char *data = bale_strfmt("%s/data.mdb", path);
+	char *lock = bale_strfmt(nosubdir ? "%s-lock" : "%s/lock.mdb", path);
+	int rc = 0;
+
+	if (!data || !lock)
+		rc = -1;
+	else if (nosubdir)
+		rc = unlink(path) != 0 && errno != ENOENT ? -1 : 0;
+	else if ((unlink(data) != 0 && errno != ENOENT) ||
+	    (unlink(lock) != 0 && errno != ENOENT) ||
+	    (rmdir(path) != 0 && errno != ENOENT))
+		rc = -1;
+	if (rc == 0 && lock && nosubdir)
+		unlink(lock);
+	free(data);
+	free(lock);
+	return rc;
+}
+
+static int lmdb_claim_output(struct bale_writer *w, struct lmdb_w *st,
+    int replace)
+{
+	struct stat sb;
+	int exists = lstat(st->final, &sb) == 0;
+
+	if (exists && !replace)
+		return bale_writer_seterr(w, BALE_EEXIST,
+		    "lmdb: '%s' exists (use --force to replace it)",
+		    st->final);
+	if ((exists && lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0) ||
+	    lmdb_remove(st->tmp, st->nosubdir) != 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "lmdb: cannot remove the old '%s': %s", st->final,
+		    strerror(errno));
+	if (!st->nosubdir && mkdir(st->tmp, 0777) != 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "lmdb: cannot create '%s': %s", st->tmp, strerror(errno));
+	return BALE_OK;
+}
+
+static int lmdb_begin(struct bale_writer *w, struct lmdb_w *st)
+{
+	int err = mdb_txn_begin(st->env, NULL, 0, &st->txn);
+
+	if (err == 0)
+		err = mdb_dbi_open(st->txn, NULL, 0, &st->dbi);
+	bale_buf_reset(&st->log);
+	return err ? lmdb_fail(w, "cannot begin a transaction", err) :
+	    BALE_OK;
+}
+
+static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds)
+{
+	struct lmdb_w *st = priv;
+	unsigned flags = MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD;
+	int err;
+	int rc;
+
+	st->final = bale_strfmt("%s/%s.lmdb", dir, ds->name);
+	st->tmp = bale_strfmt("%s/%s.lmdb%s", dir, ds->name, BALE_PARTIAL);
+	bale_meta_classes(&st->classes, ds);
+	if (!st->final || !st->tmp || st->classes.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+	rc = lmdb_claim_output(w, st, ds->replace);
+	if (rc != BALE_OK)
+		return rc;
+	st->mapsize = LMDB_MIN_MAP;
+	if (ds->nitems > st->mapsize / LMDB_MAP_PER_SAMPLE)
+		st->mapsize = (size_t)ds->nitems * LMDB_MAP_PER_SAMPLE;
+	if (st->map_option)
+		st->mapsize = (size_t)st->map_option;
+	flags |= st->nosubdir ? MDB_NOSUBDIR : 0;
+	err = mdb_env_create(&st->env);
+	if (err == 0)
+		err = mdb_env_set_mapsize(st->env, st->mapsize);
+	if (err == 0)
+		err = mdb_env_open(st->env, st->tmp, flags, 0644);
+	if (err)
+		return lmdb_fail(w, st->tmp, err);
+	return lmdb_begin(w, st);
+}
+
+/* ---- writing with replay -------------------------------------------------- */
+
+/* Abort, double the map, and put every logged record again. */
+static int lmdb_grow(struct bale_writer *w, struct lmdb_w *st)
+{
+	const char *p;
+	const struct lmdb_rec *r;
+	MDB_val k;
+	MDB_val v;
+	int err = MDB_MAP_FULL;
+
+	while (err == MDB_MAP_FULL) {
+		mdb_txn_abort(st->txn);
+		st->txn = NULL;
+		st->mapsize *= 2;
+		st->grows++;
+		err = mdb_env_set_mapsize(st->env, st->mapsize);
+		if (err == 0)
+			err = mdb_txn_begin(st->env, NULL, 0, &st->txn);
+		for (p = st->log.data; err == 0 &&
+		    p < st->log.data + st->log.len;
+		    p += sizeof(*r) + r->klen + r->vlen) {
+			r = (const struct lmdb_rec *)p;
+			k.mv_size = r->klen;
+			k.mv_data = (char *)(r + 1);
+			v.mv_size = r->vlen;
+			v.mv_data = (char *)(r + 1) + r->klen;
+			err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
+		}
+	}
+	return err ? lmdb_fail(w, "cannot grow the map", err) : BALE_OK;
+}
+
+/* Log one record (key, then value parts) and put it. */
+static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
+    const char *key, const void *v1, size_t n1, const void *v2, size_t n2)
+{
+	struct lmdb_rec r = { strlen(key), n1 + n2 };
+	size_t at = st->log.len;
+	MDB_val k;
+	MDB_val v;
+	int err;
+
+	bale_buf_add(&st->log, &r, sizeof(r));
+	bale_buf_add(&st->log, key, r.klen);
+	bale_buf_add(&st->log, v1, n1);
+	bale_buf_add(&st->log, v2, n2);
+	if (st->log.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+	k.mv_size = r.klen;
+	k.mv_data = st->log.data + at + sizeof(r);
+	v.mv_size = r.vlen;
+	v.mv_data = (char *)k.mv_data + r.klen;
+	err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
+	if (err == MDB_MAP_FULL)
+		return lmdb_grow(w, st);
+	if (err)
+		return lmdb_fail(w, key, err);
+	return BALE_OK;
+}
+
+static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
+{
+	int err = mdb_txn_commit(st->txn);
+	int rc;
+
+	st->txn = NULL;
+	if (err == MDB_MAP_FULL) {
+		/* the commit freed the txn: replay it into a bigger map */
+		err = mdb_txn_begin(st->env, NULL, 0, &st->txn);
+		if (err)
+			return lmdb_fail(w, "cannot commit", err);
+		rc = lmdb_grow(w, st);
+		if (rc != BALE_OK)
+			return rc;
+		return lmdb_commit(w, st);
+	}
+	return err ? lmdb_fail(w, "cannot commit", err) : BALE_OK;
+}
+
+/* ---- samples ---------------------------------------------------------- */
+
+static size_t lmdb_varint(unsigned char *out, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		out[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (unsigned char)v;
+	return n;
+}
+
+/* Datum: field 4 data (bytes), 5 label (varint), 7 encoded (true). The
+ * label and flag go after the data, as protobuf serialises by number. */
+static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
+    const struct bale_sample *s)
+{
+	unsigned char head[16];
+	unsigned char tail[16];
+	size_t nh = 0;
+	size_t nt = 0;
+	char *key;
+	int rc;
+
+	head[nh++] = (4 << 3) | 2;
+	nh += lmdb_varint(head + nh, s->size);
+	tail[nt++] = (5 << 3) | 0;
+	/* int32 label: negative values take ten bytes, as protobuf does */
+	nt += lmdb_varint(tail + nt, (uint64_t)(int64_t)(int32_t)s->label);
+	tail[nt++] = (7 << 3) | 0;
+	tail[nt++] = 1;
+	key = bale_strfmt("%08" PRIu64 "_%s", s->index, s->relpath);
+	if (!key)
+		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+	bale_buf_reset(&st->meta);
+	bale_buf_add(&st->meta, head, nh);
+	bale_buf_add(&st->meta, s->data, s->size);
+	bale_buf_add(&st->meta, tail, nt);
+	rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
+	    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
+	    st->meta.len, NULL, 0);
+	free(key);
+	return rc;
+}
+
+static int lmdb_put_default(struct bale_writer *w, struct lmdb_w *st,
+    const struct bale_sample *s)
+{
+	char key[64];
+	char cls[32];
+	int n;
+	int rc;
+
+	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
+	snprintf(key, sizeof(key), "%s.cls", s->key);
+	rc = lmdb_put(w, st, key, cls, (size_t)n, NULL, 0);
+	snprintf(key, sizeof(key), "%s.image", s->key);
+	if (rc == BALE_OK)
+		rc = lmdb_put(w, st, key, s->data, s->size, NULL, 0);
+	bale_meta_json(&st->meta, s);
+	snprintf(key, sizeof(key), "%s.json", s->key);
+	if (rc == BALE_OK)
+		rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
+		    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
+		    st->meta.len, NULL, 0);
+	return rc;
+}
+
+static int lmdb_put_sample(struct bale_writer *w, void *priv,
+    const struct bale_sample *s)
+{
+	struct lmdb_w *st = priv;
+	int rc;
+
+	rc = st->caffe ? lmdb_put_caffe(w, st, s) : lmdb_put_default(w, st, s);
+	if (rc != BALE_OK)
+		return rc;
+	bale_buf_printf(&st->keys, "%s\n", s->key);
+	if (st->keys.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+	st->count++;
+	if (st->log.len < LMDB_TXN_BYTES)
+		return BALE_OK;
+	rc = lmdb_commit(w, st);
+	return rc == BALE_OK ? lmdb_begin(w, st) : rc;
+}
+
+/* ---- finish ------------------------------------------------------------ */
+
+static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	char count[32];
+	int rc;
+
+	bale_buf_puts(&b, "{");
+	bale_json_kv_str(&b, "version", bale_version(), 1);
+	bale_json_kv_str(&b, "layout", "default", 0);
+	bale_json_kv_u64(&b, "layout_version", 1, 0);
+	bale_json_kv_u64(&b, "count", st->count, 0);
+	bale_buf_puts(&b, "}");
+	snprintf(count, sizeof(count), "%" PRIu64, st->count);
+	rc = b.failed ? bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory")
+	    : lmdb_put(w, st, "__bale__", b.data, b.len, NULL, 0);
+	if (rc == BALE_OK)
+		rc = lmdb_put(w, st, "__classes__", st->classes.data,
+		    st->classes.len, NULL, 0);
+	if (rc == BALE_OK)
+		rc = lmdb_put(w, st, "__count__", count, strlen(count), NULL,
+		    0);
+	if (rc == BALE_OK)
+		rc = lmdb_put(w, st, "__keys__", st->keys.data ? st->keys.data :
+		    "", st->keys.len, NULL, 0);
+	bale_buf_release(&b);
+	return rc;
+}
+
+static int lmdb_finish(struct bale_writer *w, void *priv)
+{
+	struct lmdb_w *st = priv;
+	int err;
+	int rc = BALE_OK;
+
+	if (!st->caffe)
+		rc = lmdb_put_metadata(w, st);
+	if (rc == BALE_OK)
+		rc = lmdb_commit(w, st);
+	if (rc != BALE_OK)
+		return rc;
+	if (!st->nosync) {
+		err = mdb_env_sync(st->env, 1);
+		if (err)
+			return lmdb_fail(w, "cannot sync", err);
+	}
+	mdb_env_close(st->env);
+	st->env = NULL;
+	if (st->nosubdir) {
+		/* the lock file is named after the temporary name */
+		char *lock = bale_strfmt("%s-lock", st->tmp);
+
+		if (lock)
+			unlink(lock);
+		free(lock);
+	}
+	return BALE_OK;
+}
+
+static int lmdb_publish(struct bale_writer *w, void *priv)
+{
+	struct lmdb_w *st = priv;
+
+	if (rename(st->tmp, st->final) != 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "lmdb: cannot rename '%s': %s", st->tmp, strerror(errno));
+	st->published = 1;
+	return BALE_OK;
+}
+
+static void lmdb_release(void *priv)
+{
+	struct lmdb_w *st = priv;
+
+	if (st->txn)
+		mdb_txn_abort(st->txn);
+	if (st->env)
+		mdb_env_close(st->env);
+	if (!st->published && st->tmp)
+		lmdb_remove(st->tmp, st->nosubdir);
+	free(st->final);
+	free(st->tmp);
+	bale_buf_release(&st->log);
+	bale_buf_release(&st->keys);
+	bale_buf_release(&st->classes);
+	bale_buf_release(&st->meta);
+}
+
+static const struct bale_writer_ops lmdb_writer = {
+	.option = lmdb_option,
+	.open = lmdb_open,
+	.put = lmdb_put_sample,
+	.finish = lmdb_finish,
+	.publish = lmdb_publish,
+	.release = lmdb_release,
+};
+
+const struct bale_backend bale_backend_lmdb = {
+	.abi = BALE_BACKEND_ABI,
+	.name = "lmdb",
+	.summary = "LMDB key/value store (default or Caffe Datum layout)",
+	.caps = BALE_CAP_EMPTY,
+	.writer_priv = sizeof(struct lmdb_w),
+	.writer = &lmdb_writer,
+	.reader_priv = 0,
+	.reader = NULL,
+};
