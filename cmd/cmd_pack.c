@@ -25,7 +25,9 @@ struct pack_args {
 static const char pack_help[] =
 "usage: bale pack SRC -f FORMAT[,FORMAT...] -o OUTDIR [options]\n"
 "\n"
-"Pack the ImageFolder tree SRC (one subfolder per class) into OUTDIR.\n"
+"Pack the ImageFolder tree SRC (one subfolder per class) into OUTDIR,\n"
+"reading every input once for all formats: NAME-*.tar (wds), NAME.lmdb\n"
+"(lmdb), NAME.h5 (hdf5).\n"
 "\n"
 "  -f, --format LIST     output formats, comma-separated (built: see\n"
 "                        'bale --help')\n"
@@ -39,9 +41,15 @@ static const char pack_help[] =
 "      --shard-count N   wds: at most N samples per shard\n"
 "      --shard-size SIZE wds: at most SIZE bytes per shard (default 1G;\n"
 "                        K/M/G/T suffixes, powers of 1024)\n"
+"      --lmdb-layout L   lmdb: default or caffe (Caffe Datum records)\n"
+"      --lmdb-nosubdir   lmdb: one file NAME.lmdb instead of a folder\n"
+"      --hdf5-layout L   hdf5: encoded (bytes + offsets) or vlen\n"
 "      --fsync           flush every output file to disk before it is\n"
-"                        renamed into place (crash-safe, slower)\n"
+"                        renamed into place (crash-safe, slower; lmdb\n"
+"                        always syncs once at the end)\n"
 "  -O, --option K=V      backend option, as FORMAT.KEY=VALUE or KEY=VALUE\n"
+"                        (e.g. lmdb.map_size=2G: the initial LMDB map,\n"
+"                        which grows by itself anyway)\n"
 "      --window SIZE     read-ahead memory bound (default 256M)\n"
 "      --strict          fail on the first input that cannot be packed\n"
 "      --force           replace an existing output\n"
@@ -56,7 +64,7 @@ static const char pack_help[] =
 enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
-	OPT_REPORT,
+	OPT_REPORT, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
 };
 
 static const struct option pack_longopts[] = {
@@ -78,6 +86,9 @@ static const struct option pack_longopts[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "lmdb-layout", required_argument, NULL, OPT_LMDB_LAYOUT },
+	{ "lmdb-nosubdir", no_argument, NULL, OPT_LMDB_NOSUBDIR },
+	{ "hdf5-layout", required_argument, NULL, OPT_HDF5_LAYOUT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -138,6 +149,10 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 			return CLI_USAGE;
 		return pack_backend_flag(a, "wds.shard_size", arg);
 	case OPT_FSYNC: return pack_backend_flag(a, "fsync", "1");
+	case OPT_LMDB_LAYOUT: return pack_backend_flag(a, "lmdb.layout", arg);
+	case OPT_LMDB_NOSUBDIR:
+		return pack_backend_flag(a, "lmdb.nosubdir", "1");
+	case OPT_HDF5_LAYOUT: return pack_backend_flag(a, "hdf5.layout", arg);
 	case OPT_SEED: return pack_number("--seed", arg, &a->opts.seed, 0);
 	case 'j':
 		if (pack_number("-j", arg, &n, 0) || n == 0 || n > 256)

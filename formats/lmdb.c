@@ -314,6 +314,13 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 	key = bale_strfmt("%08" PRIu64 "_%s", s->index, s->relpath);
 	if (!key)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+	if (strlen(key) > (size_t)mdb_env_get_maxkeysize(st->env)) {
+		free(key);
+		return bale_writer_seterr(w, BALE_EINVAL,
+		    "lmdb: caffe key for a %zu-byte path is over LMDB's %d-byte "
+		    "key limit (the default layout has no such limit)",
+		    strlen(s->relpath), mdb_env_get_maxkeysize(st->env));
+	}
 	bale_buf_reset(&st->meta);
 	bale_buf_add(&st->meta, head, nh);
 	bale_buf_add(&st->meta, s->data, s->size);

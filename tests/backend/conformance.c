@@ -1,0 +1,210 @@
+/* conformance.c - drive one backend's writer through the public API.
+ *
+ *   bale-conformance write BACKEND DIR [KEY=VALUE ...]
+ *       Writes SAMPLES generated samples (see sample_size(): 0 bytes where
+ *       the backend allows it, block edges, a multi-MiB one), keys with
+ *       gaps as skipped inputs leave them. read_back.py checks them.
+ *   bale-conformance errors BACKEND DIR
+ *       Error paths: an output under a regular file, a second output
+ *       without replace, calls out of order. Exits 1 on the first
+ *       behaviour that differs from the contract.
+ */
+#include "bale_backend.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define SAMPLES 40
+#define CLASSES 5
+
+static const char *const class_names[CLASSES] = {
+	"c0", "c1", "c2 with space", "\xc3\xa9t\xc3\xa9", "c4",
+};
+
+/* Keep in step with read_back.py. */
+static size_t sample_size(unsigned i)
+{
+	static const size_t sizes[] = { 0, 1, 511, 512, 513, 4096, 65536,
+	    (5u << 20) + 3 };
+
+	if (i < sizeof(sizes) / sizeof(sizes[0]))
+		return sizes[i];
+	return 100 + (size_t)i * 997 % 30000;
+}
+
+static void sample_bytes(unsigned i, unsigned char *p, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		p[j] = (unsigned char)((j * 7 + i * 31) & 0xff);
+}
+
+static int fail(struct bale_writer *w, const char *what)
+{
+	fprintf(stderr, "conformance: %s: %s\n", what,
+	    w ? bale_writer_errmsg(w) : "");
+	bale_writer_free(w);
+	return 1;
+}
+
+static int start(struct bale_writer **w, const char *backend, char **opts,
+    int nopts)
+{
+	char key[128];
+	char *eq;
+	int i;
+
+	if (bale_writer_new(w) != BALE_OK ||
+	    bale_writer_set_backend(*w, backend) != BALE_OK)
+		return -1;
+	for (i = 0; i < nopts; i++) {
+		eq = strchr(opts[i], '=');
+		if (!eq)
+			return -1;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - opts[i]),
+		    opts[i]);
+		if (bale_writer_option(*w, key, eq + 1) != BALE_OK)
+			return -1;
+	}
+	return 0;
+}
+
+static void dataset(struct bale_dataset *ds, int replace)
+{
+	memset(ds, 0, sizeof(*ds));
+	ds->name = "data";
+	ds->classes = class_names;
+	ds->nclasses = CLASSES;
+	ds->nitems = SAMPLES;
+	ds->replace = replace;
+}
+
+static int put_all(struct bale_writer *w, int allow_empty)
+{
+	unsigned char *buf = malloc((6u << 20));
+	struct bale_sample s;
+	char key[32];
+	char path[64];
+	unsigned i;
+	int rc = BALE_OK;
+
+	for (i = 0; buf && rc == BALE_OK && i < SAMPLES; i++) {
+		if (sample_size(i) == 0 && !allow_empty)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.index = 2 * i + 1;		/* gaps, as skips leave */
+		snprintf(key, sizeof(key), "%010" PRIu64, s.index);
+		snprintf(path, sizeof(path), "c%u/s%03u.bin", i % CLASSES, i);
+		s.key = key;
+		s.relpath = path;
+		s.ext = "bin";
+		s.label = i % CLASSES;
+		s.label_name = class_names[i % CLASSES];
+		s.size = sample_size(i);
+		sample_bytes(i, buf, s.size);
+		s.data = buf;
+		s.crc32 = (uint32_t)crc32(0, buf, (uInt)s.size);
+		rc = bale_writer_put(w, &s);
+	}
+	free(buf);
+	return buf ? rc : BALE_ENOMEM;
+}
+
+static int cmd_write(const char *backend, const char *dir, char **opts,
+    int nopts)
+{
+	const struct bale_backend *be = bale_backend_find(backend);
+	struct bale_writer *w = NULL;
+	struct bale_dataset ds;
+
+	if (!be)
+		return 77;
+	dataset(&ds, 1);
+	if (start(&w, backend, opts, nopts) != 0)
+		return fail(w, "setup");
+	if (bale_writer_open(w, dir, &ds) != BALE_OK)
+		return fail(w, "open");
+	if (put_all(w, be->caps & BALE_CAP_EMPTY) != BALE_OK)
+		return fail(w, "put");
+	if (bale_writer_finish(w) != BALE_OK)
+		return fail(w, "finish");
+	if (bale_writer_publish(w) != BALE_OK)
+		return fail(w, "publish");
+	bale_writer_free(w);
+	return 0;
+}
+
+/* Writing below a regular file fails with a message naming the backend,
+ * and the sticky failure is repeated by later calls. */
+static int error_unwritable(const char *backend, const char *dir)
+{
+	struct bale_writer *w = NULL;
+	struct bale_dataset ds;
+	char bad[4096];
+	size_t n = strlen(backend);
+	int rc;
+
+	snprintf(bad, sizeof(bad), "%s/a-file", dir);
+	fclose(fopen(bad, "w"));
+	snprintf(bad, sizeof(bad), "%s/a-file/sub", dir);
+	dataset(&ds, 0);
+	if (start(&w, backend, NULL, 0) != 0)
+		return fail(w, "setup");
+	rc = bale_writer_open(w, bad, &ds);
+	if (rc == BALE_OK)
+		rc = put_all(w, 1);
+	if (rc == BALE_OK)
+		rc = bale_writer_finish(w);
+	if (rc == BALE_OK || strncmp(bale_writer_errmsg(w), backend, n) != 0 ||
+	    bale_writer_errmsg(w)[n] != ':')
+		return fail(w, "unwritable output was not refused by name");
+	if (bale_writer_finish(w) != rc || bale_writer_publish(w) != rc)
+		return fail(w, "failure is not sticky");
+	bale_writer_free(w);
+	return 0;
+}
+
+/* A complete output is kept unless replace is asked; out-of-order calls
+ * are refused. */
+static int error_exists(const char *backend, const char *dir)
+{
+	struct bale_writer *w = NULL;
+	struct bale_dataset ds;
+
+	if (cmd_write(backend, dir, NULL, 0) != 0)
+		return 1;
+	dataset(&ds, 0);
+	if (start(&w, backend, NULL, 0) != 0)
+		return fail(w, "setup");
+	if (bale_writer_publish(w) != BALE_ESTATE)
+		return fail(w, "publish before open was accepted");
+	bale_writer_free(w);
+	if (start(&w, backend, NULL, 0) != 0)
+		return fail(w, "setup");
+	if (bale_writer_open(w, dir, &ds) != BALE_EEXIST ||
+	    !strstr(bale_writer_errmsg(w), "exists"))
+		return fail(w, "existing output was not refused");
+	bale_writer_free(w);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && strcmp(argv[1], "write") == 0)
+		return cmd_write(argv[2], argv[3], argv + 4, argc - 4);
+	if (argc == 4 && strcmp(argv[1], "errors") == 0) {
+		if (!bale_backend_find(argv[2]))
+			return 77;
+		return error_unwritable(argv[2], argv[3]) ||
+		    error_exists(argv[2], argv[3]);
+	}
+	fprintf(stderr, "usage: bale-conformance write|errors BACKEND DIR "
+	    "[KEY=VALUE ...]\n");
+	return 2;
+}

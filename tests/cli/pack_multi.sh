@@ -1,0 +1,54 @@
+#!/bin/bash
+# One pass writes wds, lmdb and hdf5 with the same samples, keys and
+# labels; each is byte-identical whatever -j is; a failure in one format
+# leaves no format looking complete.
+. "$TESTS/cli/lib.sh"
+require_backend wds
+require_backend lmdb
+require_backend hdf5
+"$MKDATA" tricky "$T/in"
+for j in 1 8; do
+    run "$BALE" pack "$T/in" -f lmdb,hdf5,wds -o "$T/j$j" -j $j --shard-count 7
+    expect_status 0
+done
+"$PY" "$CHECK" "$T/j1" "$T/in" --order --count 24
+"$PY" "$TESTS/interop/formats_match.py" "$T/j1" "$T/in"
+cmp "$T/j1/data.h5" "$T/j8/data.h5" || fail "hdf5 differs between -j1 and -j8"
+cmp "$T/j1/data.lmdb/data.mdb" "$T/j8/data.lmdb/data.mdb" ||
+    fail "lmdb differs between -j1 and -j8"
+
+# the other layouts open in their readers too
+run "$BALE" pack "$T/in" -f lmdb,hdf5 -o "$T/alt" --lmdb-layout caffe \
+    --lmdb-nosubdir --hdf5-layout vlen
+expect_status 0
+[ -f "$T/alt/data.lmdb" ] && [ ! -e "$T/alt/data.lmdb-lock" ] ||
+    fail "nosubdir should give one data.lmdb file and no lock file"
+"$PY" - "$T/alt" <<'PY'
+import h5py, lmdb, sys
+out = sys.argv[1]
+env = lmdb.open(out + "/data.lmdb", subdir=False, readonly=True, lock=False)
+with env.begin() as txn:
+    keys = [k for k, _ in txn.cursor()]
+assert len(keys) == 24 and keys[0].startswith(b"00000000_"), keys[:3]
+f = h5py.File(out + "/data.h5", "r")
+assert f.attrs["layout"] == "vlen" and f["images"].shape == (24,)
+big = [i for i in range(24) if f["paths"][i] == b"10/big.jpg"][0]
+assert f["images"][big].tobytes() == open(sys.argv[1] + "/../in/10/big.jpg", "rb").read()
+PY
+run "$BALE" pack "$T/in" -f lmdb -o "$T/bad" --lmdb-layout nope
+expect_status 1
+expect_stderr "layout 'nope': expected default or caffe"
+
+# a path too long for an LMDB key makes the caffe layout fail mid-run,
+# after wds and hdf5 have written samples: nothing may look complete
+long="$T/in/Zebra/$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})/$(printf 'f%.0s' {1..200})"
+mkdir -p "$long"
+cp "$T/in/Zebra/b.png" "$long/z.png"
+run "$BALE" pack "$T/in" -f wds,hdf5,lmdb -o "$T/fail" --lmdb-layout caffe \
+    --shard-count 2
+expect_status 1
+expect_stderr "over LMDB's 511-byte key limit"
+if [ -n "$(ls -A "$T/fail")" ]; then
+    ls -la "$T/fail" >&2
+    fail "a failed multi-format run left files behind"
+fi
