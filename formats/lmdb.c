@@ -200,13 +200,31 @@ static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
 
 /* ---- writing with replay -------------------------------------------------- */
 
+/* Put every record of the log again; records are packed, unaligned. */
+static int lmdb_replay(struct lmdb_w *st)
+{
+	const char *p = st->log.data;
+	const char *end = st->log.data + st->log.len;
+	struct lmdb_rec r;
+	MDB_val k;
+	MDB_val v;
+	int err = 0;
+
+	while (err == 0 && p < end) {
+		memcpy(&r, p, sizeof(r));
+		k.mv_size = r.klen;
+		k.mv_data = (char *)p + sizeof(r);
+		v.mv_size = r.vlen;
+		v.mv_data = (char *)p + sizeof(r) + r.klen;
+		err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
+		p += sizeof(r) + r.klen + r.vlen;
+	}
+	return err;
+}
+
 /* Abort, double the map, and put every logged record again. */
 static int lmdb_grow(struct bale_writer *w, struct lmdb_w *st)
 {
-	const char *p;
-	const struct lmdb_rec *r;
-	MDB_val k;
-	MDB_val v;
 	int err = MDB_MAP_FULL;
 
 	while (err == MDB_MAP_FULL) {
@@ -217,25 +235,17 @@ static int lmdb_grow(struct bale_writer *w, struct lmdb_w *st)
 		err = mdb_env_set_mapsize(st->env, st->mapsize);
 		if (err == 0)
 			err = mdb_txn_begin(st->env, NULL, 0, &st->txn);
-		for (p = st->log.data; err == 0 &&
-		    p < st->log.data + st->log.len;
-		    p += sizeof(*r) + r->klen + r->vlen) {
-			r = (const struct lmdb_rec *)p;
-			k.mv_size = r->klen;
-			k.mv_data = (char *)(r + 1);
-			v.mv_size = r->vlen;
-			v.mv_data = (char *)(r + 1) + r->klen;
-			err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
-		}
+		if (err == 0)
+			err = lmdb_replay(st);
 	}
 	return err ? lmdb_fail(w, "cannot grow the map", err) : BALE_OK;
 }
 
-/* Log one record (key, then value parts) and put it. */
+/* Log one record and put it. */
 static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
-    const char *key, const void *v1, size_t n1, const void *v2, size_t n2)
+    const char *key, const void *value, size_t n)
 {
-	struct lmdb_rec r = { strlen(key), n1 + n2 };
+	struct lmdb_rec r = { strlen(key), n };
 	size_t at = st->log.len;
 	MDB_val k;
 	MDB_val v;
@@ -243,8 +253,7 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 
 	bale_buf_add(&st->log, &r, sizeof(r));
 	bale_buf_add(&st->log, key, r.klen);
-	bale_buf_add(&st->log, v1, n1);
-	bale_buf_add(&st->log, v2, n2);
+	bale_buf_add(&st->log, value, n);
 	if (st->log.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
 	k.mv_size = r.klen;
@@ -327,7 +336,7 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 	bale_buf_add(&st->meta, tail, nt);
 	rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
 	    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
-	    st->meta.len, NULL, 0);
+	    st->meta.len);
 	free(key);
 	return rc;
 }
@@ -342,16 +351,16 @@ static int lmdb_put_default(struct bale_writer *w, struct lmdb_w *st,
 
 	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
 	snprintf(key, sizeof(key), "%s.cls", s->key);
-	rc = lmdb_put(w, st, key, cls, (size_t)n, NULL, 0);
+	rc = lmdb_put(w, st, key, cls, (size_t)n);
 	snprintf(key, sizeof(key), "%s.image", s->key);
 	if (rc == BALE_OK)
-		rc = lmdb_put(w, st, key, s->data, s->size, NULL, 0);
+		rc = lmdb_put(w, st, key, s->data, s->size);
 	bale_meta_json(&st->meta, s);
 	snprintf(key, sizeof(key), "%s.json", s->key);
 	if (rc == BALE_OK)
 		rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
 		    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
-		    st->meta.len, NULL, 0);
+		    st->meta.len);
 	return rc;
 }
 
@@ -390,16 +399,15 @@ static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 	bale_buf_puts(&b, "}");
 	snprintf(count, sizeof(count), "%" PRIu64, st->count);
 	rc = b.failed ? bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory")
-	    : lmdb_put(w, st, "__bale__", b.data, b.len, NULL, 0);
+	    : lmdb_put(w, st, "__bale__", b.data, b.len);
 	if (rc == BALE_OK)
 		rc = lmdb_put(w, st, "__classes__", st->classes.data,
-		    st->classes.len, NULL, 0);
+		    st->classes.len);
 	if (rc == BALE_OK)
-		rc = lmdb_put(w, st, "__count__", count, strlen(count), NULL,
-		    0);
+		rc = lmdb_put(w, st, "__count__", count, strlen(count));
 	if (rc == BALE_OK)
 		rc = lmdb_put(w, st, "__keys__", st->keys.data ? st->keys.data :
-		    "", st->keys.len, NULL, 0);
+		    "", st->keys.len);
 	bale_buf_release(&b);
 	return rc;
 }

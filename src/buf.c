@@ -30,6 +30,8 @@ static int buf_reserve(struct bale_buf *b, size_t extra)
 
 void bale_buf_add(struct bale_buf *b, const void *p, size_t n)
 {
+	if (n == 0)
+		return;		/* p may be NULL then */
 	if (buf_reserve(b, n) != 0)
 		return;
 	memcpy(b->data + b->len, p, n);
