@@ -18,10 +18,16 @@
  * every key). Datum fields written: 4 data (bytes, the encoded image),
  * 5 label (int32 varint), 7 encoded (bool, true).
  *
- * The map starts at max(map_size option, 64 MiB, 160 KiB per sample) and
- * doubles on MDB_MAP_FULL: the open transaction is aborted and replayed
- * from a log of its records, so no sample is lost. Transactions commit
- * every 64 MiB without syncing; the data is synced once, at the end.
+ * The map starts at the map_size option, or at max(64 MiB, 160 KiB per
+ * sample), and doubles before it can fill: every put first counts the
+ * pages it may need at worst (its value's overflow pages plus a leaf
+ * split), and when the transaction's count would pass the map, the
+ * transaction commits and the map grows. So MDB_MAP_FULL does not happen,
+ * and no record has to be kept for a replay (which cost a copy of every
+ * byte). Transactions commit every 16 MiB without syncing. With fsync=1
+ * (bale pack --fsync, as for every format) each commit also asks the
+ * kernel to start writing its pages, and the output is synced once, at
+ * the end; without it, like tar, nothing waits for the disk.
  */
 #include "bale_backend.h"
 
@@ -31,6 +37,7 @@
 #include "meta.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <lmdb.h>
 #include <stdio.h>
@@ -39,7 +46,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LMDB_TXN_BYTES ((size_t)64 << 20)
+#define LMDB_TXN_BYTES ((size_t)16 << 20)
+#define LMDB_TXN_SLACK_PAGES 64	/* path copies, free list, meta */
 #define LMDB_MIN_MAP ((size_t)64 << 20)
 #define LMDB_MAP_PER_SAMPLE ((size_t)160 << 10)
 
@@ -47,26 +55,23 @@ struct lmdb_w {
 	int caffe;		/* layout */
 	int nosubdir;
 	uint64_t map_option;	/* initial map size asked for, or 0 */
-	int nosync;
+	int sync;		/* one fsync at the end (fsync=1) */
 	char *final;		/* D/N.lmdb */
 	char *tmp;		/* D/N.lmdb.partial */
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi dbi;
 	size_t mapsize;
+	size_t psize;
+	size_t used_pages;	/* at the last commit */
+	size_t txn_pages;	/* worst case of the open transaction */
+	size_t txn_bytes;
 	unsigned grows;
-	struct bale_buf log;	/* records of the open txn, for replay */
 	struct bale_buf keys;	/* "KEY\n" per sample */
 	struct bale_buf classes;
 	struct bale_buf meta;
 	uint64_t count;
 	int published;
-};
-
-/* A record in the replay log: lengths, then key and value bytes. */
-struct lmdb_rec {
-	size_t klen;
-	size_t vlen;
 };
 
 static int lmdb_fail(struct bale_writer *w, const char *what, int err)
@@ -106,7 +111,7 @@ static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
 		return BALE_OK;
 	}
 	if (strcmp(key, "fsync") == 0) {	/* one sync at the end, or none */
-		st->nosync = !lmdb_bool(value);
+		st->sync = lmdb_bool(value);
 		return BALE_OK;
 	}
 	return BALE_ENOOPT;
@@ -161,7 +166,8 @@ static int lmdb_begin(struct bale_writer *w, struct lmdb_w *st)
 
 	if (err == 0)
 		err = mdb_dbi_open(st->txn, NULL, 0, &st->dbi);
-	bale_buf_reset(&st->log);
+	st->txn_pages = LMDB_TXN_SLACK_PAGES;
+	st->txn_bytes = 0;
 	return err ? lmdb_fail(w, "cannot begin a transaction", err) :
 	    BALE_OK;
 }
@@ -171,6 +177,7 @@ static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
 {
 	struct lmdb_w *st = priv;
 	unsigned flags = MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD;
+	MDB_stat stat;
 	int err;
 	int rc;
 
@@ -193,98 +200,83 @@ static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
 		err = mdb_env_set_mapsize(st->env, st->mapsize);
 	if (err == 0)
 		err = mdb_env_open(st->env, st->tmp, flags, 0644);
+	if (err == 0)
+		err = mdb_env_stat(st->env, &stat);
 	if (err)
 		return lmdb_fail(w, st->tmp, err);
+	st->psize = stat.ms_psize;
 	return lmdb_begin(w, st);
 }
 
 /* ---- writing with replay -------------------------------------------------- */
 
-/* Put every record of the log again; records are packed, unaligned. */
-static int lmdb_replay(struct lmdb_w *st)
+/* Commit, and start the kernel writing the pages out in the background. */
+static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
 {
-	const char *p = st->log.data;
-	const char *end = st->log.data + st->log.len;
-	struct lmdb_rec r;
-	MDB_val k;
-	MDB_val v;
-	int err = 0;
+	MDB_envinfo info;
+	int err = mdb_txn_commit(st->txn);
+	int fd;
 
-	while (err == 0 && p < end) {
-		memcpy(&r, p, sizeof(r));
-		k.mv_size = r.klen;
-		k.mv_data = (char *)p + sizeof(r);
-		v.mv_size = r.vlen;
-		v.mv_data = (char *)p + sizeof(r) + r.klen;
-		err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
-		p += sizeof(r) + r.klen + r.vlen;
-	}
-	return err;
-}
-
-/* Abort, double the map, and put every logged record again. */
-static int lmdb_grow(struct bale_writer *w, struct lmdb_w *st)
-{
-	int err = MDB_MAP_FULL;
-
-	while (err == MDB_MAP_FULL) {
-		mdb_txn_abort(st->txn);
-		st->txn = NULL;
-		st->mapsize *= 2;
-		st->grows++;
-		err = mdb_env_set_mapsize(st->env, st->mapsize);
-		if (err == 0)
-			err = mdb_txn_begin(st->env, NULL, 0, &st->txn);
-		if (err == 0)
-			err = lmdb_replay(st);
-	}
-	return err ? lmdb_fail(w, "cannot grow the map", err) : BALE_OK;
-}
-
-/* Log one record and put it. */
-static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
-    const char *key, const void *value, size_t n)
-{
-	struct lmdb_rec r = { strlen(key), n };
-	size_t at = st->log.len;
-	MDB_val k;
-	MDB_val v;
-	int err;
-
-	bale_buf_add(&st->log, &r, sizeof(r));
-	bale_buf_add(&st->log, key, r.klen);
-	bale_buf_add(&st->log, value, n);
-	if (st->log.failed)
-		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
-	k.mv_size = r.klen;
-	k.mv_data = st->log.data + at + sizeof(r);
-	v.mv_size = r.vlen;
-	v.mv_data = (char *)k.mv_data + r.klen;
-	err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
-	if (err == MDB_MAP_FULL)
-		return lmdb_grow(w, st);
+	st->txn = NULL;
 	if (err)
-		return lmdb_fail(w, key, err);
+		return lmdb_fail(w, "cannot commit", err);
+	if (mdb_env_info(st->env, &info) == 0)
+		st->used_pages = info.me_last_pgno + 1;
+	if (st->sync && mdb_env_get_fd(st->env, &fd) == 0)
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	return BALE_OK;
 }
 
-static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
+/* Make room for a record needing at most @pages pages: commit the open
+ * transaction and double the map until it fits. */
+static int lmdb_make_room(struct bale_writer *w, struct lmdb_w *st,
+    size_t pages)
 {
-	int err = mdb_txn_commit(st->txn);
+	size_t map_pages = st->mapsize / st->psize;
+	int err;
 	int rc;
 
-	st->txn = NULL;
-	if (err == MDB_MAP_FULL) {
-		/* the commit freed the txn: replay it into a bigger map */
-		err = mdb_txn_begin(st->env, NULL, 0, &st->txn);
-		if (err)
-			return lmdb_fail(w, "cannot commit", err);
-		rc = lmdb_grow(w, st);
-		if (rc != BALE_OK)
-			return rc;
-		return lmdb_commit(w, st);
+	if (st->used_pages + st->txn_pages + pages <= map_pages)
+		return BALE_OK;
+	rc = lmdb_commit(w, st);
+	if (rc != BALE_OK)
+		return rc;
+	while (st->used_pages + LMDB_TXN_SLACK_PAGES + pages > map_pages) {
+		st->mapsize *= 2;
+		map_pages = st->mapsize / st->psize;
+		st->grows++;
 	}
-	return err ? lmdb_fail(w, "cannot commit", err) : BALE_OK;
+	err = mdb_env_set_mapsize(st->env, st->mapsize);
+	if (err)
+		return lmdb_fail(w, "cannot grow the map", err);
+	return lmdb_begin(w, st);
+}
+
+/* Put one record, after making sure the map can hold it. */
+static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
+    const char *key, const void *value, size_t n)
+{
+	/* worst case: the value's overflow pages and a new leaf page */
+	size_t pages = (n + 16 + st->psize - 1) / st->psize + 1;
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v = { n, (void *)value };
+	int err;
+	int rc;
+
+	rc = lmdb_make_room(w, st, pages);
+	if (rc != BALE_OK)
+		return rc;
+	err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
+	if (err == MDB_MAP_FULL)
+		return bale_writer_seterr(w, BALE_EBACKEND, "lmdb: map full "
+		    "at %zu MiB although bale grows it (please report; "
+		    "-O lmdb.map_size=SIZE works around it)",
+		    st->mapsize >> 20);
+	if (err)
+		return lmdb_fail(w, key, err);
+	st->txn_pages += pages;
+	st->txn_bytes += n;
+	return BALE_OK;
 }
 
 /* ---- samples ---------------------------------------------------------- */
@@ -377,7 +369,7 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 	if (st->keys.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
 	st->count++;
-	if (st->log.len < LMDB_TXN_BYTES)
+	if (st->txn_bytes < LMDB_TXN_BYTES)
 		return BALE_OK;
 	rc = lmdb_commit(w, st);
 	return rc == BALE_OK ? lmdb_begin(w, st) : rc;
@@ -424,7 +416,7 @@ static int lmdb_finish(struct bale_writer *w, void *priv)
 		rc = lmdb_commit(w, st);
 	if (rc != BALE_OK)
 		return rc;
-	if (!st->nosync) {
+	if (st->sync) {
 		err = mdb_env_sync(st->env, 1);
 		if (err)
 			return lmdb_fail(w, "cannot sync", err);
@@ -465,7 +457,6 @@ static void lmdb_release(void *priv)
 		lmdb_remove(st->tmp, st->nosubdir);
 	free(st->final);
 	free(st->tmp);
-	bale_buf_release(&st->log);
 	bale_buf_release(&st->keys);
 	bale_buf_release(&st->classes);
 	bale_buf_release(&st->meta);
