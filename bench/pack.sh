@@ -6,7 +6,8 @@
 # Contenders: tar (GNU tar -cf, the copy baseline), tar+sync (the same,
 # then fsync of the tar: the baseline for outputs that sync, as bale's
 # LMDB does once at the end), wds, lmdb, hdf5, all
-# (bale -f lmdb,hdf5,wds in one pass), py-lmdb (bench/py_lmdb_pickle.py),
+# (bale -f lmdb,hdf5,wds in one pass), lmdb+fsync (durable, compare with
+# tar+sync), py-lmdb (bench/py_lmdb_pickle.py),
 # py-h5py (bench/py_h5py_vlen.py). Default: tar wds lmdb hdf5 all.
 #
 # Generates (once) an ImageNet-like tree: 10k JPEGs, sides 200..1200 px,
@@ -43,6 +44,7 @@ run_one() { # run_one CONTENDER: pack into $dir/out
     tar+sync) tar -cf "$out.tar" -C "$src" . && sync "$out.tar" ;;
     wds|lmdb|hdf5) "$bale" pack "$src" -f "$1" -o "$out" -q ;;
     all) "$bale" pack "$src" -f lmdb,hdf5,wds -o "$out" -q ;;
+    lmdb+fsync) "$bale" pack "$src" -f lmdb -o "$out" -q --fsync ;;
     py-lmdb) /usr/bin/python3 bench/py_lmdb_pickle.py "$src" "$out.lmdb" ;;
     py-h5py) /usr/bin/python3 bench/py_h5py_vlen.py "$src" "$out.h5" ;;
     *) echo "unknown contender '$1'" >&2; exit 2 ;;

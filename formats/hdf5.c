@@ -39,6 +39,7 @@
 
 struct hdf5_w {
 	int vlen;		/* layout */
+	int sync;		/* fsync the file, and its folder once renamed */
 	char *final;
 	char *tmp;
 	hid_t file;
@@ -101,8 +102,10 @@ static int hdf5_option(struct bale_writer *w, void *priv, const char *key,
 		st->vlen = strcmp(value, "vlen") == 0;
 		return BALE_OK;
 	}
-	if (strcmp(key, "fsync") == 0)
-		return BALE_OK;	/* the rename after close is the commit */
+	if (strcmp(key, "fsync") == 0) {
+		st->sync = strcmp(value, "0") != 0;
+		return BALE_OK;
+	}
 	return BALE_ENOOPT;
 }
 
@@ -465,6 +468,9 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 		return hdf5_fail(w, st, "cannot close");
 	}
 	st->file = -1;
+	if (st->sync && bale_file_sync(st->tmp) != 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "hdf5: cannot sync '%s': %s", st->tmp, strerror(errno));
 	return BALE_OK;
 }
 
@@ -472,7 +478,8 @@ static int hdf5_publish(struct bale_writer *w, void *priv)
 {
 	struct hdf5_w *st = priv;
 
-	if (rename(st->tmp, st->final) != 0)
+	if (rename(st->tmp, st->final) != 0 ||
+	    (st->sync && bale_file_sync_parent(st->final) != 0))
 		return bale_writer_seterr(w, BALE_EIO,
 		    "hdf5: cannot rename '%s': %s", st->tmp, strerror(errno));
 	st->published = 1;

@@ -61,12 +61,22 @@ out_free:
 	return -1;
 }
 
-/* fsync the folder holding @path, so a rename inside it is durable. */
-static int file_sync_parent(const char *path)
+int bale_file_sync(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int bale_file_sync_parent(const char *path)
 {
 	char *dir = strdup(path);
 	char *slash;
-	int fd;
 	int rc;
 
 	if (!dir)
@@ -74,12 +84,8 @@ static int file_sync_parent(const char *path)
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
-	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rc = bale_file_sync(slash ? dir : ".");
 	free(dir);
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
 	return rc;
 }
 
@@ -93,7 +99,7 @@ int bale_file_publish(const char *path, int sync)
 	rc = rename(tmp, path);
 	free(tmp);
 	if (rc == 0 && sync)
-		rc = file_sync_parent(path);
+		rc = bale_file_sync_parent(path);
 	return rc;
 }
 

@@ -22,6 +22,13 @@ int bale_file_write_partial(const char *path, const void *data, size_t n,
  *  so the rename survives a crash. @return 0 or -1 */
 int bale_file_publish(const char *path, int sync);
 
+/** fsync the file at @path. @return 0 or -1 */
+int bale_file_sync(const char *path);
+
+/** fsync the folder holding @path, so a rename in it is durable.
+ *  @return 0 or -1 */
+int bale_file_sync_parent(const char *path);
+
 /** Write all @n bytes to @fd, retrying short writes. @return 0 or -1 */
 int bale_file_write_all(int fd, const void *data, size_t n);
 
