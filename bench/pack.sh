@@ -5,7 +5,8 @@
 #
 # Contenders: tar (GNU tar -cf, the copy baseline), tar+sync (the same,
 # then fsync of the tar: the baseline for outputs that sync, as bale's
-# LMDB does once at the end), wds, lmdb, hdf5, all
+# LMDB does once at the end), tar3 (three tars back to back: the bytes a
+# one-pass run of three formats writes), wds, lmdb, hdf5, all
 # (bale -f lmdb,hdf5,wds in one pass), lmdb+fsync (durable, compare with
 # tar+sync), py-lmdb (bench/py_lmdb_pickle.py),
 # py-h5py (bench/py_h5py_vlen.py). Default: tar wds lmdb hdf5 all.
@@ -42,6 +43,8 @@ run_one() { # run_one CONTENDER: pack into $dir/out
     case $1 in
     tar) tar -cf "$out.tar" -C "$src" . ;;
     tar+sync) tar -cf "$out.tar" -C "$src" . && sync "$out.tar" ;;
+    tar3) mkdir -p "$out" && for k in 1 2 3; do
+            tar -cf "$out/$k.tar" -C "$src" .; done ;;
     wds|lmdb|hdf5) "$bale" pack "$src" -f "$1" -o "$out" -q ;;
     all) "$bale" pack "$src" -f lmdb,hdf5,wds -o "$out" -q ;;
     lmdb+fsync) "$bale" pack "$src" -f lmdb -o "$out" -q --fsync ;;
