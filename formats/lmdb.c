@@ -24,7 +24,8 @@
  * split), and when the transaction's count would pass the map, the
  * transaction commits and the map grows. So MDB_MAP_FULL does not happen,
  * and no record has to be kept for a replay (which cost a copy of every
- * byte). Transactions commit every 16 MiB without syncing. With fsync=1
+ * byte). Transactions commit every 4 MiB (measured best: their pages are
+ * still in the CPU caches when written out) without syncing. With fsync=1
  * (bale pack --fsync, as for every format) each commit also asks the
  * kernel to start writing its pages, and the output is synced once, at
  * the end; without it, like tar, nothing waits for the disk.
@@ -46,7 +47,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LMDB_TXN_BYTES ((size_t)16 << 20)
+#define LMDB_TXN_BYTES ((size_t)4 << 20)
 #define LMDB_TXN_SLACK_PAGES 64	/* path copies, free list, meta */
 #define LMDB_MIN_MAP ((size_t)64 << 20)
 #define LMDB_MAP_PER_SAMPLE ((size_t)160 << 10)
@@ -66,7 +67,6 @@ struct lmdb_w {
 	size_t used_pages;	/* at the last commit */
 	size_t txn_pages;	/* worst case of the open transaction */
 	size_t txn_bytes;
-	unsigned grows;
 	struct bale_buf keys;	/* "KEY\n" per sample */
 	struct bale_buf classes;
 	struct bale_buf meta;
@@ -244,7 +244,6 @@ static int lmdb_make_room(struct bale_writer *w, struct lmdb_w *st,
 	while (st->used_pages + LMDB_TXN_SLACK_PAGES + pages > map_pages) {
 		st->mapsize *= 2;
 		map_pages = st->mapsize / st->psize;
-		st->grows++;
 	}
 	err = mdb_env_set_mapsize(st->env, st->mapsize);
 	if (err)
