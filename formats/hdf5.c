@@ -430,11 +430,8 @@ static int hdf5_finish_images(struct bale_writer *w, struct hdf5_w *st)
 		return H5Dset_extent(st->images, &size) < 0 ?
 		    hdf5_fail(w, st, "cannot size images in") : BALE_OK;
 	}
-	/* pad the chunk buffer: a chunk is always written whole */
-	while (st->chunk.len < HDF5_CHUNK && !st->chunk.failed)
-		bale_buf_add(&st->chunk, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
-		    HDF5_CHUNK - st->chunk.len < 16 ?
-		    HDF5_CHUNK - st->chunk.len : 16);
+	/* a chunk is always written whole: pad it */
+	bale_buf_zeros(&st->chunk, HDF5_CHUNK - st->chunk.len);
 	if (st->chunk.failed)
 		return hdf5_nomem(w);
 	return hdf5_flush_chunk(w, st, st->total);

@@ -39,6 +39,15 @@ void bale_buf_add(struct bale_buf *b, const void *p, size_t n)
 	b->data[b->len] = '\0';
 }
 
+void bale_buf_zeros(struct bale_buf *b, size_t n)
+{
+	if (n == 0 || buf_reserve(b, n) != 0)
+		return;
+	memset(b->data + b->len, 0, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
 void bale_buf_puts(struct bale_buf *b, const char *s)
 {
 	bale_buf_add(b, s, strlen(s));

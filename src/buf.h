@@ -17,6 +17,8 @@ struct bale_buf {
 /** Append @n bytes; on failure the buffer is marked failed. */
 void bale_buf_add(struct bale_buf *b, const void *p, size_t n);
 void bale_buf_puts(struct bale_buf *b, const char *s);
+/** Append @n zero bytes. */
+void bale_buf_zeros(struct bale_buf *b, size_t n);
 void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bale_buf_reset(struct bale_buf *b);
