@@ -27,7 +27,9 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,6 +511,330 @@ static void hdf5_release(void *priv)
 	bale_buf_release(&st->paths);
 }
 
+/* ---- reader ---------------------------------------------------------------
+ *
+ * Every HDF5 call takes one process-wide lock (Debian's HDF5 is not
+ * thread-safe). The "encoded" layout needs HDF5 only at open: the file
+ * address of every images chunk is looked up once, and get() is then a
+ * plain pread of the sample's bytes, lock-free (one pread when its chunks
+ * lie end to end, as bale writes them).
+ */
+
+static pthread_mutex_t hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct hdf5_r {
+	hid_t file;
+	hid_t images;
+	int vlen;
+	int fd;
+	uint64_t n;
+	uint64_t *offsets;	/* encoded: n + 1 */
+	haddr_t *chunk_addr;	/* encoded: per chunk */
+	uint64_t nchunks;
+	hsize_t chunk;
+	int64_t *labels;
+	uint32_t *crcs;
+	char *keys;		/* n fixed-width keys */
+	size_t keylen;
+	char **paths;
+	unsigned char *buf;
+	size_t bufcap;
+	char key[64];
+	char *files[2];
+};
+
+static int hdf5_rfail(struct bale_reader *r, const char *what)
+{
+	char why[256] = "unknown HDF5 error";
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, hdf5_err_walk, why);
+	H5Eclear2(H5E_DEFAULT);
+	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
+}
+
+/* Read the whole 1-D dataset @name of @n elements of @type into @out. */
+static int hdf5_read_all(hid_t file, const char *name, hid_t type,
+    uint64_t n, void **out, size_t elem)
+{
+	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+	hssize_t got = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+	int ok;
+
+	*out = calloc(n + 1, elem);
+	ok = *out && got >= 0 && (uint64_t)got == n &&
+	    (n == 0 || H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+	    *out) >= 0);
+	H5Sclose(space);
+	H5Dclose(d);
+	return ok ? 0 : -1;
+}
+
+static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t d = H5Dopen2(st->file, "keys", H5P_DEFAULT);
+	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+	hid_t vstr = hdf5_string_type(H5T_VARIABLE);
+	hid_t fixed;
+	int ok;
+
+	st->keylen = t >= 0 ? H5Tget_size(t) : 0;
+	fixed = hdf5_string_type(st->keylen ? st->keylen : 1);
+	H5Tclose(t);
+	H5Dclose(d);
+	ok = st->keylen > 0 && st->keylen < sizeof(st->key) &&
+	    hdf5_read_all(st->file, "labels", H5T_NATIVE_INT64, st->n,
+	    (void **)&st->labels, sizeof(int64_t)) == 0 &&
+	    hdf5_read_all(st->file, "crc32", H5T_NATIVE_UINT32, st->n,
+	    (void **)&st->crcs, sizeof(uint32_t)) == 0 &&
+	    hdf5_read_all(st->file, "keys", fixed, st->n, (void **)&st->keys,
+	    st->keylen) == 0 &&
+	    hdf5_read_all(st->file, "paths", vstr, st->n, (void **)&st->paths,
+	    sizeof(char *)) == 0 &&
+	    (st->vlen || hdf5_read_all(st->file, "offsets", H5T_NATIVE_UINT64,
+	    st->n + 1, (void **)&st->offsets, sizeof(uint64_t)) == 0);
+	H5Tclose(vstr);
+	H5Tclose(fixed);
+	return ok ? BALE_OK : hdf5_rfail(r, "bad layout");
+}
+
+/* Attributes "count" and "layout" say what the file holds. */
+static int hdf5_read_attrs(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t vstr = hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(st->file, "count", H5P_DEFAULT);
+	int64_t count = -1;
+	char *layout = NULL;
+	int ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, &count) >= 0;
+
+	H5Aclose(a);
+	a = H5Aopen(st->file, "layout", H5P_DEFAULT);
+	ok = ok && a >= 0 && H5Aread(a, vstr, &layout) >= 0 && layout &&
+	    count >= 0;
+	H5Aclose(a);
+	if (ok) {
+		st->n = (uint64_t)count;
+		st->vlen = strcmp(layout, "vlen") == 0;
+	}
+	H5free_memory(layout);
+	H5Tclose(vstr);
+	return ok ? BALE_OK : hdf5_rfail(r, "not a bale HDF5 file");
+}
+
+static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t dcpl = H5Dget_create_plist(st->images);
+	hsize_t off;
+	hsize_t size;
+	unsigned mask;
+	uint64_t c;
+	int ok = dcpl >= 0 && H5Pget_chunk(dcpl, 1, &st->chunk) == 1 &&
+	    st->chunk > 0;
+
+	H5Pclose(dcpl);
+	st->nchunks = ok ? (st->offsets[st->n] + st->chunk - 1) / st->chunk :
+	    0;
+	st->chunk_addr = calloc(st->nchunks + 1, sizeof(haddr_t));
+	for (c = 0; ok && st->chunk_addr && c < st->nchunks; c++) {
+		off = c * st->chunk;
+		ok = H5Dget_chunk_info_by_coord(st->images, &off, &mask,
+		    &st->chunk_addr[c], &size) >= 0 && mask == 0 &&
+		    st->chunk_addr[c] != HADDR_UNDEF;
+	}
+	if (!st->chunk_addr)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	return ok ? BALE_OK : hdf5_rfail(r, "cannot locate image chunks");
+}
+
+static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
+    const char *path)
+{
+	int rc;
+
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	st->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (st->file < 0)
+		return hdf5_rfail(r, path);
+	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
+	if (st->images < 0)
+		return hdf5_rfail(r, "no images dataset");
+	rc = hdf5_read_attrs(r, st);
+	if (rc == BALE_OK)
+		rc = hdf5_read_meta(r, st);
+	if (rc == BALE_OK && !st->vlen)
+		rc = hdf5_read_chunks(r, st);
+	return rc;
+}
+
+static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
+{
+	struct hdf5_r *st = priv;
+	int rc;
+
+	st->file = st->images = -1;
+	st->fd = open(path, O_RDONLY | O_CLOEXEC);
+	st->files[0] = strdup(path);
+	if (st->fd < 0 || !st->files[0])
+		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot open '%s': %s",
+		    path, strerror(errno));
+	pthread_mutex_lock(&hdf5_lock);
+	rc = hdf5_ropen_locked(r, st, path);
+	pthread_mutex_unlock(&hdf5_lock);
+	return rc;
+}
+
+static int hdf5_rcount(struct bale_reader *r, void *priv, uint64_t *n)
+{
+	(void)r;
+	*n = ((struct hdf5_r *)priv)->n;
+	return BALE_OK;
+}
+
+static int hdf5_grow(struct hdf5_r *st, size_t n)
+{
+	unsigned char *nb;
+
+	if (n <= st->bufcap)
+		return 0;
+	nb = realloc(st->buf, n);
+	if (!nb)
+		return -1;
+	st->buf = nb;
+	st->bufcap = n;
+	return 0;
+}
+
+/* Bytes [lo, hi) of images: preads, one per run of adjacent chunks. */
+static int hdf5_pread_range(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t lo, uint64_t hi)
+{
+	uint64_t pos = lo;
+	uint64_t c;
+	uint64_t run_end;
+	ssize_t got;
+
+	while (pos < hi) {
+		c = pos / st->chunk;
+		run_end = (c + 1) * st->chunk;
+		while (run_end < hi && c + 1 < st->nchunks &&
+		    st->chunk_addr[c + 1] == st->chunk_addr[c] + st->chunk) {
+			c++;
+			run_end += st->chunk;
+		}
+		run_end = run_end < hi ? run_end : hi;
+		got = pread(st->fd, st->buf + (pos - lo), run_end - pos,
+		    (off_t)(st->chunk_addr[pos / st->chunk] + pos % st->chunk));
+		if (got != (ssize_t)(run_end - pos))
+			return bale_reader_seterr(r, BALE_EIO,
+			    "hdf5: cannot read: %s",
+			    got < 0 ? strerror(errno) : "short read");
+		pos = run_end;
+	}
+	return BALE_OK;
+}
+
+static int hdf5_rget_vlen(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t i, struct bale_blob *out)
+{
+	hid_t type = H5Tvlen_create(H5T_NATIVE_UINT8);
+	hid_t fspace = H5Dget_space(st->images);
+	hsize_t start = i;
+	hsize_t count = 1;
+	hid_t mspace = H5Screate_simple(1, &count, NULL);
+	hvl_t vl = { 0, NULL };
+	int ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL,
+	    &count, NULL) >= 0 && H5Dread(st->images, type, mspace, fspace,
+	    H5P_DEFAULT, &vl) >= 0 && hdf5_grow(st, vl.len) == 0;
+	int rc;
+
+	if (ok) {
+		if (vl.len)
+			memcpy(st->buf, vl.p, vl.len);
+		out->size = vl.len;
+		out->data = st->buf;
+		H5Dvlen_reclaim(type, mspace, H5P_DEFAULT, &vl);
+	}
+	rc = ok ? BALE_OK : hdf5_rfail(r, "cannot read images");
+	H5Sclose(mspace);
+	H5Sclose(fspace);
+	H5Tclose(type);
+	return rc;
+}
+
+static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct hdf5_r *st = priv;
+	int rc;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
+		    PRIu64, i);
+	memcpy(st->key, st->keys + i * st->keylen, st->keylen);
+	st->key[st->keylen] = '\0';
+	out->key = st->key;
+	out->label = st->labels[i];
+	out->crc32 = st->crcs[i];
+	out->has_crc32 = 1;
+	out->path = st->paths[i];
+	if (st->vlen) {
+		pthread_mutex_lock(&hdf5_lock);
+		rc = hdf5_rget_vlen(r, st, i, out);
+		pthread_mutex_unlock(&hdf5_lock);
+		return rc;
+	}
+	if (st->offsets[i] > st->offsets[i + 1] ||
+	    st->offsets[i + 1] > st->offsets[st->n])
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
+		    "at sample %" PRIu64, i);
+	out->size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
+	if (hdf5_grow(st, out->size ? out->size : 1) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	out->data = st->buf;
+	return hdf5_pread_range(r, st, st->offsets[i], st->offsets[i + 1]);
+}
+
+static int hdf5_rfiles(struct bale_reader *r, void *priv,
+    const char *const **list)
+{
+	(void)r;
+	*list = (const char *const *)((struct hdf5_r *)priv)->files;
+	return BALE_OK;
+}
+
+static void hdf5_rrelease(void *priv)
+{
+	struct hdf5_r *st = priv;
+	uint64_t i;
+
+	pthread_mutex_lock(&hdf5_lock);
+	for (i = 0; st->paths && i < st->n; i++)
+		H5free_memory(st->paths[i]);
+	if (st->images > 0)
+		H5Dclose(st->images);
+	if (st->file > 0)
+		H5Fclose(st->file);
+	pthread_mutex_unlock(&hdf5_lock);
+	if (st->fd > 0)
+		close(st->fd);
+	free(st->paths);
+	free(st->offsets);
+	free(st->chunk_addr);
+	free(st->labels);
+	free(st->crcs);
+	free(st->keys);
+	free(st->buf);
+	free(st->files[0]);
+}
+
+static const struct bale_reader_ops hdf5_reader = {
+	.open = hdf5_ropen,
+	.count = hdf5_rcount,
+	.get = hdf5_rget,
+	.files = hdf5_rfiles,
+	.release = hdf5_rrelease,
+};
+
 static const struct bale_writer_ops hdf5_writer = {
 	.option = hdf5_option,
 	.open = hdf5_open,
@@ -522,9 +848,9 @@ const struct bale_backend bale_backend_hdf5 = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "hdf5",
 	.summary = "HDF5 file (encoded bytes + offsets, or vlen uint8)",
-	.caps = BALE_CAP_EMPTY,
+	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.writer_priv = sizeof(struct hdf5_w),
 	.writer = &hdf5_writer,
-	.reader_priv = 0,
-	.reader = NULL,
+	.reader_priv = sizeof(struct hdf5_r),
+	.reader = &hdf5_reader,
 };

@@ -35,6 +35,7 @@
 #include "buf.h"
 #include "file.h"
 #include "json.h"
+#include "jsonread.h"
 #include "meta.h"
 
 #include <errno.h>
@@ -462,6 +463,336 @@ static void lmdb_release(void *priv)
 	bale_buf_release(&st->meta);
 }
 
+/* ---- reader ---------------------------------------------------------------
+ *
+ * Values are not read through LMDB's map: mdb_get() finds where a value
+ * lies (touching only B-tree pages), and one pread fetches exactly its
+ * bytes. A cold read is then one I/O of the value's size, whatever the
+ * kernel's readahead, and a warm read one copy.
+ */
+
+struct lmdb_r {
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	int fd;
+	const char *map;	/* where the map starts */
+	int caffe;
+	char **keys;		/* sample i's key (caffe: the whole key) */
+	uint64_t n;
+	struct bale_buf arena;
+	unsigned char *buf;
+	size_t bufcap;
+	char key[40];
+	char *path;
+	char *files[2];
+};
+
+static int lmdb_rfail(struct bale_reader *r, const char *what, int err)
+{
+	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: %s", what,
+	    mdb_strerror(err));
+}
+
+/* Where LMDB mapped the file: the start of the mapping (from offset 0)
+ * that holds @inside, a pointer LMDB returned. NULL if not found; the
+ * reader then copies values from the map instead of pread. */
+static const char *lmdb_map_base(const void *inside)
+{
+	unsigned long lo;
+	unsigned long hi;
+	unsigned long off;
+	char line[512];
+	const char *base = NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !base && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 &&
+		    (uintptr_t)inside >= lo && (uintptr_t)inside < hi &&
+		    off == 0)
+			base = (const char *)(uintptr_t)lo;
+	if (f)
+		fclose(f);
+	return base;
+}
+
+/* Copy @v's bytes: one pread at their file offset, or from the map. */
+static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
+    const MDB_val *v, const unsigned char **out)
+{
+	const char *p = v->mv_data;
+	ssize_t got;
+
+	if (!st->map) {
+		*out = v->mv_data;
+		return BALE_OK;
+	}
+	if (v->mv_size > st->bufcap) {
+		unsigned char *nb = realloc(st->buf, v->mv_size);
+
+		if (!nb)
+			return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		st->buf = nb;
+		st->bufcap = v->mv_size;
+	}
+	got = v->mv_size ? pread(st->fd, st->buf, v->mv_size,
+	    (off_t)(p - st->map)) : 0;
+	if (got != (ssize_t)v->mv_size)
+		return bale_reader_seterr(r, BALE_EIO, "lmdb: cannot read: %s",
+		    got < 0 ? strerror(errno) : "short read");
+	*out = st->buf;
+	return BALE_OK;
+}
+
+static int lmdb_add_key(struct lmdb_r *st, const char *k, size_t n,
+    size_t *cap)
+{
+	if (st->n == *cap) {
+		char **nk;
+
+		*cap = *cap ? *cap * 2 : 1024;
+		nk = realloc(st->keys, *cap * sizeof(char *));
+		if (!nk)
+			return -1;
+		st->keys = nk;
+	}
+	st->keys[st->n++] = (char *)(uintptr_t)st->arena.len;
+	bale_buf_add(&st->arena, k, n);
+	bale_buf_add(&st->arena, "", 1);
+	return st->arena.failed ? -1 : 0;
+}
+
+/* Sample keys: __keys__ (default layout), else every key (caffe). */
+static int lmdb_load_keys(struct bale_reader *r, struct lmdb_r *st)
+{
+	MDB_val k = { 8, "__keys__" };
+	MDB_val v;
+	MDB_cursor *c;
+	MDB_cursor_op op;
+	size_t cap = 0;
+	const char *p;
+	const char *end;
+	const char *nl;
+	uint64_t i;
+	int err = mdb_get(st->txn, st->dbi, &k, &v);
+
+	if (err == 0) {
+		for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			nl = nl ? nl : end;
+			if (nl > p && lmdb_add_key(st, p, (size_t)(nl - p), &cap))
+				return bale_reader_seterr(r, BALE_ENOMEM,
+				    "lmdb: no memory");
+		}
+	} else {
+		st->caffe = 1;
+		err = mdb_cursor_open(st->txn, st->dbi, &c);
+		if (err)
+			return lmdb_rfail(r, "cannot list keys", err);
+		for (op = MDB_FIRST; (err = mdb_cursor_get(c, &k, &v, op)) == 0;
+		    op = MDB_NEXT)
+			if (lmdb_add_key(st, k.mv_data, k.mv_size, &cap))
+				break;
+		mdb_cursor_close(c);
+		if (err != MDB_NOTFOUND)
+			return err ? lmdb_rfail(r, "cannot list keys", err) :
+			    bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	}
+	for (i = 0; i < st->n; i++)
+		st->keys[i] = st->arena.data + (uintptr_t)st->keys[i];
+	return BALE_OK;
+}
+
+static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
+{
+	struct lmdb_r *st = priv;
+	struct stat sb;
+	unsigned flags = MDB_RDONLY | MDB_NOLOCK | MDB_NORDAHEAD | MDB_NOTLS;
+	MDB_val k = { 0, NULL };
+	MDB_val v;
+	MDB_cursor *c = NULL;
+	int err;
+
+	if (stat(path, &sb) != 0)
+		return bale_reader_seterr(r, BALE_ENOENT,
+		    "lmdb: cannot open '%s': %s", path, strerror(errno));
+	flags |= S_ISDIR(sb.st_mode) ? 0 : MDB_NOSUBDIR;
+	st->files[0] = S_ISDIR(sb.st_mode) ?
+	    bale_strfmt("%s/data.mdb", path) : strdup(path);
+	err = mdb_env_create(&st->env);
+	if (err == 0)
+		err = mdb_env_open(st->env, path, flags, 0644);
+	if (err == 0)
+		err = mdb_txn_begin(st->env, NULL, MDB_RDONLY, &st->txn);
+	if (err == 0)
+		err = mdb_dbi_open(st->txn, NULL, 0, &st->dbi);
+	if (err == 0)
+		err = mdb_env_get_fd(st->env, &st->fd);
+	if (err == 0)
+		err = mdb_cursor_open(st->txn, st->dbi, &c);
+	if (err == 0)
+		err = mdb_cursor_get(c, &k, &v, MDB_FIRST);
+	mdb_cursor_close(c);
+	if (err == 0)
+		st->map = lmdb_map_base(k.mv_data);
+	if (err && err != MDB_NOTFOUND)
+		return lmdb_rfail(r, path, err);
+	return lmdb_load_keys(r, st);
+}
+
+static int lmdb_rcount(struct bale_reader *r, void *priv, uint64_t *n)
+{
+	(void)r;
+	*n = ((struct lmdb_r *)priv)->n;
+	return BALE_OK;
+}
+
+static int lmdb_get_small(struct lmdb_r *st, const char *key,
+    const char *suffix, MDB_val *v)
+{
+	char k[600];
+	MDB_val kv;
+
+	kv.mv_size = (size_t)snprintf(k, sizeof(k), "%s.%s", key, suffix);
+	kv.mv_data = k;
+	return mdb_get(st->txn, st->dbi, &kv, v);
+}
+
+/* Default layout: K.image by pread, K.cls and K.json from the map. */
+static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
+    const char *key, struct bale_blob *out)
+{
+	MDB_val img;
+	MDB_val cls;
+	MDB_val json;
+	char digits[24];
+	int err = lmdb_get_small(st, key, "image", &img);
+
+	if (err == 0)
+		err = lmdb_get_small(st, key, "cls", &cls);
+	if (err == 0)
+		err = lmdb_get_small(st, key, "json", &json);
+	if (err)
+		return lmdb_rfail(r, key, err);
+	if (cls.mv_size == 0 || cls.mv_size >= sizeof(digits))
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
+		    key);
+	memcpy(digits, cls.mv_data, cls.mv_size);
+	digits[cls.mv_size] = '\0';
+	out->label = strtoll(digits, NULL, 10);
+	free(st->path);
+	bale_meta_parse(json.mv_data, json.mv_size, &st->path, &out->crc32,
+	    &out->has_crc32);
+	out->key = key;
+	out->path = st->path;
+	out->size = img.mv_size;
+	return lmdb_pread(r, st, &img, &out->data);
+}
+
+/* A protobuf varint at [*p, end); -1 when malformed. */
+static int lmdb_rvarint(const unsigned char **p, const unsigned char *end,
+    uint64_t *out)
+{
+	uint64_t v = 0;
+	int shift;
+
+	for (shift = 0; *p < end && shift < 64; shift += 7) {
+		unsigned char b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Caffe layout: find Datum fields 4 (data) and 5 (label) in the record. */
+static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
+    const char *key, struct bale_blob *out)
+{
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v;
+	MDB_val data = { 0, NULL };
+	const unsigned char *p;
+	const unsigned char *end;
+	uint64_t tag;
+	uint64_t x;
+	int err = mdb_get(st->txn, st->dbi, &k, &v);
+
+	if (err)
+		return lmdb_rfail(r, key, err);
+	for (p = v.mv_data, end = p + v.mv_size; p < end;) {
+		if (lmdb_rvarint(&p, end, &tag) || lmdb_rvarint(&p, end, &x))
+			goto out_bad;
+		if ((tag & 7) == 2) {
+			if (x > (uint64_t)(end - p))
+				goto out_bad;
+			if (tag >> 3 == 4)
+				data.mv_size = x, data.mv_data = (void *)p;
+			p += x;
+		} else if ((tag & 7) == 0) {
+			if (tag >> 3 == 5)
+				out->label = (int32_t)x;
+		} else {
+			goto out_bad;
+		}
+	}
+	snprintf(st->key, sizeof(st->key), "%010llu",
+	    strtoull(key, NULL, 10));
+	out->key = st->key;
+	out->path = strchr(key, '_') ? strchr(key, '_') + 1 : NULL;
+	out->size = data.mv_size;
+	return lmdb_pread(r, st, &data, &out->data);
+out_bad:
+	return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
+	    "Caffe Datum", key);
+}
+
+static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct lmdb_r *st = priv;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
+		    PRIu64, i);
+	return st->caffe ? lmdb_rget_caffe(r, st, st->keys[i], out) :
+	    lmdb_rget_default(r, st, st->keys[i], out);
+}
+
+static int lmdb_rfiles(struct bale_reader *r, void *priv,
+    const char *const **list)
+{
+	(void)r;
+	*list = (const char *const *)((struct lmdb_r *)priv)->files;
+	return BALE_OK;
+}
+
+static void lmdb_rrelease(void *priv)
+{
+	struct lmdb_r *st = priv;
+
+	if (st->txn)
+		mdb_txn_abort(st->txn);
+	if (st->env)
+		mdb_env_close(st->env);
+	free(st->keys);
+	free(st->buf);
+	free(st->path);
+	free(st->files[0]);
+	bale_buf_release(&st->arena);
+}
+
+static const struct bale_reader_ops lmdb_reader = {
+	.open = lmdb_ropen,
+	.count = lmdb_rcount,
+	.get = lmdb_rget,
+	.files = lmdb_rfiles,
+	.release = lmdb_rrelease,
+};
+
 static const struct bale_writer_ops lmdb_writer = {
 	.option = lmdb_option,
 	.open = lmdb_open,
@@ -475,9 +806,9 @@ const struct bale_backend bale_backend_lmdb = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "lmdb",
 	.summary = "LMDB key/value store (default or Caffe Datum layout)",
-	.caps = BALE_CAP_EMPTY,
+	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.writer_priv = sizeof(struct lmdb_w),
 	.writer = &lmdb_writer,
-	.reader_priv = 0,
-	.reader = NULL,
+	.reader_priv = sizeof(struct lmdb_r),
+	.reader = &lmdb_reader,
 };

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "file.h"
 #include "json.h"
+#include "jsonread.h"
 #include "meta.h"
 
 #include <archive.h>
@@ -485,13 +486,367 @@ static const struct bale_writer_ops wds_writer = {
 	.release = wds_release,
 };
 
+/* ---- reader ---------------------------------------------------------------
+ *
+ * The shard list names the shards; each shard's .idx gives every member's
+ * data offset and size, so a sample costs one pread: bale writes a
+ * sample's members back to back, so the span from the first to the last
+ * is read at once. Offsets are checked against the shard's size.
+ */
+
+#define WDS_MAX_SPAN ((uint64_t)1 << 32)
+
+struct wds_member {
+	uint64_t off;
+	uint64_t size;
+};
+
+struct wds_entry {
+	uint32_t shard;
+	struct wds_member image;
+	struct wds_member cls;
+	struct wds_member json;
+	size_t key;		/* arena offset of the key */
+};
+
+struct wds_r {
+	char **paths;		/* shard paths, then idx paths, NULL-ended */
+	int *fds;
+	uint64_t *sizes;
+	size_t nshards;
+	struct wds_entry *entries;
+	uint64_t n;
+	uint64_t cap;
+	struct bale_buf arena;	/* keys */
+	unsigned char *buf;
+	size_t bufcap;
+	char *path;		/* of the last get() */
+};
+
+static char *wds_slurp(const char *path, size_t *n)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	char chunk[65536];
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0)
+		bale_buf_add(&b, chunk, (size_t)got);
+	close(fd);
+	if (got < 0 || b.failed) {
+		bale_buf_release(&b);
+		return NULL;
+	}
+	*n = b.len;
+	return b.data ? b.data : calloc(1, 1);
+}
+
+/* "ext off size name" for one member; returns the next field or NULL. */
+static char *wds_idx_member(char *p, struct wds_entry *e, char **name)
+{
+	char *ext = strtok_r(p, " ", name);
+	char *off = strtok_r(NULL, " ", name);
+	char *size = strtok_r(NULL, " ", name);
+	char *member = strtok_r(NULL, " ", name);
+	struct wds_member m;
+	char *end1;
+	char *end2;
+
+	if (!ext || !off || !size || !member)
+		return NULL;
+	m.off = strtoull(off, &end1, 10);
+	m.size = strtoull(size, &end2, 10);
+	if (*end1 || *end2 || *off == '-' || *size == '-')
+		return NULL;
+	if (strcmp(ext, "cls") == 0)
+		e->cls = m;
+	else if (strcmp(ext, "json") == 0)
+		e->json = m;
+	else
+		e->image = m;
+	return member;
+}
+
+static int wds_idx_line(struct wds_r *st, char *line, uint32_t shard)
+{
+	struct wds_entry e;
+	char *save = NULL;
+	char *member = NULL;
+	char *p = line;
+	char *dot;
+
+	memset(&e, 0, sizeof(e));
+	e.shard = shard;
+	while (p && *p) {
+		member = wds_idx_member(p, &e, &save);
+		if (!member)
+			return -1;
+		p = save;
+	}
+	if (!member || !(dot = strchr(member, '.')))
+		return -1;
+	e.key = st->arena.len;
+	bale_buf_add(&st->arena, member, (size_t)(dot - member));
+	bale_buf_add(&st->arena, "", 1);
+	if (st->n == st->cap) {
+		struct wds_entry *ne;
+
+		st->cap = st->cap ? st->cap * 2 : 1024;
+		ne = realloc(st->entries, st->cap * sizeof(*ne));
+		if (!ne)
+			return -1;
+		st->entries = ne;
+	}
+	st->entries[st->n++] = e;
+	return st->arena.failed ? -1 : 0;
+}
+
+static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
+    uint32_t shard, uint64_t nsamples)
+{
+	const char *idx = st->paths[st->nshards + shard];
+	uint64_t before = st->n;
+	char *save = NULL;
+	char *line;
+	char *text;
+	size_t n;
+	int rc = BALE_OK;
+
+	text = wds_slurp(idx, &n);
+	if (!text)
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    idx, strerror(errno));
+	line = strtok_r(text, "\n", &save);
+	if (!line || strncmp(line, "v1.2 ", 5) != 0)
+		rc = bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: '%s' is not a v1.2 index", idx);
+	while (rc == BALE_OK && (line = strtok_r(NULL, "\n", &save)))
+		if (wds_idx_line(st, line, shard) != 0)
+			rc = bale_reader_seterr(r, BALE_EINVAL,
+			    "wds: bad line in '%s'", idx);
+	if (rc == BALE_OK && st->n - before != nsamples)
+		rc = bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: '%s' lists %" PRIu64 " samples, the shard list %"
+		    PRIu64, idx, st->n - before, nsamples);
+	free(text);
+	return rc;
+}
+
+static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
+    const char *dir, char *url)
+{
+	size_t i = st->nshards;
+	char *path = strchr(url, '/') || strstr(url, "..") ? NULL :
+	    bale_strfmt("%s/%s", dir, url);
+	size_t len = path ? strlen(path) : 0;
+
+	if (!path || len < 5 || strcmp(path + len - 4, ".tar") != 0) {
+		free(path);
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: shard '%s' is not a NAME.tar beside the list", url);
+	}
+	st->paths[i] = path;
+	st->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+	if (st->fds[i] < 0)
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot open '%s': %s",
+		    path, strerror(errno));
+	st->sizes[i] = (uint64_t)lseek(st->fds[i], 0, SEEK_END);
+	st->nshards++;
+	return BALE_OK;
+}
+
+/* Room for @n shards: paths (tars, then idx files, then NULL), fds. */
+static int wds_alloc_shards(struct wds_r *st, size_t n)
+{
+	size_t i;
+
+	st->paths = calloc(2 * n + 1, sizeof(char *));
+	st->fds = malloc((n ? n : 1) * sizeof(int));
+	st->sizes = calloc(n ? n : 1, sizeof(uint64_t));
+	for (i = 0; st->fds && i < n; i++)
+		st->fds[i] = -1;
+	return st->paths && st->fds && st->sizes ? 0 : -1;
+}
+
+static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
+    const char *dir, const char *text, size_t n)
+{
+	const char *end = text + n;
+	const char *cur;
+	const char *list;
+	const char *lend;
+	const char *e;
+	const char *eend;
+	const char *v;
+	const char *vend;
+	size_t count = 0;
+	uint64_t ns;
+	char *url;
+	int rc = BALE_OK;
+
+	list = bale_jsonr_find(text, end, "shardlist", &lend);
+	if (!list)
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: no shardlist in the shard list");
+	for (cur = list; bale_jsonr_next(&cur, lend, &eend);)
+		count++;
+	if (wds_alloc_shards(st, count) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	for (cur = list; rc == BALE_OK && (e = bale_jsonr_next(&cur, lend,
+	    &eend));) {
+		v = bale_jsonr_find(e, eend, "url", &vend);
+		url = v ? bale_jsonr_string(v, vend) : NULL;
+		v = bale_jsonr_find(e, eend, "nsamples", &vend);
+		if (!url || !v || bale_jsonr_u64(v, vend, &ns) != 0)
+			rc = bale_reader_seterr(r, BALE_EINVAL,
+			    "wds: bad shard entry in the shard list");
+		else
+			rc = wds_add_shard(r, st, dir, url);
+		if (rc == BALE_OK) {
+			st->paths[count + st->nshards - 1] = bale_strfmt("%.*s.idx",
+			    (int)strlen(st->paths[st->nshards - 1]) - 4,
+			    st->paths[st->nshards - 1]);
+			rc = st->paths[count + st->nshards - 1] ?
+			    wds_read_idx(r, st, (uint32_t)st->nshards - 1, ns) :
+			    bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		}
+		free(url);
+	}
+	return rc;
+}
+
+static int wds_ropen(struct bale_reader *r, void *priv, const char *path)
+{
+	struct wds_r *st = priv;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? bale_strfmt("%.*s", (int)(slash - path), path) :
+	    bale_strfmt(".");
+	size_t n = 0;
+	char *text = wds_slurp(path, &n);
+	int rc;
+
+	if (!dir)
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	else if (!text)
+		rc = bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    path, strerror(errno));
+	else
+		rc = wds_parse_list(r, st, dir, text, n);
+	free(dir);
+	free(text);
+	return rc;
+}
+
+static int wds_rcount(struct bale_reader *r, void *priv, uint64_t *n)
+{
+	(void)r;
+	*n = ((struct wds_r *)priv)->n;
+	return BALE_OK;
+}
+
+/* Parse the label and the metadata of the entry just read. */
+static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
+    const struct wds_entry *e, uint64_t lo, struct bale_blob *out)
+{
+	const char *json = (const char *)st->buf + (e->json.off - lo);
+	const char *cls = (const char *)st->buf + (e->cls.off - lo);
+	char digits[24];
+
+	if (e->cls.size == 0 || e->cls.size >= sizeof(digits))
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
+	memcpy(digits, cls, e->cls.size);
+	digits[e->cls.size] = '\0';
+	out->label = strtoll(digits, NULL, 10);
+	free(st->path);
+	bale_meta_parse(json, (size_t)e->json.size, &st->path, &out->crc32,
+	    &out->has_crc32);
+	out->path = st->path;
+	return BALE_OK;
+}
+
+static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct wds_r *st = priv;
+	const struct wds_entry *e;
+	uint64_t lo;
+	uint64_t hi;
+	ssize_t got;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
+		    PRIu64, i);
+	e = &st->entries[i];
+	lo = e->image.off < e->cls.off ? e->image.off : e->cls.off;
+	lo = lo < e->json.off ? lo : e->json.off;
+	hi = e->json.off + e->json.size;
+	if (e->image.off + e->image.size > hi)
+		hi = e->image.off + e->image.size;
+	if (hi > st->sizes[e->shard] || hi - lo > WDS_MAX_SPAN ||
+	    e->cls.off + e->cls.size > hi)
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
+		    " points past the end of '%s'", i, st->paths[e->shard]);
+	if (hi - lo > st->bufcap) {
+		unsigned char *nb = realloc(st->buf, (size_t)(hi - lo));
+
+		if (!nb)
+			return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		st->buf = nb;
+		st->bufcap = (size_t)(hi - lo);
+	}
+	got = pread(st->fds[e->shard], st->buf, (size_t)(hi - lo), (off_t)lo);
+	if (got != (ssize_t)(hi - lo))
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
+	out->data = st->buf + (e->image.off - lo);
+	out->size = (size_t)e->image.size;
+	out->key = st->arena.data + e->key;
+	return wds_fill_blob(r, st, e, lo, out);
+}
+
+static int wds_rfiles(struct bale_reader *r, void *priv,
+    const char *const **list)
+{
+	(void)r;
+	*list = (const char *const *)((struct wds_r *)priv)->paths;
+	return BALE_OK;
+}
+
+static void wds_rrelease(void *priv)
+{
+	struct wds_r *st = priv;
+	size_t i;
+
+	for (i = 0; st->fds && i < st->nshards; i++)
+		close(st->fds[i]);
+	for (i = 0; st->paths && st->paths[i]; i++)
+		free(st->paths[i]);
+	free(st->paths);
+	free(st->fds);
+	free(st->sizes);
+	free(st->entries);
+	free(st->buf);
+	free(st->path);
+	bale_buf_release(&st->arena);
+}
+
+static const struct bale_reader_ops wds_reader = {
+	.open = wds_ropen,
+	.count = wds_rcount,
+	.get = wds_rget,
+	.files = wds_rfiles,
+	.release = wds_rrelease,
+};
+
 const struct bale_backend bale_backend_wds = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "wds",
 	.summary = "WebDataset tar shards with .idx files and a wids list",
-	.caps = BALE_CAP_EMPTY,
+	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.writer_priv = sizeof(struct wds_w),
 	.writer = &wds_writer,
-	.reader_priv = 0,
-	.reader = NULL,
+	.reader_priv = sizeof(struct wds_r),
+	.reader = &wds_reader,
 };

@@ -86,6 +86,42 @@ void bale_writer_free(struct bale_writer *w);
 /** Names of the backends built into this library, NULL-terminated. */
 const char *const *bale_backend_names(void);
 
+/* ---- reader: random access to one packed output ----------------------- */
+
+struct bale_reader;
+
+/** One stored sample. Valid until the next call on the same reader. */
+struct bale_blob {
+	const unsigned char *data;
+	size_t size;
+	int64_t label;
+	const char *key;	/* the sample key */
+	const char *path;	/* source path below its root, or NULL */
+	uint32_t crc32;		/* stored checksum, when has_crc32 */
+	int has_crc32;
+};
+
+int bale_reader_new(struct bale_reader **out);
+
+/** Open the output at @path with backend @format (NULL: guess from the
+ *  path: NAME-shards.json is wds, *.lmdb lmdb, *.h5 hdf5, a folder of
+ *  class folders the raw "folder" baseline). One reader per thread. */
+int bale_reader_open(struct bale_reader *r, const char *format,
+    const char *path);
+
+int bale_reader_count(struct bale_reader *r, uint64_t *n);
+
+/** Sample @i, 0 <= i < count, in output order. */
+int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out);
+
+/** The files backing the output, NULL-terminated (for cache eviction). */
+int bale_reader_files(struct bale_reader *r, const char *const **list);
+
+/** The backend's name, or "" before open. */
+const char *bale_reader_format(const struct bale_reader *r);
+const char *bale_reader_errmsg(const struct bale_reader *r);
+void bale_reader_free(struct bale_reader *r);
+
 /* ---- pipeline: walk a source, read in parallel, write in order -------- */
 
 struct bale_pipeline;

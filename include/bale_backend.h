@@ -27,14 +27,6 @@ struct bale_sample {
 	uint32_t crc32;		/* zlib crc32 of data[0..size) */
 };
 
-/** One stored sample as a reader hands it out. */
-struct bale_blob {
-	const unsigned char *data;
-	size_t size;
-	int64_t label;
-	const char *key;
-};
-
 struct bale_reader;
 
 struct bale_writer_ops {
@@ -84,6 +76,10 @@ struct bale_backend {
 	size_t reader_priv;
 	const struct bale_reader_ops *reader;	/* NULL: write-only so far */
 };
+
+/** Record why @r failed; returns @rc. */
+int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
 int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)

@@ -2,9 +2,12 @@
 #include "meta.h"
 
 #include "json.h"
+#include "jsonread.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void bale_meta_json(struct bale_buf *b, const struct bale_sample *s)
 {
@@ -33,4 +36,25 @@ void bale_meta_classes(struct bale_buf *b, const struct bale_dataset *ds)
 		bale_json_str(b, ds->classes ? ds->classes[i] : NULL);
 	}
 	bale_buf_puts(b, "]");
+}
+
+void bale_meta_parse(const char *json, size_t n, char **path,
+    uint32_t *crc, int *has_crc)
+{
+	const char *end = json + n;
+	const char *vend;
+	const char *v;
+	char hex[9];
+	char *stop;
+
+	v = bale_jsonr_find(json, end, "path", &vend);
+	*path = v ? bale_jsonr_string(v, vend) : NULL;
+	*has_crc = 0;
+	v = bale_jsonr_find(json, end, "crc32", &vend);
+	if (!v || vend - v != 10 || v[0] != '"')
+		return;
+	memcpy(hex, v + 1, 8);
+	hex[8] = '\0';
+	*crc = (uint32_t)strtoul(hex, &stop, 16);
+	*has_crc = *stop == '\0';
 }

@@ -11,4 +11,9 @@ void bale_meta_json(struct bale_buf *b, const struct bale_sample *s);
 /** Append a JSON array of the class names (null where unnamed). */
 void bale_meta_classes(struct bale_buf *b, const struct bale_dataset *ds);
 
+/** Read "path" and "crc32" back from such JSON: *path becomes a new
+ *  string or NULL; *has_crc is set when a valid crc32 was found. */
+void bale_meta_parse(const char *json, size_t n, char **path,
+    uint32_t *crc, int *has_crc);
+
 #endif

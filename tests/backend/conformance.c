@@ -4,6 +4,9 @@
  *       Writes SAMPLES generated samples (see sample_size(): 0 bytes where
  *       the backend allows it, block edges, a multi-MiB one), keys with
  *       gaps as skipped inputs leave them. read_back.py checks them.
+ *   bale-conformance read BACKEND DIR
+ *       Reads them back through bale's reader, in a shuffled order, and
+ *       checks every key, byte, label, path and stored checksum.
  *   bale-conformance errors BACKEND DIR
  *       Error paths: an output under a regular file, a second output
  *       without replace, calls out of order. Exits 1 on the first
@@ -194,8 +197,90 @@ static int error_exists(const char *backend, const char *dir)
 	return 0;
 }
 
+static const char *output_path(const char *backend, const char *dir,
+    char *buf, size_t cap)
+{
+	if (strcmp(backend, "wds") == 0)
+		snprintf(buf, cap, "%s/data-shards.json", dir);
+	else if (strcmp(backend, "lmdb") == 0)
+		snprintf(buf, cap, "%s/data.lmdb", dir);
+	else
+		snprintf(buf, cap, "%s/data.h5", dir);
+	return buf;
+}
+
+/* The written samples, by output index (0-byte ones may be absent). */
+static unsigned written_sample(int allow_empty, uint64_t i)
+{
+	return allow_empty || sample_size(0) ? (unsigned)i : (unsigned)i + 1;
+}
+
+static int check_blob(const struct bale_blob *b, unsigned s, uint64_t i,
+    unsigned char *want)
+{
+	char key[32];
+	char path[64];
+
+	snprintf(key, sizeof(key), "%010u", 2 * s + 1);
+	snprintf(path, sizeof(path), "c%u/s%03u.bin", s % CLASSES, s);
+	sample_bytes(s, want, sample_size(s));
+	if (strcmp(b->key, key) != 0 || b->label != (int64_t)(s % CLASSES) ||
+	    b->size != sample_size(s) ||
+	    (b->size && memcmp(b->data, want, b->size) != 0) ||
+	    (b->path && strcmp(b->path, path) != 0) ||
+	    (b->has_crc32 && b->crc32 != (uint32_t)crc32(0, want,
+	    (uInt)b->size))) {
+		fprintf(stderr, "conformance: sample %" PRIu64 " (%s) differs\n",
+		    i, key);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_read(const char *backend, const char *dir)
+{
+	const struct bale_backend *be = bale_backend_find(backend);
+	unsigned char *want = malloc(6u << 20);
+	struct bale_reader *r = NULL;
+	struct bale_blob b;
+	char path[4096];
+	uint64_t n = 0;
+	uint64_t k;
+	uint64_t i;
+	int bad = 0;
+
+	if (!be || !be->reader)
+		return 77;
+	if (!want || bale_reader_new(&r) != BALE_OK ||
+	    bale_reader_open(r, NULL, output_path(backend, dir, path,
+	    sizeof(path))) != BALE_OK || bale_reader_count(r, &n) != BALE_OK)
+		goto out_fail;
+	if (n != SAMPLES - !(be->caps & BALE_CAP_EMPTY)) {
+		fprintf(stderr, "conformance: %" PRIu64 " samples\n", n);
+		bad = 1;
+	}
+	for (k = 0; !bad && k < n; k++) {
+		i = (k * 7919) % n;	/* a fixed shuffle: 7919 is prime */
+		if (bale_reader_get(r, i, &b) != BALE_OK)
+			goto out_fail;
+		bad = check_blob(&b, written_sample(be->caps & BALE_CAP_EMPTY,
+		    i), i, want);
+	}
+	bale_reader_free(r);
+	free(want);
+	return bad;
+out_fail:
+	fprintf(stderr, "conformance: read: %s\n",
+	    r ? bale_reader_errmsg(r) : "no memory");
+	bale_reader_free(r);
+	free(want);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "read") == 0)
+		return cmd_read(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "write") == 0)
 		return cmd_write(argv[2], argv[3], argv + 4, argc - 4);
 	if (argc == 4 && strcmp(argv[1], "errors") == 0) {

@@ -6,5 +6,6 @@ backend=$1 layout=${2:-default}
 shift $(( $# < 2 ? $# : 2 ))
 "$CONFORMANCE" write "$backend" "$T" "$@" || exit $?
 /usr/bin/python3 "$TESTS/backend/read_back.py" "$backend" "$T" "$layout"
+"$CONFORMANCE" read "$backend" "$T"
 mkdir "$T/err"
 "$CONFORMANCE" errors "$backend" "$T/err"

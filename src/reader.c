@@ -1,0 +1,132 @@
+/* reader.c - the state machine around one backend's reader ops. */
+#include "bale_backend.h"
+#include "errbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct bale_reader {
+	const struct bale_backend *be;
+	void *priv;
+	int open;
+	struct bale_errbuf err;
+};
+
+int bale_reader_new(struct bale_reader **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? BALE_OK : BALE_ENOMEM;
+}
+
+int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bale_errbuf_setv(&r->err, rc, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int reader_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s);
+	size_t m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The backend an output path names, by its form. */
+static const char *reader_guess(const char *path)
+{
+	struct stat st;
+
+	if (reader_ends_with(path, "-shards.json"))
+		return "wds";
+	if (reader_ends_with(path, ".lmdb") || reader_ends_with(path, ".lmdb/"))
+		return "lmdb";
+	if (reader_ends_with(path, ".h5"))
+		return "hdf5";
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return "folder";
+	return NULL;
+}
+
+int bale_reader_open(struct bale_reader *r, const char *format,
+    const char *path)
+{
+	const char *name = format ? format : reader_guess(path);
+	const struct bale_backend *be = name ? bale_backend_find(name) : NULL;
+	int rc;
+
+	if (r->be)
+		return bale_reader_seterr(r, BALE_ESTATE, "already open");
+	if (!name)
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "'%s': not a bale output (NAME-shards.json, NAME.lmdb, "
+		    "NAME.h5) nor a folder", path);
+	if (!be || !be->reader)
+		return bale_reader_seterr(r, BALE_ENOENT,
+		    "no reader for format '%s'", name);
+	r->priv = calloc(1, be->reader_priv ? be->reader_priv : 1);
+	if (!r->priv)
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
+	r->be = be;
+	rc = be->reader->open(r, r->priv, path);
+	r->open = rc == BALE_OK;
+	if (rc != BALE_OK && !r->err.msg[0])
+		bale_reader_seterr(r, rc, "%s: cannot open '%s'", name, path);
+	return rc;
+}
+
+static int reader_check(struct bale_reader *r)
+{
+	if (!r->open)
+		return bale_reader_seterr(r, BALE_ESTATE, "reader not open");
+	return BALE_OK;
+}
+
+int bale_reader_count(struct bale_reader *r, uint64_t *n)
+{
+	int rc = reader_check(r);
+
+	return rc ? rc : r->be->reader->count(r, r->priv, n);
+}
+
+int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out)
+{
+	int rc = reader_check(r);
+
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	return r->be->reader->get(r, r->priv, i, out);
+}
+
+int bale_reader_files(struct bale_reader *r, const char *const **list)
+{
+	int rc = reader_check(r);
+
+	return rc ? rc : r->be->reader->files(r, r->priv, list);
+}
+
+const char *bale_reader_format(const struct bale_reader *r)
+{
+	return r->be ? r->be->name : "";
+}
+
+const char *bale_reader_errmsg(const struct bale_reader *r)
+{
+	return r->err.msg;
+}
+
+void bale_reader_free(struct bale_reader *r)
+{
+	if (!r)
+		return;
+	if (r->be)
+		r->be->reader->release(r->priv);
+	free(r->priv);
+	free(r);
+}
