@@ -16,7 +16,11 @@ struct cli_command {
 
 /* Alphabetical. */
 static const struct cli_command commands[] = {
+	{ "cat", cmd_cat, "write one sample's bytes to stdout" },
+	{ "extract", cmd_extract, "rebuild the source tree from an output" },
+	{ "ls", cmd_ls, "list the samples of an output" },
 	{ "pack", cmd_pack, "pack an image folder into LMDB, HDF5 or tar shards" },
+	{ "verify", cmd_verify, "re-read every sample and check its checksum" },
 };
 
 static void usage(FILE *f)

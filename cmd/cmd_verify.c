@@ -1,0 +1,102 @@
+/* cmd_verify.c - bale verify: re-read every sample and check it. */
+#include "cli.h"
+#include "outputs.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static const char verify_help[] =
+"usage: bale verify OUT [-f FORMAT]\n"
+"\n"
+"Read back every sample of every output in OUT (a folder, or one output)\n"
+"and check the count, that each sample can be read, and its checksum.\n"
+"Exit status: 0 all good, 1 some sample is missing or differs, 2 usage.\n";
+
+static uint32_t verify_crc(const struct bale_blob *b)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+	size_t left = b->size;
+	const unsigned char *p = b->data;
+
+	while (left > 0) {
+		uInt n = left > (1u << 30) ? (1u << 30) : (uInt)left;
+
+		crc = crc32(crc, p, n);
+		p += n;
+		left -= n;
+	}
+	return (uint32_t)crc;
+}
+
+/* Check one output; returns the number of bad samples (or 1 if it
+ * cannot be opened at all). */
+static uint64_t verify_one(const char *path)
+{
+	struct bale_reader *r = NULL;
+	struct bale_blob b;
+	uint64_t n = 0;
+	uint64_t bad = 0;
+	uint64_t unchecked = 0;
+	uint64_t i;
+
+	if (bale_reader_new(&r) != BALE_OK || bale_reader_open(r, NULL, path)
+	    != BALE_OK || bale_reader_count(r, &n) != BALE_OK) {
+		fprintf(stderr, "bale verify: %s\n", r ? bale_reader_errmsg(r) :
+		    "out of memory");
+		bale_reader_free(r);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (bale_reader_get(r, i, &b) != BALE_OK) {
+			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
+			    ": %s\n", path, i, bale_reader_errmsg(r));
+			bad++;
+		} else if (!b.has_crc32) {
+			unchecked++;
+		} else if (verify_crc(&b) != b.crc32) {
+			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
+			    " (key %s): checksum %08" PRIx32 " but stored %08"
+			    PRIx32 "\n", path, i, b.key, verify_crc(&b),
+			    b.crc32);
+			bad++;
+		}
+	}
+	printf("%s (%s): %" PRIu64 " samples, %" PRIu64 " bad%s\n", path,
+	    bale_reader_format(r), n, bad, unchecked ?
+	    " (no checksums stored: read back only)" : "");
+	bale_reader_free(r);
+	return bad;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	const char *format = NULL;
+	uint64_t bad = 0;
+	char **paths;
+	size_t n;
+	size_t i;
+	int c;
+
+	optind = 1;
+	while ((c = getopt(argc, argv, "f:h")) != -1) {
+		if (c == 'h') {
+			fputs(verify_help, stdout);
+			return CLI_OK;
+		}
+		if (c != 'f')
+			return cli_usage_error("verify", "bad option");
+		format = optarg;
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("verify", "expected one OUT");
+	if (cli_find_outputs("verify", argv[optind], format, &paths, &n) != 0)
+		return CLI_FAILED;
+	for (i = 0; i < n; i++)
+		bad += verify_one(paths[i]);
+	cli_free_outputs(paths, n);
+	return bad ? CLI_FAILED : CLI_OK;
+}
