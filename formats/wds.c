@@ -513,7 +513,8 @@ struct wds_r {
 	char **paths;		/* shard paths, then idx paths, NULL-ended */
 	int *fds;
 	uint64_t *sizes;
-	size_t nshards;
+	size_t nshards;		/* opened so far */
+	size_t maxshards;	/* listed; idx paths start at paths[maxshards] */
 	struct wds_entry *entries;
 	uint64_t n;
 	uint64_t cap;
@@ -606,7 +607,7 @@ static int wds_idx_line(struct wds_r *st, char *line, uint32_t shard)
 static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
     uint32_t shard, uint64_t nsamples)
 {
-	const char *idx = st->paths[st->nshards + shard];
+	const char *idx = st->paths[st->maxshards + shard];
 	uint64_t before = st->n;
 	char *save = NULL;
 	char *line;
@@ -662,12 +663,27 @@ static int wds_alloc_shards(struct wds_r *st, size_t n)
 {
 	size_t i;
 
+	st->maxshards = n;
 	st->paths = calloc(2 * n + 1, sizeof(char *));
 	st->fds = malloc((n ? n : 1) * sizeof(int));
 	st->sizes = calloc(n ? n : 1, sizeof(uint64_t));
 	for (i = 0; st->fds && i < n; i++)
 		st->fds[i] = -1;
 	return st->paths && st->fds && st->sizes ? 0 : -1;
+}
+
+/* The .idx beside the shard just added, read into the entries. */
+static int wds_add_idx(struct bale_reader *r, struct wds_r *st,
+    uint64_t nsamples)
+{
+	size_t i = st->nshards - 1;
+	const char *tar = st->paths[i];
+
+	st->paths[st->maxshards + i] = bale_strfmt("%.*s.idx",
+	    (int)strlen(tar) - 4, tar);
+	if (!st->paths[st->maxshards + i])
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	return wds_read_idx(r, st, (uint32_t)i, nsamples);
 }
 
 static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
@@ -704,14 +720,8 @@ static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
 			    "wds: bad shard entry in the shard list");
 		else
 			rc = wds_add_shard(r, st, dir, url);
-		if (rc == BALE_OK) {
-			st->paths[count + st->nshards - 1] = bale_strfmt("%.*s.idx",
-			    (int)strlen(st->paths[st->nshards - 1]) - 4,
-			    st->paths[st->nshards - 1]);
-			rc = st->paths[count + st->nshards - 1] ?
-			    wds_read_idx(r, st, (uint32_t)st->nshards - 1, ns) :
-			    bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-		}
+		if (rc == BALE_OK)
+			rc = wds_add_idx(r, st, ns);
 		free(url);
 	}
 	return rc;

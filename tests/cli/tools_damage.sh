@@ -1,0 +1,91 @@
+#!/bin/bash
+# verify catches a flipped byte, a truncated shard and a missing shard;
+# extract writes nothing outside its folder, whatever the output says.
+. "$TESTS/cli/lib.sh"
+require_backend wds
+require_backend lmdb
+require_backend hdf5
+"$MKDATA" tricky "$T/in"
+pack() { # pack FORMAT: a fresh output, several shards for wds
+    rm -rf "$T/out"
+    if [ "$1" = wds ]; then set -- wds --shard-count 5; fi
+    "$BALE" pack "$T/in" -f "$@" -o "$T/out" -q
+}
+# offset of the image member of 10/ten.jpg in its shard, from the .idx
+image_offset() {
+    "$PY" - "$T/out" <<'PY'
+import json, sys
+out = sys.argv[1]
+for shard in json.load(open(out + "/data-shards.json"))["shardlist"]:
+    tar = out + "/" + shard["url"]
+    with open(tar, "rb") as f:
+        raw = f.read()
+    for line in open(tar[:-4] + ".idx").read().splitlines()[1:]:
+        f = line.split()
+        m = {f[k]: (int(f[k + 1]), int(f[k + 2])) for k in range(0, len(f), 4)}
+        js = raw[m["json"][0]:m["json"][0] + m["json"][1]]
+        if json.loads(js)["path"] == "10/ten.jpg":
+            print(tar, m["jpg"][0], m["json"][0])
+PY
+}
+flip() { # flip FILE OFFSET: invert one byte
+    "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0]^0xff]))' "$1" "$2"
+}
+
+pack wds
+read -r tar off json < <(image_offset)
+flip "$tar" $((off + 100))
+run "$BALE" verify "$T/out"
+expect_status 1
+expect_stderr "checksum"
+
+pack wds
+read -r tar off json < <(image_offset)
+truncate -s $((off + 10)) "$tar"
+run "$BALE" verify "$T/out"
+expect_status 1
+expect_stderr "points past the end"
+
+pack wds
+rm "$T/out/data-000002.tar"
+run "$BALE" verify "$T/out"
+expect_status 1
+expect_stderr "cannot open"
+
+pack lmdb
+size=$(stat -c %s "$T/out/data.lmdb/data.mdb")
+"$PY" - "$T/out/data.lmdb/data.mdb" "$T/in/10/big.jpg" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+needle = open(sys.argv[2], "rb").read()[5000:5064]
+at = data.index(needle)
+with open(sys.argv[1], "r+b") as f:
+    f.seek(at); f.write(bytes([data[at] ^ 0xff]))
+PY
+run "$BALE" verify "$T/out"
+expect_status 1
+expect_stderr "checksum"
+
+# a stored path that climbs out ("10/ten.jpg" -> "../ten.jpg", same length)
+pack wds
+read -r tar off json < <(image_offset)
+"$PY" - "$tar" "$json" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2])); js = f.read(200)
+    at = js.index(b'"10/ten.jpg"')
+    f.seek(int(sys.argv[2]) + at); f.write(b'"../ten.jpg"')
+PY
+run "$BALE" extract "$T/out" "$T/x"
+expect_status 1
+expect_stderr "refusing path '../ten.jpg'"
+[ ! -e "$T/ten.jpg" ] || fail "extract wrote outside its folder"
+[ -f "$T/x/Zebra/b.png" ] || fail "extract stopped at the bad path"
+
+# a symlink planted in the target folder is not followed
+pack wds
+mkdir -p "$T/y" "$T/elsewhere"
+ln -s "$T/elsewhere" "$T/y/Zebra"
+run "$BALE" extract "$T/out" "$T/y"
+expect_status 1
+[ -z "$(ls -A "$T/elsewhere")" ] || fail "extract followed a symlink out"
