@@ -78,7 +78,7 @@ int cli_find_outputs(const char *cmd, const char *arg, const char *format,
 
 	*paths = NULL;
 	*n = 0;
-	if (outputs_format(arg))
+	if (outputs_format(arg) || (format && strcmp(format, "folder") == 0))
 		return outputs_add(paths, n, strdup(arg));
 	if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "bale %s: '%s' is not an output nor a folder "
@@ -115,7 +115,7 @@ struct bale_reader *cli_open_one(const char *cmd, const char *arg,
 		fprintf(stderr, "bale %s: '%s' holds %zu outputs; name one, or "
 		    "choose with -f\n", cmd, arg, n);
 	} else if (bale_reader_new(&r) != BALE_OK ||
-	    bale_reader_open(r, NULL, paths[0]) != BALE_OK) {
+	    bale_reader_open(r, format, paths[0]) != BALE_OK) {
 		fprintf(stderr, "bale %s: %s\n", cmd,
 		    r ? bale_reader_errmsg(r) : "out of memory");
 		bale_reader_free(r);

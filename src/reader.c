@@ -56,7 +56,8 @@ static const char *reader_guess(const char *path)
 int bale_reader_open(struct bale_reader *r, const char *format,
     const char *path)
 {
-	const char *name = format ? format : reader_guess(path);
+	const char *name = format && strcmp(format, "auto") != 0 ? format :
+	    reader_guess(path);
 	const struct bale_backend *be = name ? bale_backend_find(name) : NULL;
 	int rc;
 

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+extern const struct bale_backend bale_backend_folder;
 #if BALE_HAVE_HDF5
 extern const struct bale_backend bale_backend_hdf5;
 #endif
@@ -15,6 +16,7 @@ extern const struct bale_backend bale_backend_wds;
 #endif
 
 static const struct bale_backend *const registry_table[] = {
+	&bale_backend_folder,
 #if BALE_HAVE_HDF5
 	&bale_backend_hdf5,
 #endif
@@ -28,6 +30,7 @@ static const struct bale_backend *const registry_table[] = {
 };
 
 static const char *const registry_names[] = {
+	"folder",
 #if BALE_HAVE_HDF5
 	"hdf5",
 #endif

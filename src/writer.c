@@ -68,9 +68,12 @@ int bale_writer_set_backend(struct bale_writer *w, const char *name)
 	if (w->be)
 		return bale_writer_seterr(w, BALE_ESTATE,
 		    "format already chosen");
-	if (!be || !be->writer)
+	if (!be)
 		return bale_writer_seterr(w, BALE_ENOENT,
 		    "unknown format '%s'", name);
+	if (!be->writer)
+		return bale_writer_seterr(w, BALE_ENOENT,
+		    "format '%s' is read-only", name);
 	w->priv = calloc(1, be->writer_priv ? be->writer_priv : 1);
 	if (!w->priv)
 		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");

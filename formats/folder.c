@@ -1,0 +1,145 @@
+/* folder.c - the raw ImageFolder tree as a read-only backend.
+ *
+ * The benchmark's baseline: samples in torchvision order (src/walk.c),
+ * each read as a PyTorch ImageFolder does, open + fstat + read + close.
+ */
+#include "bale_backend.h"
+
+#include "buf.h"
+#include "input.h"
+#include "walk.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct folder_r {
+	struct bale_walk *walk;
+	char *root;
+	int rootfd;
+	unsigned char *buf;
+	size_t bufcap;
+	char key[32];
+	char **files;		/* built on first files() call */
+};
+
+static int folder_open(struct bale_reader *r, void *priv, const char *path)
+{
+	struct folder_r *st = priv;
+	int rc;
+
+	st->rootfd = -1;
+	st->root = strdup(path);
+	if (!st->root || bale_walk_new(&st->walk) != BALE_OK)
+		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
+	rc = bale_walk_folder(st->walk, path);
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "folder: %s",
+		    bale_walk_errmsg(st->walk));
+	st->rootfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return st->rootfd >= 0 ? BALE_OK : bale_reader_seterr(r, BALE_EIO,
+	    "folder: cannot open '%s'", path);
+}
+
+static int folder_count(struct bale_reader *r, void *priv, uint64_t *n)
+{
+	(void)r;
+	*n = bale_walk_count(((struct folder_r *)priv)->walk);
+	return BALE_OK;
+}
+
+static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct folder_r *st = priv;
+	const char *path;
+	struct bale_input in;
+
+	if (i >= bale_walk_count(st->walk))
+		return bale_reader_seterr(r, BALE_EINVAL, "folder: no sample %"
+		    PRIu64, i);
+	path = bale_walk_path(st->walk, (size_t)i);
+	if (bale_input_open(&in, st->rootfd, path) != 0)
+		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
+		    in.why);
+	if (in.size > st->bufcap) {
+		unsigned char *nb = realloc(st->buf, in.size);
+
+		if (!nb) {
+			bale_input_close(&in);
+			return bale_reader_seterr(r, BALE_ENOMEM,
+			    "folder: no memory");
+		}
+		st->buf = nb;
+		st->bufcap = in.size;
+	}
+	out->size = in.size;
+	if (bale_input_read(&in, st->buf) != 0)
+		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
+		    in.why);
+	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
+	out->data = st->buf;
+	out->key = st->key;
+	out->path = path;
+	out->label = bale_walk_label(st->walk, (size_t)i);
+	return BALE_OK;
+}
+
+static int folder_files(struct bale_reader *r, void *priv,
+    const char *const **list)
+{
+	struct folder_r *st = priv;
+	size_t n = bale_walk_count(st->walk);
+	size_t i;
+
+	if (!st->files) {
+		st->files = calloc(n + 1, sizeof(char *));
+		for (i = 0; st->files && i < n; i++) {
+			st->files[i] = bale_strfmt("%s/%s", st->root,
+			    bale_walk_path(st->walk, i));
+			if (!st->files[i])
+				return bale_reader_seterr(r, BALE_ENOMEM,
+				    "folder: no memory");
+		}
+		if (!st->files)
+			return bale_reader_seterr(r, BALE_ENOMEM,
+			    "folder: no memory");
+	}
+	*list = (const char *const *)st->files;
+	return BALE_OK;
+}
+
+static void folder_release(void *priv)
+{
+	struct folder_r *st = priv;
+	size_t i;
+
+	for (i = 0; st->files && st->files[i]; i++)
+		free(st->files[i]);
+	free(st->files);
+	if (st->rootfd >= 0)
+		close(st->rootfd);
+	bale_walk_free(st->walk);
+	free(st->root);
+	free(st->buf);
+}
+
+static const struct bale_reader_ops folder_reader = {
+	.open = folder_open,
+	.count = folder_count,
+	.get = folder_get,
+	.files = folder_files,
+	.release = folder_release,
+};
+
+const struct bale_backend bale_backend_folder = {
+	.abi = BALE_BACKEND_ABI,
+	.name = "folder",
+	.summary = "the raw ImageFolder tree, read file by file (baseline)",
+	.caps = BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.reader_priv = sizeof(struct folder_r),
+	.reader = &folder_reader,
+};
