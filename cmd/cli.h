@@ -22,6 +22,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /** Parse a non-negative decimal integer. @return 0 or -1 */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+int cmd_bench(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_ls(int argc, char **argv);

@@ -16,6 +16,7 @@ struct cli_command {
 
 /* Alphabetical. */
 static const struct cli_command commands[] = {
+	{ "bench", cmd_bench, "random-read throughput: outputs vs the folder" },
 	{ "cat", cmd_cat, "write one sample's bytes to stdout" },
 	{ "extract", cmd_extract, "rebuild the source tree from an output" },
 	{ "ls", cmd_ls, "list the samples of an output" },

@@ -109,6 +109,11 @@ int bale_reader_new(struct bale_reader **out);
 int bale_reader_open(struct bale_reader *r, const char *format,
     const char *path);
 
+/** A backend option, given before open; @key and @value must outlive
+ *  the open. (wds: images_only=1 reads only the image member.) */
+int bale_reader_option(struct bale_reader *r, const char *key,
+    const char *value);
+
 int bale_reader_count(struct bale_reader *r, uint64_t *n);
 
 /** Sample @i, 0 <= i < count, in output order. */

@@ -6,12 +6,47 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define READER_MAX_OPTIONS 4
+
 struct bale_reader {
 	const struct bale_backend *be;
 	void *priv;
 	int open;
+	const char *opt_key[READER_MAX_OPTIONS];
+	const char *opt_value[READER_MAX_OPTIONS];
+	size_t nopts;
 	struct bale_errbuf err;
 };
+
+int bale_reader_option(struct bale_reader *r, const char *key,
+    const char *value)
+{
+	if (r->be || r->nopts == READER_MAX_OPTIONS)
+		return bale_reader_seterr(r, BALE_ESTATE,
+		    "reader options go before open, at most %d",
+		    READER_MAX_OPTIONS);
+	r->opt_key[r->nopts] = key;
+	r->opt_value[r->nopts++] = value;
+	return BALE_OK;
+}
+
+static int reader_apply_options(struct bale_reader *r)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->nopts; i++) {
+		rc = r->be->reader->option ? r->be->reader->option(r, r->priv,
+		    r->opt_key[i], r->opt_value[i]) : BALE_ENOOPT;
+		if (rc == BALE_ENOOPT)
+			return bale_reader_seterr(r, rc,
+			    "%s: unknown reader option '%s'", r->be->name,
+			    r->opt_key[i]);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	return BALE_OK;
+}
 
 int bale_reader_new(struct bale_reader **out)
 {
@@ -74,7 +109,9 @@ int bale_reader_open(struct bale_reader *r, const char *format,
 	if (!r->priv)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	r->be = be;
-	rc = be->reader->open(r, r->priv, path);
+	rc = reader_apply_options(r);
+	if (rc == BALE_OK)
+		rc = be->reader->open(r, r->priv, path);
 	r->open = rc == BALE_OK;
 	if (rc != BALE_OK && !r->err.msg[0])
 		bale_reader_seterr(r, rc, "%s: cannot open '%s'", name, path);
