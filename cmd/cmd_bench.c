@@ -291,8 +291,8 @@ static double bench_make_cold(const struct bench_args *a,
 }
 
 static int bench_one(const struct bench_args *a, const struct bench_targets
-    *ts, unsigned i, const struct bale_bench_opts *o, struct bench_row *row,
-    const char **how)
+    *ts, unsigned i, struct bale_bench_handles *h,
+    const struct bale_bench_opts *o, struct bench_row *row, const char **how)
 {
 	struct bale_bench_run run;
 	double resident = 1;
@@ -301,8 +301,8 @@ static int bench_one(const struct bench_args *a, const struct bench_targets
 	if (row->cache[0] == 'c')
 		resident = bench_make_cold(a, ts, i, how);
 	else if (row->nruns == 0)	/* warm: one untimed pass first */
-		bale_bench_read(&ts->t[i], o, &run, err, sizeof(err));
-	if (bale_bench_read(&ts->t[i], o, &run, err, sizeof(err)) != 0) {
+		bale_bench_read(h, o, &run, err, sizeof(err));
+	if (bale_bench_read(h, o, &run, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bale bench: %s: %s\n", ts->t[i].label, err);
 		return -1;
 	}
@@ -318,22 +318,35 @@ static int bench_one(const struct bench_args *a, const struct bench_targets
 	return 0;
 }
 
-/* Runs rotate the target order, so no target always goes first. */
+/* Runs rotate the target order, so no target always goes first. Each
+ * target's handles stay open across the group's runs. */
 static int bench_group(const struct bench_args *a,
-    const struct bench_targets *ts, struct bale_bench_opts *o,
-    struct bench_row *rows, const char **how)
+    const struct bench_targets *ts, unsigned threads,
+    struct bale_bench_opts *o, struct bench_row *rows, const char **how)
 {
+	struct bale_bench_handles *h[BENCH_MAX_TARGETS] = { NULL };
+	char err[256];
 	unsigned run;
 	unsigned j;
 	unsigned i;
+	int rc = 0;
 
-	for (run = 0; run < a->runs; run++)
-		for (j = 0; j < ts->n; j++) {
-			i = (j + run) % ts->n;
-			if (bench_one(a, ts, i, o, &rows[i], how) != 0)
-				return -1;
+	for (i = 0; rc == 0 && i < ts->n; i++) {
+		h[i] = bale_bench_open(&ts->t[i], threads, err, sizeof(err));
+		if (!h[i]) {
+			fprintf(stderr, "bale bench: %s: %s\n", ts->t[i].label,
+			    err);
+			rc = -1;
 		}
-	return 0;
+	}
+	for (run = 0; rc == 0 && run < a->runs; run++)
+		for (j = 0; rc == 0 && j < ts->n; j++) {
+			i = (j + run) % ts->n;
+			rc = bench_one(a, ts, i, h[i], o, &rows[i], how);
+		}
+	for (i = 0; i < ts->n; i++)
+		bale_bench_close(h[i]);
+	return rc;
 }
 
 static int bench_all(const struct bench_args *a, const struct bench_targets
@@ -352,13 +365,13 @@ static int bench_all(const struct bench_args *a, const struct bench_targets
 		if (!(c == 0 ? a->warm : a->cold))
 			continue;
 		for (t = 0; t < a->nthreads && rc == 0; t++) {
-			o->threads = a->threads[t];
 			for (i = 0; i < ts->n; i++) {
 				rows[nrows + i].label = ts->t[i].label;
 				rows[nrows + i].cache = c ? "cold" : "warm";
-				rows[nrows + i].threads = o->threads;
+				rows[nrows + i].threads = a->threads[t];
 			}
-			rc = bench_group(a, ts, o, rows + nrows, &m->eviction);
+			rc = bench_group(a, ts, a->threads[t], o, rows + nrows,
+			    &m->eviction);
 			nrows += ts->n;
 		}
 	}

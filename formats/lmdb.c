@@ -475,6 +475,7 @@ struct lmdb_r {
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi dbi;
+	MDB_cursor *cursor;
 	int fd;
 	const char *map;	/* where the map starts */
 	int caffe;
@@ -635,7 +636,9 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 	mdb_cursor_close(c);
 	if (err == 0)
 		st->map = lmdb_map_base(k.mv_data);
-	if (err && err != MDB_NOTFOUND)
+	if (err == 0 || err == MDB_NOTFOUND)
+		err = mdb_cursor_open(st->txn, st->dbi, &st->cursor);
+	if (err)
 		return lmdb_rfail(r, path, err);
 	return lmdb_load_keys(r, st);
 }
@@ -647,31 +650,33 @@ static int lmdb_rcount(struct bale_reader *r, void *priv, uint64_t *n)
 	return BALE_OK;
 }
 
-static int lmdb_get_small(struct lmdb_r *st, const char *key,
-    const char *suffix, MDB_val *v)
-{
-	char k[600];
-	MDB_val kv;
-
-	kv.mv_size = (size_t)snprintf(k, sizeof(k), "%s.%s", key, suffix);
-	kv.mv_data = k;
-	return mdb_get(st->txn, st->dbi, &kv, v);
-}
-
-/* Default layout: K.image by pread, K.cls and K.json from the map. */
+/* Default layout: K.cls, K.image and K.json are adjacent keys: one
+ * cursor descent finds the first, two steps the others. K.image is read
+ * by pread, the small ones from the map. */
 static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
     const char *key, struct bale_blob *out)
 {
 	MDB_val img;
 	MDB_val cls;
 	MDB_val json;
+	MDB_val k;
+	char want[600];
 	char digits[24];
-	int err = lmdb_get_small(st, key, "image", &img);
+	int err;
 
+	k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
+	k.mv_data = want;
+	err = mdb_cursor_get(st->cursor, &k, &cls, MDB_SET);
 	if (err == 0)
-		err = lmdb_get_small(st, key, "cls", &cls);
+		err = mdb_cursor_get(st->cursor, &k, &img, MDB_NEXT);
+	if (err == 0 && (k.mv_size != strlen(key) + 6 ||
+	    memcmp((char *)k.mv_data + strlen(key), ".image", 6) != 0))
+		err = MDB_NOTFOUND;
 	if (err == 0)
-		err = lmdb_get_small(st, key, "json", &json);
+		err = mdb_cursor_get(st->cursor, &k, &json, MDB_NEXT);
+	if (err == 0 && (k.mv_size != strlen(key) + 5 ||
+	    memcmp((char *)k.mv_data + strlen(key), ".json", 5) != 0))
+		err = MDB_NOTFOUND;
 	if (err)
 		return lmdb_rfail(r, key, err);
 	if (cls.mv_size == 0 || cls.mv_size >= sizeof(digits))
@@ -774,6 +779,8 @@ static void lmdb_rrelease(void *priv)
 {
 	struct lmdb_r *st = priv;
 
+	if (st->cursor)
+		mdb_cursor_close(st->cursor);
 	if (st->txn)
 		mdb_txn_abort(st->txn);
 	if (st->env)

@@ -164,42 +164,79 @@ static void bench_collect(struct bench_thread *th, unsigned n,
 	free(all);
 }
 
-int bale_bench_read(const struct bale_bench_target *t,
+struct bale_bench_handles {
+	struct bale_reader **r;
+	unsigned n;
+};
+
+struct bale_bench_handles *bale_bench_open(const struct bale_bench_target *t,
+    unsigned threads, char *err, size_t errlen)
+{
+	struct bale_bench_handles *h = calloc(1, sizeof(*h));
+	unsigned i;
+
+	if (h)
+		h->r = calloc(threads, sizeof(*h->r));
+	if (!h || !h->r) {
+		free(h);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (i = 0; i < threads; i++, h->n++)
+		if (bench_open(t, &h->r[i], err, errlen) != 0) {
+			h->n++;
+			bale_bench_close(h);
+			return NULL;
+		}
+	return h;
+}
+
+void bale_bench_close(struct bale_bench_handles *h)
+{
+	unsigned i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->n; i++)
+		bale_reader_free(h->r[i]);
+	free(h->r);
+	free(h);
+}
+
+int bale_bench_read(struct bale_bench_handles *h,
     const struct bale_bench_opts *o, struct bale_bench_run *out, char *err,
     size_t errlen)
 {
 	struct bench_shared sh = { .o = o };
-	struct bench_thread *th = calloc(o->threads, sizeof(*th));
-	pthread_t *tid = calloc(o->threads, sizeof(*tid));
+	struct bench_thread *th = calloc(h->n, sizeof(*th));
+	pthread_t *tid = calloc(h->n, sizeof(*tid));
 	unsigned started = 0;
 	unsigned i;
 	double t0;
-	int rc = 0;
+	int rc = th && tid ? 0 : -1;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_init(&sh.lock, NULL);
-	for (i = 0; th && tid && i < o->threads && rc == 0; i++) {
+	for (i = 0; rc == 0 && i < h->n; i++) {
 		th[i].sh = &sh;
+		th[i].r = h->r[i];
 		th[i].lat = malloc((o->k ? o->k : 1) * sizeof(double));
-		rc = th[i].lat ? bench_open(t, &th[i].r, err, errlen) : -1;
+		rc = th[i].lat ? 0 : -1;
 	}
-	if (!th || !tid)
-		rc = -1;
 	t0 = bench_now();
-	for (i = 0; rc == 0 && i < o->threads; i++)
+	for (i = 0; rc == 0 && i < h->n; i++)
 		if (pthread_create(&tid[i], NULL, bench_worker, &th[i]) == 0)
 			started++;
 	while (started > 0)
 		pthread_join(tid[--started], NULL);
 	out->seconds = bench_now() - t0;
-	if (rc == 0 && sh.failed) {
-		snprintf(err, errlen, "%s", sh.err);
-		rc = -1;
-	}
-	if (rc == 0)
-		bench_collect(th, o->threads, out, o->k);
-	for (i = 0; th && i < o->threads; i++) {
-		bale_reader_free(th[i].r);
+	if (rc != 0)
+		snprintf(err, errlen, "out of memory");
+	else if (sh.failed)
+		rc = -1, snprintf(err, errlen, "%s", sh.err);
+	else
+		bench_collect(th, h->n, out, o->k);
+	for (i = 0; th && i < h->n; i++) {
 		free(th[i].lat);
 		free(th[i].pixels);
 	}

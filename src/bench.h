@@ -14,7 +14,6 @@ struct bale_bench_target {
 };
 
 struct bale_bench_opts {
-	unsigned threads;
 	const uint64_t *order;	/* sample indices, read in this order */
 	uint64_t k;
 	int decode;		/* also decode every JPEG (libjpeg-turbo) */
@@ -30,11 +29,21 @@ struct bale_bench_run {
 	uint64_t decoded;	/* JPEGs decoded */
 };
 
-/** Open @t once per thread (not timed), then read @o->order with
- *  @o->threads threads, each read timed. @return 0, or -1 with @err set */
-int bale_bench_read(const struct bale_bench_target *t,
+struct bale_bench_handles;
+
+/** Open @t once for each of @threads threads (not timed); the handles
+ *  serve every run of a group, as a loader keeps its files open.
+ *  @return the handles, or NULL with @err set */
+struct bale_bench_handles *bale_bench_open(const struct bale_bench_target *t,
+    unsigned threads, char *err, size_t errlen);
+
+/** Read @o->order with one thread per handle, each read timed.
+ *  @return 0, or -1 with @err set */
+int bale_bench_read(struct bale_bench_handles *h,
     const struct bale_bench_opts *o, struct bale_bench_run *out, char *err,
     size_t errlen);
+
+void bale_bench_close(struct bale_bench_handles *h);
 
 /** The files behind @t, NULL-ended, in a new array of new strings. */
 char **bale_bench_files(const struct bale_bench_target *t, char *err,
