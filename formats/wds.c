@@ -523,15 +523,21 @@ struct wds_r {
 	size_t bufcap;
 	char *path;		/* of the last get() */
 	int images_only;	/* the benchmark's reference: one bare pread */
+	int no_meta;		/* meta=0: bytes and label only */
 };
 
 static int wds_roption(struct bale_reader *r, void *priv, const char *key,
     const char *value)
 {
+	struct wds_r *st = priv;
+
 	(void)r;
-	if (strcmp(key, "images_only") != 0)
+	if (strcmp(key, "images_only") == 0)
+		st->images_only = strcmp(value, "0") != 0;
+	else if (strcmp(key, "meta") == 0)
+		st->no_meta = strcmp(value, "0") == 0;
+	else
 		return BALE_ENOOPT;
-	((struct wds_r *)priv)->images_only = strcmp(value, "0") != 0;
 	return BALE_OK;
 }
 
@@ -781,8 +787,10 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 	digits[e->cls.size] = '\0';
 	out->label = strtoll(digits, NULL, 10);
 	free(st->path);
-	bale_meta_parse(json, (size_t)e->json.size, &st->path, &out->crc32,
-	    &out->has_crc32);
+	st->path = NULL;
+	if (!st->no_meta)
+		bale_meta_parse(json, (size_t)e->json.size, &st->path,
+		    &out->crc32, &out->has_crc32);
 	out->path = st->path;
 	return BALE_OK;
 }

@@ -110,7 +110,9 @@ int bale_reader_open(struct bale_reader *r, const char *format,
     const char *path);
 
 /** A backend option, given before open; @key and @value must outlive
- *  the open. (wds: images_only=1 reads only the image member.) */
+ *  the open. Every reader takes meta=0: data and label only, no path or
+ *  checksum (what a training loader needs). wds: images_only=1 reads only
+ *  the image member. */
 int bale_reader_option(struct bale_reader *r, const char *key,
     const char *value);
 

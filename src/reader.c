@@ -38,6 +38,10 @@ static int reader_apply_options(struct bale_reader *r)
 	for (i = 0; i < r->nopts; i++) {
 		rc = r->be->reader->option ? r->be->reader->option(r, r->priv,
 		    r->opt_key[i], r->opt_value[i]) : BALE_ENOOPT;
+		/* "meta=0" is a wish, not a demand: readers that keep their
+		 * metadata in memory anyway may ignore it */
+		if (rc == BALE_ENOOPT && strcmp(r->opt_key[i], "meta") == 0)
+			rc = BALE_OK;
 		if (rc == BALE_ENOOPT)
 			return bale_reader_seterr(r, rc,
 			    "%s: unknown reader option '%s'", r->be->name,
