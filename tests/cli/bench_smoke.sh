@@ -32,3 +32,9 @@ grep -q '<svg' "$T/b.svg" && grep -q 'pread-ref' "$T/b.svg" || fail "no chart"
 run "$BALE" bench "$T/out" -r 1
 expect_status 2
 expect_stderr "--against"
+# with permission to write drop_caches (root), cold runs say they used it
+if [ -w /proc/sys/vm/drop_caches ]; then
+    run "$BALE" bench "$T/out" --against "$T/in" --cache cold -r 1 --drop-caches
+    expect_status 0
+    grep -q 'cold runs: drop_caches=3' "$T/stdout" || fail "drop_caches not used"
+fi
