@@ -25,6 +25,7 @@ int cli_parse_u64(const char *s, uint64_t *out);
 int cmd_bench(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

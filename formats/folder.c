@@ -6,6 +6,7 @@
 #include "bale_backend.h"
 
 #include "buf.h"
+#include "json.h"
 #include "input.h"
 #include "walk.h"
 
@@ -24,6 +25,7 @@ struct folder_r {
 	size_t bufcap;
 	char key[32];
 	char **files;		/* built on first files() call */
+	struct bale_buf info;
 };
 
 static int folder_open(struct bale_reader *r, void *priv, const char *path)
@@ -112,11 +114,31 @@ static int folder_files(struct bale_reader *r, void *priv,
 	return BALE_OK;
 }
 
+static int folder_info(struct bale_reader *r, void *priv, const char **json)
+{
+	struct folder_r *st = priv;
+	const char *const *classes = bale_walk_classes(st->walk);
+	size_t i;
+
+	bale_buf_reset(&st->info);
+	bale_buf_puts(&st->info, "{\"classes\":[");
+	for (i = 0; i < bale_walk_nclasses(st->walk); i++) {
+		bale_buf_puts(&st->info, i ? "," : "");
+		bale_json_str(&st->info, classes[i]);
+	}
+	bale_buf_puts(&st->info, "]}");
+	if (st->info.failed)
+		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
+	*json = st->info.data;
+	return BALE_OK;
+}
+
 static void folder_release(void *priv)
 {
 	struct folder_r *st = priv;
 	size_t i;
 
+	bale_buf_release(&st->info);
 	for (i = 0; st->files && st->files[i]; i++)
 		free(st->files[i]);
 	free(st->files);
@@ -132,6 +154,7 @@ static const struct bale_reader_ops folder_reader = {
 	.count = folder_count,
 	.get = folder_get,
 	.files = folder_files,
+	.info = folder_info,
 	.release = folder_release,
 };
 

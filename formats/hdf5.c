@@ -24,6 +24,7 @@
 
 #include "buf.h"
 #include "file.h"
+#include "json.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -541,6 +542,7 @@ struct hdf5_r {
 	size_t bufcap;
 	char key[64];
 	char *files[2];
+	struct bale_buf info;
 };
 
 static int hdf5_rfail(struct bale_reader *r, const char *what)
@@ -616,9 +618,47 @@ static int hdf5_read_attrs(struct bale_reader *r, struct hdf5_r *st)
 		st->n = (uint64_t)count;
 		st->vlen = strcmp(layout, "vlen") == 0;
 	}
+	bale_buf_puts(&st->info, "{");
+	bale_json_kv_str(&st->info, "layout", ok ? layout : NULL, 1);
 	H5free_memory(layout);
 	H5Tclose(vstr);
 	return ok ? BALE_OK : hdf5_rfail(r, "not a bale HDF5 file");
+}
+
+/* bale_version and class_names, for info(); absent ones are null. */
+static void hdf5_read_info(struct hdf5_r *st)
+{
+	hid_t vstr = hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(st->file, "bale_version", H5P_DEFAULT);
+	hid_t space;
+	hssize_t n = 0;
+	char *version = NULL;
+	char **names = NULL;
+	hssize_t i;
+
+	if (a >= 0 && H5Aread(a, vstr, &version) < 0)
+		version = NULL;
+	H5Aclose(a);
+	bale_json_kv_str(&st->info, "version", version, 0);
+	H5free_memory(version);
+	a = H5Aopen(st->file, "class_names", H5P_DEFAULT);
+	space = a >= 0 ? H5Aget_space(a) : -1;
+	n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+	names = n > 0 ? calloc((size_t)n, sizeof(char *)) : NULL;
+	if (names && H5Aread(a, vstr, names) < 0)
+		n = 0;
+	bale_json_key(&st->info, "classes", 0);
+	bale_buf_puts(&st->info, "[");
+	for (i = 0; names && i < n; i++) {
+		bale_buf_puts(&st->info, i ? "," : "");
+		bale_json_str(&st->info, names[i]);
+		H5free_memory(names[i]);
+	}
+	bale_buf_puts(&st->info, "]}");
+	free(names);
+	H5Sclose(space);
+	H5Aclose(a);
+	H5Tclose(vstr);
 }
 
 static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
@@ -659,6 +699,8 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 	if (st->images < 0)
 		return hdf5_rfail(r, "no images dataset");
 	rc = hdf5_read_attrs(r, st);
+	if (rc == BALE_OK)
+		hdf5_read_info(st);
 	if (rc == BALE_OK)
 		rc = hdf5_read_meta(r, st);
 	if (rc == BALE_OK && !st->vlen)
@@ -802,11 +844,22 @@ static int hdf5_rfiles(struct bale_reader *r, void *priv,
 	return BALE_OK;
 }
 
+static int hdf5_rinfo(struct bale_reader *r, void *priv, const char **json)
+{
+	struct hdf5_r *st = priv;
+
+	if (st->info.failed)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	*json = st->info.data;
+	return BALE_OK;
+}
+
 static void hdf5_rrelease(void *priv)
 {
 	struct hdf5_r *st = priv;
 	uint64_t i;
 
+	bale_buf_release(&st->info);
 	pthread_mutex_lock(&hdf5_lock);
 	for (i = 0; st->paths && i < st->n; i++)
 		H5free_memory(st->paths[i]);
@@ -832,6 +885,7 @@ static const struct bale_reader_ops hdf5_reader = {
 	.count = hdf5_rcount,
 	.get = hdf5_rget,
 	.files = hdf5_rfiles,
+	.info = hdf5_rinfo,
 	.release = hdf5_rrelease,
 };
 

@@ -485,6 +485,7 @@ struct lmdb_r {
 	unsigned char *buf;	/* pread target */
 	size_t bufcap;
 	int no_meta;		/* meta=0: bytes and label only */
+	struct bale_buf info;
 	int caffe;
 	char **keys;		/* sample i's key (caffe: the whole key) */
 	uint64_t n;
@@ -778,6 +779,37 @@ static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
 	    lmdb_rget_default(r, st, st->keys[i], out);
 }
 
+static void lmdb_info_value(struct lmdb_r *st, const char *name,
+    const char *key)
+{
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v;
+
+	bale_buf_printf(&st->info, ",\"%s\":", name);
+	if (mdb_get(st->txn, st->dbi, &k, &v) == 0)
+		bale_buf_add(&st->info, v.mv_data, v.mv_size);
+	else
+		bale_buf_puts(&st->info, "null");
+}
+
+static int lmdb_rinfo(struct bale_reader *r, void *priv, const char **json)
+{
+	struct lmdb_r *st = priv;
+
+	bale_buf_reset(&st->info);
+	bale_buf_printf(&st->info, "{\"layout\":\"%s\"",
+	    st->caffe ? "caffe" : "default");
+	if (!st->caffe) {
+		lmdb_info_value(st, "bale", "__bale__");
+		lmdb_info_value(st, "classes", "__classes__");
+	}
+	bale_buf_puts(&st->info, "}");
+	if (st->info.failed)
+		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	*json = st->info.data;
+	return BALE_OK;
+}
+
 static int lmdb_rfiles(struct bale_reader *r, void *priv,
     const char *const **list)
 {
@@ -800,6 +832,7 @@ static void lmdb_rrelease(void *priv)
 	free(st->buf);
 	free(st->path);
 	free(st->files[0]);
+	bale_buf_release(&st->info);
 	bale_buf_release(&st->arena);
 }
 
@@ -819,6 +852,7 @@ static const struct bale_reader_ops lmdb_reader = {
 	.count = lmdb_rcount,
 	.get = lmdb_rget,
 	.files = lmdb_rfiles,
+	.info = lmdb_rinfo,
 	.release = lmdb_rrelease,
 };
 

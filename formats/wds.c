@@ -524,6 +524,7 @@ struct wds_r {
 	char *path;		/* of the last get() */
 	int images_only;	/* the benchmark's reference: one bare pread */
 	int no_meta;		/* meta=0: bytes and label only */
+	struct bale_buf info;
 };
 
 static int wds_roption(struct bale_reader *r, void *priv, const char *key,
@@ -719,12 +720,16 @@ static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
 	char *url;
 	int rc = BALE_OK;
 
+	v = bale_jsonr_find(text, end, "bale", &vend);
+	bale_buf_puts(&st->info, "{\"bale\":");
+	bale_buf_add(&st->info, v ? v : "null", v ? (size_t)(vend - v) : 4);
 	list = bale_jsonr_find(text, end, "shardlist", &lend);
 	if (!list)
 		return bale_reader_seterr(r, BALE_EINVAL,
 		    "wds: no shardlist in the shard list");
 	for (cur = list; bale_jsonr_next(&cur, lend, &eend);)
 		count++;
+	bale_buf_printf(&st->info, ",\"shards\":%zu}", count);
 	if (wds_alloc_shards(st, count) != 0)
 		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
 	for (cur = list; rc == BALE_OK && (e = bale_jsonr_next(&cur, lend,
@@ -847,11 +852,22 @@ static int wds_rfiles(struct bale_reader *r, void *priv,
 	return BALE_OK;
 }
 
+static int wds_rinfo(struct bale_reader *r, void *priv, const char **json)
+{
+	struct wds_r *st = priv;
+
+	if (st->info.failed)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	*json = st->info.data;
+	return BALE_OK;
+}
+
 static void wds_rrelease(void *priv)
 {
 	struct wds_r *st = priv;
 	size_t i;
 
+	bale_buf_release(&st->info);
 	for (i = 0; st->fds && i < st->nshards; i++)
 		close(st->fds[i]);
 	for (i = 0; st->paths && st->paths[i]; i++)
@@ -871,6 +887,7 @@ static const struct bale_reader_ops wds_reader = {
 	.count = wds_rcount,
 	.get = wds_rget,
 	.files = wds_rfiles,
+	.info = wds_rinfo,
 	.release = wds_rrelease,
 };
 

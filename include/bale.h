@@ -124,6 +124,10 @@ int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out);
 /** The files backing the output, NULL-terminated (for cache eviction). */
 int bale_reader_files(struct bale_reader *r, const char *const **list);
 
+/** A JSON object of what the output records about itself: version,
+ *  layout, class names ... (format-specific keys). */
+int bale_reader_info(struct bale_reader *r, const char **json);
+
 /** The backend's name, or "" before open. */
 const char *bale_reader_format(const struct bale_reader *r);
 const char *bale_reader_errmsg(const struct bale_reader *r);

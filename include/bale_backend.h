@@ -57,6 +57,9 @@ struct bale_reader_ops {
 	/* The files backing the output, NULL-terminated, for eviction. */
 	int (*files)(struct bale_reader *r, void *st,
 	    const char *const **list);
+	/* A JSON object of what the output records about itself (version,
+	 * layout, classes ...), valid while the reader is open. */
+	int (*info)(struct bale_reader *r, void *st, const char **json);
 	void (*release)(void *st);
 };
 

@@ -153,6 +153,13 @@ int bale_reader_files(struct bale_reader *r, const char *const **list)
 	return rc ? rc : r->be->reader->files(r, r->priv, list);
 }
 
+int bale_reader_info(struct bale_reader *r, const char **json)
+{
+	int rc = reader_check(r);
+
+	return rc ? rc : r->be->reader->info(r, r->priv, json);
+}
+
 const char *bale_reader_format(const struct bale_reader *r)
 {
 	return r->be ? r->be->name : "";

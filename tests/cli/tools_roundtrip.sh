@@ -28,3 +28,10 @@ expect_stderr "no sample '99'"
 run "$BALE" ls "$T/out"
 expect_status 1
 expect_stderr "holds 3 outputs"
+# info names each output, its count, and the classes it records
+run "$BALE" info "$T/out"
+expect_status 0
+[ "$(grep -c '^  samples: 24$' "$T/stdout")" -eq 3 ] || { cat "$T/stdout"; fail "info counts"; }
+for f in wds lmdb hdf5; do grep -q "^  format:  $f$" "$T/stdout" || fail "info: no $f"; done
+[ "$(grep -c '"classes":\["-dash",".hidden_class","10","9","Zebra"' "$T/stdout")" -eq 3 ] ||
+    fail "info: class names"
