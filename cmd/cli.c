@@ -4,6 +4,7 @@
 #include "bale.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,4 +38,25 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	return errno || *end ? -1 : 0;
+}
+
+int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
+    int nargs, const char *expect, const char **format)
+{
+	int c;
+
+	*format = NULL;
+	optind = 1;
+	while ((c = getopt(argc, argv, "f:h")) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			return CLI_OK;
+		}
+		if (c != 'f')
+			return cli_usage_error(cmd, "bad option");
+		*format = optarg;
+	}
+	if (optind != argc - nargs)
+		return cli_usage_error(cmd, "expected %s", expect);
+	return -1;
 }

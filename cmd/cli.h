@@ -19,6 +19,13 @@ void cli_error(const char *cmd, int rc, const char *msg);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/** The options of the commands that read outputs: -f FORMAT and -h, then
+ *  exactly @nargs operands (described by @expect in the error), which
+ *  start at argv[optind]. @return -1 when parsing may go on, else the
+ *  exit status (CLI_OK after --help, CLI_USAGE on a bad command line) */
+int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
+    int nargs, const char *expect, const char **format);
+
 /** Parse a non-negative decimal integer. @return 0 or -1 */
 int cli_parse_u64(const char *s, uint64_t *out);
 

@@ -2,9 +2,9 @@
 #include "cli.h"
 #include "outputs.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 static const char cat_help[] =
@@ -58,25 +58,17 @@ static int cat_write(struct bale_reader *r, uint64_t i)
 int cmd_cat(int argc, char **argv)
 {
 	struct bale_reader *r;
-	const char *format = NULL;
+	const char *format;
 	const char *which;
 	uint64_t n = 0;
 	uint64_t i = 0;
 	int rc = CLI_FAILED;
 	int c;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "f:h")) != -1) {
-		if (c == 'h') {
-			fputs(cat_help, stdout);
-			return CLI_OK;
-		}
-		if (c != 'f')
-			return cli_usage_error("cat", "bad option");
-		format = optarg;
-	}
-	if (optind != argc - 2)
-		return cli_usage_error("cat", "expected OUT and INDEX or KEY");
+	c = cli_read_args(argc, argv, "cat", cat_help, 2,
+	    "OUT and INDEX or KEY", &format);
+	if (c >= 0)
+		return c;
 	which = argv[optind + 1];
 	r = cli_open_one("cat", argv[optind], format);
 	if (!r)

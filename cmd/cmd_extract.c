@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,24 +124,16 @@ static int extract_all(struct bale_reader *r, int dirfd, const char *dir)
 int cmd_extract(int argc, char **argv)
 {
 	struct bale_reader *r;
-	const char *format = NULL;
+	const char *format;
 	const char *dir;
 	int dirfd;
 	int rc;
 	int c;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "f:h")) != -1) {
-		if (c == 'h') {
-			fputs(extract_help, stdout);
-			return CLI_OK;
-		}
-		if (c != 'f')
-			return cli_usage_error("extract", "bad option");
-		format = optarg;
-	}
-	if (optind != argc - 2)
-		return cli_usage_error("extract", "expected OUT and DIR");
+	c = cli_read_args(argc, argv, "extract", extract_help, 2,
+	    "OUT and DIR", &format);
+	if (c >= 0)
+		return c;
 	dir = argv[optind + 1];
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "bale extract: cannot create '%s': %s\n", dir,

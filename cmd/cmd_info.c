@@ -2,9 +2,9 @@
 #include "cli.h"
 #include "outputs.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 static const char info_help[] =
@@ -46,25 +46,17 @@ static int info_one(const char *path, const char *format)
 
 int cmd_info(int argc, char **argv)
 {
-	const char *format = NULL;
+	const char *format;
 	char **paths;
 	size_t n;
 	size_t i;
 	int bad = 0;
 	int c;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "f:h")) != -1) {
-		if (c == 'h') {
-			fputs(info_help, stdout);
-			return CLI_OK;
-		}
-		if (c != 'f')
-			return cli_usage_error("info", "bad option");
-		format = optarg;
-	}
-	if (optind != argc - 1)
-		return cli_usage_error("info", "expected one OUT");
+	c = cli_read_args(argc, argv, "info", info_help, 1,
+	    "one OUT", &format);
+	if (c >= 0)
+		return c;
 	if (cli_find_outputs("info", argv[optind], format, &paths, &n) != 0)
 		return CLI_FAILED;
 	for (i = 0; i < n; i++)

@@ -2,9 +2,9 @@
 #include "cli.h"
 #include "outputs.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 static const char ls_help[] =
 "usage: bale ls OUT [-f FORMAT]\n"
@@ -15,24 +15,16 @@ static const char ls_help[] =
 int cmd_ls(int argc, char **argv)
 {
 	struct bale_reader *r;
-	const char *format = NULL;
+	const char *format;
 	struct bale_blob b;
 	uint64_t n = 0;
 	uint64_t i;
 	int c;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "f:h")) != -1) {
-		if (c == 'h') {
-			fputs(ls_help, stdout);
-			return CLI_OK;
-		}
-		if (c != 'f')
-			return cli_usage_error("ls", "bad option");
-		format = optarg;
-	}
-	if (optind != argc - 1)
-		return cli_usage_error("ls", "expected one OUT");
+	c = cli_read_args(argc, argv, "ls", ls_help, 1,
+	    "one OUT", &format);
+	if (c >= 0)
+		return c;
 	r = cli_open_one("ls", argv[optind], format);
 	if (!r)
 		return CLI_FAILED;

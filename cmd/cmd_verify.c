@@ -2,9 +2,9 @@
 #include "cli.h"
 #include "outputs.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -74,25 +74,17 @@ static uint64_t verify_one(const char *path)
 
 int cmd_verify(int argc, char **argv)
 {
-	const char *format = NULL;
+	const char *format;
 	uint64_t bad = 0;
 	char **paths;
 	size_t n;
 	size_t i;
 	int c;
 
-	optind = 1;
-	while ((c = getopt(argc, argv, "f:h")) != -1) {
-		if (c == 'h') {
-			fputs(verify_help, stdout);
-			return CLI_OK;
-		}
-		if (c != 'f')
-			return cli_usage_error("verify", "bad option");
-		format = optarg;
-	}
-	if (optind != argc - 1)
-		return cli_usage_error("verify", "expected one OUT");
+	c = cli_read_args(argc, argv, "verify", verify_help, 1,
+	    "one OUT", &format);
+	if (c >= 0)
+		return c;
 	if (cli_find_outputs("verify", argv[optind], format, &paths, &n) != 0)
 		return CLI_FAILED;
 	for (i = 0; i < n; i++)

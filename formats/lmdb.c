@@ -209,7 +209,7 @@ static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
 	return lmdb_begin(w, st);
 }
 
-/* ---- writing with replay -------------------------------------------------- */
+/* ---- writing, growing the map ahead of need ---------------------------- */
 
 /* Commit, and start the kernel writing the pages out in the background. */
 static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)

@@ -120,7 +120,8 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 
 /* An existing shard list means a complete output: replace it only when
  * asked, and remove it first so a failed rewrite never looks complete. */
-static int wds_claim_output(struct bale_writer *w, struct wds_w *st, int replace)
+static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
+    int replace)
 {
 	char *list = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
 	struct stat sb;

@@ -79,7 +79,8 @@ void bale_report_get(const struct bale_report *r,
 	*reason = r->arena.data + r->list[kind].off[2 * i + 1];
 }
 
-static void report_options(struct bale_buf *b, const struct bale_report_run *run)
+static void report_options(struct bale_buf *b,
+    const struct bale_report_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	size_t i;
