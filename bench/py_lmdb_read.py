@@ -65,9 +65,12 @@ def main():
     ap.add_argument("-k", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--readahead", choices=("on", "off", "both"),
+                    default="both")
     a = ap.parse_args()
     data = os.path.join(a.out, "data.mdb")
-    for readahead in (True, False):
+    for readahead in {"on": (True,), "off": (False,),
+                      "both": (True, False)}[a.readahead]:
         env = lmdb.open(a.out, readonly=True, lock=False,
                         readahead=readahead)
         with env.begin() as txn:
