@@ -45,7 +45,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -467,17 +466,19 @@ static void lmdb_release(void *priv)
 /* ---- reader ---------------------------------------------------------------
  *
  * The cursor finds K.cls and K.image (one descent, one step); the value
- * is then read the cheapest way for its state (see lmdb_value): a first
- * read is one pread of exactly its range, one I/O when cold whatever the
- * readahead (MDB_NORDAHEAD keeps the kernel from reading around the
- * B-tree's page faults); a repeat read of a cached value comes from the
- * map without a copy. Measured, one thread, 1 GB tree, warm / cold
- * samples/s: always pread 27-30k / 8.4k; map when cached, else pread
- * 37k / 6.4k (mapping pages the file readahead had cached costs more
- * than copying them); this design 38-40k / 9.3-9.5k.
+ * is read with one pread of exactly its range: one I/O when cold whatever
+ * the readahead (MDB_NORDAHEAD keeps the kernel from reading around the
+ * B-tree's page faults), one copy when warm.
+ * Measured alternatives (1 GB tree, samples/s, warm 1 thread / warm 2
+ * threads / cold 1 thread): this design 27-35k / 58-67k / 8.2-9.2k.
+ * The map after MADV_WILLNEED: cold 4.4k. The map when mincore() says
+ * cached, else pread: warm 37k, cold 6.4k (pages the file readahead had
+ * cached cost more to map than to copy). pread on a sample's first read,
+ * the map (MADV_POPULATE_READ once) on repeat reads: 38-40k warm and
+ * 9.3-9.5k cold on one thread, but 26k warm on two, as every thread's
+ * own environment maps the pages again; one environment shared by all
+ * readers of a process would be the way to keep that gain.
  */
-
-enum { LMDB_SEEN = 1, LMDB_MAPPED = 2 };	/* a sample's reads so far */
 
 struct lmdb_r {
 	MDB_env *env;
@@ -489,7 +490,6 @@ struct lmdb_r {
 	const char *map;	/* where LMDB mapped the file, or NULL */
 	unsigned char *buf;	/* pread target */
 	size_t bufcap;
-	unsigned char *state;	/* per sample: LMDB_SEEN, LMDB_MAPPED */
 	int no_meta;		/* meta=0: bytes and label only */
 	struct bale_buf info;
 	int caffe;
@@ -554,49 +554,15 @@ static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
 	return BALE_OK;
 }
 
-/* 1 if every page of [lo, lo + len) is in the page cache. */
-static int lmdb_cached(const struct lmdb_r *st, uintptr_t lo, size_t len)
-{
-	unsigned char vec[256];
-	size_t n = (len + (size_t)st->page - 1) / (size_t)st->page;
-	size_t i;
-
-	if (n > sizeof(vec) || mincore((void *)lo, len, vec) != 0)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!(vec[i] & 1))
-			return 0;
-	return 1;
-}
-
-/* Sample @i's value. Its first read in this handle is one pread of
- * exactly its range: one I/O when cold, whatever the readahead. A repeat
- * read (a later epoch) whose pages are cached comes straight from the
- * map, no copy: the first time with its page tables filled in one call,
- * after that with no call but the mincore() check. Mapping pages costs
- * more than copying them once, so first reads never map. */
-static int lmdb_value(struct bale_reader *r, struct lmdb_r *st, uint64_t i,
+/* A value's bytes: one pread of exactly its range (one I/O whatever the
+ * readahead); small values, inside their leaf page, from the map. */
+static int lmdb_value(struct bale_reader *r, struct lmdb_r *st,
     const MDB_val *v, const unsigned char **out)
 {
-	uintptr_t lo = (uintptr_t)v->mv_data & ~((uintptr_t)st->page - 1);
-	size_t len = (uintptr_t)v->mv_data + v->mv_size - lo;
-	unsigned char *state = st->state ? &st->state[i] : NULL;
-
 	if (!st->map || v->mv_size <= (size_t)st->page) {
 		*out = v->mv_data;
 		return BALE_OK;
 	}
-	if (state && *state && lmdb_cached(st, lo, len)) {
-		if (*state == LMDB_SEEN &&
-		    madvise((void *)lo, len, MADV_POPULATE_READ) == 0)
-			*state = LMDB_MAPPED;
-		if (*state == LMDB_MAPPED) {
-			*out = v->mv_data;
-			return BALE_OK;
-		}
-	}
-	if (state)
-		*state = LMDB_SEEN;
 	return lmdb_pread(r, st, v, out);
 }
 
@@ -656,7 +622,6 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_r *st)
 	}
 	for (i = 0; i < st->n; i++)
 		st->keys[i] = st->arena.data + (uintptr_t)st->keys[i];
-	st->state = calloc(st->n + 1, 1);	/* NULL: always pread */
 	return BALE_OK;
 }
 
@@ -705,7 +670,7 @@ static int lmdb_rcount(struct bale_reader *r, void *priv, uint64_t *n)
  * cursor descent finds the first, two steps the others. K.image is read
  * by pread, the small ones from the map. */
 static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
-    uint64_t i, struct bale_blob *out)
+    const char *key, struct bale_blob *out)
 {
 	MDB_val img;
 	MDB_val cls;
@@ -714,8 +679,6 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	char want[600];
 	char digits[24];
 	int err;
-
-	const char *key = st->keys[i];
 
 	k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
 	k.mv_data = want;
@@ -746,7 +709,7 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	out->key = key;
 	out->path = st->path;
 	out->size = img.mv_size;
-	return lmdb_value(r, st, i, &img, &out->data);
+	return lmdb_value(r, st, &img, &out->data);
 }
 
 /* A protobuf varint at [*p, end); -1 when malformed. */
@@ -770,9 +733,8 @@ static int lmdb_rvarint(const unsigned char **p, const unsigned char *end,
 
 /* Caffe layout: find Datum fields 4 (data) and 5 (label) in the record. */
 static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
-    uint64_t i, struct bale_blob *out)
+    const char *key, struct bale_blob *out)
 {
-	const char *key = st->keys[i];
 	MDB_val k = { strlen(key), (void *)key };
 	MDB_val v;
 	MDB_val data = { 0, NULL };
@@ -805,7 +767,7 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 	out->key = st->key;
 	out->path = strchr(key, '_') ? strchr(key, '_') + 1 : NULL;
 	out->size = data.mv_size;
-	return lmdb_value(r, st, i, &data, &out->data);
+	return lmdb_value(r, st, &data, &out->data);
 out_bad:
 	return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
 	    "Caffe Datum", key);
@@ -819,8 +781,8 @@ static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (i >= st->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
 		    PRIu64, i);
-	return st->caffe ? lmdb_rget_caffe(r, st, i, out) :
-	    lmdb_rget_default(r, st, i, out);
+	return st->caffe ? lmdb_rget_caffe(r, st, st->keys[i], out) :
+	    lmdb_rget_default(r, st, st->keys[i], out);
 }
 
 static void lmdb_info_value(struct lmdb_r *st, const char *name,
@@ -874,7 +836,6 @@ static void lmdb_rrelease(void *priv)
 		mdb_env_close(st->env);
 	free(st->keys);
 	free(st->buf);
-	free(st->state);
 	free(st->path);
 	free(st->files[0]);
 	bale_buf_release(&st->info);
