@@ -130,36 +130,69 @@ int bench_write_json(const char *path, const struct bench_method *m,
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-/* One horizontal bar per row, grouped by cache state and threads. */
+/* The largest median rate among the rows of @r's group. */
+static double svg_group_top(const struct bench_row *rows, unsigned n,
+    const struct bench_row *r)
+{
+	double top = 1;
+	double rate;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(rows[i].cache, r->cache) != 0 ||
+		    rows[i].threads != r->threads)
+			continue;
+		rate = bench_median(rows[i].rate, rows[i].nruns);
+		top = rate > top ? rate : top;
+	}
+	return top;
+}
+
+/* One horizontal bar per row; each group (cache state, threads) has a
+ * heading and its own scale, so cold bars are as readable as warm. */
 int bench_write_svg(const char *path, const struct bench_method *m,
     const struct bench_row *rows, unsigned nrows)
 {
 	FILE *f = fopen(path, "w");
-	double top = 1;
+	unsigned groups = 0;
 	double rate;
+	double base;
+	double w;
 	unsigned i;
-	int y;
+	int y = 40;
 
 	if (!f)
 		return -1;
-	for (i = 0; i < nrows; i++) {
-		rate = bench_median(rows[i].rate, rows[i].nruns);
-		top = rate > top ? rate : top;
-	}
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" "
+	for (i = 0; i < nrows; i++)
+		groups += i == 0 || strcmp(rows[i].cache, rows[i - 1].cache) ||
+		    rows[i].threads != rows[i - 1].threads;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
 	    "height=\"%u\" font-family=\"sans-serif\" font-size=\"13\">\n"
-	    "<text x=\"10\" y=\"20\" font-size=\"15\">bale bench: median "
-	    "samples/s, %llu %s reads, %u runs%s</text>\n", 50 + nrows * 24,
-	    (unsigned long long)m->k, m->sequential ? "sequential" : "random",
-	    m->runs, m->decode ? ", with JPEG decode" : "");
-	for (i = 0, y = 40; i < nrows; i++, y += 24) {
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+	    "<text x=\"10\" y=\"22\" font-size=\"15\">bale bench: median "
+	    "samples/s, %llu %s reads, %u runs%s</text>\n", 50 + nrows * 24 +
+	    groups * 30, (unsigned long long)m->k,
+	    m->sequential ? "sequential" : "random", m->runs,
+	    m->decode ? ", with JPEG decode" : "");
+	for (i = 0; i < nrows; i++, y += 24) {
+		if (i == 0 || strcmp(rows[i].cache, rows[i - 1].cache) != 0 ||
+		    rows[i].threads != rows[i - 1].threads) {
+			y += 8;
+			fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">"
+			    "%s cache, %u thread%s</text>\n", y + 10,
+			    rows[i].cache, rows[i].threads,
+			    rows[i].threads == 1 ? "" : "s");
+			y += 22;
+		}
 		rate = bench_median(rows[i].rate, rows[i].nruns);
-		fprintf(f, "<text x=\"10\" y=\"%d\">%s %s %ut</text>\n"
-		    "<rect x=\"190\" y=\"%d\" width=\"%.1f\" height=\"18\" "
-		    "fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%d\">%.0f</text>\n",
-		    y + 14, rows[i].label, rows[i].cache, rows[i].threads, y,
-		    480.0 * rate / top, strcmp(rows[i].label, "folder") == 0 ?
-		    "#999" : "#3a7bd5", 195 + 480.0 * rate / top, y + 14, rate);
+		base = report_baseline(rows, nrows, &rows[i]);
+		w = 430.0 * rate / svg_group_top(rows, nrows, &rows[i]);
+		fprintf(f, "<text x=\"20\" y=\"%d\">%s</text>\n"
+		    "<rect x=\"110\" y=\"%d\" width=\"%.1f\" height=\"18\" "
+		    "fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%d\">%.0f "
+		    "(%.2fx folder)</text>\n", y + 14, rows[i].label, y, w,
+		    strcmp(rows[i].label, "folder") == 0 ? "#999" : "#3a7bd5",
+		    115 + w, y + 14, rate, base > 0 ? rate / base : 0);
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) == 0 ? 0 : -1;
