@@ -38,3 +38,8 @@ if [ -w /proc/sys/vm/drop_caches ]; then
     expect_status 0
     grep -q 'cold runs: drop_caches=3' "$T/stdout" || fail "drop_caches not used"
 fi
+# the streaming order, stated as such
+run "$BALE" bench "$T/out" --against "$T/in" --sequential -r 1 -k 10
+expect_status 0
+grep -q '^method: 10 samples per run, sequential order' "$T/stdout" ||
+    fail "--sequential is not stated"
