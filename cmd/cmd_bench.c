@@ -200,8 +200,7 @@ static int bench_targets(const struct bench_args *a, struct bench_targets *ts)
 		if (cli_find_outputs("bench", a->outs[o], NULL, &paths, &n))
 			return -1;
 		for (i = 0; i < n; i++) {
-			f = strstr(paths[i], "-shards.json") ? "wds" :
-			    strstr(paths[i], ".lmdb") ? "lmdb" : "hdf5";
+			f = bale_output_format(paths[i]);
 			wds = !wds && strcmp(f, "wds") == 0 ? paths[i] : wds;
 			if (bench_add(ts, f, f, strdup(paths[i]), NULL))
 				return cli_free_outputs(paths, n), -1;

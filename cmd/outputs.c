@@ -7,26 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int outputs_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s);
-	size_t m = strlen(suffix);
-
-	return n > m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* The format an output's name says, or NULL if it is not one. */
-static const char *outputs_format(const char *name)
-{
-	if (outputs_suffix(name, "-shards.json"))
-		return "wds";
-	if (outputs_suffix(name, ".lmdb"))
-		return "lmdb";
-	if (outputs_suffix(name, ".h5"))
-		return "hdf5";
-	return NULL;
-}
-
 static int outputs_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -57,7 +37,7 @@ static int outputs_scan(const char *dir, const char *format, char ***paths,
 	if (!d)
 		return -1;
 	while (rc == 0 && (de = readdir(d))) {
-		f = outputs_format(de->d_name);
+		f = bale_output_format(de->d_name);
 		if (!f || (format && strcmp(f, format) != 0))
 			continue;
 		len = strlen(dir);
@@ -78,7 +58,8 @@ int cli_find_outputs(const char *cmd, const char *arg, const char *format,
 
 	*paths = NULL;
 	*n = 0;
-	if (outputs_format(arg) || (format && strcmp(format, "folder") == 0))
+	if (bale_output_format(arg) ||
+	    (format && strcmp(format, "folder") == 0))
 		return outputs_add(paths, n, strdup(arg));
 	if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "bale %s: '%s' is not an output nor a folder "

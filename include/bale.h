@@ -103,6 +103,10 @@ struct bale_blob {
 
 int bale_reader_new(struct bale_reader **out);
 
+/** The format an output's name says: "wds" for NAME-shards.json, "lmdb"
+ *  for NAME.lmdb (a trailing '/' allowed), "hdf5" for NAME.h5; else NULL. */
+const char *bale_output_format(const char *path);
+
 /** Open the output at @path with backend @format (NULL: guess from the
  *  path: NAME-shards.json is wds, *.lmdb lmdb, *.h5 hdf5, a folder of
  *  class folders the raw "folder" baseline). One reader per thread. */

@@ -68,25 +68,38 @@ int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int reader_ends_with(const char *s, const char *suffix)
+/* 1 if [s, s + n) ends in @suffix with something before it. */
+static int reader_suffix(const char *s, size_t n, const char *suffix)
 {
-	size_t n = strlen(s);
 	size_t m = strlen(suffix);
 
-	return n >= m && strcmp(s + n - m, suffix) == 0;
+	return n > m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-/* The backend an output path names, by its form. */
+const char *bale_output_format(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > 1 && path[n - 1] == '/')
+		n--;
+	if (reader_suffix(path, n, "-shards.json"))
+		return "wds";
+	if (reader_suffix(path, n, ".lmdb"))
+		return "lmdb";
+	if (reader_suffix(path, n, ".h5"))
+		return "hdf5";
+	return NULL;
+}
+
+/* The backend an output path names: its name, else a folder of class
+ * folders is the raw "folder" baseline. */
 static const char *reader_guess(const char *path)
 {
+	const char *f = bale_output_format(path);
 	struct stat st;
 
-	if (reader_ends_with(path, "-shards.json"))
-		return "wds";
-	if (reader_ends_with(path, ".lmdb") || reader_ends_with(path, ".lmdb/"))
-		return "lmdb";
-	if (reader_ends_with(path, ".h5"))
-		return "hdf5";
+	if (f)
+		return f;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return "folder";
 	return NULL;
