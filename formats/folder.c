@@ -67,16 +67,9 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	if (bale_input_open(&in, st->rootfd, path) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
 		    in.why);
-	if (in.size > st->bufcap) {
-		unsigned char *nb = realloc(st->buf, in.size);
-
-		if (!nb) {
-			bale_input_close(&in);
-			return bale_reader_seterr(r, BALE_ENOMEM,
-			    "folder: no memory");
-		}
-		st->buf = nb;
-		st->bufcap = in.size;
+	if (bale_grow(&st->buf, &st->bufcap, in.size) != 0) {
+		bale_input_close(&in);
+		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
 	}
 	out->size = in.size;
 	if (bale_input_read(&in, st->buf) != 0)

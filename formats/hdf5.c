@@ -732,20 +732,6 @@ static int hdf5_rcount(struct bale_reader *r, void *priv, uint64_t *n)
 	return BALE_OK;
 }
 
-static int hdf5_grow(struct hdf5_r *st, size_t n)
-{
-	unsigned char *nb;
-
-	if (n <= st->bufcap)
-		return 0;
-	nb = realloc(st->buf, n);
-	if (!nb)
-		return -1;
-	st->buf = nb;
-	st->bufcap = n;
-	return 0;
-}
-
 /* Bytes [lo, hi) of images: preads, one per run of adjacent chunks. */
 static int hdf5_pread_range(struct bale_reader *r, struct hdf5_r *st,
     uint64_t lo, uint64_t hi)
@@ -786,7 +772,7 @@ static int hdf5_rget_vlen(struct bale_reader *r, struct hdf5_r *st,
 	hvl_t vl = { 0, NULL };
 	int ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL,
 	    &count, NULL) >= 0 && H5Dread(st->images, type, mspace, fspace,
-	    H5P_DEFAULT, &vl) >= 0 && hdf5_grow(st, vl.len) == 0;
+	    H5P_DEFAULT, &vl) >= 0 && bale_grow(&st->buf, &st->bufcap, vl.len) == 0;
 	int rc;
 
 	if (ok) {
@@ -830,7 +816,7 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
 		    "at sample %" PRIu64, i);
 	out->size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
-	if (hdf5_grow(st, out->size ? out->size : 1) != 0)
+	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
 	out->data = st->buf;
 	return hdf5_pread_range(r, st, st->offsets[i], st->offsets[i + 1]);

@@ -537,14 +537,8 @@ static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
 	ssize_t got;
 
 
-	if (v->mv_size > st->bufcap) {
-		unsigned char *nb = realloc(st->buf, v->mv_size);
-
-		if (!nb)
-			return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
-		st->buf = nb;
-		st->bufcap = v->mv_size;
-	}
+	if (bale_grow(&st->buf, &st->bufcap, v->mv_size) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
 	got = v->mv_size ? pread(st->fd, st->buf, v->mv_size,
 	    (off_t)(p - st->map)) : 0;
 	if (got != (ssize_t)v->mv_size)

@@ -827,14 +827,8 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	    (!st->images_only && e->cls.off + e->cls.size > hi))
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
 		    " points past the end of '%s'", i, st->paths[e->shard]);
-	if (hi - lo > st->bufcap) {
-		unsigned char *nb = realloc(st->buf, (size_t)(hi - lo));
-
-		if (!nb)
-			return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-		st->buf = nb;
-		st->bufcap = (size_t)(hi - lo);
-	}
+	if (bale_grow(&st->buf, &st->bufcap, (size_t)(hi - lo)) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
 	got = pread(st->fds[e->shard], st->buf, (size_t)(hi - lo), (off_t)lo);
 	if (got != (ssize_t)(hi - lo))
 		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",

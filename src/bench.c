@@ -75,14 +75,8 @@ static void bench_decode(struct bench_thread *t, tjhandle tj,
 	    &h, &sub, &cs) != 0)
 		return;
 	need = (size_t)w * (size_t)h * 3;
-	if (need > t->pixcap) {
-		unsigned char *np = realloc(t->pixels, need);
-
-		if (!np)
-			return;
-		t->pixels = np;
-		t->pixcap = need;
-	}
+	if (bale_grow(&t->pixels, &t->pixcap, need) != 0)
+		return;
 	if (tjDecompress2(tj, b->data, (unsigned long)b->size, t->pixels, w, 0,
 	    h, TJPF_RGB, 0) == 0)
 		t->decoded++;

@@ -85,6 +85,21 @@ void bale_buf_release(struct bale_buf *b)
 	b->failed = 0;
 }
 
+int bale_grow(unsigned char **buf, size_t *cap, size_t need)
+{
+	unsigned char *p;
+
+	if (need <= *cap)
+		return 0;
+	p = malloc(need);
+	if (!p)
+		return -1;
+	free(*buf);
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
 char *bale_strfmt(const char *fmt, ...)
 {
 	va_list ap;

@@ -24,6 +24,10 @@ void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
 void bale_buf_reset(struct bale_buf *b);
 void bale_buf_release(struct bale_buf *b);
 
+/** Make *@buf hold at least @need bytes (contents not kept when it
+ *  grows: a scratch buffer). @return 0, or -1 without memory */
+int bale_grow(unsigned char **buf, size_t *cap, size_t need);
+
 /** A newly allocated formatted string, or NULL without memory. */
 char *bale_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
