@@ -2,12 +2,13 @@
 #include "cli.h"
 #include "outputs.h"
 
+#include "checksum.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 static const char verify_help[] =
 "usage: bale verify OUT [-f FORMAT]\n"
@@ -15,22 +16,6 @@ static const char verify_help[] =
 "Read back every sample of every output in OUT (a folder, or one output)\n"
 "and check the count, that each sample can be read, and its checksum.\n"
 "Exit status: 0 all good, 1 some sample is missing or differs, 2 usage.\n";
-
-static uint32_t verify_crc(const struct bale_blob *b)
-{
-	uLong crc = crc32(0L, Z_NULL, 0);
-	size_t left = b->size;
-	const unsigned char *p = b->data;
-
-	while (left > 0) {
-		uInt n = left > (1u << 30) ? (1u << 30) : (uInt)left;
-
-		crc = crc32(crc, p, n);
-		p += n;
-		left -= n;
-	}
-	return (uint32_t)crc;
-}
 
 /* Check one output; returns the number of bad samples (or 1 if it
  * cannot be opened at all). */
@@ -42,6 +27,7 @@ static uint64_t verify_one(const char *path)
 	uint64_t bad = 0;
 	uint64_t unchecked = 0;
 	uint64_t i;
+	uint32_t crc;
 
 	if (bale_reader_new(&r) != BALE_OK || bale_reader_open(r, NULL, path)
 	    != BALE_OK || bale_reader_count(r, &n) != BALE_OK) {
@@ -57,11 +43,10 @@ static uint64_t verify_one(const char *path)
 			bad++;
 		} else if (!b.has_crc32) {
 			unchecked++;
-		} else if (verify_crc(&b) != b.crc32) {
+		} else if ((crc = bale_crc32(b.data, b.size)) != b.crc32) {
 			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
 			    " (key %s): checksum %08" PRIx32 " but stored %08"
-			    PRIx32 "\n", path, i, b.key, verify_crc(&b),
-			    b.crc32);
+			    PRIx32 "\n", path, i, b.key, crc, b.crc32);
 			bad++;
 		}
 	}
