@@ -41,9 +41,14 @@ static uint64_t verify_one(const char *path)
 			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
 			    ": %s\n", path, i, bale_reader_errmsg(r));
 			bad++;
-		} else if (!b.has_crc32) {
+			continue;
+		}
+		if (!b.has_crc32) {
 			unchecked++;
-		} else if ((crc = bale_crc32(b.data, b.size)) != b.crc32) {
+			continue;
+		}
+		crc = bale_crc32(b.data, b.size);
+		if (crc != b.crc32) {
 			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
 			    " (key %s): checksum %08" PRIx32 " but stored %08"
 			    PRIx32 "\n", path, i, b.key, crc, b.crc32);
