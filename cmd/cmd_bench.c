@@ -58,6 +58,7 @@ struct bench_targets {
 	struct bale_bench_target t[BENCH_MAX_TARGETS];
 	char **files[BENCH_MAX_TARGETS];
 	char *paths[BENCH_MAX_TARGETS];
+	uint64_t counts[BENCH_MAX_TARGETS];
 	unsigned n;
 };
 
@@ -175,7 +176,9 @@ static int bench_add(struct bench_targets *ts, const char *label,
 	t->opt_key = key ? key : "meta";
 	t->opt_value = key ? "1" : "0";
 	ts->paths[ts->n] = path;
-	ts->files[ts->n] = bale_bench_files(t, err, sizeof(err));
+	err[0] = '\0';
+	ts->files[ts->n] = bale_bench_probe(t, &ts->counts[ts->n], err,
+	    sizeof(err));
 	ts->n++;
 	if (!ts->files[ts->n - 1]) {
 		fprintf(stderr, "bale bench: %s\n", err);
@@ -227,34 +230,20 @@ static void bench_free_targets(struct bench_targets *ts)
 }
 
 /* The smallest sample count over the targets, so every index exists. */
-static int bench_count(const struct bench_targets *ts, uint64_t *n)
+static uint64_t bench_count(const struct bench_targets *ts)
 {
-	struct bale_reader *r = NULL;
-	uint64_t c;
+	uint64_t n = ts->counts[0];
 	unsigned i;
 
-	*n = UINT64_MAX;
-	for (i = 0; i < ts->n; i++) {
-		if (bale_reader_new(&r) != BALE_OK ||
-		    bale_reader_option(r, ts->t[i].opt_key,
-		    ts->t[i].opt_value) ||
-		    bale_reader_open(r, ts->t[i].format, ts->t[i].path) ||
-		    bale_reader_count(r, &c)) {
-			fprintf(stderr, "bale bench: %s\n",
-			    r ? bale_reader_errmsg(r) : "out of memory");
-			bale_reader_free(r);
-			return -1;
-		}
-		if (*n != UINT64_MAX && c != *n)
+	for (i = 1; i < ts->n; i++) {
+		if (ts->counts[i] != n)
 			fprintf(stderr, "bale bench: note: '%s' holds %llu "
-			    "samples, others %llu; reading the common prefix\n",
-			    ts->t[i].path, (unsigned long long)c,
-			    (unsigned long long)*n);
-		*n = c < *n ? c : *n;
-		bale_reader_free(r);
-		r = NULL;
+			    "samples, '%s' %llu; reading the common prefix\n",
+			    ts->t[i].path, (unsigned long long)ts->counts[i],
+			    ts->t[0].path, (unsigned long long)n);
+		n = ts->counts[i] < n ? ts->counts[i] : n;
 	}
-	return 0;
+	return n;
 }
 
 static uint64_t *bench_order(const struct bench_args *a, uint64_t n,
@@ -413,8 +402,10 @@ int cmd_bench(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	if (bench_parse(argc, argv, &a) != 0)
 		return CLI_USAGE;
-	if (bench_targets(&a, &ts) == 0 && bench_count(&ts, &n) == 0)
+	if (bench_targets(&a, &ts) == 0) {
+		n = bench_count(&ts);
 		order = bench_order(&a, n, &o.k);
+	}
 	if (order) {
 		o.order = order;
 		o.decode = a.decode;

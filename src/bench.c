@@ -240,8 +240,8 @@ int bale_bench_read(struct bale_bench_handles *h,
 	return rc;
 }
 
-char **bale_bench_files(const struct bale_bench_target *t, char *err,
-    size_t errlen)
+char **bale_bench_probe(const struct bale_bench_target *t, uint64_t *count,
+    char *err, size_t errlen)
 {
 	struct bale_reader *r = NULL;
 	const char *const *list;
@@ -250,6 +250,7 @@ char **bale_bench_files(const struct bale_bench_target *t, char *err,
 	size_t i;
 
 	if (bench_open(t, &r, err, errlen) == 0 &&
+	    bale_reader_count(r, count) == BALE_OK &&
 	    bale_reader_files(r, &list) == BALE_OK) {
 		while (list[n])
 			n++;
@@ -257,6 +258,8 @@ char **bale_bench_files(const struct bale_bench_target *t, char *err,
 		for (i = 0; copy && i < n; i++)
 			copy[i] = strdup(list[i]);
 	}
+	if (!copy && r && !err[0])
+		snprintf(err, errlen, "%s", bale_reader_errmsg(r));
 	bale_reader_free(r);
 	return copy;
 }

@@ -45,8 +45,10 @@ int bale_bench_read(struct bale_bench_handles *h,
 
 void bale_bench_close(struct bale_bench_handles *h);
 
-/** The files behind @t, NULL-ended, in a new array of new strings. */
-char **bale_bench_files(const struct bale_bench_target *t, char *err,
-    size_t errlen);
+/** Open @t once to learn its sample count and the files behind it.
+ *  @return those files, NULL-ended, in a new array of new strings; NULL
+ *  with @err set */
+char **bale_bench_probe(const struct bale_bench_target *t, uint64_t *count,
+    char *err, size_t errlen);
 
 #endif
