@@ -671,7 +671,6 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	MDB_val json;
 	MDB_val k;
 	char want[600];
-	char digits[24];
 	int err;
 
 	k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
@@ -689,12 +688,9 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		err = MDB_NOTFOUND;
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (cls.mv_size == 0 || cls.mv_size >= sizeof(digits))
+	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
-	memcpy(digits, cls.mv_data, cls.mv_size);
-	digits[cls.mv_size] = '\0';
-	out->label = strtoll(digits, NULL, 10);
 	free(st->path);
 	st->path = NULL;
 	if (!st->no_meta)

@@ -785,13 +785,9 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 {
 	const char *json = (const char *)st->buf + (e->json.off - lo);
 	const char *cls = (const char *)st->buf + (e->cls.off - lo);
-	char digits[24];
 
-	if (e->cls.size == 0 || e->cls.size >= sizeof(digits))
+	if (bale_meta_label(cls, (size_t)e->cls.size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
-	memcpy(digits, cls, e->cls.size);
-	digits[e->cls.size] = '\0';
-	out->label = strtoll(digits, NULL, 10);
 	free(st->path);
 	st->path = NULL;
 	if (!st->no_meta)

@@ -58,3 +58,15 @@ void bale_meta_parse(const char *json, size_t n, char **path,
 	*crc = (uint32_t)strtoul(hex, &stop, 16);
 	*has_crc = *stop == '\0';
 }
+
+int bale_meta_label(const void *text, size_t n, int64_t *label)
+{
+	char digits[24];
+
+	if (n == 0 || n >= sizeof(digits))
+		return -1;
+	memcpy(digits, text, n);
+	digits[n] = '\0';
+	*label = strtoll(digits, NULL, 10);
+	return 0;
+}
