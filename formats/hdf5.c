@@ -66,7 +66,7 @@ struct hdf5_w {
 	int published;
 };
 
-/* The innermost HDF5 error message, for the sentence users see. */
+/* H5Ewalk2 callback: keep the innermost entry's text. */
 static herr_t hdf5_err_walk(unsigned n, const H5E_error2_t *e, void *arg)
 {
 	if (n == 0)
@@ -74,13 +74,21 @@ static herr_t hdf5_err_walk(unsigned n, const H5E_error2_t *e, void *arg)
 	return 0;
 }
 
+/* The innermost message of HDF5's error stack into @why (256 bytes),
+ * and the stack cleared for the next call. */
+static void hdf5_why(char *why)
+{
+	snprintf(why, 256, "unknown HDF5 error");
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, hdf5_err_walk, why);
+	H5Eclear2(H5E_DEFAULT);
+}
+
 static int hdf5_fail(struct bale_writer *w, struct hdf5_w *st,
     const char *what)
 {
-	char why[256] = "unknown HDF5 error";
+	char why[256];
 
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, hdf5_err_walk, why);
-	H5Eclear2(H5E_DEFAULT);
+	hdf5_why(why);
 	return bale_writer_seterr(w, BALE_EBACKEND, "hdf5: %s '%s': %s", what,
 	    st->tmp ? st->tmp : "", why);
 }
@@ -547,10 +555,9 @@ struct hdf5_r {
 
 static int hdf5_rfail(struct bale_reader *r, const char *what)
 {
-	char why[256] = "unknown HDF5 error";
+	char why[256];
 
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, hdf5_err_walk, why);
-	H5Eclear2(H5E_DEFAULT);
+	hdf5_why(why);
 	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
 }
 

@@ -349,26 +349,30 @@ static int wds_put(struct bale_writer *w, void *priv,
 
 /* ---- finish and release -------------------------------------------------- */
 
+/* Remove shard @no's tar and idx; returns how many existed. */
+static int wds_unlink_shard(const struct wds_w *st, unsigned no)
+{
+	static const char *const exts[] = { "tar", "idx" };
+	int gone = 0;
+	size_t i;
+	char *p;
+
+	for (i = 0; i < 2; i++) {
+		p = wds_path(st, no, exts[i]);
+		if (p && unlink(p) == 0)
+			gone++;
+		free(p);
+	}
+	return gone;
+}
+
 /* Remove shards numbered from @first up, as left by an earlier run. */
 static void wds_remove_shards(const struct wds_w *st, unsigned first)
 {
-	static const char *const exts[] = { "tar", "idx" };
 	unsigned no;
-	size_t i;
-	int gone;
-	char *p;
 
-	for (no = first;; no++) {
-		gone = 0;
-		for (i = 0; i < 2; i++) {
-			p = wds_path(st, no, exts[i]);
-			if (p && unlink(p) == 0)
-				gone++;
-			free(p);
-		}
-		if (!gone)
-			break;
-	}
+	for (no = first; wds_unlink_shard(st, no) > 0; no++)
+		;
 }
 
 static void wds_remove_own_output(const struct wds_w *st)
@@ -382,16 +386,8 @@ static void wds_remove_own_output(const struct wds_w *st)
 		unlink(p);
 	free(p);
 
-	for (no = 0; no < st->shard_no; no++) {
-		p = wds_path(st, no, "tar");
-		if (p)
-			unlink(p);
-		free(p);
-		p = wds_path(st, no, "idx");
-		if (p)
-			unlink(p);
-		free(p);
-	}
+	for (no = 0; no < st->shard_no; no++)
+		wds_unlink_shard(st, no);
 }
 
 static int wds_write_list(struct bale_writer *w, struct wds_w *st)
