@@ -45,7 +45,6 @@ struct bale_dataset {
 	const char *const *classes;	/* class names by label; may be NULL */
 	size_t nclasses;
 	uint64_t nitems;		/* samples that will be offered */
-	uint64_t total_bytes;		/* their sizes summed, if known, else 0 */
 	int replace;			/* remove an existing output first */
 };
 

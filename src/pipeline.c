@@ -240,6 +240,7 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 {
 	uint64_t n = bale_walk_count(run->walk);
 	double last = 0;
+	double now;
 	struct pipe_sample *s;
 	uint64_t pos;
 	int rc = BALE_OK;
@@ -252,8 +253,9 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 		rc = pipe_emit(p, run, pos, s);
 		bale_reorder_advance(run->ro, s->held);
 		pipe_sample_free(s);
-		if (run->opts->progress && pipe_since(&run->t0) - last > 0.2) {
-			last = pipe_since(&run->t0);
+		now = run->opts->progress ? pipe_since(&run->t0) : 0;
+		if (now - last > 0.2) {
+			last = now;
 			pipe_progress(p, run, pos + 1, 0);
 		}
 	}
