@@ -23,6 +23,8 @@ static const char bench_help[] =
 "every output in OUT (folders of outputs, or outputs), and compare.\n"
 "With a wds output, a reference line 'pread-ref' reads only the image\n"
 "bytes with one bare pread each: the limit for any packed format.\n"
+"With an LMDB output, 'lmdb-map' reads it with map=1: a sample's repeat\n"
+"reads come from the memory map (pays off when data stays cached).\n"
 "\n"
 "  -t, --threads LIST    reader threads, e.g. 1,2 (default 1)\n"
 "  -k, --samples K       reads per run (default: all, at most 10000)\n"
@@ -148,13 +150,13 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
 		if (c == '?' || bench_flag(a, c, optarg) != 0)
 			return CLI_USAGE;
 	}
-	for (; optind < argc && a->nouts < BENCH_MAX_TARGETS - 2; optind++)
+	for (; optind < argc && a->nouts < BENCH_MAX_TARGETS - 3; optind++)
 		a->outs[a->nouts++] = argv[optind];
 	if (!a->against)
 		return cli_usage_error("bench", "name the folder with --against");
 	if (a->nouts == 0 || optind < argc)
 		return cli_usage_error("bench", "expected 1..%d outputs",
-		    BENCH_MAX_TARGETS - 2);
+		    BENCH_MAX_TARGETS - 3);
 	return 0;
 }
 
@@ -172,9 +174,7 @@ static int bench_add(struct bench_targets *ts, const char *label,
 	t->label = label;
 	t->format = format;
 	t->path = path;
-	/* what a loader needs: the bytes and the label */
-	t->opt_key = key ? key : "meta";
-	t->opt_value = key ? "1" : "0";
+	t->opt_key = key;
 	ts->paths[ts->n] = path;
 	err[0] = '\0';
 	ts->files[ts->n] = bale_bench_probe(t, &ts->counts[ts->n], err,
@@ -187,10 +187,22 @@ static int bench_add(struct bench_targets *ts, const char *label,
 	return 0;
 }
 
-/* The folder, every output, and the pread reference over a wds output. */
+/* The first target read with @format, or NULL. */
+static const char *bench_first(const struct bench_targets *ts,
+    const char *format)
+{
+	unsigned i;
+
+	for (i = 0; i < ts->n; i++)
+		if (strcmp(ts->t[i].format, format) == 0)
+			return ts->t[i].path;
+	return NULL;
+}
+
+/* The folder, every output, and two more lines: the pread reference over
+ * the first wds output, and the first LMDB output read with map=1. */
 static int bench_targets(const struct bench_args *a, struct bench_targets *ts)
 {
-	const char *wds = NULL;
 	const char *f;
 	char **paths;
 	size_t n;
@@ -204,15 +216,17 @@ static int bench_targets(const struct bench_args *a, struct bench_targets *ts)
 			return -1;
 		for (i = 0; i < n; i++) {
 			f = bale_output_format(paths[i]);
-			wds = !wds && strcmp(f, "wds") == 0 ? paths[i] : wds;
 			if (bench_add(ts, f, f, strdup(paths[i]), NULL))
 				return cli_free_outputs(paths, n), -1;
 		}
-		if (wds && bench_add(ts, "pread-ref", "wds", strdup(wds),
-		    "images_only"))
-			return cli_free_outputs(paths, n), -1;
 		cli_free_outputs(paths, n);
 	}
+	f = bench_first(ts, "wds");
+	if (f && bench_add(ts, "pread-ref", "wds", strdup(f), "images_only"))
+		return -1;
+	f = bench_first(ts, "lmdb");
+	if (f && bench_add(ts, "lmdb-map", "lmdb", strdup(f), "map"))
+		return -1;
 	return 0;
 }
 
@@ -279,10 +293,11 @@ static double bench_make_cold(const struct bench_args *a,
 	return bale_cache_resident((const char *const *)ts->files[i]);
 }
 
-/* One timed run of target @i. Cold: its handles are closed first (a
- * mapped page cannot be evicted), the cache dropped, residency measured,
- * and the handles reopened; opening may read an index, as a loader does
- * before its epoch. Warm: one untimed pass before the first run. */
+/* One timed run of target @i. Cold: no handle of any target is open (a
+ * mapped page cannot be evicted, and LMDB targets of one file share their
+ * map); the cache is dropped, residency measured, the handles opened for
+ * this run only (opening may read an index, as a loader does before its
+ * epoch). Warm: one untimed pass before the first run. */
 static int bench_one(const struct bench_args *a, const struct bench_targets
     *ts, unsigned i, struct bale_bench_handles **h,
     const struct bale_bench_opts *o, struct bench_row *row, const char **how)
@@ -290,9 +305,9 @@ static int bench_one(const struct bench_args *a, const struct bench_targets
 	struct bale_bench_run run;
 	double resident = 1;
 	char err[256];
+	int rc;
 
 	if (row->cache[0] == 'c') {
-		bale_bench_close(*h);
 		resident = bench_make_cold(a, ts, i, how);
 		*h = bale_bench_open(&ts->t[i], row->threads, err, sizeof(err));
 		if (!*h) {
@@ -303,7 +318,12 @@ static int bench_one(const struct bench_args *a, const struct bench_targets
 	} else if (row->nruns == 0) {
 		bale_bench_read(*h, o, &run, err, sizeof(err));
 	}
-	if (bale_bench_read(*h, o, &run, err, sizeof(err)) != 0) {
+	rc = bale_bench_read(*h, o, &run, err, sizeof(err));
+	if (row->cache[0] == 'c') {
+		bale_bench_close(*h);
+		*h = NULL;
+	}
+	if (rc != 0) {
 		fprintf(stderr, "bale bench: %s: %s\n", ts->t[i].label, err);
 		return -1;
 	}
@@ -319,8 +339,8 @@ static int bench_one(const struct bench_args *a, const struct bench_targets
 	return 0;
 }
 
-/* Runs rotate the target order, so no target always goes first. Each
- * target's handles stay open across the group's runs. */
+/* Runs rotate the target order, so no target always goes first. Warm,
+ * each target's handles stay open across the group's runs. */
 static int bench_group(const struct bench_args *a,
     const struct bench_targets *ts, unsigned threads,
     struct bale_bench_opts *o, struct bench_row *rows, const char **how)
@@ -332,7 +352,7 @@ static int bench_group(const struct bench_args *a,
 	unsigned i;
 	int rc = 0;
 
-	for (i = 0; rc == 0 && i < ts->n; i++) {
+	for (i = 0; rc == 0 && rows[0].cache[0] == 'w' && i < ts->n; i++) {
 		h[i] = bale_bench_open(&ts->t[i], threads, err, sizeof(err));
 		if (!h[i]) {
 			fprintf(stderr, "bale bench: %s: %s\n", ts->t[i].label,

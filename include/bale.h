@@ -115,7 +115,9 @@ int bale_reader_open(struct bale_reader *r, const char *format,
 /** A backend option, given before open; @key and @value must outlive
  *  the open. Every reader takes meta=0: data and label only, no path or
  *  checksum (what a training loader needs). wds: images_only=1 reads only
- *  the image member. */
+ *  the image member. lmdb: map=1 reads a sample's repeat reads from the
+ *  memory map in place (for data that stays cached over epochs); the
+ *  bytes then stay valid while the reader is open. */
 int bale_reader_option(struct bale_reader *r, const char *key,
     const char *value);
 

@@ -116,7 +116,9 @@ static int bench_open(const struct bale_bench_target *t,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if ((t->opt_key && bale_reader_option(*r, t->opt_key, t->opt_value)
+	/* what a loader needs: the bytes and the label */
+	if (bale_reader_option(*r, "meta", "0") != BALE_OK ||
+	    (t->opt_key && bale_reader_option(*r, t->opt_key, "1")
 	    != BALE_OK) ||
 	    bale_reader_open(*r, t->format, t->path) != BALE_OK) {
 		snprintf(err, errlen, "%s", bale_reader_errmsg(*r));

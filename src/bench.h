@@ -9,8 +9,7 @@ struct bale_bench_target {
 	const char *label;	/* what the table calls it */
 	const char *format;	/* reader backend, or NULL to guess */
 	const char *path;
-	const char *opt_key;	/* one reader option, or NULL */
-	const char *opt_value;
+	const char *opt_key;	/* a reader option set to 1, or NULL */
 };
 
 struct bale_bench_opts {

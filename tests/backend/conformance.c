@@ -237,52 +237,76 @@ static int check_blob(const struct bale_blob *b, unsigned s, uint64_t i,
 	return 0;
 }
 
-static int cmd_read(const char *backend, const char *dir)
+/* Two handles on the output, with reader options @opts (KEY=VALUE);
+ * three passes over every sample, the handles taking turns: readers may
+ * fetch a sample differently the first time and on repeat reads (lmdb
+ * map=1: pread, then its pages mapped), and handles of one process may
+ * share state (lmdb: one environment per file). */
+static int cmd_read(const char *backend, const char *dir, char **opts,
+    int nopts)
 {
 	const struct bale_backend *be = bale_backend_find(backend);
 	unsigned char *want = malloc(6u << 20);
-	struct bale_reader *r = NULL;
+	struct bale_reader *r[2] = { NULL, NULL };
+	struct bale_reader *bad_r = NULL;
 	struct bale_blob b;
 	char path[4096];
 	uint64_t n = 0;
 	uint64_t k;
 	uint64_t i;
 	int bad = 0;
+	int h;
+	int o;
 
 	if (!be || !be->reader)
 		return 77;
-	if (!want || bale_reader_new(&r) != BALE_OK ||
-	    bale_reader_open(r, NULL, output_path(backend, dir, path,
-	    sizeof(path))) != BALE_OK || bale_reader_count(r, &n) != BALE_OK)
-		goto out_fail;
+	output_path(backend, dir, path, sizeof(path));
+	for (o = 0; o < nopts; o++)	/* KEY=VALUE into KEY, VALUE */
+		if (!strchr(opts[o], '='))
+			return 2;
+		else
+			*strchr(opts[o], '=') = '\0';
+	for (h = 0; h < 2; h++) {
+		if (!want || bale_reader_new(&r[h]) != BALE_OK)
+			goto out_fail;
+		bad_r = r[h];
+		for (o = 0; o < nopts; o++)
+			if (bale_reader_option(r[h], opts[o], opts[o] +
+			    strlen(opts[o]) + 1) != BALE_OK)
+				goto out_fail;
+		if (bale_reader_open(r[h], NULL, path) != BALE_OK ||
+		    bale_reader_count(r[h], &n) != BALE_OK)
+			goto out_fail;
+	}
 	if (n != SAMPLES - !(be->caps & BALE_CAP_EMPTY)) {
 		fprintf(stderr, "conformance: %" PRIu64 " samples\n", n);
 		bad = 1;
 	}
-	/* three passes: readers may fetch a sample differently the first
-	 * time and on repeat reads (lmdb: pread, then its mapped pages) */
 	for (k = 0; !bad && k < 3 * n; k++) {
 		i = (k * 7919) % n;	/* a fixed shuffle: 7919 is prime */
-		if (bale_reader_get(r, i, &b) != BALE_OK)
+		bad_r = r[k % 2];
+		if (bale_reader_get(bad_r, i, &b) != BALE_OK)
 			goto out_fail;
 		bad = check_blob(&b, written_sample(be->caps & BALE_CAP_EMPTY,
 		    i), i, want);
 	}
-	bale_reader_free(r);
+	bale_reader_free(r[0]);
+	bale_reader_free(r[1]);
 	free(want);
 	return bad;
 out_fail:
 	fprintf(stderr, "conformance: read: %s\n",
-	    r ? bale_reader_errmsg(r) : "no memory");
-	bale_reader_free(r);
+	    bad_r ? bale_reader_errmsg(bad_r) : "no memory");
+	bale_reader_free(r[0]);
+	bale_reader_free(r[1]);
 	free(want);
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "read") == 0)
-		return cmd_read(argv[2], argv[3]);
+	if (argc >= 4 && strcmp(argv[1], "read") == 0)
+		return cmd_read(argv[2], argv[3], argv + 4, argc - 4);
 	if (argc >= 4 && strcmp(argv[1], "write") == 0)
 		return cmd_write(argv[2], argv[3], argv + 4, argc - 4);
 	if (argc == 4 && strcmp(argv[1], "errors") == 0) {
@@ -291,7 +315,7 @@ int main(int argc, char **argv)
 		return error_unwritable(argv[2], argv[3]) ||
 		    error_exists(argv[2], argv[3]);
 	}
-	fprintf(stderr, "usage: bale-conformance write|errors BACKEND DIR "
-	    "[KEY=VALUE ...]\n");
+	fprintf(stderr, "usage: bale-conformance write|read|errors BACKEND "
+	    "DIR [KEY=VALUE ...]\n");
 	return 2;
 }

@@ -19,7 +19,8 @@ import json, sys
 b = json.load(open(sys.argv[1]))
 rows = b["results"]
 targets = {r["target"] for r in rows}
-assert targets == {"folder", "wds", "lmdb", "hdf5", "pread-ref"}, targets
+assert targets == {"folder", "wds", "lmdb", "hdf5", "pread-ref",
+                   "lmdb-map"}, targets
 assert {(r["cache"], r["threads"]) for r in rows} == \
     {("warm", 1), ("warm", 2), ("cold", 1), ("cold", 2)}
 for r in rows:
@@ -28,7 +29,7 @@ for r in rows:
         assert max(r["resident_before"]) < 0.05, r
 assert b["method"]["decode"] is True
 PY
-grep -q '<svg' "$T/b.svg" && grep -q 'pread-ref' "$T/b.svg" || fail "no chart"
+grep -q "<svg" "$T/b.svg" && grep -q "lmdb-map" "$T/b.svg" || fail "no chart"
 run "$BALE" bench "$T/out" -r 1
 expect_status 2
 expect_stderr "--against"
