@@ -11,8 +11,9 @@
 # a few hundred per second); every other measurement reads 10000. bale is
 # measured twice: its default reader (pread) and map=1 (the `lmdb-map`
 # line of bale bench: repeat reads from the map). Its figure per round is
-# the median of 3 runs; with map=1 the first warm run maps the pages (a
-# one-time cost, see formats/lmdb_read.c), as Python's untimed pass does.
+# the median of 5 runs; with map=1 the first warm run maps the pages (a
+# one-time cost, see formats/lmdb_read.c), which Python does in its
+# untimed pass, so the median leaves it out as Python's figure does.
 set -eu
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -22,7 +23,7 @@ lmdb=$dir/packed/data.lmdb
 out=$(mktemp)
 for i in $(seq "$rounds"); do
     build/bale bench "$lmdb" --against "$dir/images" -t 1 \
-        --cache both -r 3 2>/dev/null |
+        --cache both -r 5 2>/dev/null |
         awk '$1 == "lmdb" {print "bale", $2, $4}
              $1 == "lmdb-map" {print "bale-map", $2, $4}' >> "$out"
     /usr/bin/python3 bench/py_lmdb_read.py "$lmdb" --runs 1 --readahead on |
