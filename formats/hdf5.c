@@ -486,8 +486,7 @@ static int hdf5_publish(struct bale_writer *w, void *priv)
 {
 	struct hdf5_w *st = priv;
 
-	if (rename(st->tmp, st->final) != 0 ||
-	    (st->sync && bale_file_sync_parent(st->final) != 0))
+	if (bale_file_publish(st->final, st->sync) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "hdf5: cannot rename '%s': %s", st->tmp, strerror(errno));
 	st->published = 1;
