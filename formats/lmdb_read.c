@@ -148,7 +148,7 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
     MDB_txn *txn)
 {
 	MDB_val k = { 8, "__keys__" };
-	MDB_val v;
+	MDB_val v = { 0, NULL };
 	const char *p;
 	const char *end;
 	const char *nl;
@@ -160,6 +160,7 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
 		e->caffe = 1;
 		rc = lmdb_list_keys(r, e, txn);
 	}
+	/* default layout: one key per line; caffe: v is empty */
 	for (p = v.mv_data, end = p + v.mv_size; !e->caffe && p < end;
 	    p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));

@@ -267,6 +267,7 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 		else
 			*strchr(opts[o], '=') = '\0';
 	for (h = 0; h < 2; h++) {
+		bad_r = NULL;	/* "no memory" until the handle exists */
 		if (!want || bale_reader_new(&r[h]) != BALE_OK)
 			goto out_fail;
 		bad_r = r[h];
