@@ -1,5 +1,6 @@
 /* cmd_pack.c - bale pack: parse, run the pipeline, report. */
 #include "cli.h"
+#include "encode_flags.h"
 #include "progress.h"
 
 #include "bale.h"
@@ -13,6 +14,7 @@
 
 struct pack_args {
 	struct bale_pack_opts opts;
+	struct bale_encode_opts encode;
 	const char *options[PACK_MAX_OPTIONS + 1];
 	size_t noptions;
 	char *owned[PACK_MAX_OPTIONS];	/* strings we built for options */
@@ -89,6 +91,7 @@ static const struct option pack_longopts[] = {
 	{ "lmdb-layout", required_argument, NULL, OPT_LMDB_LAYOUT },
 	{ "lmdb-nosubdir", no_argument, NULL, OPT_LMDB_NOSUBDIR },
 	{ "hdf5-layout", required_argument, NULL, OPT_HDF5_LAYOUT },
+	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -131,6 +134,10 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 {
 	uint64_t n;
 
+	if (c >= OPT_ENC_FIRST && c <= OPT_ENC_LAST) {
+		a->opts.encode = &a->encode;
+		return encode_flag(&a->encode, c, arg);
+	}
 	switch (c) {
 	case 'f': a->opts.formats = arg; return 0;
 	case 'o': a->opts.out = arg; return 0;
@@ -178,6 +185,8 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 	    NULL)) != -1) {
 		if (c == 'h') {
 			fputs(pack_help, stdout);
+			fputs("\n", stdout);
+			fputs(encode_help, stdout);
 			exit(CLI_OK);
 		}
 		if (c == '?' || pack_flag(a, c, optarg) != 0)

@@ -10,9 +10,13 @@
  *   offsets  uint64 [N+1]: sample i is images[offsets[i]:offsets[i+1]]
  * layout "vlen" (the common h5py idiom)
  *   images   vlen uint8 [N], chunked
- * both
+ * layout "pixels" (bale pack --pixels WxH)
+ *   images   uint8 [N, H, W, 3], one image a chunk, optionally with the
+ *            shuffle and deflate filters (option deflate=1..9);
+ *            f["images"][i] is image i as a numpy array
+ * all
  *   labels int64 [N], keys string [N] (the sample keys of every format),
- *   crc32 uint32 [N], paths vlen string [N] (relative source paths)
+ *   crc32 uint32 [N] (of what images holds for the sample), paths vlen string [N] (relative source paths)
  *
  * The chunk is larger than h5py's default 1 MiB chunk cache, so a slice
  * of one sample is read straight from the file, no whole-chunk read.
@@ -23,8 +27,11 @@
 #include "bale_backend.h"
 
 #include "buf.h"
+#include "checksum.h"
 #include "file.h"
+#include "hdf5_pixels.h"
 #include "json.h"
+#include "npy.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -42,6 +49,11 @@
 
 struct hdf5_w {
 	int vlen;		/* layout */
+	int layout_set;		/* the layout option was given */
+	int pixels_w, pixels_h;	/* layout "pixels" when non-zero */
+	int deflate;		/* pixels: deflate level, 0 for none */
+	char npy_head[BALE_NPY_HEADER_MAX];	/* pixels: what samples hold */
+	size_t npy_len;
 	int sync;		/* fsync the file, and its folder once renamed */
 	char *final;
 	char *tmp;
@@ -111,6 +123,14 @@ static int hdf5_option(struct bale_writer *w, void *priv, const char *key,
 			    "hdf5: layout '%s': expected encoded or vlen",
 			    value);
 		st->vlen = strcmp(value, "vlen") == 0;
+		st->layout_set = 1;
+		return BALE_OK;
+	}
+	if (strcmp(key, "deflate") == 0) {
+		if (strlen(value) != 1 || value[0] < '0' || value[0] > '9')
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "hdf5: deflate '%s': expected 0 to 9", value);
+		st->deflate = value[0] - '0';
 		return BALE_OK;
 	}
 	if (strcmp(key, "fsync") == 0) {
@@ -133,6 +153,22 @@ static hid_t hdf5_dcpl(hsize_t chunk)
 		return -1;
 	}
 	return dcpl;
+}
+
+static int hdf5_create_pixels(struct bale_writer *w, struct hdf5_w *st,
+    const struct bale_dataset *ds)
+{
+	if (st->layout_set)
+		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: pixel arrays "
+		    "have their own layout; drop the layout option");
+	st->pixels_w = ds->pixels_w;
+	st->pixels_h = ds->pixels_h;
+	st->npy_len = bale_npy_header(st->npy_head, st->pixels_h,
+	    st->pixels_w, 3);
+	st->images = bale_hdf5_pixels_create(st->file, ds->nitems,
+	    st->pixels_h, st->pixels_w, st->deflate);
+	return st->images < 0 ? hdf5_fail(w, st, "cannot create images in")
+	    : BALE_OK;
 }
 
 static int hdf5_create_images(struct bale_writer *w, struct hdf5_w *st)
@@ -199,6 +235,11 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
 	if (st->file < 0)
 		return hdf5_fail(w, st, "cannot create");
 	bale_buf_add(&st->offsets, &st->total, sizeof(st->total));
+	if (ds->pixels_w)
+		return hdf5_create_pixels(w, st, ds);
+	if (st->deflate)
+		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: deflate "
+		    "applies to pixel arrays (--pixels) only");
 	return hdf5_create_images(w, st);
 }
 
@@ -298,14 +339,44 @@ static int hdf5_put_vlen(struct bale_writer *w, struct hdf5_w *st,
 	return BALE_OK;
 }
 
+/* A .npy sample of the promised shape becomes one row; its checksum is
+ * taken again over the pixels, which is what the file gives back. */
+static int hdf5_put_pixels(struct bale_writer *w, struct hdf5_w *st,
+    const struct bale_sample *s, uint32_t *crc)
+{
+	size_t px = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+
+	if (s->size != st->npy_len + px ||
+	    memcmp(s->data, st->npy_head, st->npy_len) != 0)
+		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: sample '%s' "
+		    "is not a %d x %d x 3 uint8 array", s->key, st->pixels_h,
+		    st->pixels_w);
+	if (bale_hdf5_pixels_put(st->images, st->count,
+	    s->data + st->npy_len) != 0)
+		return hdf5_fail(w, st, "cannot write images to");
+	*crc = bale_crc32(s->data + st->npy_len, px);
+	return BALE_OK;
+}
+
+static int hdf5_put_images(struct bale_writer *w, struct hdf5_w *st,
+    const struct bale_sample *s, uint32_t *crc)
+{
+	*crc = s->crc32;
+	if (st->pixels_w)
+		return hdf5_put_pixels(w, st, s, crc);
+	return st->vlen ? hdf5_put_vlen(w, st, s) :
+	    hdf5_put_encoded(w, st, s);
+}
+
 static int hdf5_put(struct bale_writer *w, void *priv,
     const struct bale_sample *s)
 {
 	struct hdf5_w *st = priv;
 	int64_t label = s->label;
+	uint32_t crc;
 	int rc;
 
-	rc = st->vlen ? hdf5_put_vlen(w, st, s) : hdf5_put_encoded(w, st, s);
+	rc = hdf5_put_images(w, st, s, &crc);
 	if (rc != BALE_OK)
 		return rc;
 	if (!st->keylen)
@@ -317,7 +388,7 @@ static int hdf5_put(struct bale_writer *w, void *priv,
 	st->total += s->size;
 	bale_buf_add(&st->offsets, &st->total, sizeof(st->total));
 	bale_buf_add(&st->labels, &label, sizeof(label));
-	bale_buf_add(&st->crcs, &s->crc32, sizeof(s->crc32));
+	bale_buf_add(&st->crcs, &crc, sizeof(crc));
 	bale_buf_add(&st->keys, s->key, st->keylen);
 	bale_buf_add(&st->paths, s->relpath, strlen(s->relpath) + 1);
 	if (st->offsets.failed || st->labels.failed || st->crcs.failed ||
@@ -410,7 +481,8 @@ static int hdf5_write_attrs(struct bale_writer *w, struct hdf5_w *st)
 {
 	hid_t vstr = hdf5_string_type(H5T_VARIABLE);
 	const char *version = bale_version();
-	const char *layout = st->vlen ? "vlen" : "encoded";
+	const char *layout = st->pixels_w ? "pixels" : st->vlen ? "vlen" :
+	    "encoded";
 	int64_t one = 1;
 	int64_t count = (int64_t)st->count;
 	int rc;
@@ -433,6 +505,9 @@ static int hdf5_write_attrs(struct bale_writer *w, struct hdf5_w *st)
 /* The last, partial chunk, then the exact extent. */
 static int hdf5_finish_images(struct bale_writer *w, struct hdf5_w *st)
 {
+	if (st->pixels_w)
+		return bale_hdf5_pixels_resize(st->images, st->count) != 0 ?
+		    hdf5_fail(w, st, "cannot size images in") : BALE_OK;
 	if (st->vlen)
 		return hdf5_flush_batch(w, st);
 	if (st->chunk.len == 0) {
@@ -454,7 +529,7 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 	int rc;
 
 	rc = hdf5_finish_images(w, st);
-	if (rc == BALE_OK && !st->vlen)
+	if (rc == BALE_OK && !st->vlen && !st->pixels_w)
 		rc = hdf5_write_array(w, st, "offsets", H5T_NATIVE_UINT64,
 		    st->count + 1, st->offsets.data);
 	if (rc == BALE_OK)
@@ -534,6 +609,8 @@ struct hdf5_r {
 	hid_t file;
 	hid_t images;
 	int vlen;
+	int pixels;		/* layout "pixels" */
+	int pixels_w, pixels_h;
 	int fd;
 	uint64_t n;
 	uint64_t *offsets;	/* encoded: n + 1 */
@@ -599,7 +676,7 @@ static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
 	    st->keylen) == 0 &&
 	    hdf5_read_all(st->file, "paths", vstr, st->n, (void **)&st->paths,
 	    sizeof(char *)) == 0 &&
-	    (st->vlen || hdf5_read_all(st->file, "offsets", H5T_NATIVE_UINT64,
+	    (st->vlen || st->pixels || hdf5_read_all(st->file, "offsets", H5T_NATIVE_UINT64,
 	    st->n + 1, (void **)&st->offsets, sizeof(uint64_t)) == 0);
 	H5Tclose(vstr);
 	H5Tclose(fixed);
@@ -623,6 +700,7 @@ static int hdf5_read_attrs(struct bale_reader *r, struct hdf5_r *st)
 	if (ok) {
 		st->n = (uint64_t)count;
 		st->vlen = strcmp(layout, "vlen") == 0;
+		st->pixels = strcmp(layout, "pixels") == 0;
 	}
 	bale_buf_puts(&st->info, "{");
 	bale_json_kv_str(&st->info, "layout", ok ? layout : NULL, 1);
@@ -692,6 +770,36 @@ static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
 	return ok ? BALE_OK : hdf5_rfail(r, "cannot locate image chunks");
 }
 
+static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
+{
+	uint64_t n;
+
+	if (bale_hdf5_pixels_shape(st->images, &n, &st->pixels_h,
+	    &st->pixels_w) != 0 || n != st->n)
+		return hdf5_rfail(r, "images is not N x H x W x 3 uint8");
+	if (bale_grow(&st->buf, &st->bufcap, (size_t)st->pixels_w *
+	    (size_t)st->pixels_h * 3) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	return BALE_OK;
+}
+
+static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t i, struct bale_blob *out)
+{
+	int rc = BALE_OK;
+
+	pthread_mutex_lock(&hdf5_lock);
+	if (bale_hdf5_pixels_get(st->images, i, st->buf) != 0)
+		rc = hdf5_rfail(r, "cannot read images");	/* reads HDF5's
+								 * error stack */
+	pthread_mutex_unlock(&hdf5_lock);
+	if (rc != BALE_OK)
+		return rc;
+	out->data = st->buf;
+	out->size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+	return BALE_OK;
+}
+
 static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
     const char *path)
 {
@@ -709,7 +817,9 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 		hdf5_read_info(st);
 	if (rc == BALE_OK)
 		rc = hdf5_read_meta(r, st);
-	if (rc == BALE_OK && !st->vlen)
+	if (rc == BALE_OK && st->pixels)
+		rc = hdf5_check_pixels(r, st);
+	else if (rc == BALE_OK && !st->vlen)
 		rc = hdf5_read_chunks(r, st);
 	return rc;
 }
@@ -811,6 +921,8 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	out->crc32 = st->crcs[i];
 	out->has_crc32 = 1;
 	out->path = st->paths[i];
+	if (st->pixels)
+		return hdf5_rget_pixels(r, st, i, out);
 	if (st->vlen) {
 		pthread_mutex_lock(&hdf5_lock);
 		rc = hdf5_rget_vlen(r, st, i, out);
@@ -893,7 +1005,8 @@ static const struct bale_writer_ops hdf5_writer = {
 const struct bale_backend bale_backend_hdf5 = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "hdf5",
-	.summary = "HDF5 file (encoded bytes + offsets, or vlen uint8)",
+	.summary = "HDF5 file (encoded bytes + offsets, vlen uint8, or "
+	    "N x H x W x 3 pixels)",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.writer_priv = sizeof(struct hdf5_w),
 	.writer = &hdf5_writer,

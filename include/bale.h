@@ -46,6 +46,10 @@ struct bale_dataset {
 	size_t nclasses;
 	uint64_t nitems;		/* samples that will be offered */
 	int replace;			/* remove an existing output first */
+	/* Non-zero: every sample is a .npy uint8 array of pixels_h x
+	 * pixels_w x 3 (bale pack --pixels); HDF5 stores it as a row of
+	 * an N x H x W x 3 dataset. */
+	int pixels_w, pixels_h;
 };
 
 /** Allocate a writer with no backend chosen. Fails only with BALE_ENOMEM. */
@@ -152,6 +156,32 @@ struct bale_progress {
 
 typedef void (*bale_progress_fn)(const struct bale_progress *p, void *arg);
 
+/** The encode stage (bale pack --resize ...). Zeroed: decode nothing.
+ *  JPEG and PNG are decoded; a file of another format is skipped with a
+ *  reason, since every setting here needs its pixels. */
+struct bale_encode_opts {
+	const char *resize;	/* "shorter:N", "longer:N", "exact:WxH",
+				 * "fit:WxH", or NULL (keep the size) */
+	const char *frame;	/* "crop" (centre) or "pad", or NULL */
+	int upscale;		/* shorter/longer/fit may enlarge */
+	const char *pixels;	/* "WxH": store RGB arrays of this size,
+				 * cropped to fill (frame "pad": padded) */
+	int quality;		/* JPEG quality 1..100; 0 means 90 */
+	int subsampling;	/* 444, 422, 420; 0 means 420 */
+	const char *color;	/* "rgb" (NULL): grey becomes RGB; "keep" */
+	const char *alpha;	/* "composite" (NULL) on @background; "keep":
+				 * RGBA is stored as PNG */
+	const char *background;	/* "RRGGBB" for composite and pad; NULL:
+				 * white */
+	int keep_unchanged;	/* store the original bytes of an image no
+				 * setting changes (no re-encode) */
+	uint64_t max_pixels;	/* skip larger images, judged from the
+				 * header; 0 means BALE_MAX_PIXELS_DEFAULT,
+				 * UINT64_MAX no limit */
+};
+
+#define BALE_MAX_PIXELS_DEFAULT ((uint64_t)100000000)
+
 struct bale_pack_opts {
 	const char *src;		/* ImageFolder root, or base of @list */
 	const char *list;		/* list file (path TAB label), or NULL */
@@ -165,6 +195,7 @@ struct bale_pack_opts {
 	uint64_t seed;
 	int strict;			/* a bad input fails the run */
 	int replace;			/* replace an existing output */
+	const struct bale_encode_opts *encode;	/* NULL: bytes as read */
 	bale_progress_fn progress;	/* called from the writing thread */
 	void *progress_arg;
 };

@@ -7,6 +7,8 @@
  */
 #include "exif.h"
 
+#include "jpegseg.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -68,35 +70,21 @@ static int tiff_orientation(struct tiff *t)
 	return 1;
 }
 
-int bale_exif_orientation(const unsigned char *data, size_t size)
+int bale_exif_tiff_orientation(const unsigned char *tiff, size_t size)
 {
 	struct tiff t;
-	size_t pos = 2;
-	size_t len;
-	unsigned char marker;
 
-	if (size < 4 || data[0] != 0xFF || data[1] != 0xD8)
+	t.p = tiff;
+	t.n = size;
+	return tiff_orientation(&t);
+}
+
+int bale_exif_orientation(const unsigned char *data, size_t size)
+{
+	const unsigned char *seg;
+	size_t len;
+
+	if (!bale_jpegseg_find(data, size, 0xE1, "Exif\0\0", 6, &seg, &len))
 		return 1;
-	while (pos + 4 <= size) {
-		if (data[pos] != 0xFF)
-			return 1;
-		marker = data[pos + 1];
-		if (marker == 0xFF) {	/* fill byte */
-			pos++;
-			continue;
-		}
-		if (marker == 0xDA || marker == 0xD9)	/* SOS, EOI */
-			return 1;
-		len = (size_t)data[pos + 2] << 8 | data[pos + 3];
-		if (len < 2 || len > size - pos - 2)
-			return 1;
-		if (marker == 0xE1 && len >= 8 &&
-		    memcmp(data + pos + 4, "Exif\0\0", 6) == 0) {
-			t.p = data + pos + 10;
-			t.n = len - 8;
-			return tiff_orientation(&t);
-		}
-		pos += 2 + len;
-	}
-	return 1;
+	return bale_exif_tiff_orientation(seg + 6, len - 6);
 }

@@ -9,4 +9,8 @@
  *  Reads nothing outside [data, data + size). */
 int bale_exif_orientation(const unsigned char *data, size_t size);
 
+/** The orientation in a bare TIFF structure ("II*\0" or "MM\0*" first),
+ *  as PNG's eXIf chunk holds it; 1 when absent or unreadable. */
+int bale_exif_tiff_orientation(const unsigned char *tiff, size_t size);
+
 #endif

@@ -9,6 +9,7 @@
 #include "bale_backend.h"
 #include "buf.h"
 #include "checksum.h"
+#include "encode.h"
 #include "errbuf.h"
 #include "file.h"
 #include "input.h"
@@ -38,6 +39,7 @@ struct pipe_sample {
 	size_t size;
 	size_t held;		/* bytes reserved in the window */
 	uint32_t crc;
+	const char *ext;	/* set by the encode stage, else NULL */
 	int skipped;
 	char why[256];
 };
@@ -52,6 +54,8 @@ struct pipe_run {
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
 	unsigned threads;
+	const struct bale_encode_cfg *encode;	/* NULL: bytes as read */
+	struct bale_encode_cfg encode_cfg;
 	struct timespec t0;
 };
 
@@ -95,11 +99,41 @@ static void pipe_sample_free(struct pipe_sample *s)
 	free(s);
 }
 
-/* Read and checksum the input at @pos. NULL: abort (or no memory). */
-static struct pipe_sample *pipe_make(struct pipe_run *run, uint64_t pos)
+/* Replace the bytes read by the encode stage's output. A larger output
+ * reserves its extra room in the window first.
+ * @return 0, 1 when the sample is skipped, -1 on abort or no memory */
+static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
+    uint64_t pos, struct pipe_sample *s)
+{
+	struct bale_encoded e;
+	int rc = bale_encoder_run(enc, s->data, s->size, &e);
+
+	if (rc != 0) {
+		memcpy(s->why, e.why, sizeof(s->why));
+		return rc;
+	}
+	if (e.kept)
+		return 0;
+	free(s->data);
+	s->data = e.data;
+	s->size = e.size;
+	s->ext = e.ext;
+	if (e.size <= s->held)
+		return 0;
+	if (bale_reorder_reserve(run->ro, pos, e.size - s->held) != 0)
+		return -1;
+	s->held = e.size;
+	return 0;
+}
+
+/* Read, encode and checksum the input at @pos. NULL: abort (or no
+ * memory). */
+static struct pipe_sample *pipe_make(struct pipe_run *run,
+    struct bale_encoder *enc, uint64_t pos)
 {
 	struct pipe_sample *s = calloc(1, sizeof(*s));
 	struct bale_input in;
+	int rc;
 
 	if (!s)
 		return NULL;
@@ -120,24 +154,39 @@ static struct pipe_sample *pipe_make(struct pipe_run *run, uint64_t pos)
 	if (bale_input_read(&in, s->data) != 0)
 		goto out_skip;
 	s->size = in.size;
+	if (enc) {
+		rc = pipe_encode(run, enc, pos, s);
+		if (rc < 0) {
+			pipe_sample_free(s);
+			return NULL;
+		}
+		if (rc > 0)
+			goto out_skip_encode;
+	}
 	s->crc = bale_crc32(s->data, s->size);
 	return s;
 out_skip:
+	memcpy(s->why, in.why, sizeof(s->why));
+out_skip_encode:
 	free(s->data);
 	s->data = NULL;
 	s->skipped = 1;
-	memcpy(s->why, in.why, sizeof(s->why));
 	return s;
 }
 
 static void *pipe_worker(void *arg)
 {
 	struct pipe_run *run = arg;
+	struct bale_encoder *enc = NULL;
 	struct pipe_sample *s;
 	uint64_t pos;
 
+	if (run->encode && bale_encoder_new(&enc, run->encode) != 0) {
+		bale_reorder_abort(run->ro);
+		return NULL;
+	}
 	while (bale_reorder_claim(run->ro, &pos) == 0) {
-		s = pipe_make(run, pos);
+		s = pipe_make(run, enc, pos);
 		if (!s) {
 			/* no memory, or the run was stopped: stop everyone */
 			bale_reorder_abort(run->ro);
@@ -145,6 +194,7 @@ static void *pipe_worker(void *arg)
 		}
 		bale_reorder_deliver(run->ro, pos, s);
 	}
+	bale_encoder_free(enc);
 	return NULL;
 }
 
@@ -184,7 +234,10 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	size_t i;
 
 	snprintf(key, sizeof(key), "%010" PRIu64, pos);
-	pipe_ext(pipe_path(run, pos), ext, sizeof(ext));
+	if (ps->ext)
+		snprintf(ext, sizeof(ext), "%s", ps->ext);
+	else
+		pipe_ext(pipe_path(run, pos), ext, sizeof(ext));
 	memset(&s, 0, sizeof(s));
 	s.index = pos;
 	s.key = key;
@@ -449,6 +502,10 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	ds.nclasses = bale_walk_nclasses(run->walk);
 	ds.nitems = bale_walk_count(run->walk);
 	ds.replace = o->replace;
+	if (run->encode) {
+		ds.pixels_w = run->encode->pixels_w;
+		ds.pixels_h = run->encode->pixels_h;
+	}
 	for (i = 0; i < run->nwriters; i++) {
 		rc = bale_writer_open(run->writers[i], o->out, &ds);
 		if (rc != BALE_OK)
@@ -491,15 +548,23 @@ static void pipe_release(struct pipe_run *run)
 	bale_walk_free(run->walk);
 }
 
-static int pipe_check_opts(struct bale_pipeline *p,
-    const struct bale_pack_opts *o)
+static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
+	const struct bale_pack_opts *o = run->opts;
+	char why[256];
+
 	if (!o->src || !o->out || !o->formats)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "source, output and format are required");
 	if (o->name && (!*o->name || strchr(o->name, '/')))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
+	if (!o->encode)
+		return BALE_OK;
+	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, why,
+	    sizeof(why)) != 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
+	run->encode = &run->encode_cfg;
 	return BALE_OK;
 }
 
@@ -526,7 +591,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	if (bale_report_new(&p->report) != BALE_OK)
 		rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	else
-		rc = pipe_check_opts(p, o);
+		rc = pipe_check_opts(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_writers(p, &run);
 	if (rc == BALE_OK)

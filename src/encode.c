@@ -1,0 +1,271 @@
+/* encode.c - one sample through the encode stage.
+ *
+ * Order of steps, chosen for speed without changing what comes out:
+ * decode (at a DCT scale when the target is at most half the size),
+ * drop alpha or CMYK, resample in the stored orientation (fewer pixels
+ * to turn), orient, crop or pad, encode. Everything is integer
+ * arithmetic or a deterministic codec, so the same bytes give the same
+ * output on any thread.
+ */
+#include "encode.h"
+
+#include "image.h"
+#include "jpeg.h"
+#include "npy.h"
+#include "png.h"
+#include "resize.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum enc_kind { ENC_JPEG, ENC_PNG };
+
+/* What the header of one input says. */
+struct enc_src {
+	enum enc_kind kind;
+	int w, h;		/* as stored */
+	int orientation;
+	int grey, alpha, cmyk;
+	struct bale_jpeg_info jpeg;
+	struct bale_png_info png;
+};
+
+struct bale_encoder {
+	const struct bale_encode_cfg *cfg;
+	struct bale_jpeg *jpeg;
+};
+
+int bale_encoder_new(struct bale_encoder **out,
+    const struct bale_encode_cfg *c)
+{
+	struct bale_encoder *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	e->cfg = c;
+	if (bale_jpeg_new(&e->jpeg) != 0) {
+		free(e);
+		return -1;
+	}
+	*out = e;
+	return 0;
+}
+
+void bale_encoder_free(struct bale_encoder *e)
+{
+	if (!e)
+		return;
+	bale_jpeg_free(e->jpeg);
+	free(e);
+}
+
+static int enc_skip(struct bale_encoded *out, const char *msg)
+{
+	snprintf(out->why, sizeof(out->why), "%s", msg);
+	return 1;
+}
+
+/* The name of a format bale does not decode, from its magic bytes. */
+static const char *enc_other_format(const unsigned char *d, size_t n)
+{
+	if (n >= 4 && memcmp(d, "GIF8", 4) == 0)
+		return "gif";
+	if (n >= 2 && memcmp(d, "BM", 2) == 0)
+		return "bmp";
+	if (n >= 4 && (memcmp(d, "II*\0", 4) == 0 ||
+	    memcmp(d, "MM\0*", 4) == 0))
+		return "tiff";
+	if (n >= 12 && memcmp(d, "RIFF", 4) == 0 &&
+	    memcmp(d + 8, "WEBP", 4) == 0)
+		return "webp";
+	return NULL;
+}
+
+static int enc_probe(struct bale_encoder *e, const unsigned char *in,
+    size_t size, struct enc_src *s, struct bale_encoded *out)
+{
+	const char *other;
+
+	memset(s, 0, sizeof(*s));
+	if (size >= 3 && in[0] == 0xFF && in[1] == 0xD8 && in[2] == 0xFF) {
+		s->kind = ENC_JPEG;
+		if (bale_jpeg_header(e->jpeg, in, size, &s->jpeg, out->why,
+		    sizeof(out->why)) != 0)
+			return 1;
+		s->w = s->jpeg.w;
+		s->h = s->jpeg.h;
+		s->orientation = s->jpeg.orientation;
+		s->grey = s->jpeg.grey;
+		s->cmyk = s->jpeg.cmyk;
+		return 0;
+	}
+	if (size >= 8 && memcmp(in, "\x89PNG\r\n\x1a\n", 8) == 0) {
+		s->kind = ENC_PNG;
+		if (bale_png_header(in, size, &s->png, out->why,
+		    sizeof(out->why)) != 0)
+			return 1;
+		s->w = s->png.w;
+		s->h = s->png.h;
+		s->orientation = s->png.orientation;
+		s->grey = s->png.grey;
+		s->alpha = s->png.alpha;
+		return 0;
+	}
+	other = enc_other_format(in, size);
+	if (!other)
+		return enc_skip(out, "not a JPEG or PNG file (unknown "
+		    "format); the encode options need its pixels");
+	snprintf(out->why, sizeof(out->why), "%s: bale decodes only JPEG "
+	    "and PNG; the encode options need its pixels", other);
+	return 1;
+}
+
+static int enc_too_big(const struct bale_encode_cfg *c,
+    const struct enc_src *s, struct bale_encoded *out)
+{
+	uint64_t n = (uint64_t)s->w * (uint64_t)s->h;
+
+	if (n <= c->max_pixels)
+		return 0;
+	snprintf(out->why, sizeof(out->why), "image is %d x %d = %" PRIu64
+	    " pixels, over the limit of %" PRIu64 " (--max-pixels)",
+	    s->w, s->h, n, c->max_pixels);
+	return 1;
+}
+
+/* Nothing asked for would change the pixels: no resize, crop or pad,
+ * no rotation, no colour conversion. */
+static int enc_unchanged(const struct bale_encode_cfg *c,
+    const struct enc_src *s, const struct bale_plan *p)
+{
+	if (!c->keep_unchanged || c->pixels_w)
+		return 0;
+	if (p->out_w != p->scaled_w || p->out_h != p->scaled_h ||
+	    p->scaled_w != s->w || p->scaled_h != s->h)
+		return 0;
+	if (s->orientation != 1 || s->cmyk)
+		return 0;
+	if (s->grey && !c->keep_grey)
+		return 0;
+	return !s->alpha || c->keep_alpha;
+}
+
+static int enc_decode(struct bale_encoder *e, const unsigned char *in,
+    size_t size, const struct enc_src *s, int min_w, int min_h,
+    struct bale_image *img, struct bale_encoded *out)
+{
+	const struct bale_encode_cfg *c = e->cfg;
+	int rc;
+
+	if (s->kind == ENC_JPEG)
+		rc = bale_jpeg_decode(e->jpeg, in, size, &s->jpeg, min_w,
+		    min_h, c->keep_grey, img, out->why, sizeof(out->why));
+	else
+		rc = bale_png_decode(in, size, &s->png, c->keep_grey, img,
+		    out->why, sizeof(out->why));
+	if (rc != 0)
+		return rc;
+	if (img->ch == 4 && !c->keep_alpha)
+		bale_image_composite(img, c->bg);
+	return 0;
+}
+
+static int enc_resample(struct bale_image *img, int w, int h)
+{
+	struct bale_image out;
+
+	if (img->w == w && img->h == h)
+		return 0;
+	if (bale_image_alloc(&out, w, h, img->ch) != 0)
+		return -1;
+	bale_image_premultiply(img);
+	if (bale_resize(img->px, img->w, img->h, out.px, w, h, img->ch)) {
+		bale_image_release(&out);
+		return -1;
+	}
+	bale_image_unpremultiply(&out);
+	bale_image_release(img);
+	*img = out;
+	return 0;
+}
+
+static int enc_npy(const struct bale_image *img, struct bale_encoded *out)
+{
+	char head[BALE_NPY_HEADER_MAX];
+	size_t n = bale_npy_header(head, img->h, img->w, img->ch);
+	size_t px = (size_t)img->w * img->h * img->ch;
+
+	out->data = malloc(n + px);
+	if (!out->data)
+		return -1;
+	memcpy(out->data, head, n);
+	memcpy(out->data + n, img->px, px);
+	out->size = n + px;
+	out->ext = "npy";
+	return 0;
+}
+
+static int enc_output(struct bale_encoder *e, const struct bale_image *img,
+    struct bale_encoded *out)
+{
+	const struct bale_encode_cfg *c = e->cfg;
+
+	if (c->pixels_w)
+		return enc_npy(img, out);
+	if (img->ch == 4) {
+		out->ext = "png";
+		return bale_png_encode(img, &out->data, &out->size,
+		    out->why, sizeof(out->why));
+	}
+	out->ext = "jpg";
+	return bale_jpeg_encode(e->jpeg, img, c->quality, c->subsampling,
+	    &out->data, &out->size, out->why, sizeof(out->why));
+}
+
+/* Decode and transform per @p (display orientation) into @img. */
+static int enc_pixels(struct bale_encoder *e, const unsigned char *in,
+    size_t size, const struct enc_src *s, const struct bale_plan *p,
+    struct bale_image *img, struct bale_encoded *out)
+{
+	int swap = s->orientation >= 5;
+	int sw = swap ? p->scaled_h : p->scaled_w;	/* as stored */
+	int sh = swap ? p->scaled_w : p->scaled_h;
+	int rc;
+
+	rc = enc_decode(e, in, size, s, sw, sh, img, out);
+	if (rc != 0)
+		return rc;
+	if (enc_resample(img, sw, sh) != 0 ||
+	    bale_image_orient(img, s->orientation) != 0 ||
+	    bale_image_frame(img, p, e->cfg->bg) != 0)
+		return -1;
+	return 0;
+}
+
+int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
+    size_t size, struct bale_encoded *out)
+{
+	struct bale_image img = { 0 };
+	struct bale_plan plan;
+	struct enc_src s;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (enc_probe(e, in, size, &s, out) || enc_too_big(e->cfg, &s, out))
+		return 1;
+	bale_geometry_plan(&e->cfg->geom, s.orientation >= 5 ? s.h : s.w,
+	    s.orientation >= 5 ? s.w : s.h, &plan);
+	if (enc_unchanged(e->cfg, &s, &plan)) {
+		out->data = (unsigned char *)in;
+		out->size = size;
+		out->kept = 1;
+		return 0;
+	}
+	rc = enc_pixels(e, in, size, &s, &plan, &img, out);
+	if (rc == 0 && enc_output(e, &img, out) != 0)
+		rc = out->why[0] && strcmp(out->why, "no memory") ? 1 : -1;
+	bale_image_release(&img);
+	return rc;
+}
