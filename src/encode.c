@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ENC_MAX_SIDE 65535	/* JPEG's limit, and PNG's in bale */
+
 enum enc_kind { ENC_JPEG, ENC_PNG };
 
 /* What the header of one input says. */
@@ -132,6 +134,22 @@ static int enc_too_big(const struct bale_encode_cfg *c,
 	snprintf(out->why, sizeof(out->why), "image is %d x %d = %" PRIu64
 	    " pixels, over the limit of %" PRIu64 " (--max-pixels)",
 	    s->w, s->h, n, c->max_pixels);
+	return 1;
+}
+
+/* A resize can ask for more than the input had: same limits. */
+static int enc_plan_too_big(const struct bale_encode_cfg *c,
+    const struct bale_plan *p, struct bale_encoded *out)
+{
+	int w = p->scaled_w > p->out_w ? p->scaled_w : p->out_w;
+	int h = p->scaled_h > p->out_h ? p->scaled_h : p->out_h;
+	uint64_t n = (uint64_t)w * (uint64_t)h;
+
+	if (n <= c->max_pixels && w <= ENC_MAX_SIDE && h <= ENC_MAX_SIDE)
+		return 0;
+	snprintf(out->why, sizeof(out->why), "resized image would be %d x "
+	    "%d, over the limit of %" PRIu64 " pixels (--max-pixels) or %d "
+	    "a side", w, h, c->max_pixels, ENC_MAX_SIDE);
 	return 1;
 }
 
@@ -257,6 +275,8 @@ int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
 		return 1;
 	bale_geometry_plan(&e->cfg->geom, s.orientation >= 5 ? s.h : s.w,
 	    s.orientation >= 5 ? s.w : s.h, &plan);
+	if (enc_plan_too_big(e->cfg, &plan, out))
+		return 1;
 	if (enc_unchanged(e->cfg, &s, &plan)) {
 		out->data = (unsigned char *)in;
 		out->size = size;

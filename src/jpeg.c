@@ -9,6 +9,7 @@
 #include "exif.h"
 #include "jpegseg.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +69,15 @@ int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
 }
 
 /* The smallest DCT scale (1/2, 1/4, 1/8) that keeps @w x @h at least
- * @min_w x @min_h, as a denominator; 1 when none does. */
+ * @min_w x @min_h, as a denominator; 1 when none does. The test is
+ * w / d >= min_w exactly, as PIL's Image.draft() makes it, so that the
+ * resampler after it only ever shrinks. */
 static int jpeg_scale(int w, int h, int min_w, int min_h)
 {
 	int d;
 
 	for (d = 8; d >= 2; d /= 2)
-		if ((w + d - 1) / d >= min_w && (h + d - 1) / d >= min_h)
+		if ((int64_t)min_w * d <= w && (int64_t)min_h * d <= h)
 			return d;
 	return 1;
 }
@@ -101,15 +104,29 @@ static void jpeg_cmyk_to_rgb(struct bale_image *img, int inverted)
 	img->ch = 3;
 }
 
-/* A warning is fatal when it means pixels are missing or made up
- * (truncation, bad entropy data); stray bytes between segments and odd
- * but readable headers are common in real collections and harmless. */
-static int jpeg_warning_fatal(const char *msg)
+/* libjpeg warnings that leave every pixel decoded: stray bytes between
+ * segments and odd but readable headers, common in real collections.
+ * Anything else (truncation, bad entropy data, a fatal error after a
+ * warning, which TurboJPEG also reports as a warning) loses pixels. */
+static int jpeg_harmless(tjhandle h)
 {
-	if (strstr(msg, "Premature end"))
-		return 1;
-	return strstr(msg, "Corrupt JPEG data") &&
-	    !strstr(msg, "extraneous bytes");
+	static const char *const ok[] = {
+		"extraneous bytes before marker",
+		"Unknown Adobe color transform code",
+		"unknown JFIF revision number",
+		"Invalid SOS parameters for sequential JPEG",
+		"bad ICC marker",
+		"Inconsistent progression sequence",
+	};
+	const char *msg = tjGetErrorStr2(h);
+	size_t i;
+
+	if (tjGetErrorCode(h) != TJERR_WARNING)
+		return 0;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strstr(msg, ok[i]))
+			return 1;
+	return 0;
 }
 
 int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
@@ -134,9 +151,7 @@ int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
 	if (bale_image_alloc(out, w, h, ch) != 0)
 		return -1;
 	if (tjDecompress2(j->dec, data, (unsigned long)size, out->px, w, 0, h,
-	    pf, JPEG_DECODE_FLAGS) != 0 &&
-	    (tjGetErrorCode(j->dec) != TJERR_WARNING ||
-	    jpeg_warning_fatal(tjGetErrorStr2(j->dec)))) {
+	    pf, JPEG_DECODE_FLAGS) != 0 && !jpeg_harmless(j->dec)) {
 		snprintf(why, cap, "jpeg: cannot decode: %s",
 		    tjGetErrorStr2(j->dec));
 		bale_image_release(out);

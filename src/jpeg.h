@@ -28,7 +28,7 @@ int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
 /** Decode to RGB (grey to one channel when @keep_grey), converting CMYK
  *  and YCCK. When the smallest of the scales 1/2, 1/4, 1/8 that keeps
  *  the image at least @min_w x @min_h (as stored) exists, decode at it.
- *  Corrupt or truncated data fails; libjpeg's other warnings do not.
+ *  Corrupt or truncated data fails; warnings that lose no pixels do not.
  *  @return 0, 1 when the data is bad (@why set), -1 when out of memory */
 int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
     size_t size, const struct bale_jpeg_info *info, int min_w, int min_h,

@@ -8,6 +8,8 @@
 #if BALE_HAVE_WDS
 #include <archive.h>
 #endif
+#include <jconfig.h>	/* libjpeg-turbo's version, as built against */
+#include <spng.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -79,6 +81,36 @@ void bale_report_get(const struct bale_report *r,
 	*reason = r->arena.data + r->list[kind].off[2 * i + 1];
 }
 
+/* The encode settings as given (null: bytes stored as read), so a
+ * pipeline can tell how a dataset was made. */
+static void report_encode(struct bale_buf *b,
+    const struct bale_encode_opts *e)
+{
+	bale_json_key(b, "encode", 0);
+	if (!e) {
+		bale_buf_puts(b, "null");
+		return;
+	}
+	bale_buf_puts(b, "{");
+	bale_json_kv_str(b, "resize", e->resize, 1);
+	bale_json_kv_str(b, "frame", e->frame, 0);
+	bale_json_kv_u64(b, "upscale", (uint64_t)!!e->upscale, 0);
+	bale_json_kv_str(b, "pixels", e->pixels, 0);
+	bale_json_kv_u64(b, "quality", (uint64_t)(e->quality ? e->quality :
+	    90), 0);
+	bale_json_kv_u64(b, "subsampling", (uint64_t)(e->subsampling ?
+	    e->subsampling : 420), 0);
+	bale_json_kv_str(b, "color", e->color ? e->color : "rgb", 0);
+	bale_json_kv_str(b, "alpha", e->alpha ? e->alpha : "composite", 0);
+	bale_json_kv_str(b, "background", e->background ? e->background :
+	    "ffffff", 0);
+	bale_json_kv_u64(b, "keep_unchanged", (uint64_t)!!e->keep_unchanged,
+	    0);
+	bale_json_kv_u64(b, "max_pixels", e->max_pixels ? e->max_pixels :
+	    BALE_MAX_PIXELS_DEFAULT, 0);
+	bale_buf_puts(b, "}");
+}
+
 static void report_options(struct bale_buf *b,
     const struct bale_report_run *run)
 {
@@ -102,7 +134,9 @@ static void report_options(struct bale_buf *b,
 			bale_buf_puts(b, ",");
 		bale_json_str(b, o->options[i]);
 	}
-	bale_buf_puts(b, "]}");
+	bale_buf_puts(b, "]");
+	report_encode(b, o->encode);
+	bale_buf_puts(b, "}");
 }
 
 static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
@@ -151,6 +185,11 @@ void bale_report_json(const struct bale_report *r,
 	bale_json_key(b, "libraries", 0);
 	bale_buf_puts(b, "{");
 	bale_json_kv_str(b, "zlib", zlibVersion(), 1);
+	bale_json_kv_str(b, "libspng", spng_version_string(), 0);
+	bale_buf_printf(b, ",\"libjpeg-turbo\":\"%d.%d.%d\"",
+	    LIBJPEG_TURBO_VERSION_NUMBER / 1000000,
+	    LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000,
+	    LIBJPEG_TURBO_VERSION_NUMBER % 1000);
 #if BALE_HAVE_WDS
 	bale_json_kv_str(b, "libarchive", archive_version_details(), 0);
 #endif
