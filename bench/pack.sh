@@ -9,7 +9,9 @@
 # one-pass run of three formats writes), wds, lmdb, hdf5, all
 # (bale -f lmdb,hdf5,wds in one pass), lmdb+fsync (durable, compare with
 # tar+sync), py-lmdb (bench/py_lmdb_pickle.py),
-# py-h5py (bench/py_h5py_vlen.py). Default: tar wds lmdb hdf5 all.
+# py-h5py (bench/py_h5py_vlen.py), resize (bale -f wds --resize
+# shorter:256 --quality 90), py-resize (bench/py_pil_resize.py, the same
+# with PIL on every core). Default: tar wds lmdb hdf5 all.
 #
 # Generates (once) an ImageNet-like tree: 10k JPEGs, sides 200..1200 px,
 # ~110 KB mean, ~1.1 GB, in $BENCH_DIR (default build/bench). Each run
@@ -50,6 +52,10 @@ run_one() { # run_one CONTENDER: pack into $dir/out
     lmdb+fsync) "$bale" pack "$src" -f lmdb -o "$out" -q --fsync ;;
     py-lmdb) /usr/bin/python3 bench/py_lmdb_pickle.py "$src" "$out.lmdb" ;;
     py-h5py) /usr/bin/python3 bench/py_h5py_vlen.py "$src" "$out.h5" ;;
+    resize) "$bale" pack "$src" -f wds -o "$out" -q --resize shorter:256 \
+        --quality 90 ;;
+    py-resize) /usr/bin/python3 bench/py_pil_resize.py "$src" "$out.tar" \
+        256 90 ;;
     *) echo "unknown contender '$1'" >&2; exit 2 ;;
     esac
 }

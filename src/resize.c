@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define RESIZE_BITS 22
 #define RESIZE_LOBES 3.0
@@ -120,39 +121,33 @@ static void pass_lines(const unsigned char *src, unsigned char *dst,
 	}
 }
 
-/* A few bytes: a memcpy() call would cost more than the copy. */
-static inline void copy_pixel(unsigned char *d, const unsigned char *s,
-    int ch)
-{
-	d[0] = s[0];
-	if (ch > 1)
-		d[1] = s[1];
-	if (ch > 2)
-		d[2] = s[2];
-	if (ch > 3)
-		d[3] = s[3];
-}
-
 /* @dst = @src (@h rows of @w pixels of @ch bytes) with rows and columns
  * swapped. Resampling a transposed image along its lines computes the
  * very same sums as resampling the rows, only in an order that
- * vectorises. */
+ * vectorises. Column by column. With 3 or 4 channels each pixel is
+ * moved as one 4-byte word whose spare byte the next pixel of the column
+ * overwrites; the column's last pixel goes byte by byte, so no word read
+ * or written passes the end of a buffer. */
 static void transpose(const unsigned char *src, unsigned char *dst, int w,
     int h, int ch)
 {
-	const int block = 32;	/* keeps both sides in cache */
-	int x0, y0, x, y, xe, ye;
+	size_t stride = (size_t)w * (size_t)ch;
+	const unsigned char *s;
+	unsigned char *d;
+	uint32_t v;
+	int x, y, c;
 
-	for (y0 = 0; y0 < h; y0 += block)
-		for (x0 = 0; x0 < w; x0 += block) {
-			ye = y0 + block < h ? y0 + block : h;
-			xe = x0 + block < w ? x0 + block : w;
-			for (y = y0; y < ye; y++)
-				for (x = x0; x < xe; x++)
-					copy_pixel(dst + ((size_t)x * h + y) *
-					    ch, src + ((size_t)y * w + x) * ch,
-					    ch);
+	for (x = 0; x < w; x++) {
+		s = src + (size_t)x * ch;
+		d = dst + (size_t)x * h * ch;
+		for (y = 0; ch >= 3 && y < h - 1; y++, s += stride, d += ch) {
+			memcpy(&v, s, sizeof(v));
+			memcpy(d, &v, sizeof(v));
 		}
+		for (; y < h; y++, s += stride, d += ch)
+			for (c = 0; c < ch; c++)
+				d[c] = s[c];
+	}
 }
 
 int bale_resize(const unsigned char *src, int sw, int sh, unsigned char *dst,
@@ -167,7 +162,7 @@ int bale_resize(const unsigned char *src, int sw, int sh, unsigned char *dst,
 	int32_t *acc = NULL;
 	int rc = -1;
 
-	if (sw <= 0 || sh <= 0 || dw <= 0 || dh <= 0 || ch <= 0)
+	if (sw <= 0 || sh <= 0 || dw <= 0 || dh <= 0 || ch <= 0 || ch > 4)
 		return -1;
 	tin = malloc(big);
 	tout = malloc(big);
