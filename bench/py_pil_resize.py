@@ -35,9 +35,9 @@ def resize(job):
     img.draft("RGB", (SIDE, SIDE))
     img = ImageOps.exif_transpose(img.convert("RGB"))
     w, h = img.size
-    s = SIDE / min(w, h)
-    if s < 1:
-        img = img.resize((max(1, round(w * s)), max(1, round(h * s))),
+    m = min(w, h)
+    if m > SIDE:    # sizes rounded half up, as bale does
+        img = img.resize(((w * SIDE + m // 2) // m, (h * SIDE + m // 2) // m),
                          Image.LANCZOS)
     out = io.BytesIO()
     img.save(out, "JPEG", quality=QUALITY)
