@@ -32,9 +32,11 @@ def walk(src):
 def resize(job):
     path, label = job
     img = Image.open(path)
+    w, h = img.size     # the target comes from the full size, not the draft
+    if img.getexif().get(0x0112, 1) >= 5:
+        w, h = h, w
     img.draft("RGB", (SIDE, SIDE))
     img = ImageOps.exif_transpose(img.convert("RGB"))
-    w, h = img.size
     m = min(w, h)
     if m > SIDE:    # sizes rounded half up, as bale does
         img = img.resize(((w * SIDE + m // 2) // m, (h * SIDE + m // 2) // m),

@@ -2,9 +2,10 @@
 """What libjpeg-turbo alone allows for --resize shorter:N --quality Q:
 for a random sample of the tree's JPEGs, tjbench times the decode at the
 DCT scale bale picks (1/2, 1/4, 1/8 when the image stays at least N
-on its shorter side, as PIL's draft does) and the 4:2:0 encode of an
-image of the output size. The bound, per core, is the sample count over
-the summed times; resampling, file I/O and packing are free in it.
+on its shorter side, as PIL's draft does) and the 4:2:0 encode, with the
+accurate DCT as bale and PIL use, of an image of the output size. The
+bound, per core, is the sample count over the summed times; resampling,
+file I/O and packing are free in it.
 
 Usage: tjbench_bound.py SRC N Q [SAMPLES]
 Prints: bound_per_core IMAGES_PER_S
@@ -53,7 +54,7 @@ def main():
             ppm = os.path.join(tmp, "out.ppm")
             img.convert("RGB").resize((ow, oh)).save(ppm)
             # compress row: format subsamp quality w h comp-perf ratio decomp
-            row = tjbench(ppm, q, "-subsamp", "420")
+            row = tjbench(ppm, q, "-subsamp", "420", "-accuratedct")
             total += ow * oh / (float(row[-3]) * 1e6)
     print(f"bound_per_core {count / total:.1f}")
 

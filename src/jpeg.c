@@ -18,6 +18,10 @@
 /* Progressive files may not have more scans than libjpeg-turbo's limit
  * (500): a crafted file with millions of scans would take minutes. */
 #define JPEG_DECODE_FLAGS TJFLAG_LIMITSCANS
+/* TurboJPEG compresses with the fast integer DCT unless told otherwise;
+ * the accurate one is libjpeg's default, so PIL's, and gives the same
+ * bytes as PIL for the same pixels and settings. */
+#define JPEG_ENCODE_FLAGS (TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT)
 
 struct bale_jpeg {
 	tjhandle dec;
@@ -182,7 +186,7 @@ int bale_jpeg_encode(struct bale_jpeg *j, const struct bale_image *img,
 		return -1;
 	}
 	if (tjCompress2(j->enc, img->px, img->w, 0, img->h, pf, &buf, &len,
-	    ss, quality, TJFLAG_NOREALLOC) != 0) {
+	    ss, quality, JPEG_ENCODE_FLAGS) != 0) {
 		snprintf(why, cap, "jpeg: cannot encode: %s",
 		    tjGetErrorStr2(j->enc));
 		free(buf);
