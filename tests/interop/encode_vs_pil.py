@@ -270,7 +270,20 @@ def check_pixels():
         check(p >= 40, f"{rel}: PSNR {p:.1f} dB against PIL, want >= 40")
 
 
+def check_jpeg_bytes():
+    """Same pixels, same settings: the very bytes PIL writes."""
+    got = samples(pack("bytes", "--resize", "fit:64x48", "--crop",
+                       "center", "--quality", "90"))
+    for rel in ("jpeg/base420.jpg", "jpeg/prog420.jpg", "jpeg/base444.jpg"):
+        out = io.BytesIO()
+        Image.fromarray(pil_pixels(rel, 64, 48)).save(out, "JPEG",
+                                                      quality=90)
+        check(got[rel][1] == out.getvalue(),
+              f"{rel}: JPEG bytes differ from PIL's for the same pixels")
+
+
 check_sizes()
+check_jpeg_bytes()
 check_orientation()
 check_colour()
 check_keep_modes()
