@@ -20,6 +20,8 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [-r RUNS] [-s SAMPLES]" >&2; exit 2 ;;
     esac
 done
+command -v tjbench >/dev/null ||
+    { echo "needs tjbench: apt-get install libjpeg-turbo-progs" >&2; exit 2; }
 dir=${BENCH_DIR:-build/bench}
 bale=${BALE:-build/bale}
 bench/pack.sh -r "$runs" resize py-resize | tee "$dir/encode-times.txt"

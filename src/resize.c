@@ -15,6 +15,14 @@
 #include <string.h>
 
 #define RESIZE_BITS 22
+
+/* An AVX2 build of the hot loop besides the baseline one, picked when the
+ * program starts (GCC's function multiversioning, x86-64 only). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define RESIZE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define RESIZE_CLONES
+#endif
 #define RESIZE_LOBES 3.0
 
 struct taps {
@@ -97,7 +105,7 @@ static unsigned char clip8(int32_t acc)
  * lines first[y] .. first[y] + count[y] - 1, each @len bytes. The inner
  * loop runs across a whole line, so it vectorises; with AVX2 (chosen at
  * run time) eight 32-bit products a step. */
-__attribute__((target_clones("avx2", "default")))
+RESIZE_CLONES
 static void pass_lines(const unsigned char *src, unsigned char *dst,
     size_t len, int out, const struct taps *t, int32_t *acc)
 {
