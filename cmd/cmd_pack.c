@@ -6,6 +6,7 @@
 #include "bale.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,8 @@ static const char pack_help[] =
 "\n"
 "Exit status: 0 done; 1 failed (no output looks complete); 2 bad usage;\n"
 "3 done, but some inputs were skipped (each is listed on stderr and in\n"
-"the report).\n";
+"the report); 130 / 143 stopped by SIGINT / SIGTERM (nothing kept; a\n"
+"second signal kills at once).\n";
 
 enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
@@ -226,10 +228,37 @@ static void pack_summary(const struct bale_pipeline *p,
 	    (unsigned long long)st.skipped, (unsigned long long)st.ignored);
 }
 
+/* SIGINT and SIGTERM stop the run cleanly; a second one kills, as the
+ * handler is reset to the default when it runs. */
+static struct bale_pipeline *pack_running;
+static volatile sig_atomic_t pack_signal;
+
+static void pack_on_signal(int sig)
+{
+	pack_signal = sig;
+	if (pack_running)
+		bale_pipeline_stop(pack_running);
+}
+
+static void pack_catch_signals(struct bale_pipeline *p)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pack_on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	pack_running = p;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int pack_exit(const struct bale_pipeline *p, int rc)
 {
 	struct bale_pack_stats st;
 
+	if (rc == BALE_EINTR && pack_signal)
+		return 128 + pack_signal;	/* as the shell reports it */
 	if (rc != BALE_OK)
 		return CLI_FAILED;
 	bale_pipeline_stats(p, &st);
@@ -254,8 +283,10 @@ int cmd_pack(int argc, char **argv)
 		a.opts.progress_arg = &cp;
 	}
 	rc = bale_pipeline_new(&p);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK) {
+		pack_catch_signals(p);
 		rc = bale_pipeline_run(p, &a.opts);
+	}
 	if (rc != BALE_OK)
 		cli_error("pack", rc, bale_pipeline_errmsg(p));
 	if (p)
@@ -267,6 +298,7 @@ int cmd_pack(int argc, char **argv)
 		rc = rc ? rc : BALE_EIO;
 	}
 	rc = pack_exit(p, rc);
+	pack_running = NULL;
 	bale_pipeline_free(p);
 out_free:
 	for (i = 0; i < a.nowned; i++)

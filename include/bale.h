@@ -231,6 +231,11 @@ int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
 int bale_pipeline_write_report(struct bale_pipeline *p,
     const struct bale_pack_opts *o, const char *path);
 
+/** Ask the current (or next) run to stop: it returns BALE_EINTR soon,
+ *  having removed every unfinished output, and its report says
+ *  "interrupted". Async-signal-safe: call it from a SIGINT handler. */
+void bale_pipeline_stop(struct bale_pipeline *p);
+
 const char *bale_pipeline_errmsg(const struct bale_pipeline *p);
 void bale_pipeline_free(struct bale_pipeline *p);
 

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,17 @@ struct pipe_run {
 	size_t nwriters;
 	unsigned threads;
 	const struct bale_encode_cfg *encode;	/* NULL: bytes as read */
+	atomic_int *stop;	/* set by bale_pipeline_stop() */
 	struct bale_encode_cfg encode_cfg;
 	struct timespec t0;
 };
 
+/* bale_pipeline_stop() must be async-signal-safe */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int is not lock-free");
+
 struct bale_pipeline {
 	struct bale_errbuf err;
+	atomic_int stop;	/* lock-free, so safe to set from a handler */
 	struct bale_report *report;
 	struct bale_pack_stats stats;
 };
@@ -186,6 +192,10 @@ static void *pipe_worker(void *arg)
 		return NULL;
 	}
 	while (bale_reorder_claim(run->ro, &pos) == 0) {
+		if (atomic_load_explicit(run->stop, memory_order_relaxed)) {
+			bale_reorder_abort(run->ro);	/* wakes the writer */
+			break;
+		}
 		s = pipe_make(run, enc, pos);
 		if (!s) {
 			/* no memory, or the run was stopped: stop everyone */
@@ -288,6 +298,19 @@ static void pipe_progress(const struct bale_pipeline *p,
 	run->opts->progress(&pr, run->opts->progress_arg);
 }
 
+static int pipe_stopped(struct bale_pipeline *p)
+{
+	return atomic_load_explicit(&p->stop, memory_order_relaxed) != 0;
+}
+
+static int pipe_stop_error(struct bale_pipeline *p, uint64_t done,
+    uint64_t total)
+{
+	return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on request "
+	    "after %" PRIu64 " of %" PRIu64 " inputs; no output was kept",
+	    done, total);
+}
+
 /* Take samples in order and hand each to every writer. */
 static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 {
@@ -299,7 +322,11 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	int rc = BALE_OK;
 
 	for (pos = 0; pos < n && rc == BALE_OK; pos++) {
+		if (pipe_stopped(p))
+			return pipe_stop_error(p, pos, n);
 		s = bale_reorder_take(run->ro);
+		if (!s && pipe_stopped(p))
+			return pipe_stop_error(p, pos, n);
 		if (!s)
 			return bale_errbuf_set(&p->err, BALE_ENOMEM,
 			    "no memory to read '%s'", pipe_path(run, pos));
@@ -584,6 +611,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	pipe_reset(p);
 	memset(&run, 0, sizeof(run));
 	run.opts = o;
+	run.stop = &p->stop;
 	run.rootfd = -1;
 	run.threads = pipe_threads(o);
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
@@ -600,6 +628,8 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_order(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_open(p, &run);
+	if (rc == BALE_OK && pipe_stopped(p))
+		rc = pipe_stop_error(p, 0, bale_walk_count(run.walk));
 	if (rc == BALE_OK)
 		rc = pipe_transfer(p, &run);
 	if (rc == BALE_OK)
@@ -637,7 +667,8 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	memset(&run, 0, sizeof(run));
 	run.opts = o;
 	run.stats = &p->stats;
-	run.status = p->err.rc == BALE_OK ? "complete" : "failed";
+	run.status = p->err.rc == BALE_OK ? "complete" :
+	    p->err.rc == BALE_EINTR ? "interrupted" : "failed";
 	run.error = p->err.rc == BALE_OK ? NULL : p->err.msg;
 	run.threads = pipe_threads(o);
 	bale_report_json(p->report, &run, &b);
@@ -652,6 +683,11 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 const char *bale_pipeline_errmsg(const struct bale_pipeline *p)
 {
 	return p ? p->err.msg : "no memory";
+}
+
+void bale_pipeline_stop(struct bale_pipeline *p)
+{
+	atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
 }
 
 void bale_pipeline_free(struct bale_pipeline *p)

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SIGINT and SIGTERM stop a run cleanly: exit 130 / 143, the report says
+# "interrupted", no output (nor temporary file) is left, and the next
+# run packs everything.
+. "$TESTS/cli/lib.sh"
+require_backend wds
+require_backend lmdb
+require_backend hdf5
+# slow on purpose (one thread, big arrays), so the signal lands mid-run
+"$MKDATA" random "$T/in" -n 2000 --classes 4 --min 300 --max 1200 -j 2
+for sig in INT TERM; do
+    set +e
+    "$BALE" pack "$T/in" -f wds,lmdb,hdf5 -o "$T/out" --pixels 512x512 -j 1 \
+        --report "$T/report.json" 2>"$T/stderr" &
+    pid=$!
+    sleep 1
+    kill -s "$sig" $pid
+    wait $pid
+    status=$?
+    set -e
+    want=$((128 + $(kill -l "$sig")))
+    expect_status "$want"
+    expect_stderr "stopped on request after"
+    [ -z "$(ls -A "$T/out")" ] || { ls -la "$T/out" >&2; fail "SIG$sig left files"; }
+    $PY - "$T/report.json" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "interrupted", r["status"]
+assert "stopped on request" in r["error"], r["error"]
+PYEOF
+done
+"$BALE" pack "$T/in" -f wds,lmdb,hdf5 -o "$T/out" -q
+for f in data-shards.json data.lmdb data.h5; do
+    "$BALE" verify "$T/out/$f" >/dev/null || fail "verify $f after the reruns"
+done
+exit 0
