@@ -271,7 +271,14 @@ int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (enc_probe(e, in, size, &s, out) || enc_too_big(e->cfg, &s, out))
+	if (enc_probe(e, in, size, &s, out))
+		return 1;
+	/* TurboJPEG accepts a header cut off before its frame as an image
+	 * of 0 x 0; nothing below may divide by a side */
+	if (s.w < 1 || s.h < 1)
+		return enc_skip(out, "no image size in the header (truncated "
+		    "or damaged file)");
+	if (enc_too_big(e->cfg, &s, out))
 		return 1;
 	bale_geometry_plan(&e->cfg->geom, s.orientation >= 5 ? s.h : s.w,
 	    s.orientation >= 5 ? s.w : s.h, &plan);

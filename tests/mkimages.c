@@ -8,7 +8,8 @@
  * DIR/png: 8- and 16-bit RGB and grey, palette with and without tRNS,
  *   RGBA, grey+alpha, and orientation 6 in an eXIf chunk.
  * DIR/bad: truncated and corrupt JPEG, truncated PNG, a JPEG header
- *   declaring 60000 x 60000, a WebP header, and a text file named .jpg.
+ *   declaring 60000 x 60000, a JPEG cut off after its first marker, a
+ *   WebP header, and a text file named .jpg.
  *
  * Quadrant images: top-left red, top-right green, bottom-left blue,
  * bottom-right white (as stored), so a test can tell where pixels land.
@@ -316,6 +317,7 @@ static void put_bad(void)
 		}
 	put("bad/other.webp", "RIFF\x04\x00\x00\x00WEBPVP8 ", 16);
 	put("bad/notes.jpg", "this is not an image\n", 21);
+	put("bad/header_only.jpg", "\xFF\xD8\xFF", 3);	/* found by fuzzing */
 	free(c);
 	tjFree(j);
 	free(px);

@@ -17,14 +17,16 @@ expect_stderr "'bad/truncated.png': png: cannot decode"
 expect_stderr "'bad/huge.jpg': image is 60000 x 60000 = 3600000000 pixels"
 expect_stderr "'bad/other.webp': webp: bale decodes only JPEG and PNG"
 expect_stderr "'bad/notes.jpg': not a JPEG or PNG file"
+expect_stderr "'bad/header_only.jpg': no image size in the header"
 expect_stderr "26 samples"
-expect_stderr "6 skipped"
+expect_stderr "7 skipped"
 $PY - "$T/report.json" <<'PYEOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 skipped = {s["path"] for s in r["skipped_files"]}
 want = {"bad/truncated.jpg", "bad/corrupt.jpg", "bad/truncated.png",
-        "bad/huge.jpg", "bad/other.webp", "bad/notes.jpg"}
+        "bad/huge.jpg", "bad/other.webp", "bad/notes.jpg",
+        "bad/header_only.jpg"}
 assert skipped == want, skipped
 PYEOF
 
