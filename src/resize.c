@@ -17,8 +17,10 @@
 #define RESIZE_BITS 22
 
 /* An AVX2 build of the hot loop besides the baseline one, picked when the
- * program starts (GCC's function multiversioning, x86-64 only). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * program starts (GCC's function multiversioning, x86-64 only). Not
+ * under ThreadSanitizer: the picking runs before its runtime is up. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 #define RESIZE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define RESIZE_CLONES
