@@ -62,7 +62,7 @@ def main():
             if h5["images"][off[i]:off[i + 1]].tobytes() != data or \
                     h5["labels"][i] != label or \
                     h5["keys"][i].decode() != key or \
-                    h5["paths"][i].decode() != meta["path"]:
+                    h5["paths"][i] != os.fsencode(meta["path"]):
                 fail(f"{key}: hdf5 differs")
     names = [c.decode() if isinstance(c, bytes) else c
              for c in h5.attrs["class_names"]]
