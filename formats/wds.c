@@ -857,7 +857,8 @@ static void wds_rrelease(void *priv)
 	bale_buf_release(&st->info);
 	for (i = 0; st->fds && i < st->nshards; i++)
 		close(st->fds[i]);
-	for (i = 0; st->paths && st->paths[i]; i++)
+	/* every slot: an open that failed part-way leaves gaps */
+	for (i = 0; st->paths && i < 2 * st->maxshards; i++)
 		free(st->paths[i]);
 	free(st->paths);
 	free(st->fds);
