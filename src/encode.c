@@ -24,14 +24,10 @@
 
 enum enc_kind { ENC_JPEG, ENC_PNG };
 
-/* What the header of one input says. */
+/* One input: its format and what its header says. */
 struct enc_src {
 	enum enc_kind kind;
-	int w, h;		/* as stored */
-	int orientation;
-	int grey, alpha, cmyk;
-	struct bale_jpeg_info jpeg;
-	struct bale_png_info png;
+	struct bale_image_info info;
 };
 
 struct bale_encoder {
@@ -93,27 +89,13 @@ static int enc_probe(struct bale_encoder *e, const unsigned char *in,
 	memset(s, 0, sizeof(*s));
 	if (size >= 3 && in[0] == 0xFF && in[1] == 0xD8 && in[2] == 0xFF) {
 		s->kind = ENC_JPEG;
-		if (bale_jpeg_header(e->jpeg, in, size, &s->jpeg, out->why,
-		    sizeof(out->why)) != 0)
-			return 1;
-		s->w = s->jpeg.w;
-		s->h = s->jpeg.h;
-		s->orientation = s->jpeg.orientation;
-		s->grey = s->jpeg.grey;
-		s->cmyk = s->jpeg.cmyk;
-		return 0;
+		return bale_jpeg_header(e->jpeg, in, size, &s->info, out->why,
+		    sizeof(out->why)) != 0;
 	}
 	if (size >= 8 && memcmp(in, "\x89PNG\r\n\x1a\n", 8) == 0) {
 		s->kind = ENC_PNG;
-		if (bale_png_header(in, size, &s->png, out->why,
-		    sizeof(out->why)) != 0)
-			return 1;
-		s->w = s->png.w;
-		s->h = s->png.h;
-		s->orientation = s->png.orientation;
-		s->grey = s->png.grey;
-		s->alpha = s->png.alpha;
-		return 0;
+		return bale_png_header(in, size, &s->info, out->why,
+		    sizeof(out->why)) != 0;
 	}
 	other = enc_other_format(in, size);
 	if (!other)
@@ -125,15 +107,15 @@ static int enc_probe(struct bale_encoder *e, const unsigned char *in,
 }
 
 static int enc_too_big(const struct bale_encode_cfg *c,
-    const struct enc_src *s, struct bale_encoded *out)
+    const struct bale_image_info *im, struct bale_encoded *out)
 {
-	uint64_t n = (uint64_t)s->w * (uint64_t)s->h;
+	uint64_t n = (uint64_t)im->w * (uint64_t)im->h;
 
 	if (n <= c->max_pixels)
 		return 0;
 	snprintf(out->why, sizeof(out->why), "image is %d x %d = %" PRIu64
 	    " pixels, over the limit of %" PRIu64 " (--max-pixels)",
-	    s->w, s->h, n, c->max_pixels);
+	    im->w, im->h, n, c->max_pixels);
 	return 1;
 }
 
@@ -156,18 +138,18 @@ static int enc_plan_too_big(const struct bale_encode_cfg *c,
 /* Nothing asked for would change the pixels: no resize, crop or pad,
  * no rotation, no colour conversion. */
 static int enc_unchanged(const struct bale_encode_cfg *c,
-    const struct enc_src *s, const struct bale_plan *p)
+    const struct bale_image_info *im, const struct bale_plan *p)
 {
 	if (!c->keep_unchanged || c->pixels_w)
 		return 0;
 	if (p->out_w != p->scaled_w || p->out_h != p->scaled_h ||
-	    p->scaled_w != s->w || p->scaled_h != s->h)
+	    p->scaled_w != im->w || p->scaled_h != im->h)
 		return 0;
-	if (s->orientation != 1 || s->cmyk)
+	if (im->orientation != 1 || im->cmyk)
 		return 0;
-	if (s->grey && !c->keep_grey)
+	if (im->grey && !c->keep_grey)
 		return 0;
-	return !s->alpha || c->keep_alpha;
+	return !im->alpha || c->keep_alpha;
 }
 
 static int enc_decode(struct bale_encoder *e, const unsigned char *in,
@@ -178,10 +160,10 @@ static int enc_decode(struct bale_encoder *e, const unsigned char *in,
 	int rc;
 
 	if (s->kind == ENC_JPEG)
-		rc = bale_jpeg_decode(e->jpeg, in, size, &s->jpeg, min_w,
+		rc = bale_jpeg_decode(e->jpeg, in, size, &s->info, min_w,
 		    min_h, c->keep_grey, img, out->why, sizeof(out->why));
 	else
-		rc = bale_png_decode(in, size, &s->png, c->keep_grey, img,
+		rc = bale_png_decode(in, size, &s->info, c->keep_grey, img,
 		    out->why, sizeof(out->why));
 	if (rc != 0)
 		return rc;
@@ -225,6 +207,8 @@ static int enc_npy(const struct bale_image *img, struct bale_encoded *out)
 	return 0;
 }
 
+/* @return 0, 1 when the codec refused the image (@out->why says why),
+ * -1 when out of memory */
 static int enc_output(struct bale_encoder *e, const struct bale_image *img,
     struct bale_encoded *out)
 {
@@ -247,7 +231,7 @@ static int enc_pixels(struct bale_encoder *e, const unsigned char *in,
     size_t size, const struct enc_src *s, const struct bale_plan *p,
     struct bale_image *img, struct bale_encoded *out)
 {
-	int swap = s->orientation >= 5;
+	int swap = s->info.orientation >= 5;
 	int sw = swap ? p->scaled_h : p->scaled_w;	/* as stored */
 	int sh = swap ? p->scaled_w : p->scaled_h;
 	int rc;
@@ -256,7 +240,7 @@ static int enc_pixels(struct bale_encoder *e, const unsigned char *in,
 	if (rc != 0)
 		return rc;
 	if (enc_resample(img, sw, sh) != 0 ||
-	    bale_image_orient(img, s->orientation) != 0 ||
+	    bale_image_orient(img, s->info.orientation) != 0 ||
 	    bale_image_frame(img, p, e->cfg->bg) != 0)
 		return -1;
 	return 0;
@@ -265,6 +249,7 @@ static int enc_pixels(struct bale_encoder *e, const unsigned char *in,
 int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
     size_t size, struct bale_encoded *out)
 {
+	const struct bale_image_info *im;
 	struct bale_image img = { 0 };
 	struct bale_plan plan;
 	struct enc_src s;
@@ -273,26 +258,27 @@ int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
 	memset(out, 0, sizeof(*out));
 	if (enc_probe(e, in, size, &s, out))
 		return 1;
+	im = &s.info;
 	/* TurboJPEG accepts a header cut off before its frame as an image
 	 * of 0 x 0; nothing below may divide by a side */
-	if (s.w < 1 || s.h < 1)
+	if (im->w < 1 || im->h < 1)
 		return enc_skip(out, "no image size in the header (truncated "
 		    "or damaged file)");
-	if (enc_too_big(e->cfg, &s, out))
+	if (enc_too_big(e->cfg, im, out))
 		return 1;
-	bale_geometry_plan(&e->cfg->geom, s.orientation >= 5 ? s.h : s.w,
-	    s.orientation >= 5 ? s.w : s.h, &plan);
+	bale_geometry_plan(&e->cfg->geom, im->orientation >= 5 ? im->h : im->w,
+	    im->orientation >= 5 ? im->w : im->h, &plan);
 	if (enc_plan_too_big(e->cfg, &plan, out))
 		return 1;
-	if (enc_unchanged(e->cfg, &s, &plan)) {
+	if (enc_unchanged(e->cfg, im, &plan)) {
 		out->data = (unsigned char *)in;
 		out->size = size;
 		out->kept = 1;
 		return 0;
 	}
 	rc = enc_pixels(e, in, size, &s, &plan, &img, out);
-	if (rc == 0 && enc_output(e, &img, out) != 0)
-		rc = out->why[0] && strcmp(out->why, "no memory") ? 1 : -1;
+	if (rc == 0)
+		rc = enc_output(e, &img, out);
 	bale_image_release(&img);
 	return rc;
 }

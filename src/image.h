@@ -16,6 +16,16 @@ struct bale_image {
 	int w, h, ch;
 };
 
+/** What a file's header says about its image, read without decoding:
+ *  filled by the JPEG and PNG header readers alike. */
+struct bale_image_info {
+	int w, h;		/* as stored */
+	int grey;		/* one colour component */
+	int alpha;		/* an alpha channel or a tRNS chunk (PNG) */
+	int cmyk;		/* CMYK or YCCK (JPEG) */
+	int orientation;	/* EXIF, 1..8 */
+};
+
 /** Allocate the pixels of a @w x @h x @ch image (contents undefined).
  *  @return 0, or -1 when out of memory */
 int bale_image_alloc(struct bale_image *img, int w, int h, int ch);

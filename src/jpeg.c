@@ -56,7 +56,7 @@ void bale_jpeg_free(struct bale_jpeg *j)
 }
 
 int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
-    size_t size, struct bale_jpeg_info *info, char *why, size_t cap)
+    size_t size, struct bale_image_info *info, char *why, size_t cap)
 {
 	int subsamp, cs;
 
@@ -67,6 +67,7 @@ int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
 		return -1;
 	}
 	info->grey = cs == TJCS_GRAY;
+	info->alpha = 0;
 	info->cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
 	info->orientation = bale_exif_orientation(data, size);
 	return 0;
@@ -134,7 +135,7 @@ static int jpeg_harmless(tjhandle h)
 }
 
 int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
-    size_t size, const struct bale_jpeg_info *info, int min_w, int min_h,
+    size_t size, const struct bale_image_info *info, int min_w, int min_h,
     int keep_grey, struct bale_image *out, char *why, size_t cap)
 {
 	int d = jpeg_scale(info->w, info->h, min_w, min_h);
@@ -190,7 +191,7 @@ int bale_jpeg_encode(struct bale_jpeg *j, const struct bale_image *img,
 		snprintf(why, cap, "jpeg: cannot encode: %s",
 		    tjGetErrorStr2(j->enc));
 		free(buf);
-		return -1;
+		return 1;
 	}
 	*out = buf;
 	*size = len;

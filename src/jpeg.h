@@ -10,20 +10,12 @@
 
 struct bale_jpeg;
 
-/** What the header says, read without decoding. */
-struct bale_jpeg_info {
-	int w, h;		/* as stored */
-	int grey;		/* one component */
-	int cmyk;		/* CMYK or YCCK */
-	int orientation;	/* EXIF, 1..8 */
-};
-
 int bale_jpeg_new(struct bale_jpeg **out);
 void bale_jpeg_free(struct bale_jpeg *j);
 
 /** Read the header of @data. @return 0, or -1 with @why set */
 int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
-    size_t size, struct bale_jpeg_info *info, char *why, size_t cap);
+    size_t size, struct bale_image_info *info, char *why, size_t cap);
 
 /** Decode to RGB (grey to one channel when @keep_grey), converting CMYK
  *  and YCCK. When the smallest of the scales 1/2, 1/4, 1/8 that keeps
@@ -31,11 +23,12 @@ int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
  *  Corrupt or truncated data fails; warnings that lose no pixels do not.
  *  @return 0, 1 when the data is bad (@why set), -1 when out of memory */
 int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
-    size_t size, const struct bale_jpeg_info *info, int min_w, int min_h,
+    size_t size, const struct bale_image_info *info, int min_w, int min_h,
     int keep_grey, struct bale_image *out, char *why, size_t cap);
 
 /** Encode a grey or RGB image. @subsamp is 444, 422 or 420 (grey
- *  ignores it). The result is malloc'd. @return 0, or -1 (@why set) */
+ *  ignores it). The result is malloc'd. @return 0, 1 when TurboJPEG
+ *  refuses (@why set), -1 when out of memory */
 int bale_jpeg_encode(struct bale_jpeg *j, const struct bale_image *img,
     int quality, int subsamp, unsigned char **out, size_t *size,
     char *why, size_t cap);

@@ -50,7 +50,7 @@ static int png_orientation(spng_ctx *ctx)
 }
 
 int bale_png_header(const unsigned char *data, size_t size,
-    struct bale_png_info *info, char *why, size_t cap)
+    struct bale_image_info *info, char *why, size_t cap)
 {
 	struct spng_ihdr ihdr;
 	struct spng_trns trns;
@@ -72,13 +72,14 @@ int bale_png_header(const unsigned char *data, size_t size,
 	info->alpha = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA ||
 	    ihdr.color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA ||
 	    spng_get_trns(ctx, &trns) == 0;
+	info->cmyk = 0;
 	info->orientation = png_orientation(ctx);
 	spng_ctx_free(ctx);
 	return 0;
 }
 
 int bale_png_decode(const unsigned char *data, size_t size,
-    const struct bale_png_info *info, int keep_grey,
+    const struct bale_image_info *info, int keep_grey,
     struct bale_image *out, char *why, size_t cap)
 {
 	int fmt = info->alpha ? SPNG_FMT_RGBA8 : SPNG_FMT_RGB8;
@@ -140,7 +141,7 @@ int bale_png_encode(const struct bale_image *img, unsigned char **out,
 	if (rc != 0) {
 		snprintf(why, cap, "png: cannot encode: %s",
 		    spng_strerror(rc));
-		return -1;
+		return 1;
 	}
 	return 0;
 }
