@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a * b / 255, rounded, for 8-bit a and b (exact for all inputs) */
-static unsigned mul255(unsigned a, unsigned b)
-{
-	unsigned t = a * b + 128;
-
-	return (t + (t >> 8)) >> 8;
-}
-
 int bale_image_alloc(struct bale_image *img, int w, int h, int ch)
 {
 	img->px = malloc((size_t)w * (size_t)h * (size_t)ch);
@@ -162,8 +154,8 @@ void bale_image_composite(struct bale_image *img, const unsigned char bg[3])
 	for (i = 0; i < n; i++, s += 4, d += 3) {
 		a = s[3];
 		for (c = 0; c < 3; c++)
-			d[c] = (unsigned char)(mul255(s[c], a) +
-			    mul255(bg[c], 255 - a));
+			d[c] = (unsigned char)(bale_mul255(s[c], a) +
+			    bale_mul255(bg[c], 255 - a));
 	}
 	img->ch = 3;
 }
@@ -189,9 +181,9 @@ void bale_image_premultiply(struct bale_image *img)
 	if (img->ch != 4)
 		return;
 	for (i = 0; i < n; i++, p += 4) {
-		p[0] = (unsigned char)mul255(p[0], p[3]);
-		p[1] = (unsigned char)mul255(p[1], p[3]);
-		p[2] = (unsigned char)mul255(p[2], p[3]);
+		p[0] = (unsigned char)bale_mul255(p[0], p[3]);
+		p[1] = (unsigned char)bale_mul255(p[1], p[3]);
+		p[2] = (unsigned char)bale_mul255(p[2], p[3]);
 	}
 }
 

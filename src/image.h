@@ -26,6 +26,15 @@ struct bale_image_info {
 	int orientation;	/* EXIF, 1..8 */
 };
 
+/** a * b / 255 rounded to nearest, exact for all 8-bit a and b (the
+ *  rule PIL uses for alpha and CMYK). */
+static inline unsigned bale_mul255(unsigned a, unsigned b)
+{
+	unsigned t = a * b + 128;
+
+	return (t + (t >> 8)) >> 8;
+}
+
 /** Allocate the pixels of a @w x @h x @ch image (contents undefined).
  *  @return 0, or -1 when out of memory */
 int bale_image_alloc(struct bale_image *img, int w, int h, int ch);

@@ -94,7 +94,7 @@ static void jpeg_cmyk_to_rgb(struct bale_image *img, int inverted)
 	size_t n = (size_t)img->w * (size_t)img->h;
 	const unsigned char *s = img->px;
 	unsigned char *d = img->px;
-	unsigned c, k, t;
+	unsigned c, k;
 	size_t i;
 	int ch;
 
@@ -102,8 +102,7 @@ static void jpeg_cmyk_to_rgb(struct bale_image *img, int inverted)
 		k = inverted ? s[3] : 255u - s[3];	/* 255 - ink */
 		for (ch = 0; ch < 3; ch++) {
 			c = inverted ? 255u - s[ch] : s[ch];	/* ink */
-			t = c * k + 128;
-			d[ch] = (unsigned char)(k - ((t + (t >> 8)) >> 8));
+			d[ch] = (unsigned char)(k - bale_mul255(c, k));
 		}
 	}
 	img->ch = 3;
