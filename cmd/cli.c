@@ -40,6 +40,18 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	return errno || *end ? -1 : 0;
 }
 
+int cli_flag_number(const char *cmd, const char *flag, const char *v,
+    uint64_t *out, int is_size)
+{
+	int bad = is_size ? bale_parse_size(v, out) != BALE_OK :
+	    cli_parse_u64(v, out) != 0;
+
+	if (bad)
+		return cli_usage_error(cmd, "%s: '%s' is not a %s", flag, v,
+		    is_size ? "size" : "number");
+	return 0;
+}
+
 int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
     int nargs, const char *expect, const char **format)
 {

@@ -29,6 +29,11 @@ int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
 /** Parse a non-negative decimal integer. @return 0 or -1 */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+/** The value @v of @cmd's option @flag: a number, or with @is_size a
+ *  size with K/M/G/T suffixes. @return 0, or CLI_USAGE after saying why */
+int cli_flag_number(const char *cmd, const char *flag, const char *v,
+    uint64_t *out, int is_size);
+
 int cmd_bench(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_extract(int argc, char **argv);

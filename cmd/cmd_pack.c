@@ -120,18 +120,6 @@ static int pack_backend_flag(struct pack_args *a, const char *key,
 	return pack_add_option(a, kv, 1);
 }
 
-static int pack_number(const char *flag, const char *v, uint64_t *out,
-    int is_size)
-{
-	int bad = is_size ? bale_parse_size(v, out) != BALE_OK :
-	    cli_parse_u64(v, out) != 0;
-
-	if (bad)
-		return cli_usage_error("pack", "%s: '%s' is not a %s", flag, v,
-		    is_size ? "size" : "number");
-	return 0;
-}
-
 static int pack_flag(struct pack_args *a, int c, const char *arg)
 {
 	uint64_t n;
@@ -154,7 +142,7 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_SHARD_COUNT: return pack_backend_flag(a, "wds.shard_count", arg);
 	case OPT_SHARD_SIZE:
-		if (pack_number("--shard-size", arg, &n, 1))
+		if (cli_flag_number("pack", "--shard-size", arg, &n, 1))
 			return CLI_USAGE;
 		return pack_backend_flag(a, "wds.shard_size", arg);
 	case OPT_FSYNC: return pack_backend_flag(a, "fsync", "1");
@@ -162,14 +150,16 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_LMDB_NOSUBDIR:
 		return pack_backend_flag(a, "lmdb.nosubdir", "1");
 	case OPT_HDF5_LAYOUT: return pack_backend_flag(a, "hdf5.layout", arg);
-	case OPT_SEED: return pack_number("--seed", arg, &a->opts.seed, 0);
+	case OPT_SEED:
+		return cli_flag_number("pack", "--seed", arg, &a->opts.seed, 0);
 	case 'j':
-		if (pack_number("-j", arg, &n, 0) || n == 0 || n > 256)
+		if (cli_flag_number("pack", "-j", arg, &n, 0) || n == 0 ||
+		    n > 256)
 			return cli_usage_error("pack", "-j wants 1..256");
 		a->opts.threads = (unsigned)n;
 		return 0;
 	case OPT_WINDOW:
-		if (pack_number("--window", arg, &n, 1))
+		if (cli_flag_number("pack", "--window", arg, &n, 1))
 			return CLI_USAGE;
 		a->opts.window_bytes = (size_t)n;
 		return 0;

@@ -52,9 +52,8 @@ static int enc_max_pixels(struct bale_encode_opts *e, const char *arg)
 {
 	uint64_t v;
 
-	if (cli_parse_u64(arg, &v) != 0)
-		return cli_usage_error("pack", "--max-pixels: '%s' is not a "
-		    "number", arg);
+	if (cli_flag_number("pack", "--max-pixels", arg, &v, 0) != 0)
+		return CLI_USAGE;
 	e->max_pixels = v ? v : UINT64_MAX;
 	return 0;
 }
