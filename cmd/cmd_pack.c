@@ -56,19 +56,23 @@ static const char pack_help[] =
 "      --window SIZE     read-ahead memory bound (default 256M)\n"
 "      --strict          fail on the first input that cannot be packed\n"
 "      --force           replace an existing output\n"
+"      --resume          carry on from where an interrupted or failed run\n"
+"                        with the same inputs and settings stopped (its\n"
+"                        journal is OUTDIR/NAME-resume.json); without a\n"
+"                        journal, start from the beginning\n"
 "      --report FILE     write a JSON report of the run to FILE\n"
 "  -v, --verbose         progress lines even when stderr is not a terminal\n"
 "  -q, --quiet           no progress, no summary\n"
 "\n"
 "Exit status: 0 done; 1 failed (no output looks complete); 2 bad usage;\n"
 "3 done, but some inputs were skipped (each is listed on stderr and in\n"
-"the report); 130 / 143 stopped by SIGINT / SIGTERM (nothing kept; a\n"
-"second signal kills at once).\n";
+"the report); 130 / 143 stopped by SIGINT / SIGTERM (only what is\n"
+"checkpointed is kept, for --resume; a second signal kills at once).\n";
 
 enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
-	OPT_REPORT, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
+	OPT_REPORT, OPT_RESUME, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
 };
 
 static const struct option pack_longopts[] = {
@@ -90,6 +94,7 @@ static const struct option pack_longopts[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "lmdb-layout", required_argument, NULL, OPT_LMDB_LAYOUT },
 	{ "lmdb-nosubdir", no_argument, NULL, OPT_LMDB_NOSUBDIR },
 	{ "hdf5-layout", required_argument, NULL, OPT_HDF5_LAYOUT },
@@ -140,6 +145,7 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_STRICT: a->opts.strict = 1; return 0;
 	case OPT_FORCE: a->opts.replace = 1; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
+	case OPT_RESUME: a->opts.resume = 1; return 0;
 	case OPT_SHARD_COUNT: return pack_backend_flag(a, "wds.shard_count", arg);
 	case OPT_SHARD_SIZE:
 		if (cli_flag_number("pack", "--shard-size", arg, &n, 1))
@@ -206,10 +212,17 @@ static void pack_summary(const struct bale_pipeline *p,
 	size_t i;
 
 	bale_pipeline_stats(p, &st);
+	for (i = 0; bale_pipeline_warning(p, i, &path, &why) == BALE_OK; i++)
+		fprintf(stderr, "bale pack: %s: %s\n", path, why);
 	for (i = 0; bale_pipeline_skipped(p, i, &path, &why) == BALE_OK; i++)
 		fprintf(stderr, "bale pack: skipped '%s': %s\n", path, why);
 	if (a->quiet || !done)
 		return;
+	if (st.resumed_at)
+		fprintf(stderr, "bale pack: resumed after input %llu of %llu "
+		    "(done by an earlier run)\n",
+		    (unsigned long long)st.resumed_at,
+		    (unsigned long long)st.found);
 	fprintf(stderr, "bale pack: %llu samples (%.1f MB) into '%s' in %.2f s"
 	    " (%.0f samples/s); %llu skipped, %llu non-image files ignored\n",
 	    (unsigned long long)st.packed, (double)st.bytes / 1e6,

@@ -539,26 +539,6 @@ static int wds_roption(struct bale_reader *r, void *priv, const char *key,
 	return BALE_OK;
 }
 
-static char *wds_slurp(const char *path, size_t *n)
-{
-	struct bale_buf b = BALE_BUF_INIT;
-	char chunk[65536];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	while ((got = read(fd, chunk, sizeof(chunk))) > 0)
-		bale_buf_add(&b, chunk, (size_t)got);
-	close(fd);
-	if (got < 0 || b.failed) {
-		bale_buf_release(&b);
-		return NULL;
-	}
-	*n = b.len;
-	return b.data ? b.data : calloc(1, 1);
-}
-
 /* "ext off size name" for one member; returns the next field or NULL. */
 static char *wds_idx_member(char *p, struct wds_entry *e, char **name)
 {
@@ -630,7 +610,7 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
 	size_t n;
 	int rc = BALE_OK;
 
-	text = wds_slurp(idx, &n);
+	text = bale_file_read_all(idx, &n);
 	if (!text)
 		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
 		    idx, strerror(errno));
@@ -753,7 +733,7 @@ static int wds_ropen(struct bale_reader *r, void *priv, const char *path)
 	char *dir = slash ? bale_strfmt("%.*s", (int)(slash - path), path) :
 	    bale_strfmt(".");
 	size_t n = 0;
-	char *text = wds_slurp(path, &n);
+	char *text = bale_file_read_all(path, &n);
 	int rc;
 
 	if (!dir)

@@ -69,6 +69,20 @@ int bale_writer_option(struct bale_writer *w, const char *key,
 int bale_writer_open(struct bale_writer *w, const char *dir,
     const struct bale_dataset *ds);
 
+struct bale_resume;
+
+/** Instead of bale_writer_open(): pick up the unpublished output a
+ *  checkpoint describes (see struct bale_resume). A sample below
+ *  rs->next, or any sample once rs->complete, is then ignored by put. */
+int bale_writer_resume(struct bale_writer *w, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs);
+
+/** Where the writer's last checkpoint is (see the backend's checkpoint
+ *  op), with the state a resume needs (NULL: none yet; valid until the
+ *  next call). @return 1 when it moved since the last call, else 0 */
+int bale_writer_checkpoint(struct bale_writer *w, uint64_t *next,
+    const char **state);
+
 /** Append one sample; the writer only borrows it for the call. */
 int bale_writer_put(struct bale_writer *w, const struct bale_sample *s);
 
@@ -195,6 +209,8 @@ struct bale_pack_opts {
 	uint64_t seed;
 	int strict;			/* a bad input fails the run */
 	int replace;			/* replace an existing output */
+	int resume;			/* carry on from the run the journal
+					 * (NAME-resume.json) describes */
 	const struct bale_encode_opts *encode;	/* NULL: bytes as read */
 	bale_progress_fn progress;	/* called from the writing thread */
 	void *progress_arg;
@@ -209,6 +225,8 @@ struct bale_pack_stats {
 	uint64_t skipped;	/* found but not written (see the report) */
 	uint64_t ignored;	/* files that are not samples (extension ...) */
 	uint64_t bytes;		/* payload bytes written */
+	uint64_t resumed_at;	/* inputs an earlier run had done; 0 when
+				 * this run started from the beginning */
 	double seconds;		/* wall time of the whole run */
 };
 
@@ -226,14 +244,20 @@ void bale_pipeline_stats(const struct bale_pipeline *p,
 int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
     const char **path, const char **reason);
 
+/** Warning @i of the last run (nothing lost, worth saying): what it is
+ *  about and what happened. @return BALE_OK or BALE_ENOENT */
+int bale_pipeline_warning(const struct bale_pipeline *p, size_t i,
+    const char **what, const char **text);
+
 /** Write the JSON report of the last run, made with @o, to @path
  *  (atomically). @return BALE_OK, BALE_ESTATE (no run), BALE_EIO */
 int bale_pipeline_write_report(struct bale_pipeline *p,
     const struct bale_pack_opts *o, const char *path);
 
 /** Ask the current (or next) run to stop: it returns BALE_EINTR soon,
- *  having removed every unfinished output, and its report says
- *  "interrupted". Async-signal-safe: call it from a SIGINT handler. */
+ *  having removed every unfinished output but what its last checkpoint
+ *  covers (kept for --resume), and its report says "interrupted".
+ *  Async-signal-safe: call it from a SIGINT handler. */
 void bale_pipeline_stop(struct bale_pipeline *p);
 
 const char *bale_pipeline_errmsg(const struct bale_pipeline *p);

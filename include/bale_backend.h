@@ -29,6 +29,16 @@ struct bale_sample {
 
 struct bale_reader;
 
+/** Where a writer picks an unpublished output up (bale pack --resume). */
+struct bale_resume {
+	uint64_t next;		/* in: the checkpoint's position; out: the
+				 * first position the writer still needs
+				 * (lower, down to 0, if it starts over) */
+	const char *state;	/* what checkpoint() gave with it, or NULL */
+	int complete;		/* out: the output was already published */
+	char note[256];		/* out: why it starts over, when it does */
+};
+
 struct bale_writer_ops {
 	int (*option)(struct bale_writer *w, void *st, const char *key,
 	    const char *value);
@@ -42,8 +52,19 @@ struct bale_writer_ops {
 	int (*finish)(struct bale_writer *w, void *st);
 	int (*publish)(struct bale_writer *w, void *st);
 	/* Must cope with any state, including a failed open(); removes
-	 * whatever an unpublished output left behind. */
+	 * whatever an unpublished output left behind, except what the
+	 * last checkpoint covers (kept for resume()). */
 	void (*release)(void *st);
+	/* Optional (without it, a resumed run writes this format again).
+	 * Instead of open(): reopen the unpublished output a checkpoint
+	 * describes, drop anything written after it, carry on. */
+	int (*resume)(struct bale_writer *w, void *st, const char *dir,
+	    const struct bale_dataset *ds, struct bale_resume *rs);
+	/* Optional, called after every put(): *next is the position below
+	 * which every sample put survives the process being killed, and
+	 * *state the JSON object resume() needs (valid until the next
+	 * call). @return 1 when *next moved since the last call, else 0 */
+	int (*checkpoint)(void *st, uint64_t *next, const char **state);
 };
 
 struct bale_reader_ops {

@@ -132,3 +132,25 @@ int bale_file_mkdirs(const char *path)
 	free(copy);
 	return rc;
 }
+
+char *bale_file_read_all(const char *path, size_t *n)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	char chunk[65536];
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	while ((got = read(fd, chunk, sizeof(chunk))) > 0)
+		bale_buf_add(&b, chunk, (size_t)got);
+	close(fd);
+	if (got < 0 || b.failed) {
+		if (b.failed)
+			errno = ENOMEM;
+		bale_buf_release(&b);
+		return NULL;
+	}
+	*n = b.len;
+	return b.data ? b.data : calloc(1, 1);
+}

@@ -35,4 +35,8 @@ int bale_file_write_all(int fd, const void *data, size_t n);
 /** Create folder @path and its missing parents. @return 0 or -1 */
 int bale_file_mkdirs(const char *path);
 
+/** The whole file at @path, NUL-terminated, its size in *@n; NULL on
+ *  failure (errno says why). Free it. */
+char *bale_file_read_all(const char *path, size_t *n);
+
 #endif

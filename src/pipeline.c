@@ -13,8 +13,10 @@
 #include "errbuf.h"
 #include "file.h"
 #include "input.h"
+#include "journal.h"
 #include "reorder.h"
 #include "report.h"
+#include "resume.h"
 #include "shuffle.h"
 #include "walk.h"
 
@@ -33,6 +35,9 @@
 #define PIPE_MAX_WRITERS 8
 #define PIPE_MAX_THREADS 256
 #define PIPE_SLOTS_PER_THREAD 64
+#define PIPE_JOURNAL_SECONDS 0.25	/* at most this often, so a run
+					 * with many small checkpoints does not
+					 * spend its time rewriting the journal */
 
 /* One input after a worker is done with it. */
 struct pipe_sample {
@@ -50,6 +55,7 @@ struct pipe_run {
 	const struct bale_pack_opts *opts;
 	struct bale_walk *walk;
 	uint64_t *order;	/* output position -> walk index */
+	uint64_t first;		/* position this run starts at (resume) */
 	int rootfd;
 	struct bale_reorder *ro;
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
@@ -59,6 +65,12 @@ struct pipe_run {
 	atomic_int *stop;	/* set by bale_pipeline_stop() */
 	struct bale_encode_cfg encode_cfg;
 	struct timespec t0;
+	struct bale_journal journal;
+	char *journal_path;
+	int sync;		/* fsync=1 was given: sync the journal too */
+	int journal_written;	/* by this run: remove it when done */
+	int journal_dirty;	/* a checkpoint moved since the last write */
+	double journal_at;	/* when it was last written */
 };
 
 /* bale_pipeline_stop() must be async-signal-safe */
@@ -132,8 +144,8 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
 	return 0;
 }
 
-/* Read, encode and checksum the input at @pos. NULL: abort (or no
- * memory). */
+/* Read, encode and checksum the input at window slot @pos (the input at
+ * run->first + @pos). NULL: abort (or no memory). */
 static struct pipe_sample *pipe_make(struct pipe_run *run,
     struct bale_encoder *enc, uint64_t pos)
 {
@@ -143,7 +155,8 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 
 	if (!s)
 		return NULL;
-	if (bale_input_open(&in, run->rootfd, pipe_path(run, pos)) != 0)
+	if (bale_input_open(&in, run->rootfd,
+	    pipe_path(run, run->first + pos)) != 0)
 		goto out_skip;
 	if (bale_reorder_reserve(run->ro, pos, in.size) != 0) {
 		bale_input_close(&in);
@@ -233,6 +246,58 @@ out_default:
 	snprintf(ext, cap, "bin");
 }
 
+/* ---- the resume journal ------------------------------------------------ */
+
+static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
+{
+	if (bale_journal_write(&run->journal, run->journal_path,
+	    run->sync) != 0)
+		return bale_errbuf_set(&p->err, BALE_EIO,
+		    "cannot write the resume journal '%s': %s",
+		    run->journal_path, strerror(errno));
+	run->journal_written = 1;
+	run->journal_dirty = 0;
+	run->journal_at = pipe_since(&run->t0);
+	return BALE_OK;
+}
+
+/* After each sample: note moved checkpoints, rewrite the journal now and
+ * then (a kill resumes from an older one, which is as correct). */
+static int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
+{
+	if (bale_resume_follow(&run->journal, run->writers, run->nwriters))
+		run->journal_dirty = 1;
+	if (!run->journal_dirty ||
+	    pipe_since(&run->t0) - run->journal_at < PIPE_JOURNAL_SECONDS)
+		return BALE_OK;
+	return pipe_journal_write(p, run);
+}
+
+/* Has any writer kept something a resumed run could start from? */
+static int pipe_journal_has_progress(const struct pipe_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->journal.nwriters; i++)
+		if (run->journal.writers[i].next > 0)
+			return 1;
+	return 0;
+}
+
+/* Done: the journal goes. Failed: it stays if it has something to
+ * resume from (the writers kept the same), else it goes too. */
+static void pipe_journal_end(struct pipe_run *run, int rc)
+{
+	if (!run->journal_written)
+		return;
+	if (rc != BALE_OK && pipe_journal_has_progress(run)) {
+		if (run->journal_dirty)	/* best effort: resume from later */
+			bale_journal_write(&run->journal, run->journal_path, 0);
+		return;
+	}
+	unlink(run->journal_path);
+}
+
 static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
     uint64_t pos, const struct pipe_sample *ps)
 {
@@ -264,7 +329,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 			    bale_writer_errmsg(run->writers[i]));
 	p->stats.packed++;
 	p->stats.bytes += ps->size;
-	return BALE_OK;
+	return pipe_journal_follow(p, run);
 }
 
 static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
@@ -275,7 +340,8 @@ static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
 	if (!ps->skipped)
 		return pipe_put(p, run, pos, ps);
 	p->stats.skipped++;
-	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path, ps->why) != 0)
+	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path, ps->why) != 0 ||
+	    bale_journal_skip(&run->journal, pos, path, ps->why) != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (run->opts->strict)
 		return bale_errbuf_set(&p->err, BALE_EINPUT,
@@ -303,12 +369,18 @@ static int pipe_stopped(struct bale_pipeline *p)
 	return atomic_load_explicit(&p->stop, memory_order_relaxed) != 0;
 }
 
-static int pipe_stop_error(struct bale_pipeline *p, uint64_t done,
-    uint64_t total)
+static int pipe_stop_error(struct bale_pipeline *p,
+    const struct pipe_run *run, uint64_t done)
 {
+	uint64_t total = bale_walk_count(run->walk);
+
+	if (!pipe_journal_has_progress(run))
+		return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on "
+		    "request after %" PRIu64 " of %" PRIu64 " inputs; no "
+		    "output was kept", done, total);
 	return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on request "
-	    "after %" PRIu64 " of %" PRIu64 " inputs; no output was kept",
-	    done, total);
+	    "after %" PRIu64 " of %" PRIu64 " inputs; what is checkpointed "
+	    "is kept: run again with --resume to carry on", done, total);
 }
 
 /* Take samples in order and hand each to every writer. */
@@ -321,12 +393,12 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	uint64_t pos;
 	int rc = BALE_OK;
 
-	for (pos = 0; pos < n && rc == BALE_OK; pos++) {
+	for (pos = run->first; pos < n && rc == BALE_OK; pos++) {
 		if (pipe_stopped(p))
-			return pipe_stop_error(p, pos, n);
+			return pipe_stop_error(p, run, pos);
 		s = bale_reorder_take(run->ro);
 		if (!s && pipe_stopped(p))
-			return pipe_stop_error(p, pos, n);
+			return pipe_stop_error(p, run, pos);
 		if (!s)
 			return bale_errbuf_set(&p->err, BALE_ENOMEM,
 			    "no memory to read '%s'", pipe_path(run, pos));
@@ -363,8 +435,8 @@ static int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	size_t i;
 	int rc;
 
-	rc = bale_reorder_new(&run->ro, bale_walk_count(run->walk),
-	    (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
+	rc = bale_reorder_new(&run->ro,
+	    bale_walk_count(run->walk) - run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	while (started < run->threads &&
@@ -512,11 +584,72 @@ static int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;
 }
 
+/* With --resume, the journal of the run to carry on; without one, or
+ * without --resume, an empty one (every writer starts afresh). */
+static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
+{
+	char fp[17];
+	char why[512];
+	int rc = 1;
+
+	bale_resume_fingerprint(run->opts, run->walk, run->order, fp);
+	if (run->opts->resume)
+		rc = bale_journal_read(&run->journal, run->journal_path, why,
+		    sizeof(why));
+	if (rc < 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
+	if (rc == 0 && strcmp(run->journal.fingerprint, fp) != 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
+		    "run with other inputs or settings; run without "
+		    "--resume to start over", run->journal_path);
+	if (rc == 1 && run->opts->resume &&
+	    bale_report_add(p->report, BALE_NOTE_WARNING, run->journal_path,
+	    "nothing to resume: starting from the beginning") != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	memcpy(run->journal.fingerprint, fp, sizeof(fp));
+	return BALE_OK;
+}
+
+static int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+    const struct bale_dataset *ds)
+{
+	int rc;
+
+	run->journal_path = bale_journal_path(run->opts->out, ds->name);
+	if (!run->journal_path)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	rc = pipe_read_journal(p, run);
+	if (rc != BALE_OK)
+		return rc;
+	rc = bale_resume_open(run->writers, run->nwriters, run->opts->out, ds,
+	    &run->journal, &run->first, p->report, &p->err);
+	if (rc != BALE_OK)
+		return rc;
+	p->stats.resumed_at = run->first;
+	p->stats.skipped += run->journal.nskipped;
+	return pipe_journal_write(p, run);
+}
+
+/* Is "[fmt.]fsync=V" among the options, with V not 0? */
+static int pipe_wants_sync(const struct bale_pack_opts *o)
+{
+	const char *k;
+	size_t i;
+
+	for (i = 0; o->options && o->options[i]; i++) {
+		k = strchr(o->options[i], '.');
+		k = k && k < strchr(o->options[i], '=') ? k + 1 :
+		    o->options[i];
+		if (strncmp(k, "fsync=", 6) == 0 && strcmp(k + 6, "0") != 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct bale_dataset ds;
-	size_t i;
 	int rc;
 
 	if (bale_file_mkdirs(o->out) != 0)
@@ -533,12 +666,10 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 		ds.pixels_w = run->encode->pixels_w;
 		ds.pixels_h = run->encode->pixels_h;
 	}
-	for (i = 0; i < run->nwriters; i++) {
-		rc = bale_writer_open(run->writers[i], o->out, &ds);
-		if (rc != BALE_OK)
-			return bale_errbuf_set(&p->err, rc, "%s",
-			    bale_writer_errmsg(run->writers[i]));
-	}
+	run->sync = pipe_wants_sync(o);
+	rc = pipe_open_writers(p, run, &ds);
+	if (rc != BALE_OK)
+		return rc;
 	run->rootfd = open(o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (run->rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
@@ -571,6 +702,8 @@ static void pipe_release(struct pipe_run *run)
 		bale_writer_free(run->writers[i]);
 	if (run->rootfd >= 0)
 		close(run->rootfd);
+	bale_journal_release(&run->journal);
+	free(run->journal_path);
 	free(run->order);
 	bale_walk_free(run->walk);
 }
@@ -629,11 +762,12 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	if (rc == BALE_OK)
 		rc = pipe_open(p, &run);
 	if (rc == BALE_OK && pipe_stopped(p))
-		rc = pipe_stop_error(p, 0, bale_walk_count(run.walk));
+		rc = pipe_stop_error(p, &run, run.first);
 	if (rc == BALE_OK)
 		rc = pipe_transfer(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_finish(p, &run);
+	pipe_journal_end(&run, rc);
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;
@@ -652,6 +786,15 @@ int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
 	if (!p->report || i >= bale_report_count(p->report, BALE_NOTE_SKIPPED))
 		return BALE_ENOENT;
 	bale_report_get(p->report, BALE_NOTE_SKIPPED, i, path, reason);
+	return BALE_OK;
+}
+
+int bale_pipeline_warning(const struct bale_pipeline *p, size_t i,
+    const char **what, const char **text)
+{
+	if (!p->report || i >= bale_report_count(p->report, BALE_NOTE_WARNING))
+		return BALE_ENOENT;
+	bale_report_get(p->report, BALE_NOTE_WARNING, i, what, text);
 	return BALE_OK;
 }
 

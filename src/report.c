@@ -83,8 +83,7 @@ void bale_report_get(const struct bale_report *r,
 
 /* The encode settings as given (null: bytes stored as read), so a
  * pipeline can tell how a dataset was made. */
-static void report_encode(struct bale_buf *b,
-    const struct bale_encode_opts *e)
+void bale_report_encode(struct bale_buf *b, const struct bale_encode_opts *e)
 {
 	bale_json_key(b, "encode", 0);
 	if (!e) {
@@ -135,7 +134,7 @@ static void report_options(struct bale_buf *b,
 		bale_json_str(b, o->options[i]);
 	}
 	bale_buf_puts(b, "]");
-	report_encode(b, o->encode);
+	bale_report_encode(b, o->encode);
 	bale_buf_puts(b, "}");
 }
 
@@ -148,6 +147,7 @@ static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
 	bale_json_kv_u64(b, "skipped", s->skipped, 0);
 	bale_json_kv_u64(b, "ignored", s->ignored, 0);
 	bale_json_kv_u64(b, "bytes", s->bytes, 0);
+	bale_json_kv_u64(b, "resumed_at", s->resumed_at, 0);
 	bale_buf_printf(b, ",\"seconds\":%.6f", s->seconds);
 	bale_buf_printf(b, ",\"samples_per_second\":%.1f",
 	    (double)s->packed / secs);

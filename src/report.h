@@ -31,6 +31,9 @@ void bale_report_get(const struct bale_report *r,
     enum bale_walk_note_kind kind, size_t i, const char **path,
     const char **reason);
 
+/** ,"encode":{...} - the encode settings as given (null: none). */
+void bale_report_encode(struct bale_buf *b, const struct bale_encode_opts *e);
+
 /** Render the report as one JSON document into @out. */
 void bale_report_json(const struct bale_report *r,
     const struct bale_report_run *run, struct bale_buf *out);

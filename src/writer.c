@@ -2,7 +2,9 @@
 #include "bale_backend.h"
 #include "errbuf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum writer_state {
 	WRITER_NEW, WRITER_OPEN, WRITER_FINISHED, WRITER_PUBLISHED, WRITER_FAILED
@@ -13,6 +15,10 @@ struct bale_writer {
 	void *priv;
 	enum writer_state state;
 	struct bale_errbuf err;
+	uint64_t skip_below;	/* resumed: samples already kept */
+	int complete;		/* resumed: published before, nothing to do */
+	uint64_t ckpt_next;	/* the last checkpoint */
+	char *ckpt_state;	/* its state, our copy */
 };
 
 int bale_writer_new(struct bale_writer **out)
@@ -106,12 +112,80 @@ int bale_writer_open(struct bale_writer *w, const char *dir,
 	return writer_result(w, rc, WRITER_OPEN);
 }
 
+/* A backend that cannot resume writes its output again from the start. */
+static int writer_start_over(struct bale_writer *w, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs)
+{
+	snprintf(rs->note, sizeof(rs->note), "%s: cannot resume; "
+	    "writing it again", w->be->name);
+	rs->next = 0;
+	return w->be->writer->open(w, w->priv, dir, ds);
+}
+
+/* The checkpoint we resume from is our last one until the next. */
+static int writer_keep_checkpoint(struct bale_writer *w,
+    const struct bale_resume *rs)
+{
+	w->skip_below = rs->next;
+	w->complete = rs->complete;
+	w->ckpt_next = rs->next;
+	if (!rs->state || rs->next == 0)
+		return BALE_OK;
+	w->ckpt_state = strdup(rs->state);
+	return w->ckpt_state ? BALE_OK :
+	    bale_writer_seterr(w, BALE_ENOMEM, "no memory");
+}
+
+int bale_writer_resume(struct bale_writer *w, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs)
+{
+	int rc = writer_check(w, WRITER_NEW, "resume");
+
+	if (rc != BALE_OK)
+		return rc;
+	rs->complete = 0;
+	rs->note[0] = '\0';
+	if (w->be->writer->resume)
+		rc = w->be->writer->resume(w, w->priv, dir, ds, rs);
+	else
+		rc = writer_start_over(w, dir, ds, rs);
+	if (rc == BALE_OK)
+		rc = writer_keep_checkpoint(w, rs);
+	return writer_result(w, rc, WRITER_OPEN);
+}
+
+int bale_writer_checkpoint(struct bale_writer *w, uint64_t *next,
+    const char **state)
+{
+	const char *st = NULL;
+	char *copy;
+
+	if (w->state == WRITER_OPEN && !w->complete &&
+	    w->be->writer->checkpoint &&
+	    w->be->writer->checkpoint(w->priv, next, &st) &&
+	    *next > w->ckpt_next) {
+		copy = st ? strdup(st) : NULL;
+		if (copy || !st) {	/* without memory: keep the old one */
+			free(w->ckpt_state);
+			w->ckpt_state = copy;
+			w->ckpt_next = *next;
+			*state = w->ckpt_state;
+			return 1;
+		}
+	}
+	*next = w->ckpt_next;
+	*state = w->ckpt_state;
+	return 0;
+}
+
 int bale_writer_put(struct bale_writer *w, const struct bale_sample *s)
 {
 	int rc = writer_check(w, WRITER_OPEN, "put");
 
 	if (rc != BALE_OK)
 		return rc;
+	if (w->complete || s->index < w->skip_below)
+		return BALE_OK;		/* kept by the run we resume */
 	rc = w->be->writer->put(w, w->priv, s);
 	return writer_result(w, rc, WRITER_OPEN);
 }
@@ -122,7 +196,7 @@ int bale_writer_finish(struct bale_writer *w)
 
 	if (rc != BALE_OK)
 		return rc;
-	rc = w->be->writer->finish(w, w->priv);
+	rc = w->complete ? BALE_OK : w->be->writer->finish(w, w->priv);
 	return writer_result(w, rc, WRITER_FINISHED);
 }
 
@@ -132,7 +206,7 @@ int bale_writer_publish(struct bale_writer *w)
 
 	if (rc != BALE_OK)
 		return rc;
-	rc = w->be->writer->publish(w, w->priv);
+	rc = w->complete ? BALE_OK : w->be->writer->publish(w, w->priv);
 	return writer_result(w, rc, WRITER_PUBLISHED);
 }
 
@@ -152,6 +226,7 @@ void bale_writer_free(struct bale_writer *w)
 		return;
 	if (w->be)
 		w->be->writer->release(w->priv);
+	free(w->ckpt_state);
 	free(w->priv);
 	free(w);
 }

@@ -1,0 +1,59 @@
+/* journal.h - what `bale pack --resume` needs to pick a run up.
+ *
+ * The pipeline rewrites OUT/NAME-resume.json (atomically) whenever a
+ * writer's checkpoint moves: the run's fingerprint, each writer's
+ * checkpoint and state, and the inputs skipped so far. A run that
+ * publishes every output removes it.
+ */
+#ifndef BALE_JOURNAL_H
+#define BALE_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BALE_JOURNAL_MAX_WRITERS 8
+
+struct bale_journal_writer {
+	char *name;
+	uint64_t next;
+	char *state;		/* JSON object, or NULL */
+};
+
+struct bale_journal_skip {
+	uint64_t pos;
+	char *path;
+	char *why;
+};
+
+struct bale_journal {
+	char fingerprint[17];	/* 16 hex digits */
+	struct bale_journal_writer writers[BALE_JOURNAL_MAX_WRITERS];
+	size_t nwriters;
+	struct bale_journal_skip *skipped;
+	size_t nskipped;
+	size_t capskipped;
+};
+
+/** The journal's file name for output folder @dir and prefix @name. */
+char *bale_journal_path(const char *dir, const char *name);
+
+/** Add input @pos, skipped for @why. @return 0 or -1 (no memory) */
+int bale_journal_skip(struct bale_journal *j, uint64_t pos, const char *path,
+    const char *why);
+
+/** Write @j to @path atomically. @return 0 or -1 (errno says why) */
+int bale_journal_write(const struct bale_journal *j, const char *path,
+    int sync);
+
+/** Read @path into @j (zeroed first). @return 0, 1 when there is no
+ *  journal, -1 when it is unreadable (@why says how) */
+int bale_journal_read(struct bale_journal *j, const char *path, char *why,
+    size_t cap);
+
+void bale_journal_release(struct bale_journal *j);
+
+/** 64-bit FNV-1a, chained through @h (start with BALE_FNV_INIT). */
+#define BALE_FNV_INIT 0xcbf29ce484222325ull
+uint64_t bale_fnv1a(uint64_t h, const void *p, size_t n);
+
+#endif

@@ -1,0 +1,173 @@
+/* resume.c - fingerprint a run, open its writers from a journal, follow
+ * their checkpoints. */
+#include "resume.h"
+
+#include "bale_backend.h"
+#include "buf.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+	return bale_fnv1a(h, s ? s : "", (s ? strlen(s) : 0) + 1);
+}
+
+void bale_resume_fingerprint(const struct bale_pack_opts *o,
+    const struct bale_walk *walk, const uint64_t *order, char out[17])
+{
+	struct bale_buf enc = BALE_BUF_INIT;
+	uint64_t h = BALE_FNV_INIT;
+	size_t n = bale_walk_count(walk);
+	const char *const *classes = bale_walk_classes(walk);
+	int64_t label;
+	size_t i;
+
+	h = fnv_str(h, bale_version());
+	h = fnv_str(h, o->formats);
+	h = fnv_str(h, o->name ? o->name : "data");
+	for (i = 0; o->options && o->options[i]; i++)
+		h = fnv_str(h, o->options[i]);
+	bale_report_encode(&enc, o->encode);
+	h = fnv_str(h, enc.failed ? "?" : enc.data);
+	bale_buf_release(&enc);
+	for (i = 0; i < bale_walk_nclasses(walk); i++)
+		h = fnv_str(h, classes[i]);
+	h = bale_fnv1a(h, &n, sizeof(n));
+	for (i = 0; i < n; i++) {
+		label = bale_walk_label(walk, (size_t)order[i]);
+		h = fnv_str(h, bale_walk_path(walk, (size_t)order[i]));
+		h = bale_fnv1a(h, &label, sizeof(label));
+	}
+	snprintf(out, 17, "%016" PRIx64, h);
+}
+
+static const struct bale_journal_writer *resume_entry(
+    const struct bale_journal *j, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < j->nwriters; i++)
+		if (strcmp(j->writers[i].name, name) == 0)
+			return &j->writers[i];
+	return NULL;
+}
+
+/* Open writer @w from its journal entry @e (or fresh, without one). */
+static int resume_one(struct bale_writer *w, const char *dir,
+    const struct bale_dataset *ds, const struct bale_journal_writer *e,
+    struct bale_resume *rs, struct bale_report *report)
+{
+	int rc;
+
+	memset(rs, 0, sizeof(*rs));
+	if (!e)
+		return bale_writer_open(w, dir, ds);
+	rs->next = e->next;
+	rs->state = e->state;
+	rc = bale_writer_resume(w, dir, ds, rs);
+	if (rc == BALE_OK && rs->note[0] &&
+	    bale_report_add(report, BALE_NOTE_WARNING, bale_writer_name(w),
+	    rs->note) != 0)
+		return BALE_ENOMEM;
+	return rc;
+}
+
+/* Keep the skipped inputs before @first; later ones will be met again. */
+static int resume_keep_skipped(struct bale_journal *old,
+    struct bale_journal *j, uint64_t first, struct bale_report *report)
+{
+	struct bale_journal_skip *s;
+	size_t i;
+
+	for (i = 0; i < old->nskipped; i++) {
+		s = &old->skipped[i];
+		if (s->pos >= first)
+			continue;
+		if (bale_journal_skip(j, s->pos, s->path, s->why) != 0 ||
+		    bale_report_add(report, BALE_NOTE_SKIPPED, s->path,
+		    s->why) != 0)
+			return BALE_ENOMEM;
+	}
+	return BALE_OK;
+}
+
+/* Start @j afresh with one entry per writer. */
+static int resume_fresh_entries(struct bale_journal *j,
+    struct bale_writer *const *w, const struct bale_resume *rs, size_t n)
+{
+	const char *state;
+	uint64_t next;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bale_writer_checkpoint(w[i], &next, &state);
+		j->writers[i].name = strdup(bale_writer_name(w[i]));
+		j->writers[i].next = rs[i].complete ? UINT64_MAX : next;
+		j->writers[i].state = state ? strdup(state) : NULL;
+		if (!j->writers[i].name || (state && !j->writers[i].state))
+			return BALE_ENOMEM;
+		j->nwriters++;
+	}
+	return BALE_OK;
+}
+
+int bale_resume_open(struct bale_writer *const *w, size_t n,
+    const char *dir, const struct bale_dataset *ds, struct bale_journal *j,
+    uint64_t *first, struct bale_report *report, struct bale_errbuf *err)
+{
+	struct bale_resume rs[BALE_JOURNAL_MAX_WRITERS];
+	struct bale_journal old = *j;
+	size_t i;
+	int rc = BALE_OK;
+
+	memset(j, 0, sizeof(*j));
+	memcpy(j->fingerprint, old.fingerprint, sizeof(j->fingerprint));
+	*first = UINT64_MAX;
+	for (i = 0; i < n && rc == BALE_OK; i++) {
+		rc = resume_one(w[i], dir, ds,
+		    resume_entry(&old, bale_writer_name(w[i])), &rs[i], report);
+		if (rc != BALE_OK && rc != BALE_ENOMEM)
+			rc = bale_errbuf_set(err, rc, "%s",
+			    bale_writer_errmsg(w[i]));
+		if (rc == BALE_OK && !rs[i].complete && rs[i].next < *first)
+			*first = rs[i].next;
+	}
+	if (*first == UINT64_MAX)	/* every output was published */
+		*first = ds->nitems;
+	if (rc == BALE_OK)
+		rc = resume_fresh_entries(j, w, rs, n);
+	if (rc == BALE_OK)
+		rc = resume_keep_skipped(&old, j, *first, report);
+	bale_journal_release(&old);
+	if (rc == BALE_ENOMEM)
+		bale_errbuf_set(err, rc, "no memory");
+	return rc;
+}
+
+int bale_resume_follow(struct bale_journal *j, struct bale_writer *const *w,
+    size_t n)
+{
+	struct bale_journal_writer *e;
+	const char *state;
+	uint64_t next;
+	char *copy;
+	int moved = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!bale_writer_checkpoint(w[i], &next, &state))
+			continue;
+		e = &j->writers[i];
+		copy = state ? strdup(state) : NULL;
+		if (state && !copy)
+			continue;	/* the journal keeps the older one */
+		free(e->state);
+		e->state = copy;
+		e->next = next;
+		moved = 1;
+	}
+	return moved;
+}

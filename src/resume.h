@@ -1,0 +1,33 @@
+/* resume.h - the pipeline's side of `bale pack --resume`: a fingerprint of
+ * what a run writes, opening writers from a journal, following their
+ * checkpoints. */
+#ifndef BALE_RESUME_H
+#define BALE_RESUME_H
+
+#include "bale.h"
+#include "errbuf.h"
+#include "journal.h"
+#include "report.h"
+#include "walk.h"
+
+/** Fingerprint (16 hex digits) of everything that decides the output:
+ *  the formats, name, backend options and encode settings, and each
+ *  input's path and label in output order (@order: position -> walk
+ *  index). Thread count, window and strictness do not count. */
+void bale_resume_fingerprint(const struct bale_pack_opts *o,
+    const struct bale_walk *walk, const uint64_t *order, char out[17]);
+
+/** Open @n writers for @ds in @dir, each from its entry in @j when it has
+ *  one (fresh otherwise), and set *@first to the first input position
+ *  some writer still needs. @j then holds each writer's checkpoint, in
+ *  writer order, and only the skipped inputs before *@first (also added
+ *  to @report). Backends' notes go to @report as warnings. */
+int bale_resume_open(struct bale_writer *const *w, size_t n,
+    const char *dir, const struct bale_dataset *ds, struct bale_journal *j,
+    uint64_t *first, struct bale_report *report, struct bale_errbuf *err);
+
+/** Follow the writers' checkpoints into @j. @return 1 when one moved */
+int bale_resume_follow(struct bale_journal *j, struct bale_writer *const *w,
+    size_t n);
+
+#endif
