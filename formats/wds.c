@@ -19,6 +19,7 @@
 #include "json.h"
 #include "jsonread.h"
 #include "meta.h"
+#include "wds_verify.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -57,6 +58,10 @@ struct wds_w {
 	struct bale_buf meta;	/* the .json member being written */
 	struct bale_buf scratch;
 	int published;
+	uint64_t last_index;	/* of the last sample put */
+	uint64_t ckpt_next;	/* finished shards hold every sample below */
+	int ckpt_moved;
+	char ckpt_state[32];
 };
 
 static uint64_t wds_padded(uint64_t n)
@@ -139,11 +144,9 @@ static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
 	return rc;
 }
 
-static int wds_open(struct bale_writer *w, void *priv, const char *dir,
-    const struct bale_dataset *ds)
+static int wds_init(struct bale_writer *w, struct wds_w *st,
+    const char *dir, const struct bale_dataset *ds)
 {
-	struct wds_w *st = priv;
-
 	if (!st->max_bytes && !st->max_count)
 		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
 	st->dir = strdup(dir);
@@ -154,7 +157,16 @@ static int wds_open(struct bale_writer *w, void *priv, const char *dir,
 	bale_meta_classes(&st->classes, ds);
 	if (st->classes.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
-	return wds_claim_output(w, st, ds->replace);
+	return BALE_OK;
+}
+
+static int wds_open(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds)
+{
+	struct wds_w *st = priv;
+	int rc = wds_init(w, st, dir, ds);
+
+	return rc == BALE_OK ? wds_claim_output(w, st, ds->replace) : rc;
 }
 
 /* ---- shards -------------------------------------------------------------- */
@@ -261,6 +273,8 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	free(st->tmp);
 	st->tmp = NULL;
 	st->shard_no++;
+	st->ckpt_next = st->last_index + 1;
+	st->ckpt_moved = 1;
 	return BALE_OK;
 }
 
@@ -344,6 +358,7 @@ static int wds_put(struct bale_writer *w, void *priv,
 	bale_buf_add(&st->idx, "\n", 1);
 	st->shard_samples++;
 	st->samples++;
+	st->last_index = s->index;
 	return BALE_OK;
 }
 
@@ -375,9 +390,9 @@ static void wds_remove_shards(const struct wds_w *st, unsigned first)
 		;
 }
 
+/* Finished shards stay: each is a checkpoint a resumed run keeps. */
 static void wds_remove_own_output(const struct wds_w *st)
 {
-	unsigned no;
 	char *p;
 
 	p = bale_strfmt("%s/%s-shards.json%s", st->dir, st->name,
@@ -385,9 +400,6 @@ static void wds_remove_own_output(const struct wds_w *st)
 	if (p)
 		unlink(p);
 	free(p);
-
-	for (no = 0; no < st->shard_no; no++)
-		wds_unlink_shard(st, no);
 }
 
 static int wds_write_list(struct bale_writer *w, struct wds_w *st)
@@ -474,6 +486,98 @@ static void wds_release(void *priv)
 	bale_buf_release(&st->scratch);
 }
 
+/* ---- resume ------------------------------------------------------------- */
+
+static int wds_checkpoint(void *priv, uint64_t *next, const char **state)
+{
+	struct wds_w *st = priv;
+
+	if (!st->ckpt_moved)
+		return 0;
+	st->ckpt_moved = 0;
+	snprintf(st->ckpt_state, sizeof(st->ckpt_state), "{\"shards\":%u}",
+	    st->shard_no);
+	*next = st->ckpt_next;
+	*state = st->ckpt_state;
+	return 1;
+}
+
+static int wds_list_exists(const struct wds_w *st)
+{
+	char *list = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	int yes = list && access(list, F_OK) == 0;
+
+	free(list);
+	return yes;
+}
+
+static int wds_verify_no(const struct wds_w *st, unsigned no,
+    struct bale_wds_shard *v, char *why, size_t cap)
+{
+	char *tar = wds_path(st, no, "tar");
+	char *idx = wds_path(st, no, "idx");
+	int rc = -1;
+
+	if (tar && idx)
+		rc = bale_wds_verify_shard(tar, idx, v, why, cap);
+	else
+		snprintf(why, cap, "no memory");
+	free(tar);
+	free(idx);
+	return rc;
+}
+
+/* Keep the checkpoint's shards that verify, in order, up to the first
+ * that does not (it and those after are written again). */
+static int wds_keep_shards(struct bale_writer *w, struct wds_w *st,
+    uint64_t nshards, struct bale_resume *rs)
+{
+	struct bale_wds_shard v;
+	char why[200];
+
+	while (st->shard_no < nshards) {
+		if (wds_verify_no(st, st->shard_no, &v, why,
+		    sizeof(why)) != 0) {
+			snprintf(rs->note, sizeof(rs->note), "%s; writing "
+			    "shards again from %06u", why, st->shard_no);
+			break;
+		}
+		st->shard_samples = v.samples;
+		wds_list_entry(st, v.filesize);
+		st->samples += v.samples;
+		st->last_index = v.last_index;
+		st->shard_no++;
+	}
+	return st->list.failed ? bale_writer_seterr(w, BALE_ENOMEM,
+	    "wds: no memory") : BALE_OK;
+}
+
+static int wds_resume(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs)
+{
+	struct wds_w *st = priv;
+	const char *v;
+	const char *vend;
+	uint64_t nshards = 0;
+	int rc = wds_init(w, st, dir, ds);
+
+	if (rc != BALE_OK)
+		return rc;
+	if (wds_list_exists(st)) {
+		rs->complete = 1;
+		st->published = 1;	/* release must not touch it */
+		return BALE_OK;
+	}
+	v = rs->state ? bale_jsonr_find(rs->state, rs->state +
+	    strlen(rs->state), "shards", &vend) : NULL;
+	if (v && bale_jsonr_u64(v, vend, &nshards) != 0)
+		nshards = 0;
+	rc = wds_keep_shards(w, st, nshards, rs);
+	rs->next = st->shard_no ? st->last_index + 1 : 0;
+	st->ckpt_next = rs->next;
+	return rc;
+}
+
 static const struct bale_writer_ops wds_writer = {
 	.option = wds_option,
 	.open = wds_open,
@@ -481,6 +585,8 @@ static const struct bale_writer_ops wds_writer = {
 	.finish = wds_finish,
 	.publish = wds_publish,
 	.release = wds_release,
+	.resume = wds_resume,
+	.checkpoint = wds_checkpoint,
 };
 
 /* ---- reader ---------------------------------------------------------------
