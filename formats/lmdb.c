@@ -73,6 +73,10 @@ struct lmdb_w {
 	struct bale_buf meta;
 	uint64_t count;
 	int published;
+	int have_sample;	/* a sample was put whole */
+	uint64_t last_index;	/* of the last sample put whole */
+	uint64_t ckpt_next;	/* committed: every sample below */
+	int ckpt_moved;
 };
 
 static int lmdb_fail(struct bale_writer *w, const char *what, int err)
@@ -173,23 +177,27 @@ static int lmdb_begin(struct bale_writer *w, struct lmdb_w *st)
 	    BALE_OK;
 }
 
-static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
-    const struct bale_dataset *ds)
+static int lmdb_paths(struct bale_writer *w, struct lmdb_w *st,
+    const char *dir, const struct bale_dataset *ds)
 {
-	struct lmdb_w *st = priv;
-	unsigned flags = MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD;
-	MDB_stat stat;
-	int err;
-	int rc;
-
 	st->final = bale_strfmt("%s/%s.lmdb", dir, ds->name);
 	st->tmp = bale_strfmt("%s/%s.lmdb%s", dir, ds->name, BALE_PARTIAL);
 	bale_meta_classes(&st->classes, ds);
 	if (!st->final || !st->tmp || st->classes.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
-	rc = lmdb_claim_output(w, st, ds->replace);
-	if (rc != BALE_OK)
-		return rc;
+	return BALE_OK;
+}
+
+/* Open the environment at st->tmp (new, or left by a run we resume:
+ * LMDB then raises the map to what the file already holds). */
+static int lmdb_env_start(struct bale_writer *w, struct lmdb_w *st,
+    const struct bale_dataset *ds)
+{
+	unsigned flags = MDB_NOSYNC | MDB_NOMETASYNC | MDB_NORDAHEAD;
+	MDB_envinfo info;
+	MDB_stat stat;
+	int err;
+
 	st->mapsize = LMDB_MIN_MAP;
 	if (ds->nitems > st->mapsize / LMDB_MAP_PER_SAMPLE)
 		st->mapsize = (size_t)ds->nitems * LMDB_MAP_PER_SAMPLE;
@@ -203,10 +211,33 @@ static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
 		err = mdb_env_open(st->env, st->tmp, flags, 0644);
 	if (err == 0)
 		err = mdb_env_stat(st->env, &stat);
+	if (err == 0)
+		err = mdb_env_info(st->env, &info);
 	if (err)
 		return lmdb_fail(w, st->tmp, err);
 	st->psize = stat.ms_psize;
-	return lmdb_begin(w, st);
+	st->mapsize = info.me_mapsize;
+	st->used_pages = info.me_last_pgno + 1;
+	return BALE_OK;
+}
+
+static int lmdb_start_fresh(struct bale_writer *w, struct lmdb_w *st,
+    const struct bale_dataset *ds)
+{
+	int rc = lmdb_claim_output(w, st, ds->replace);
+
+	if (rc == BALE_OK)
+		rc = lmdb_env_start(w, st, ds);
+	return rc == BALE_OK ? lmdb_begin(w, st) : rc;
+}
+
+static int lmdb_open(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds)
+{
+	struct lmdb_w *st = priv;
+	int rc = lmdb_paths(w, st, dir, ds);
+
+	return rc == BALE_OK ? lmdb_start_fresh(w, st, ds) : rc;
 }
 
 /* ---- writing, growing the map ahead of need ---------------------------- */
@@ -221,6 +252,11 @@ static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
 	st->txn = NULL;
 	if (err)
 		return lmdb_fail(w, "cannot commit", err);
+	/* a commit in the middle of a sample covers those before it */
+	if (st->have_sample && st->last_index + 1 > st->ckpt_next) {
+		st->ckpt_next = st->last_index + 1;
+		st->ckpt_moved = 1;
+	}
 	if (mdb_env_info(st->env, &info) == 0)
 		st->used_pages = info.me_last_pgno + 1;
 	if (st->sync && mdb_env_get_fd(st->env, &fd) == 0)
@@ -365,6 +401,8 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 	rc = st->caffe ? lmdb_put_caffe(w, st, s) : lmdb_put_default(w, st, s);
 	if (rc != BALE_OK)
 		return rc;
+	st->have_sample = 1;
+	st->last_index = s->index;
 	bale_buf_printf(&st->keys, "%s\n", s->key);
 	if (st->keys.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
@@ -453,13 +491,115 @@ static void lmdb_release(void *priv)
 		mdb_txn_abort(st->txn);
 	if (st->env)
 		mdb_env_close(st->env);
-	if (!st->published && st->tmp)
+	/* what a checkpoint covers stays, for a resumed run */
+	if (!st->published && st->tmp && st->ckpt_next == 0)
 		lmdb_remove(st->tmp, st->nosubdir);
 	free(st->final);
 	free(st->tmp);
 	bale_buf_release(&st->keys);
 	bale_buf_release(&st->classes);
 	bale_buf_release(&st->meta);
+}
+
+/* ---- resume ------------------------------------------------------------ */
+
+static int lmdb_checkpoint(void *priv, uint64_t *next, const char **state)
+{
+	struct lmdb_w *st = priv;
+
+	if (!st->ckpt_moved)
+		return 0;
+	st->ckpt_moved = 0;
+	*next = st->ckpt_next;
+	*state = NULL;		/* the committed records say it all */
+	return 1;
+}
+
+/* The sample position a record's key starts with ("0000000042.image",
+ * Caffe's "00000042_path"); -1 for our metadata keys ("__count__"). */
+static int lmdb_key_index(const MDB_val *k, uint64_t *index)
+{
+	const char *p = k->mv_data;
+	size_t i;
+
+	*index = 0;
+	for (i = 0; i < k->mv_size && p[i] >= '0' && p[i] <= '9'; i++)
+		*index = *index * 10 + (uint64_t)(p[i] - '0');
+	return i > 0 && i < k->mv_size && i <= 19 ? 0 : -1;
+}
+
+/* Note a kept record: the sample keys list and count follow its
+ * payload record (one per sample in either layout). */
+static void lmdb_keep_record(struct lmdb_w *st, const MDB_val *k,
+    uint64_t index)
+{
+	static const char image[] = ".image";
+	size_t klen = k->mv_size;
+
+	if (!st->caffe && (klen < sizeof(image) ||
+	    memcmp((char *)k->mv_data + klen - (sizeof(image) - 1), image,
+	    sizeof(image) - 1) != 0))
+		return;
+	if (!st->caffe)
+		bale_buf_printf(&st->keys, "%.*s\n",
+		    (int)(klen - (sizeof(image) - 1)), (char *)k->mv_data);
+	st->count++;
+	st->have_sample = 1;
+	st->last_index = index;
+}
+
+/* Delete every record at or past @next (written after the checkpoint),
+ * and our metadata; rebuild the key list of what stays. */
+static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
+{
+	MDB_cursor *cur = NULL;
+	MDB_val k;
+	MDB_val v;
+	uint64_t index;
+	int err = mdb_cursor_open(st->txn, st->dbi, &cur);
+
+	if (err == 0)
+		err = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+	while (err == 0) {
+		if (lmdb_key_index(&k, &index) != 0 || index >= next)
+			err = mdb_cursor_del(cur, 0);
+		else
+			lmdb_keep_record(st, &k, index);
+		if (err == 0)
+			err = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+	}
+	mdb_cursor_close(cur);
+	if (err != MDB_NOTFOUND)
+		return lmdb_fail(w, "cannot cut back to the checkpoint", err);
+	return st->keys.failed ? bale_writer_seterr(w, BALE_ENOMEM,
+	    "lmdb: no memory") : lmdb_commit(w, st);
+}
+
+static int lmdb_resume(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs)
+{
+	struct lmdb_w *st = priv;
+	int rc = lmdb_paths(w, st, dir, ds);
+
+	if (rc != BALE_OK)
+		return rc;
+	if (access(st->final, F_OK) == 0) {
+		rs->complete = 1;
+		st->published = 1;	/* release must not touch it */
+		return BALE_OK;
+	}
+	if (rs->next == 0 || access(st->tmp, F_OK) != 0) {
+		rs->next = 0;
+		return lmdb_start_fresh(w, st, ds);
+	}
+	rc = lmdb_env_start(w, st, ds);
+	if (rc == BALE_OK)
+		rc = lmdb_begin(w, st);
+	if (rc == BALE_OK)
+		rc = lmdb_cut(w, st, rs->next);
+	st->ckpt_next = rs->next;
+	st->ckpt_moved = 0;
+	return rc == BALE_OK ? lmdb_begin(w, st) : rc;
 }
 
 static const struct bale_writer_ops lmdb_writer = {
@@ -469,6 +609,8 @@ static const struct bale_writer_ops lmdb_writer = {
 	.finish = lmdb_finish,
 	.publish = lmdb_publish,
 	.release = lmdb_release,
+	.resume = lmdb_resume,
+	.checkpoint = lmdb_checkpoint,
 };
 
 const struct bale_backend bale_backend_lmdb = {
