@@ -30,6 +30,7 @@
 #include "checksum.h"
 #include "file.h"
 #include "hdf5_pixels.h"
+#include "hdf5_rows.h"
 #include "json.h"
 #include "npy.h"
 
@@ -46,6 +47,7 @@
 #define HDF5_CHUNK ((size_t)4 << 20)		/* bytes, "encoded" images */
 #define HDF5_VLEN_CHUNK 256			/* samples, "vlen" images */
 #define HDF5_VLEN_BATCH_BYTES ((size_t)32 << 20)
+#define HDF5_PIXELS_CHECKPOINT 64		/* rows, "pixels" layout */
 
 struct hdf5_w {
 	int vlen;		/* layout */
@@ -64,18 +66,19 @@ struct hdf5_w {
 	struct bale_buf batch;	/* vlen: copies of samples not yet written */
 	struct bale_buf lens;	/* vlen: their sizes, size_t each */
 	uint64_t written;	/* vlen: samples written */
-	struct bale_buf offsets;	/* uint64_t each */
-	struct bale_buf labels;		/* int64_t each */
-	struct bale_buf crcs;		/* uint32_t each */
-	struct bale_buf keys;		/* fixed-width keys */
-	size_t keylen;
-	struct bale_buf paths;		/* NUL-terminated paths */
+	struct bale_hdf5_rows rows;	/* labels, crc32, keys, paths ... */
 	const char *const *classes;
 	char **class_copy;
 	size_t nclasses;
 	uint64_t count;
 	uint64_t total;
 	int published;
+	uint64_t durable_rows;	/* rows whose images bytes are written */
+	uint64_t durable_bytes;	/* where the next of them starts */
+	int flushed;		/* images were written during this put */
+	uint64_t ckpt_next;	/* checkpoint: every sample below is kept */
+	int ckpt_moved;
+	char ckpt_state[64];
 };
 
 /* H5Ewalk2 callback: keep the innermost entry's text. */
@@ -161,10 +164,6 @@ static int hdf5_create_pixels(struct bale_writer *w, struct hdf5_w *st,
 	if (st->layout_set)
 		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: pixel arrays "
 		    "have their own layout; drop the layout option");
-	st->pixels_w = ds->pixels_w;
-	st->pixels_h = ds->pixels_h;
-	st->npy_len = bale_npy_header(st->npy_head, st->pixels_h,
-	    st->pixels_w, 3);
 	st->images = bale_hdf5_pixels_create(st->file, ds->nitems,
 	    st->pixels_h, st->pixels_w, st->deflate);
 	return st->images < 0 ? hdf5_fail(w, st, "cannot create images in")
@@ -208,18 +207,58 @@ static int hdf5_keep_classes(struct hdf5_w *st, const struct bale_dataset *ds)
 	return 0;
 }
 
-static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
-    const struct bale_dataset *ds)
+static int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
+    const char *dir, const struct bale_dataset *ds)
 {
-	struct hdf5_w *st = priv;
-	hid_t fcpl;
-
 	st->file = st->images = -1;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);	/* we report, not HDF5 */
 	st->final = bale_strfmt("%s/%s.h5", dir, ds->name);
 	st->tmp = bale_strfmt("%s/%s.h5%s", dir, ds->name, BALE_PARTIAL);
 	if (!st->final || !st->tmp || hdf5_keep_classes(st, ds) != 0)
 		return hdf5_nomem(w);
+	if (ds->pixels_w) {
+		st->pixels_w = ds->pixels_w;
+		st->pixels_h = ds->pixels_h;
+		st->npy_len = bale_npy_header(st->npy_head, st->pixels_h,
+		    st->pixels_w, 3);
+	}
+	return BALE_OK;
+}
+
+/* A new file at st->tmp with empty datasets. */
+static int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
+    const struct bale_dataset *ds)
+{
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+	int rc;
+
+	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
+		st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, fcpl,
+		    H5P_DEFAULT);
+	H5Pclose(fcpl);
+	if (st->file < 0)
+		return hdf5_fail(w, st, "cannot create");
+	if (ds->pixels_w)
+		rc = hdf5_create_pixels(w, st, ds);
+	else if (st->deflate)
+		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: deflate "
+		    "applies to pixel arrays (--pixels) only");
+	else
+		rc = hdf5_create_images(w, st);
+	if (rc == BALE_OK && bale_hdf5_rows_create(&st->rows, st->file,
+	    !st->vlen && !st->pixels_w) != 0)
+		rc = hdf5_fail(w, st, "cannot create datasets in");
+	return rc;
+}
+
+static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds)
+{
+	struct hdf5_w *st = priv;
+	int rc = hdf5_paths(w, st, dir, ds);
+
+	if (rc != BALE_OK)
+		return rc;
 	if (access(st->final, F_OK) == 0 && !ds->replace)
 		return bale_writer_seterr(w, BALE_EEXIST,
 		    "hdf5: '%s' exists (use --force to replace it)",
@@ -227,23 +266,18 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
 	if (ds->replace && unlink(st->final) != 0 && errno != ENOENT)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "hdf5: cannot remove '%s': %s", st->final, strerror(errno));
-	fcpl = H5Pcreate(H5P_FILE_CREATE);
-	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
-		st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, fcpl,
-		    H5P_DEFAULT);
-	H5Pclose(fcpl);
-	if (st->file < 0)
-		return hdf5_fail(w, st, "cannot create");
-	bale_buf_add(&st->offsets, &st->total, sizeof(st->total));
-	if (ds->pixels_w)
-		return hdf5_create_pixels(w, st, ds);
-	if (st->deflate)
-		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: deflate "
-		    "applies to pixel arrays (--pixels) only");
-	return hdf5_create_images(w, st);
+	return hdf5_create(w, st, ds);
 }
 
 /* ---- samples ------------------------------------------------------------ */
+
+static void hdf5_mark_durable(struct hdf5_w *st, uint64_t rows,
+    uint64_t bytes)
+{
+	st->durable_rows = rows;
+	st->durable_bytes = bytes;
+	st->flushed = 1;
+}
 
 /* Write the filled chunk buffer as chunk number st->chunks. */
 static int hdf5_flush_chunk(struct bale_writer *w, struct hdf5_w *st,
@@ -282,6 +316,8 @@ static int hdf5_put_encoded(struct bale_writer *w, struct hdf5_w *st,
 			    (st->chunks + 1) * HDF5_CHUNK);
 			if (rc != BALE_OK)
 				return rc;
+			/* every row before this sample is in the file */
+			hdf5_mark_durable(st, st->count, st->total);
 		}
 	}
 	return BALE_OK;
@@ -329,13 +365,19 @@ static int hdf5_flush_batch(struct bale_writer *w, struct hdf5_w *st)
 static int hdf5_put_vlen(struct bale_writer *w, struct hdf5_w *st,
     const struct bale_sample *s)
 {
+	int rc;
+
 	bale_buf_add(&st->batch, s->data, s->size);
 	bale_buf_add(&st->lens, &s->size, sizeof(s->size));
 	if (st->batch.failed || st->lens.failed)
 		return hdf5_nomem(w);
-	if (st->batch.len >= HDF5_VLEN_BATCH_BYTES ||
-	    st->lens.len / sizeof(size_t) >= HDF5_VLEN_CHUNK)
-		return hdf5_flush_batch(w, st);
+	if (st->batch.len < HDF5_VLEN_BATCH_BYTES &&
+	    st->lens.len / sizeof(size_t) < HDF5_VLEN_CHUNK)
+		return BALE_OK;
+	rc = hdf5_flush_batch(w, st);
+	if (rc != BALE_OK)
+		return rc;
+	hdf5_mark_durable(st, st->count + 1, st->total + s->size);
 	return BALE_OK;
 }
 
@@ -355,6 +397,8 @@ static int hdf5_put_pixels(struct bale_writer *w, struct hdf5_w *st,
 	    s->data + st->npy_len) != 0)
 		return hdf5_fail(w, st, "cannot write images to");
 	*crc = bale_crc32(s->data + st->npy_len, px);
+	if ((st->count + 1) % HDF5_PIXELS_CHECKPOINT == 0)
+		hdf5_mark_durable(st, st->count + 1, st->total + s->size);
 	return BALE_OK;
 }
 
@@ -368,57 +412,51 @@ static int hdf5_put_images(struct bale_writer *w, struct hdf5_w *st,
 	    hdf5_put_encoded(w, st, s);
 }
 
+/* The rows whose images are written are a checkpoint: their per-sample
+ * rows go to the file too, and the file is flushed, so a killed run
+ * leaves a file that holds them whole. */
+static int hdf5_write_checkpoint(struct bale_writer *w, struct hdf5_w *st)
+{
+	uint64_t rows = st->durable_rows;
+
+	st->flushed = 0;
+	if (rows <= st->rows.in_file)
+		return BALE_OK;
+	st->ckpt_next = bale_hdf5_rows_index(&st->rows, rows - 1) + 1;
+	if (bale_hdf5_rows_write(&st->rows, rows) != 0 ||
+	    H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0)
+		return hdf5_fail(w, st, "cannot write a checkpoint to");
+	snprintf(st->ckpt_state, sizeof(st->ckpt_state),
+	    "{\"rows\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", rows,
+	    st->durable_bytes);
+	st->ckpt_moved = 1;
+	return BALE_OK;
+}
+
 static int hdf5_put(struct bale_writer *w, void *priv,
     const struct bale_sample *s)
 {
 	struct hdf5_w *st = priv;
-	int64_t label = s->label;
 	uint32_t crc;
 	int rc;
 
 	rc = hdf5_put_images(w, st, s, &crc);
 	if (rc != BALE_OK)
 		return rc;
-	if (!st->keylen)
-		st->keylen = strlen(s->key);
-	if (strlen(s->key) != st->keylen)
+	rc = bale_hdf5_rows_add(&st->rows, s->index, st->total + s->size,
+	    s->label, crc, s->key, s->relpath);
+	if (rc == -1)
 		return bale_writer_seterr(w, BALE_EINVAL,
 		    "hdf5: key '%s' is not %zu characters", s->key,
-		    st->keylen);
-	st->total += s->size;
-	bale_buf_add(&st->offsets, &st->total, sizeof(st->total));
-	bale_buf_add(&st->labels, &label, sizeof(label));
-	bale_buf_add(&st->crcs, &crc, sizeof(crc));
-	bale_buf_add(&st->keys, s->key, st->keylen);
-	bale_buf_add(&st->paths, s->relpath, strlen(s->relpath) + 1);
-	if (st->offsets.failed || st->labels.failed || st->crcs.failed ||
-	    st->keys.failed || st->paths.failed)
+		    st->rows.keylen);
+	if (rc != 0)
 		return hdf5_nomem(w);
+	st->total += s->size;
 	st->count++;
-	return BALE_OK;
+	return st->flushed ? hdf5_write_checkpoint(w, st) : BALE_OK;
 }
 
 /* ---- finish ------------------------------------------------------------ */
-
-/* A contiguous 1-D dataset of @n elements of @type from @data. */
-static int hdf5_write_array(struct bale_writer *w, struct hdf5_w *st,
-    const char *name, hid_t type, hsize_t n, const void *data)
-{
-	hid_t space = H5Screate_simple(1, &n, NULL);
-	hid_t dcpl = hdf5_dcpl(0);
-	hid_t ds = -1;
-	int ok;
-
-	if (space >= 0 && dcpl >= 0)
-		ds = H5Dcreate2(st->file, name, type, space, H5P_DEFAULT, dcpl,
-		    H5P_DEFAULT);
-	ok = ds >= 0 && (n == 0 ||
-	    H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
-	H5Dclose(ds);
-	H5Pclose(dcpl);
-	H5Sclose(space);
-	return ok ? BALE_OK : hdf5_fail(w, st, name);
-}
 
 static hid_t hdf5_string_type(size_t size)
 {
@@ -427,40 +465,6 @@ static hid_t hdf5_string_type(size_t size)
 	H5Tset_size(t, size);
 	H5Tset_cset(t, H5T_CSET_UTF8);
 	return t;
-}
-
-/* An array of pointers to the NUL-separated strings in @b. */
-static const char **hdf5_split(const struct bale_buf *b, size_t n)
-{
-	const char **v = calloc(n ? n : 1, sizeof(char *));
-	const char *p = b->data;
-	size_t i;
-
-	for (i = 0; v && i < n; i++) {
-		v[i] = p;
-		p += strlen(p) + 1;
-	}
-	return v;
-}
-
-static int hdf5_write_strings(struct bale_writer *w, struct hdf5_w *st)
-{
-	hid_t vstr = hdf5_string_type(H5T_VARIABLE);
-	hid_t fixed = hdf5_string_type(st->keylen ? st->keylen : 1);
-	const char **paths = hdf5_split(&st->paths, st->count);
-	int rc;
-
-	if (!paths)
-		rc = hdf5_nomem(w);
-	else
-		rc = hdf5_write_array(w, st, "paths", vstr, st->count, paths);
-	if (rc == BALE_OK)
-		rc = hdf5_write_array(w, st, "keys", fixed, st->count,
-		    st->keys.data);
-	free(paths);
-	H5Tclose(vstr);
-	H5Tclose(fixed);
-	return rc;
 }
 
 static int hdf5_attr(struct bale_writer *w, struct hdf5_w *st,
@@ -529,23 +533,15 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 	int rc;
 
 	rc = hdf5_finish_images(w, st);
-	if (rc == BALE_OK && !st->vlen && !st->pixels_w)
-		rc = hdf5_write_array(w, st, "offsets", H5T_NATIVE_UINT64,
-		    st->count + 1, st->offsets.data);
-	if (rc == BALE_OK)
-		rc = hdf5_write_array(w, st, "labels", H5T_NATIVE_INT64,
-		    st->count, st->labels.data);
-	if (rc == BALE_OK)
-		rc = hdf5_write_array(w, st, "crc32", H5T_NATIVE_UINT32,
-		    st->count, st->crcs.data);
-	if (rc == BALE_OK)
-		rc = hdf5_write_strings(w, st);
+	if (rc == BALE_OK && bale_hdf5_rows_write(&st->rows, st->count) != 0)
+		rc = hdf5_fail(w, st, "cannot write datasets to");
 	if (rc == BALE_OK)
 		rc = hdf5_write_attrs(w, st);
 	if (rc != BALE_OK)
 		return rc;
 	H5Dclose(st->images);
 	st->images = -1;
+	bale_hdf5_rows_release(&st->rows);
 	if (H5Fclose(st->file) < 0) {
 		st->file = -1;
 		return hdf5_fail(w, st, "cannot close");
@@ -575,9 +571,11 @@ static void hdf5_release(void *priv)
 
 	if (st->images > 0)
 		H5Dclose(st->images);
+	bale_hdf5_rows_release(&st->rows);
 	if (st->file > 0)
 		H5Fclose(st->file);
-	if (!st->published && st->tmp)
+	/* what a checkpoint covers stays, for a resumed run */
+	if (!st->published && st->tmp && st->ckpt_next == 0)
 		unlink(st->tmp);
 	for (i = 0; st->class_copy && i < st->nclasses; i++)
 		free(st->class_copy[i]);
@@ -587,11 +585,6 @@ static void hdf5_release(void *priv)
 	bale_buf_release(&st->chunk);
 	bale_buf_release(&st->batch);
 	bale_buf_release(&st->lens);
-	bale_buf_release(&st->offsets);
-	bale_buf_release(&st->labels);
-	bale_buf_release(&st->crcs);
-	bale_buf_release(&st->keys);
-	bale_buf_release(&st->paths);
 }
 
 /* ---- reader ---------------------------------------------------------------
