@@ -273,3 +273,44 @@ void bale_hdf5_rows_release(struct bale_hdf5_rows *r)
 	bale_buf_release(&r->b_index);
 	memset(r, 0, sizeof(*r));
 }
+
+int bale_hdf5_read_vlen(hid_t ds, uint64_t i, unsigned char **buf,
+    size_t *cap, size_t *len)
+{
+	hid_t type = H5Tvlen_create(H5T_NATIVE_UINT8);
+	hid_t fspace = H5Dget_space(ds);
+	hsize_t start = i;
+	hsize_t count = 1;
+	hid_t mspace = H5Screate_simple(1, &count, NULL);
+	hvl_t vl = { 0, NULL };
+	int ok = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL,
+	    &count, NULL) >= 0 && H5Dread(ds, type, mspace, fspace,
+	    H5P_DEFAULT, &vl) >= 0;
+
+	if (ok) {
+		ok = bale_grow(buf, cap, vl.len ? vl.len : 1) == 0;
+		if (ok && vl.len)
+			memcpy(*buf, vl.p, vl.len);
+		*len = vl.len;
+		H5Dvlen_reclaim(type, mspace, H5P_DEFAULT, &vl);
+	}
+	H5Sclose(mspace);
+	H5Sclose(fspace);
+	H5Tclose(type);
+	return ok ? 0 : -1;
+}
+
+int bale_hdf5_read_bytes(hid_t ds, uint64_t off, uint64_t n, void *out)
+{
+	hsize_t start = off;
+	hsize_t count = n;
+	hid_t fspace = H5Dget_space(ds);
+	hid_t mspace = H5Screate_simple(1, &count, NULL);
+	int ok = n == 0 || (H5Sselect_hyperslab(fspace, H5S_SELECT_SET,
+	    &start, NULL, &count, NULL) >= 0 && H5Dread(ds, H5T_NATIVE_UINT8,
+	    mspace, fspace, H5P_DEFAULT, out) >= 0);
+
+	H5Sclose(mspace);
+	H5Sclose(fspace);
+	return ok ? 0 : -1;
+}

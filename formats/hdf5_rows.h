@@ -52,4 +52,13 @@ int bale_hdf5_rows_read(const struct bale_hdf5_rows *r, uint64_t n,
 
 void bale_hdf5_rows_release(struct bale_hdf5_rows *r);
 
+/** Element @i of the 1-D vlen uint8 dataset @ds into *@buf (grown as
+ *  needed), its length in *@len. @return 0 or -1 */
+int bale_hdf5_read_vlen(hid_t ds, uint64_t i, unsigned char **buf,
+    size_t *cap, size_t *len);
+
+/** Bytes [@off, @off + @n) of the 1-D uint8 dataset @ds into @out.
+ *  @return 0 or -1 */
+int bale_hdf5_read_bytes(hid_t ds, uint64_t off, uint64_t n, void *out);
+
 #endif

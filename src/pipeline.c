@@ -68,6 +68,7 @@ struct pipe_run {
 	struct bale_journal journal;
 	char *journal_path;
 	int sync;		/* fsync=1 was given: sync the journal too */
+	int no_journal;		/* --resume found none */
 	int journal_written;	/* by this run: remove it when done */
 	int journal_dirty;	/* a checkpoint moved since the last write */
 	double journal_at;	/* when it was last written */
@@ -602,11 +603,8 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
 		    "run with other inputs or settings; run without "
 		    "--resume to start over", run->journal_path);
-	if (rc == 1 && run->opts->resume &&
-	    bale_report_add(p->report, BALE_NOTE_WARNING, run->journal_path,
-	    "nothing to resume: starting from the beginning") != 0)
-		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	memcpy(run->journal.fingerprint, fp, sizeof(fp));
+	run->no_journal = rc == 1;
 	return BALE_OK;
 }
 
@@ -621,10 +619,17 @@ static int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 	rc = pipe_read_journal(p, run);
 	if (rc != BALE_OK)
 		return rc;
-	rc = bale_resume_open(run->writers, run->nwriters, run->opts->out, ds,
-	    &run->journal, &run->first, p->report, &p->err);
+	rc = bale_resume_open(run->writers, run->nwriters, run->opts->resume,
+	    run->opts->out, ds, &run->journal, &run->first, p->report,
+	    &p->err);
 	if (rc != BALE_OK)
 		return rc;
+	if (run->opts->resume && run->no_journal &&
+	    bale_report_add(p->report, BALE_NOTE_WARNING, run->journal_path,
+	    run->first == ds->nitems ? "nothing to resume: every output is "
+	    "complete already" : "nothing to resume: starting from the "
+	    "beginning") != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.resumed_at = run->first;
 	p->stats.skipped += run->journal.nskipped;
 	return pipe_journal_write(p, run);

@@ -63,10 +63,10 @@ static int resume_one(struct bale_writer *w, const char *dir,
 	int rc;
 
 	memset(rs, 0, sizeof(*rs));
-	if (!e)
-		return bale_writer_open(w, dir, ds);
-	rs->next = e->next;
-	rs->state = e->state;
+	if (e) {
+		rs->next = e->next;
+		rs->state = e->state;
+	}
 	rc = bale_writer_resume(w, dir, ds, rs);
 	if (rc == BALE_OK && rs->note[0] &&
 	    bale_report_add(report, BALE_NOTE_WARNING, bale_writer_name(w),
@@ -114,7 +114,7 @@ static int resume_fresh_entries(struct bale_journal *j,
 	return BALE_OK;
 }
 
-int bale_resume_open(struct bale_writer *const *w, size_t n,
+int bale_resume_open(struct bale_writer *const *w, size_t n, int resume,
     const char *dir, const struct bale_dataset *ds, struct bale_journal *j,
     uint64_t *first, struct bale_report *report, struct bale_errbuf *err)
 {
@@ -127,8 +127,12 @@ int bale_resume_open(struct bale_writer *const *w, size_t n,
 	memcpy(j->fingerprint, old.fingerprint, sizeof(j->fingerprint));
 	*first = UINT64_MAX;
 	for (i = 0; i < n && rc == BALE_OK; i++) {
-		rc = resume_one(w[i], dir, ds,
-		    resume_entry(&old, bale_writer_name(w[i])), &rs[i], report);
+		memset(&rs[i], 0, sizeof(rs[i]));
+		if (resume)
+			rc = resume_one(w[i], dir, ds, resume_entry(&old,
+			    bale_writer_name(w[i])), &rs[i], report);
+		else
+			rc = bale_writer_open(w[i], dir, ds);
 		if (rc != BALE_OK && rc != BALE_ENOMEM)
 			rc = bale_errbuf_set(err, rc, "%s",
 			    bale_writer_errmsg(w[i]));

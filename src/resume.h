@@ -17,12 +17,14 @@
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
     const struct bale_walk *walk, const uint64_t *order, char out[17]);
 
-/** Open @n writers for @ds in @dir, each from its entry in @j when it has
- *  one (fresh otherwise), and set *@first to the first input position
- *  some writer still needs. @j then holds each writer's checkpoint, in
+/** Open @n writers for @ds in @dir, and set *@first to the first input
+ *  position some writer still needs. With @resume, each writer resumes
+ *  from its entry in @j (or from nothing: a published output is then
+ *  kept as complete, an unpublished one started again); without, each
+ *  is opened afresh. @j then holds each writer's checkpoint, in
  *  writer order, and only the skipped inputs before *@first (also added
  *  to @report). Backends' notes go to @report as warnings. */
-int bale_resume_open(struct bale_writer *const *w, size_t n,
+int bale_resume_open(struct bale_writer *const *w, size_t n, int resume,
     const char *dir, const struct bale_dataset *ds, struct bale_journal *j,
     uint64_t *first, struct bale_report *report, struct bale_errbuf *err);
 
