@@ -632,7 +632,10 @@ static int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.resumed_at = run->first;
 	p->stats.skipped += run->journal.nskipped;
-	return pipe_journal_write(p, run);
+	rc = pipe_journal_write(p, run);
+	run->journal_at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint
+						   * is journaled at once */
+	return rc;
 }
 
 /* Is "[fmt.]fsync=V" among the options, with V not 0? */
