@@ -16,7 +16,15 @@
  *            f["images"][i] is image i as a numpy array
  * all
  *   labels int64 [N], keys string [N] (the sample keys of every format),
- *   crc32 uint32 [N] (of what images holds for the sample), paths vlen string [N] (relative source paths)
+ *   crc32 uint32 [N] (of what images holds for the sample), paths vlen
+ *   string [N] (relative source paths); all chunked and appended at each
+ *   checkpoint (hdf5_rows.c)
+ *
+ * Checkpoints (for bale pack --resume): when images are written (a whole
+ * chunk, a vlen batch, every HDF5_PIXELS_CHECKPOINT pixel rows), the rows
+ * they complete are appended and the file is flushed, so a killed run
+ * leaves a file that holds them whole; a resumed run cuts every dataset
+ * back to the checkpoint and checks each row against its crc32.
  *
  * The chunk is larger than h5py's default 1 MiB chunk cache, so a slice
  * of one sample is read straight from the file, no whole-chunk read.

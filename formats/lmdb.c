@@ -29,6 +29,11 @@
  * (bale pack --fsync, as for every format) each commit also asks the
  * kernel to start writing its pages, and the output is synced once, at
  * the end; without it, like tar, nothing waits for the disk.
+ *
+ * Each commit is a checkpoint (bale pack --resume): the samples put whole
+ * before it are kept by LMDB even if the process is killed. A resumed run
+ * reopens N.lmdb.partial and deletes what was written after the journal's
+ * checkpoint, and the metadata records.
  */
 #include "bale_backend.h"
 #include "lmdb_read.h"

@@ -11,6 +11,9 @@
  * Shards are written as "*.partial" and renamed when complete. Member
  * offsets are computed, not read back: a ustar member is a 512-byte header
  * plus its data padded to 512, and the archive ends with 1024 zero bytes.
+ * Each finished shard is a checkpoint (bale pack --resume): a failed or
+ * killed run leaves them; a resumed run verifies and keeps them
+ * (wds_verify.c).
  */
 #include "bale_backend.h"
 
