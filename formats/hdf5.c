@@ -107,12 +107,19 @@ static void hdf5_why(char *why)
 	H5Eclear2(H5E_DEFAULT);
 }
 
+/* HDF5's message does not say why a write failed; errno, still set,
+ * does when the disk is full or a file-size limit is reached. */
 static int hdf5_fail(struct bale_writer *w, struct hdf5_w *st,
     const char *what)
 {
+	int sys = errno;
 	char why[256];
 
 	hdf5_why(why);
+	if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
+		return bale_writer_seterr(w, BALE_EBACKEND, "hdf5: %s '%s': "
+		    "%s (%s)", what, st->tmp ? st->tmp : "", why,
+		    strerror(sys));
 	return bale_writer_seterr(w, BALE_EBACKEND, "hdf5: %s '%s': %s", what,
 	    st->tmp ? st->tmp : "", why);
 }
@@ -220,6 +227,11 @@ static int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
     const char *dir, const struct bale_dataset *ds)
 {
 	st->file = st->images = -1;
+	/* A file whose close failed (a full disk) stays in HDF5's tables,
+	 * and closing it again at exit crashes: no cleanup at exit (it
+	 * only works before the library's first call; later it is a
+	 * harmless error) */
+	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);	/* we report, not HDF5 */
 	st->final = bale_strfmt("%s/%s.h5", dir, ds->name);
 	st->tmp = bale_strfmt("%s/%s.h5%s", dir, ds->name, BALE_PARTIAL);

@@ -84,10 +84,22 @@ struct lmdb_w {
 	int ckpt_moved;
 };
 
-static int lmdb_fail(struct bale_writer *w, const char *what, int err)
+/* LMDB turns a short write into EIO: when errno is still set, it says
+ * why (a full disk, a file-size limit); else say what EIO may mean. */
+static int lmdb_fail(struct bale_writer *w, const struct lmdb_w *st,
+    const char *what, int err)
 {
+	int sys = errno;
+	const char *why = mdb_strerror(err);
+
+	if (err == EIO && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT))
+		why = strerror(sys);
+	else if (err == EIO)
+		why = "a write came up short (disk full, or a file-size "
+		    "limit reached?)";
+
 	return bale_writer_seterr(w, err == ENOMEM ? BALE_ENOMEM :
-	    BALE_EBACKEND, "lmdb: %s: %s", what, mdb_strerror(err));
+	    BALE_EBACKEND, "lmdb: '%s': %s: %s", st->tmp, what, why);
 }
 
 /* ---- options and open ---------------------------------------------------- */
@@ -178,7 +190,7 @@ static int lmdb_begin(struct bale_writer *w, struct lmdb_w *st)
 		err = mdb_dbi_open(st->txn, NULL, 0, &st->dbi);
 	st->txn_pages = LMDB_TXN_SLACK_PAGES;
 	st->txn_bytes = 0;
-	return err ? lmdb_fail(w, "cannot begin a transaction", err) :
+	return err ? lmdb_fail(w, st, "cannot begin a transaction", err) :
 	    BALE_OK;
 }
 
@@ -219,7 +231,7 @@ static int lmdb_env_start(struct bale_writer *w, struct lmdb_w *st,
 	if (err == 0)
 		err = mdb_env_info(st->env, &info);
 	if (err)
-		return lmdb_fail(w, st->tmp, err);
+		return lmdb_fail(w, st, "cannot open", err);
 	st->psize = stat.ms_psize;
 	st->mapsize = info.me_mapsize;
 	st->used_pages = info.me_last_pgno + 1;
@@ -256,7 +268,7 @@ static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
 
 	st->txn = NULL;
 	if (err)
-		return lmdb_fail(w, "cannot commit", err);
+		return lmdb_fail(w, st, "cannot commit", err);
 	/* a commit in the middle of a sample covers those before it */
 	if (st->have_sample && st->last_index + 1 > st->ckpt_next) {
 		st->ckpt_next = st->last_index + 1;
@@ -289,7 +301,7 @@ static int lmdb_make_room(struct bale_writer *w, struct lmdb_w *st,
 	}
 	err = mdb_env_set_mapsize(st->env, st->mapsize);
 	if (err)
-		return lmdb_fail(w, "cannot grow the map", err);
+		return lmdb_fail(w, st, "cannot grow the map", err);
 	return lmdb_begin(w, st);
 }
 
@@ -314,7 +326,7 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 		    "-O lmdb.map_size=SIZE works around it)",
 		    st->mapsize >> 20);
 	if (err)
-		return lmdb_fail(w, key, err);
+		return lmdb_fail(w, st, key, err);
 	st->txn_pages += pages;
 	st->txn_bytes += n;
 	return BALE_OK;
@@ -462,7 +474,7 @@ static int lmdb_finish(struct bale_writer *w, void *priv)
 	if (st->sync) {
 		err = mdb_env_sync(st->env, 1);
 		if (err)
-			return lmdb_fail(w, "cannot sync", err);
+			return lmdb_fail(w, st, "cannot sync", err);
 	}
 	mdb_env_close(st->env);
 	st->env = NULL;
@@ -575,7 +587,7 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 	}
 	mdb_cursor_close(cur);
 	if (err != MDB_NOTFOUND)
-		return lmdb_fail(w, "cannot cut back to the checkpoint", err);
+		return lmdb_fail(w, st, "cannot cut back to the checkpoint", err);
 	return st->keys.failed ? bale_writer_seterr(w, BALE_ENOMEM,
 	    "lmdb: no memory") : lmdb_commit(w, st);
 }

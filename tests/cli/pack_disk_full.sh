@@ -1,0 +1,58 @@
+#!/bin/bash
+# A full disk (a small tmpfs) and a file-size limit (RLIMIT_FSIZE), for
+# every format: exit 1, a message naming the output file and the
+# system's reason, nothing that looks complete; after space is freed,
+# --resume finishes with output equal to an uninterrupted run's.
+. "$TESTS/cli/lib.sh"
+require_backend wds
+require_backend lmdb
+require_backend hdf5
+SAME="$TESTS/cli/same_output.py"
+
+"$MKDATA" random "$T/in" -n 120 --classes 3 --min 400 --max 900 -j 2
+"$BALE" pack "$T/in" -f wds,lmdb,hdf5 -o "$T/ref" --shard-count 10 -q
+
+looks_complete() {
+    [ -e "$1/data-shards.json" ] || [ -e "$1/data.lmdb" ] ||
+        [ -e "$1/data.h5" ]
+}
+
+# file-size limit: each format alone
+for fmt in wds lmdb hdf5; do
+    run bash -c 'ulimit -f 1024; exec "$0" pack "$1" -f "$2" -o "$3"' \
+        "$BALE" "$T/in" "$fmt" "$T/limited-$fmt"
+    expect_status 1
+    expect_stderr "$T/limited-$fmt/data"
+    grep -qE "File too large|disk full, or a file-size limit" "$T/stderr" ||
+        fail "$fmt: no reason given: $(cat "$T/stderr")"
+    ! looks_complete "$T/limited-$fmt" || fail "$fmt: looks complete"
+done
+
+small="$T/small"
+mkdir -p "$small"
+if ! mount -t tmpfs -o size=3m tmpfs "$small" 2>/dev/null; then
+    echo "no small filesystem (mount refused): only RLIMIT_FSIZE tested"
+    exit 0
+fi
+trap 'umount "$small" 2>/dev/null; rm -rf "$T"' EXIT
+for fmt in wds lmdb hdf5 wds,lmdb,hdf5; do
+    out="$small/out-${fmt//,/-}"
+    shards=()
+    [[ $fmt != *wds* ]] || shards=(--shard-count 10)
+    run "$BALE" pack "$T/in" -f "$fmt" -o "$out" "${shards[@]}"
+    expect_status 1
+    expect_stderr "$out/data"
+    grep -qE "No space left on device|disk full" "$T/stderr" ||
+        fail "$fmt: no reason given: $(cat "$T/stderr")"
+    ! looks_complete "$out" || fail "$fmt: a full disk left output that looks complete"
+    [ "$fmt" = wds,lmdb,hdf5 ] || rm -rf "$out"
+done
+# space freed: the run carries on from its checkpoints
+mount -o remount,size=256m "$small"
+run "$BALE" pack "$T/in" -f wds,lmdb,hdf5 -o "$small/out-wds-lmdb-hdf5" \
+    --shard-count 10 --resume
+expect_status 0
+$PY "$SAME" "$T/ref" "$small/out-wds-lmdb-hdf5" ||
+    fail "resumed after a full disk: output differs"
+echo "full disk and file-size limit: refused cleanly, resumed identically"
+exit 0
