@@ -39,7 +39,7 @@ check_config() {
             2>/dev/null &
         pid=$!
         sleep "$(awk -v r=$RANDOM -v ms="$ms" \
-            'BEGIN { printf "%.3f", (20 + r % ms) / 1000 }')"
+            'BEGIN { printf "%.3f", (20 + r % (ms / 2 + 1)) / 1000 }')"
         kill -9 $pid 2>/dev/null || true
         wait $pid 2>/dev/null || true
         $PY "$SAME" "$ref" "$out" --present ||
