@@ -8,13 +8,13 @@ require_backend wds
 require_backend lmdb
 require_backend hdf5
 # slow on purpose (one thread, big arrays), so the signal lands mid-run
-"$MKDATA" random "$T/in" -n 500 --classes 4 --min 300 --max 1200 -j 2
+"$MKDATA" random "$T/in" -n 250 --classes 4 --min 300 --max 1200 -j 2
 for sig in INT TERM; do
     set +e
     "$BALE" pack "$T/in" -f wds,lmdb,hdf5 -o "$T/out" --pixels 512x512 -j 1 \
         --report "$T/report.json" 2>"$T/stderr" &
     pid=$!
-    sleep 1
+    sleep 0.5
     kill -s "$sig" $pid
     wait $pid
     status=$?
