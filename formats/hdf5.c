@@ -86,8 +86,6 @@ struct hdf5_w {
 	uint64_t durable_bytes;	/* where the next of them starts */
 	int flushed;		/* images were written during this put */
 	uint64_t ckpt_next;	/* checkpoint: every sample below is kept */
-	int ckpt_moved;
-	char ckpt_state[64];
 };
 
 /* H5Ewalk2 callback: keep the innermost entry's text. */
@@ -439,6 +437,7 @@ static int hdf5_put_images(struct bale_writer *w, struct hdf5_w *st,
 static int hdf5_write_checkpoint(struct bale_writer *w, struct hdf5_w *st)
 {
 	uint64_t rows = st->durable_rows;
+	char state[64];
 
 	st->flushed = 0;
 	if (rows <= st->rows.in_file)
@@ -447,10 +446,9 @@ static int hdf5_write_checkpoint(struct bale_writer *w, struct hdf5_w *st)
 	if (bale_hdf5_rows_write(&st->rows, rows) != 0 ||
 	    H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0)
 		return hdf5_fail(w, st, "cannot write a checkpoint to");
-	snprintf(st->ckpt_state, sizeof(st->ckpt_state),
-	    "{\"rows\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", rows,
-	    st->durable_bytes);
-	st->ckpt_moved = 1;
+	snprintf(state, sizeof(state), "{\"rows\":%" PRIu64 ",\"bytes\":%"
+	    PRIu64 "}", rows, st->durable_bytes);
+	bale_writer_reached(w, st->ckpt_next, state);
 	return BALE_OK;
 }
 
@@ -994,18 +992,6 @@ static const struct bale_reader_ops hdf5_reader = {
 
 /* ---- resume ------------------------------------------------------------- */
 
-static int hdf5_checkpoint(void *priv, uint64_t *next, const char **state)
-{
-	struct hdf5_w *st = priv;
-
-	if (!st->ckpt_moved)
-		return 0;
-	st->ckpt_moved = 0;
-	*next = st->ckpt_next;
-	*state = st->ckpt_state;
-	return 1;
-}
-
 /* What row @i holds (a pixels row: its array) into @b. */
 static int hdf5_read_row(struct hdf5_w *st, uint64_t i, const uint64_t *off,
     unsigned char **b, size_t *cap, size_t *len)
@@ -1172,7 +1158,6 @@ static const struct bale_writer_ops hdf5_writer = {
 	.publish = hdf5_publish,
 	.release = hdf5_release,
 	.resume = hdf5_resume,
-	.checkpoint = hdf5_checkpoint,
 };
 
 const struct bale_backend bale_backend_hdf5 = {

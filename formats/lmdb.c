@@ -81,7 +81,6 @@ struct lmdb_w {
 	int have_sample;	/* a sample was put whole */
 	uint64_t last_index;	/* of the last sample put whole */
 	uint64_t ckpt_next;	/* committed: every sample below */
-	int ckpt_moved;
 };
 
 /* LMDB turns a short write into EIO: when errno is still set, it says
@@ -270,9 +269,9 @@ static int lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
 	if (err)
 		return lmdb_fail(w, st, "cannot commit", err);
 	/* a commit in the middle of a sample covers those before it */
-	if (st->have_sample && st->last_index + 1 > st->ckpt_next) {
+	if (st->have_sample) {
 		st->ckpt_next = st->last_index + 1;
-		st->ckpt_moved = 1;
+		bale_writer_reached(w, st->ckpt_next, NULL);
 	}
 	if (mdb_env_info(st->env, &info) == 0)
 		st->used_pages = info.me_last_pgno + 1;
@@ -520,18 +519,6 @@ static void lmdb_release(void *priv)
 
 /* ---- resume ------------------------------------------------------------ */
 
-static int lmdb_checkpoint(void *priv, uint64_t *next, const char **state)
-{
-	struct lmdb_w *st = priv;
-
-	if (!st->ckpt_moved)
-		return 0;
-	st->ckpt_moved = 0;
-	*next = st->ckpt_next;
-	*state = NULL;		/* the committed records say it all */
-	return 1;
-}
-
 /* The sample position a record's key starts with ("0000000042.image",
  * Caffe's "00000042_path"); -1 for our metadata keys ("__count__"). */
 static int lmdb_key_index(const MDB_val *k, uint64_t *index)
@@ -615,7 +602,6 @@ static int lmdb_resume(struct bale_writer *w, void *priv, const char *dir,
 	if (rc == BALE_OK)
 		rc = lmdb_cut(w, st, rs->next);
 	st->ckpt_next = rs->next;
-	st->ckpt_moved = 0;
 	return rc == BALE_OK ? lmdb_begin(w, st) : rc;
 }
 
@@ -627,7 +613,6 @@ static const struct bale_writer_ops lmdb_writer = {
 	.publish = lmdb_publish,
 	.release = lmdb_release,
 	.resume = lmdb_resume,
-	.checkpoint = lmdb_checkpoint,
 };
 
 const struct bale_backend bale_backend_lmdb = {

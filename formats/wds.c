@@ -62,9 +62,6 @@ struct wds_w {
 	struct bale_buf scratch;
 	int published;
 	uint64_t last_index;	/* of the last sample put */
-	uint64_t ckpt_next;	/* finished shards hold every sample below */
-	int ckpt_moved;
-	char ckpt_state[32];
 };
 
 static uint64_t wds_padded(uint64_t n)
@@ -250,6 +247,7 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 {
 	struct stat sb;
 	char why[256];
+	char state[32];
 	int rc;
 
 	if (archive_write_close(st->ar) != ARCHIVE_OK)
@@ -276,8 +274,8 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	free(st->tmp);
 	st->tmp = NULL;
 	st->shard_no++;
-	st->ckpt_next = st->last_index + 1;
-	st->ckpt_moved = 1;
+	snprintf(state, sizeof(state), "{\"shards\":%u}", st->shard_no);
+	bale_writer_reached(w, st->last_index + 1, state);
 	return BALE_OK;
 }
 
@@ -394,7 +392,7 @@ static void wds_remove_shards(const struct wds_w *st, unsigned first)
 }
 
 /* Finished shards stay: each is a checkpoint a resumed run keeps. */
-static void wds_remove_own_output(const struct wds_w *st)
+static void wds_remove_partial_list(const struct wds_w *st)
 {
 	char *p;
 
@@ -475,9 +473,9 @@ static void wds_release(void *priv)
 			close(st->fd);
 		unlink(st->tmp);
 	}
-	/* a run that did not publish leaves none of its files behind */
+	/* a run that did not publish leaves no half-written shard list */
 	if (!st->published && st->dir && st->name)
-		wds_remove_own_output(st);
+		wds_remove_partial_list(st);
 	archive_entry_free(st->entry);
 	free(st->tmp);
 	free(st->dir);
@@ -490,20 +488,6 @@ static void wds_release(void *priv)
 }
 
 /* ---- resume ------------------------------------------------------------- */
-
-static int wds_checkpoint(void *priv, uint64_t *next, const char **state)
-{
-	struct wds_w *st = priv;
-
-	if (!st->ckpt_moved)
-		return 0;
-	st->ckpt_moved = 0;
-	snprintf(st->ckpt_state, sizeof(st->ckpt_state), "{\"shards\":%u}",
-	    st->shard_no);
-	*next = st->ckpt_next;
-	*state = st->ckpt_state;
-	return 1;
-}
 
 static int wds_list_exists(const struct wds_w *st)
 {
@@ -577,7 +561,6 @@ static int wds_resume(struct bale_writer *w, void *priv, const char *dir,
 		nshards = 0;
 	rc = wds_keep_shards(w, st, nshards, rs);
 	rs->next = st->shard_no ? st->last_index + 1 : 0;
-	st->ckpt_next = rs->next;
 	return rc;
 }
 
@@ -589,7 +572,6 @@ static const struct bale_writer_ops wds_writer = {
 	.publish = wds_publish,
 	.release = wds_release,
 	.resume = wds_resume,
-	.checkpoint = wds_checkpoint,
 };
 
 /* ---- reader ---------------------------------------------------------------

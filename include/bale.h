@@ -77,9 +77,10 @@ struct bale_resume;
 int bale_writer_resume(struct bale_writer *w, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
-/** Where the writer's last checkpoint is (see the backend's checkpoint
- *  op), with the state a resume needs (NULL: none yet; valid until the
- *  next call). @return 1 when it moved since the last call, else 0 */
+/** Where the writer's last checkpoint is (what its backend last reported
+ *  with bale_writer_reached()), with the state a resume needs (NULL: none;
+ *  valid until the writer is next used). @return 1 when it moved since
+ *  the last call, else 0 */
 int bale_writer_checkpoint(struct bale_writer *w, uint64_t *next,
     const char **state);
 

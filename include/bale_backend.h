@@ -60,11 +60,6 @@ struct bale_writer_ops {
 	 * describes, drop anything written after it, carry on. */
 	int (*resume)(struct bale_writer *w, void *st, const char *dir,
 	    const struct bale_dataset *ds, struct bale_resume *rs);
-	/* Optional, called after every put(): *next is the position below
-	 * which every sample put survives the process being killed, and
-	 * *state the JSON object resume() needs (valid until the next
-	 * call). @return 1 when *next moved since the last call, else 0 */
-	int (*checkpoint)(void *st, uint64_t *next, const char **state);
 };
 
 struct bale_reader_ops {
@@ -108,6 +103,13 @@ int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 /** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
 int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/** A backend reached a checkpoint: every sample below position @next it
+ *  was given survives the process being killed, and resume() picks up
+ *  from there with @state (a JSON object, copied; NULL: none needed).
+ *  A position not past the last checkpoint is ignored. */
+void bale_writer_reached(struct bale_writer *w, uint64_t next,
+    const char *state);
 
 /** Look a built backend up by name; NULL when it was not built. */
 const struct bale_backend *bale_backend_find(const char *name);

@@ -62,7 +62,6 @@ static int resume_one(struct bale_writer *w, const char *dir,
 {
 	int rc;
 
-	memset(rs, 0, sizeof(*rs));
 	if (e) {
 		rs->next = e->next;
 		rs->state = e->state;

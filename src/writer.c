@@ -19,6 +19,7 @@ struct bale_writer {
 	int complete;		/* resumed: published before, nothing to do */
 	uint64_t ckpt_next;	/* the last checkpoint */
 	char *ckpt_state;	/* its state, our copy */
+	int ckpt_moved;		/* since bale_writer_checkpoint() asked */
 };
 
 int bale_writer_new(struct bale_writer **out)
@@ -128,6 +129,10 @@ static int writer_keep_checkpoint(struct bale_writer *w,
 {
 	w->skip_below = rs->next;
 	w->complete = rs->complete;
+	/* what the backend reached while cutting back is this one */
+	free(w->ckpt_state);
+	w->ckpt_state = NULL;
+	w->ckpt_moved = 0;
 	w->ckpt_next = rs->next;
 	if (!rs->state || rs->next == 0)
 		return BALE_OK;
@@ -154,28 +159,31 @@ int bale_writer_resume(struct bale_writer *w, const char *dir,
 	return writer_result(w, rc, WRITER_OPEN);
 }
 
+void bale_writer_reached(struct bale_writer *w, uint64_t next,
+    const char *state)
+{
+	char *copy;
+
+	if (next <= w->ckpt_next)
+		return;
+	copy = state ? strdup(state) : NULL;
+	if (state && !copy)
+		return;		/* without memory: keep the older one */
+	free(w->ckpt_state);
+	w->ckpt_state = copy;
+	w->ckpt_next = next;
+	w->ckpt_moved = 1;
+}
+
 int bale_writer_checkpoint(struct bale_writer *w, uint64_t *next,
     const char **state)
 {
-	const char *st = NULL;
-	char *copy;
+	int moved = w->ckpt_moved;
 
-	if (w->state == WRITER_OPEN && !w->complete &&
-	    w->be->writer->checkpoint &&
-	    w->be->writer->checkpoint(w->priv, next, &st) &&
-	    *next > w->ckpt_next) {
-		copy = st ? strdup(st) : NULL;
-		if (copy || !st) {	/* without memory: keep the old one */
-			free(w->ckpt_state);
-			w->ckpt_state = copy;
-			w->ckpt_next = *next;
-			*state = w->ckpt_state;
-			return 1;
-		}
-	}
+	w->ckpt_moved = 0;
 	*next = w->ckpt_next;
 	*state = w->ckpt_state;
-	return 0;
+	return moved;
 }
 
 int bale_writer_put(struct bale_writer *w, const struct bale_sample *s)
