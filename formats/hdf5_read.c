@@ -1,0 +1,375 @@
+/* hdf5_read.c - random reads of bale's HDF5 outputs (every layout).
+ *
+ * Every HDF5 call takes one process-wide lock (Debian's HDF5 is not
+ * thread-safe). The "encoded" layout needs HDF5 only at open: the file
+ * address of every images chunk is looked up once, and get() is then a
+ * plain pread of the sample's bytes, lock-free (one pread when its chunks
+ * lie end to end, as bale writes them).
+ */
+#include "hdf5_read.h"
+
+#include "buf.h"
+#include "hdf5_common.h"
+#include "hdf5_pixels.h"
+#include "hdf5_rows.h"
+#include "json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int hdf5_rfail(struct bale_reader *r, const char *what)
+{
+	char why[BALE_HDF5_WHY_MAX];
+
+	bale_hdf5_why(why);
+	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
+}
+
+/* Read the whole 1-D dataset @name of @n elements of @type into @out. */
+static int hdf5_read_all(hid_t file, const char *name, hid_t type,
+    uint64_t n, void **out, size_t elem)
+{
+	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+	hssize_t got = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+	int ok;
+
+	*out = calloc(n + 1, elem);
+	ok = *out && got >= 0 && (uint64_t)got == n &&
+	    (n == 0 || H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+	    *out) >= 0);
+	H5Sclose(space);
+	H5Dclose(d);
+	return ok ? 0 : -1;
+}
+
+static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t d = H5Dopen2(st->file, "keys", H5P_DEFAULT);
+	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t fixed;
+	int ok;
+
+	st->keylen = t >= 0 ? H5Tget_size(t) : 0;
+	fixed = bale_hdf5_string_type(st->keylen ? st->keylen : 1);
+	H5Tclose(t);
+	H5Dclose(d);
+	ok = st->keylen > 0 && st->keylen < sizeof(st->key) &&
+	    hdf5_read_all(st->file, "labels", H5T_NATIVE_INT64, st->n,
+	    (void **)&st->labels, sizeof(int64_t)) == 0 &&
+	    hdf5_read_all(st->file, "crc32", H5T_NATIVE_UINT32, st->n,
+	    (void **)&st->crcs, sizeof(uint32_t)) == 0 &&
+	    hdf5_read_all(st->file, "keys", fixed, st->n, (void **)&st->keys,
+	    st->keylen) == 0 &&
+	    hdf5_read_all(st->file, "paths", vstr, st->n, (void **)&st->paths,
+	    sizeof(char *)) == 0 &&
+	    (st->vlen || st->pixels || hdf5_read_all(st->file, "offsets", H5T_NATIVE_UINT64,
+	    st->n + 1, (void **)&st->offsets, sizeof(uint64_t)) == 0);
+	H5Tclose(vstr);
+	H5Tclose(fixed);
+	return ok ? BALE_OK : hdf5_rfail(r, "bad layout");
+}
+
+/* Attributes "count" and "layout" say what the file holds. */
+static int hdf5_read_attrs(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(st->file, "count", H5P_DEFAULT);
+	int64_t count = -1;
+	char *layout = NULL;
+	int ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, &count) >= 0;
+
+	H5Aclose(a);
+	a = H5Aopen(st->file, "layout", H5P_DEFAULT);
+	ok = ok && a >= 0 && H5Aread(a, vstr, &layout) >= 0 && layout &&
+	    count >= 0;
+	H5Aclose(a);
+	if (ok) {
+		st->n = (uint64_t)count;
+		st->vlen = strcmp(layout, "vlen") == 0;
+		st->pixels = strcmp(layout, "pixels") == 0;
+	}
+	bale_buf_puts(&st->info, "{");
+	bale_json_kv_str(&st->info, "layout", ok ? layout : NULL, 1);
+	H5free_memory(layout);
+	H5Tclose(vstr);
+	return ok ? BALE_OK : hdf5_rfail(r, "not a bale HDF5 file");
+}
+
+/* bale_version and class_names, for info(); absent ones are null. */
+static void hdf5_read_info(struct hdf5_r *st)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(st->file, "bale_version", H5P_DEFAULT);
+	hid_t space;
+	hssize_t n = 0;
+	char *version = NULL;
+	char **names = NULL;
+	hssize_t i;
+
+	if (a >= 0 && H5Aread(a, vstr, &version) < 0)
+		version = NULL;
+	H5Aclose(a);
+	bale_json_kv_str(&st->info, "version", version, 0);
+	H5free_memory(version);
+	a = H5Aopen(st->file, "class_names", H5P_DEFAULT);
+	space = a >= 0 ? H5Aget_space(a) : -1;
+	n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+	names = n > 0 ? calloc((size_t)n, sizeof(char *)) : NULL;
+	if (names && H5Aread(a, vstr, names) < 0)
+		n = 0;
+	bale_json_key(&st->info, "classes", 0);
+	bale_buf_puts(&st->info, "[");
+	for (i = 0; names && i < n; i++) {
+		bale_buf_puts(&st->info, i ? "," : "");
+		bale_json_str(&st->info, names[i]);
+		H5free_memory(names[i]);
+	}
+	bale_buf_puts(&st->info, "]}");
+	free(names);
+	H5Sclose(space);
+	H5Aclose(a);
+	H5Tclose(vstr);
+}
+
+static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t dcpl = H5Dget_create_plist(st->images);
+	hsize_t off;
+	hsize_t size;
+	unsigned mask;
+	uint64_t c;
+	int ok = dcpl >= 0 && H5Pget_chunk(dcpl, 1, &st->chunk) == 1 &&
+	    st->chunk > 0;
+
+	H5Pclose(dcpl);
+	st->nchunks = ok ? (st->offsets[st->n] + st->chunk - 1) / st->chunk :
+	    0;
+	st->chunk_addr = calloc(st->nchunks + 1, sizeof(haddr_t));
+	for (c = 0; ok && st->chunk_addr && c < st->nchunks; c++) {
+		off = c * st->chunk;
+		ok = H5Dget_chunk_info_by_coord(st->images, &off, &mask,
+		    &st->chunk_addr[c], &size) >= 0 && mask == 0 &&
+		    st->chunk_addr[c] != HADDR_UNDEF;
+	}
+	if (!st->chunk_addr)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	return ok ? BALE_OK : hdf5_rfail(r, "cannot locate image chunks");
+}
+
+static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
+{
+	uint64_t n;
+
+	if (bale_hdf5_pixels_shape(st->images, &n, &st->pixels_h,
+	    &st->pixels_w) != 0 || n != st->n)
+		return hdf5_rfail(r, "images is not N x H x W x 3 uint8");
+	if (bale_grow(&st->buf, &st->bufcap, (size_t)st->pixels_w *
+	    (size_t)st->pixels_h * 3) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	return BALE_OK;
+}
+
+static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t i, struct bale_blob *out)
+{
+	int rc = BALE_OK;
+
+	pthread_mutex_lock(&hdf5_lock);
+	if (bale_hdf5_pixels_get(st->images, i, st->buf) != 0)
+		rc = hdf5_rfail(r, "cannot read images");	/* reads HDF5's
+								 * error stack */
+	pthread_mutex_unlock(&hdf5_lock);
+	if (rc != BALE_OK)
+		return rc;
+	out->data = st->buf;
+	out->size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+	return BALE_OK;
+}
+
+static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
+    const char *path)
+{
+	int rc;
+
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	st->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (st->file < 0)
+		return hdf5_rfail(r, path);
+	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
+	if (st->images < 0)
+		return hdf5_rfail(r, "no images dataset");
+	rc = hdf5_read_attrs(r, st);
+	if (rc == BALE_OK)
+		hdf5_read_info(st);
+	if (rc == BALE_OK)
+		rc = hdf5_read_meta(r, st);
+	if (rc == BALE_OK && st->pixels)
+		rc = hdf5_check_pixels(r, st);
+	else if (rc == BALE_OK && !st->vlen)
+		rc = hdf5_read_chunks(r, st);
+	return rc;
+}
+
+static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
+{
+	struct hdf5_r *st = priv;
+	int rc;
+
+	st->file = st->images = -1;
+	st->fd = open(path, O_RDONLY | O_CLOEXEC);
+	st->files[0] = strdup(path);
+	if (st->fd < 0 || !st->files[0])
+		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot open '%s': %s",
+		    path, strerror(errno));
+	pthread_mutex_lock(&hdf5_lock);
+	rc = hdf5_ropen_locked(r, st, path);
+	pthread_mutex_unlock(&hdf5_lock);
+	return rc;
+}
+
+static int hdf5_rcount(struct bale_reader *r, void *priv, uint64_t *n)
+{
+	(void)r;
+	*n = ((struct hdf5_r *)priv)->n;
+	return BALE_OK;
+}
+
+/* Bytes [lo, hi) of images: preads, one per run of adjacent chunks. */
+static int hdf5_pread_range(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t lo, uint64_t hi)
+{
+	uint64_t pos = lo;
+	uint64_t c;
+	uint64_t run_end;
+	ssize_t got;
+
+	while (pos < hi) {
+		c = pos / st->chunk;
+		run_end = (c + 1) * st->chunk;
+		while (run_end < hi && c + 1 < st->nchunks &&
+		    st->chunk_addr[c + 1] == st->chunk_addr[c] + st->chunk) {
+			c++;
+			run_end += st->chunk;
+		}
+		run_end = run_end < hi ? run_end : hi;
+		got = pread(st->fd, st->buf + (pos - lo), run_end - pos,
+		    (off_t)(st->chunk_addr[pos / st->chunk] + pos % st->chunk));
+		if (got != (ssize_t)(run_end - pos))
+			return bale_reader_seterr(r, BALE_EIO,
+			    "hdf5: cannot read: %s",
+			    got < 0 ? strerror(errno) : "short read");
+		pos = run_end;
+	}
+	return BALE_OK;
+}
+
+static int hdf5_rget_vlen(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t i, struct bale_blob *out)
+{
+	size_t len;
+
+	if (bale_hdf5_read_vlen(st->images, i, &st->buf, &st->bufcap,
+	    &len) != 0)
+		return hdf5_rfail(r, "cannot read images");
+	out->size = len;
+	out->data = st->buf;
+	return BALE_OK;
+}
+
+static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct hdf5_r *st = priv;
+	int rc;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
+		    PRIu64, i);
+	memcpy(st->key, st->keys + i * st->keylen, st->keylen);
+	st->key[st->keylen] = '\0';
+	out->key = st->key;
+	out->label = st->labels[i];
+	out->crc32 = st->crcs[i];
+	out->has_crc32 = 1;
+	out->path = st->paths[i];
+	if (st->pixels)
+		return hdf5_rget_pixels(r, st, i, out);
+	if (st->vlen) {
+		pthread_mutex_lock(&hdf5_lock);
+		rc = hdf5_rget_vlen(r, st, i, out);
+		pthread_mutex_unlock(&hdf5_lock);
+		return rc;
+	}
+	if (st->offsets[i] > st->offsets[i + 1] ||
+	    st->offsets[i + 1] > st->offsets[st->n])
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
+		    "at sample %" PRIu64, i);
+	out->size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
+	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	out->data = st->buf;
+	return hdf5_pread_range(r, st, st->offsets[i], st->offsets[i + 1]);
+}
+
+static int hdf5_rfiles(struct bale_reader *r, void *priv,
+    const char *const **list)
+{
+	(void)r;
+	*list = (const char *const *)((struct hdf5_r *)priv)->files;
+	return BALE_OK;
+}
+
+static int hdf5_rinfo(struct bale_reader *r, void *priv, const char **json)
+{
+	struct hdf5_r *st = priv;
+
+	if (st->info.failed)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	*json = st->info.data;
+	return BALE_OK;
+}
+
+static void hdf5_rrelease(void *priv)
+{
+	struct hdf5_r *st = priv;
+	uint64_t i;
+
+	bale_buf_release(&st->info);
+	pthread_mutex_lock(&hdf5_lock);
+	for (i = 0; st->paths && i < st->n; i++)
+		H5free_memory(st->paths[i]);
+	if (st->images > 0)
+		H5Dclose(st->images);
+	if (st->file > 0)
+		H5Fclose(st->file);
+	pthread_mutex_unlock(&hdf5_lock);
+	if (st->fd > 0)
+		close(st->fd);
+	free(st->paths);
+	free(st->offsets);
+	free(st->chunk_addr);
+	free(st->labels);
+	free(st->crcs);
+	free(st->keys);
+	free(st->buf);
+	free(st->files[0]);
+}
+
+const struct bale_reader_ops bale_hdf5_reader = {
+	.open = hdf5_ropen,
+	.count = hdf5_rcount,
+	.get = hdf5_rget,
+	.files = hdf5_rfiles,
+	.info = hdf5_rinfo,
+	.release = hdf5_rrelease,
+};
