@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static pthread_mutex_t hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,76 +34,136 @@ static int hdf5_rfail(struct bale_reader *r, const char *what)
 	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
 }
 
-/* Read the whole 1-D dataset @name of @n elements of @type into @out. */
-static int hdf5_read_all(hid_t file, const char *name, hid_t type,
-    uint64_t n, void **out, size_t elem)
+/* Read all @n elements of dataset @name as @type into a new *@out of
+ * @elem-byte elements. Its extent is checked before anything is
+ * allocated: a file does not choose how much memory bale takes. */
+static int hdf5_read_all(struct bale_reader *r, hid_t file, const char *name,
+    hid_t type, uint64_t n, void **out, size_t elem)
 {
 	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
 	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
 	hssize_t got = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-	int ok;
+	char what[64];
+	int rc = BALE_OK;
 
+	*out = NULL;
+	if (got < 0 || (uint64_t)got != n) {
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset '%s' "
+		    "is missing or does not hold count (%" PRIu64 ") rows",
+		    name, n);
+		goto out;
+	}
 	*out = calloc(n + 1, elem);
-	ok = *out && got >= 0 && (uint64_t)got == n &&
-	    (n == 0 || H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-	    *out) >= 0);
+	if (!*out) {
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	} else if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+	    *out) < 0) {
+		snprintf(what, sizeof(what), "cannot read dataset '%s'", name);
+		rc = hdf5_rfail(r, what);
+	}
+out:
 	H5Sclose(space);
 	H5Dclose(d);
-	return ok ? 0 : -1;
+	return rc;
 }
 
-static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
+/* keys: fixed-width strings, narrower than the key buffer. */
+static int hdf5_read_keys(struct bale_reader *r, struct hdf5_r *st)
 {
 	hid_t d = H5Dopen2(st->file, "keys", H5P_DEFAULT);
 	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
-	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
 	hid_t fixed;
-	int ok;
+	int rc;
 
-	st->keylen = t >= 0 ? H5Tget_size(t) : 0;
-	fixed = bale_hdf5_string_type(st->keylen ? st->keylen : 1);
+	st->keylen = t >= 0 && H5Tget_class(t) == H5T_STRING &&
+	    H5Tis_variable_str(t) == 0 ? H5Tget_size(t) : 0;
 	H5Tclose(t);
 	H5Dclose(d);
-	ok = st->keylen > 0 && st->keylen < sizeof(st->key) &&
-	    hdf5_read_all(st->file, "labels", H5T_NATIVE_INT64, st->n,
-	    (void **)&st->labels, sizeof(int64_t)) == 0 &&
-	    hdf5_read_all(st->file, "crc32", H5T_NATIVE_UINT32, st->n,
-	    (void **)&st->crcs, sizeof(uint32_t)) == 0 &&
-	    hdf5_read_all(st->file, "keys", fixed, st->n, (void **)&st->keys,
-	    st->keylen) == 0 &&
-	    hdf5_read_all(st->file, "paths", vstr, st->n, (void **)&st->paths,
-	    sizeof(char *)) == 0 &&
-	    (st->vlen || st->pixels || hdf5_read_all(st->file, "offsets", H5T_NATIVE_UINT64,
-	    st->n + 1, (void **)&st->offsets, sizeof(uint64_t)) == 0);
-	H5Tclose(vstr);
+	if (st->keylen == 0 || st->keylen >= sizeof(st->key))
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset "
+		    "'keys' is missing or not strings of fixed width under "
+		    "%zu bytes", sizeof(st->key));
+	fixed = bale_hdf5_string_type(st->keylen);
+	rc = hdf5_read_all(r, st->file, "keys", fixed, st->n,
+	    (void **)&st->keys, st->keylen);
 	H5Tclose(fixed);
-	return ok ? BALE_OK : hdf5_rfail(r, "bad layout");
+	return rc;
 }
 
-/* Attributes "count" and "layout" say what the file holds. */
-static int hdf5_read_attrs(struct bale_reader *r, struct hdf5_r *st)
+/* The per-sample datasets, all of count rows (offsets: count + 1). */
+static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
 {
 	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	int rc = hdf5_read_all(r, st->file, "labels", H5T_NATIVE_INT64, st->n,
+	    (void **)&st->labels, sizeof(int64_t));
+
+	if (rc == BALE_OK)
+		rc = hdf5_read_all(r, st->file, "crc32", H5T_NATIVE_UINT32,
+		    st->n, (void **)&st->crcs, sizeof(uint32_t));
+	if (rc == BALE_OK)
+		rc = hdf5_read_keys(r, st);
+	if (rc == BALE_OK)
+		rc = hdf5_read_all(r, st->file, "paths", vstr, st->n,
+		    (void **)&st->paths, sizeof(char *));
+	if (rc == BALE_OK && !st->vlen && !st->pixels)
+		rc = hdf5_read_all(r, st->file, "offsets", H5T_NATIVE_UINT64,
+		    st->n + 1, (void **)&st->offsets, sizeof(uint64_t));
+	H5Tclose(vstr);
+	return rc;
+}
+
+/* Attribute "layout": which of bale's layouts the file has. It opens the
+ * info() object. */
+static int hdf5_read_layout(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(st->file, "layout", H5P_DEFAULT);
+	char *layout = NULL;
+	int rc = BALE_OK;
+
+	if (a < 0 || H5Aread(a, vstr, &layout) < 0)
+		layout = NULL;
+	H5Aclose(a);
+	H5Tclose(vstr);
+	st->vlen = layout && strcmp(layout, "vlen") == 0;
+	st->pixels = layout && strcmp(layout, "pixels") == 0;
+	if (!layout)
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "
+		    "HDF5 file: no attribute 'layout' (a UTF-8 string)");
+	else if (!st->vlen && !st->pixels && strcmp(layout, "encoded") != 0)
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: layout "
+		    "'%.40s' is none of bale's (encoded, vlen, pixels)", layout);
+	bale_buf_puts(&st->info, "{");
+	bale_json_kv_str(&st->info, "layout", layout, 1);
+	H5free_memory(layout);
+	return rc;
+}
+
+/* Attribute "count": the samples. Every bale file stores 8 bytes of
+ * labels per sample, uncompressed, so a count the file is too small for
+ * is refused before anything is allocated for it. */
+static int hdf5_read_count(struct bale_reader *r, struct hdf5_r *st)
+{
 	hid_t a = H5Aopen(st->file, "count", H5P_DEFAULT);
 	int64_t count = -1;
-	char *layout = NULL;
-	int ok = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, &count) >= 0;
+	struct stat sb;
 
+	if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &count) < 0)
+		count = -1;
 	H5Aclose(a);
-	a = H5Aopen(st->file, "layout", H5P_DEFAULT);
-	ok = ok && a >= 0 && H5Aread(a, vstr, &layout) >= 0 && layout &&
-	    count >= 0;
-	H5Aclose(a);
-	if (ok) {
-		st->n = (uint64_t)count;
-		st->vlen = strcmp(layout, "vlen") == 0;
-		st->pixels = strcmp(layout, "pixels") == 0;
-	}
-	bale_buf_puts(&st->info, "{");
-	bale_json_kv_str(&st->info, "layout", ok ? layout : NULL, 1);
-	H5free_memory(layout);
-	H5Tclose(vstr);
-	return ok ? BALE_OK : hdf5_rfail(r, "not a bale HDF5 file");
+	if (count < 0)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "
+		    "HDF5 file: no attribute 'count' (samples, an integer)");
+	if (fstat(st->fd, &sb) != 0)
+		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot stat "
+		    "'%s': %s", st->files[0], strerror(errno));
+	st->size = (uint64_t)sb.st_size;
+	if ((uint64_t)count > st->size / sizeof(int64_t))
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: count says "
+		    "%" PRId64 " samples, more than a file of %lld bytes holds",
+		    count, (long long)sb.st_size);
+	st->n = (uint64_t)count;
+	return BALE_OK;
 }
 
 /* bale_version and class_names, for info(); absent ones are null. */
@@ -141,19 +202,63 @@ static void hdf5_read_info(struct hdf5_r *st)
 	H5Tclose(vstr);
 }
 
+/* Encoded images: one dimension of bytes, chunked and unfiltered, as
+ * get() reads the chunks' bytes from the file itself; and the offsets
+ * end inside it. */
+static int hdf5_check_encoded(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t type = H5Dget_type(st->images);
+	hid_t space = H5Dget_space(st->images);
+	hid_t dcpl = H5Dget_create_plist(st->images);
+	hsize_t extent = 0;
+	uint64_t end = st->offsets[st->n];
+	int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER &&
+	    H5Tget_size(type) == 1 && space >= 0 &&
+	    H5Sget_simple_extent_ndims(space) == 1 &&
+	    H5Sget_simple_extent_dims(space, &extent, NULL) == 1 &&
+	    dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+	    H5Pget_chunk(dcpl, 1, &st->chunk) == 1 && st->chunk > 0 &&
+	    H5Pget_nfilters(dcpl) == 0;
+
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	H5Tclose(type);
+	if (!ok)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images is "
+		    "not one chunked, unfiltered dimension of bytes (layout "
+		    "encoded)");
+	if (end > extent || end > st->size)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
+		    "at byte %" PRIu64 ", past the end of images", end);
+	return BALE_OK;
+}
+
+/* Vlen images: count rows of variable-length bytes. */
+static int hdf5_check_vlen(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t type = H5Dget_type(st->images);
+	hid_t space = H5Dget_space(st->images);
+	hssize_t rows = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+	int ok = type >= 0 && H5Tget_class(type) == H5T_VLEN && rows >= 0 &&
+	    (uint64_t)rows == st->n;
+
+	H5Sclose(space);
+	H5Tclose(type);
+	return ok ? BALE_OK : bale_reader_seterr(r, BALE_EBACKEND, "hdf5: "
+	    "images is not count rows of variable-length bytes (layout "
+	    "vlen)");
+}
+
+/* The file address of every images chunk. */
 static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
 {
-	hid_t dcpl = H5Dget_create_plist(st->images);
 	hsize_t off;
 	hsize_t size;
 	unsigned mask;
 	uint64_t c;
-	int ok = dcpl >= 0 && H5Pget_chunk(dcpl, 1, &st->chunk) == 1 &&
-	    st->chunk > 0;
+	int ok = 1;
 
-	H5Pclose(dcpl);
-	st->nchunks = ok ? (st->offsets[st->n] + st->chunk - 1) / st->chunk :
-	    0;
+	st->nchunks = (st->offsets[st->n] + st->chunk - 1) / st->chunk;
 	st->chunk_addr = calloc(st->nchunks + 1, sizeof(haddr_t));
 	for (c = 0; ok && st->chunk_addr && c < st->nchunks; c++) {
 		off = c * st->chunk;
@@ -172,7 +277,8 @@ static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
 
 	if (bale_hdf5_pixels_shape(st->images, &n, &st->pixels_h,
 	    &st->pixels_w) != 0 || n != st->n)
-		return hdf5_rfail(r, "images is not N x H x W x 3 uint8");
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images is "
+		    "not count x H x W x 3 bytes (layout pixels)");
 	if (bale_grow(&st->buf, &st->bufcap, (size_t)st->pixels_w *
 	    (size_t)st->pixels_h * 3) != 0)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
@@ -207,15 +313,22 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 		return hdf5_rfail(r, path);
 	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
 	if (st->images < 0)
-		return hdf5_rfail(r, "no images dataset");
-	rc = hdf5_read_attrs(r, st);
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "
+		    "HDF5 file: no dataset 'images'");
+	rc = hdf5_read_layout(r, st);
+	if (rc == BALE_OK)
+		rc = hdf5_read_count(r, st);
 	if (rc == BALE_OK)
 		hdf5_read_info(st);
 	if (rc == BALE_OK)
 		rc = hdf5_read_meta(r, st);
 	if (rc == BALE_OK && st->pixels)
 		rc = hdf5_check_pixels(r, st);
-	else if (rc == BALE_OK && !st->vlen)
+	else if (rc == BALE_OK && st->vlen)
+		rc = hdf5_check_vlen(r, st);
+	else if (rc == BALE_OK)
+		rc = hdf5_check_encoded(r, st);
+	if (rc == BALE_OK && !st->pixels && !st->vlen)
 		rc = hdf5_read_chunks(r, st);
 	return rc;
 }

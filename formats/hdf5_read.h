@@ -16,6 +16,7 @@ struct hdf5_r {
 	int pixels;		/* layout "pixels" */
 	int pixels_w, pixels_h;
 	int fd;
+	uint64_t size;		/* of the file, bytes */
 	uint64_t n;
 	uint64_t *offsets;	/* encoded: n + 1 */
 	haddr_t *chunk_addr;	/* encoded: per chunk */

@@ -355,6 +355,9 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	char want[600];
 	int err;
 
+	if (len + sizeof(".image") > sizeof(want))	/* over LMDB's 511 */
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key '%.40s...' "
+		    "is too long", key);
 	k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
 	k.mv_data = want;
 	err = mdb_cursor_get(st->cursor, &k, &cls, MDB_SET);
@@ -368,6 +371,9 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	if (err == 0 && !st->no_meta && (k.mv_size != len + 5 ||
 	    memcmp((char *)k.mv_data + len, ".json", 5) != 0))
 		err = MDB_NOTFOUND;
+	if (err == MDB_NOTFOUND)
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: its .cls, "
+		    ".image and .json records are not all there", key);
 	if (err)
 		return lmdb_rfail(r, key, err);
 	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)

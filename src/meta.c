@@ -4,6 +4,7 @@
 #include "json.h"
 #include "jsonread.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +63,17 @@ void bale_meta_parse(const char *json, size_t n, char **path,
 int bale_meta_label(const void *text, size_t n, int64_t *label)
 {
 	char digits[24];
+	char *end;
 
 	if (n == 0 || n >= sizeof(digits))
 		return -1;
 	memcpy(digits, text, n);
 	digits[n] = '\0';
-	*label = strtoll(digits, NULL, 10);
-	return 0;
+	if (digits[0] != '-' && (digits[0] < '0' || digits[0] > '9'))
+		return -1;
+	errno = 0;
+	*label = strtoll(digits, &end, 10);
+	while (*end == '\n' || *end == '\r' || *end == ' ')	/* "3\n" too */
+		end++;
+	return end == digits || *end != '\0' || errno == ERANGE ? -1 : 0;
 }

@@ -11,8 +11,9 @@ void bale_meta_json(struct bale_buf *b, const struct bale_sample *s);
 /** Append a JSON array of the class names (null where unnamed). */
 void bale_meta_classes(struct bale_buf *b, const struct bale_dataset *ds);
 
-/** Parse a stored label (the decimal text of a .cls member or value).
- *  @return 0, or -1 if it is empty or too long to be one */
+/** Parse a stored label: the decimal text of a .cls member or value,
+ *  trailing newline or spaces allowed (as other WebDataset writers do).
+ *  @return 0, or -1 if it is not such a number of 64 bits */
 int bale_meta_label(const void *text, size_t n, int64_t *label);
 
 /** Read "path" and "crc32" back from such JSON: *path becomes a new

@@ -5,40 +5,17 @@
  * Input: 2-byte little-endian length of the shard list, the list, 2-byte
  * length of the index, the index, then the tar. */
 #include "bale.h"
+#include "check.h"
+#include "scratch.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #define FUZZ_MAX_READS 256	/* samples read per input */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const char *fuzz_dir(void)
-{
-	static char dir[64];
-
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/bale-fuzz-wds-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
-	return dir;
-}
-
-static void fuzz_put(const char *name, const uint8_t *p, size_t n)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", fuzz_dir(), name);
-	f = fopen(path, "wb");
-	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0)
-		abort();
-}
 
 /* Take a part of @len bytes prefixed by its 2-byte length. */
 static const uint8_t *fuzz_part(const uint8_t **p, size_t *left, size_t *len)
@@ -69,7 +46,8 @@ static void fuzz_read(const char *list)
 	if (bale_reader_open(r, "wds", list) == BALE_OK &&
 	    bale_reader_count(r, &n) == BALE_OK)
 		for (i = 0; i < n && i < FUZZ_MAX_READS; i++)
-			(void)bale_reader_get(r, i, &b);
+			if (bale_reader_get(r, i, &b) == BALE_OK)
+				fuzz_check_blob(&b);
 	bale_reader_free(r);
 }
 
@@ -83,10 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	idx = json ? fuzz_part(&data, &size, &idx_len) : NULL;
 	if (!idx)
 		return 0;
-	fuzz_put("f-shards.json", json, json_len);
-	fuzz_put("f-000000.idx", idx, idx_len);
-	fuzz_put("f-000000.tar", data, size);
-	snprintf(list, sizeof(list), "%s/f-shards.json", fuzz_dir());
+	fuzz_scratch_put("f-shards.json", json, json_len);
+	fuzz_scratch_put("f-000000.idx", idx, idx_len);
+	fuzz_scratch_put("f-000000.tar", data, size);
+	snprintf(list, sizeof(list), "%s", fuzz_scratch_path("f-shards.json"));
 	fuzz_read(list);
 	return 0;
 }

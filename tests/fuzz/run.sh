@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run one libFuzzer target for FUZZ_SECONDS (default 20) from seeds made
-# here: bale-mkimages' images (decode, exif), bale's own JSON (json), or
-# a small real wds output (wds).
+# here: bale-mkimages' images (decode, exif), bale's own JSON (json), a
+# small real wds output (wds), the records of real LMDB outputs (lmdb),
+# or recipes for bale-like HDF5 files (hdf5).
 #   tests/fuzz/run.sh TARGET       (from the fuzz build's tests folder)
 # New inputs and crashes are kept in fuzz-TARGET/ beside the fuzzer.
 set -eu
@@ -35,6 +36,29 @@ with open(sys.argv[2], "wb") as out:
     out.write(open(f"{d}/f-000000.tar", "rb").read())
 PYEOF
         ;;
+    lmdb)   # every record of a default and a caffe layout output
+        "$MKDATA" random "$tmp/src" -n 6 --classes 2 --min 48 --max 160
+        "$BALE" pack "$tmp/src" -f lmdb -o "$tmp/out" -q --name d
+        "$BALE" pack "$tmp/src" -f lmdb -o "$tmp/out" -q --name c \
+            -O lmdb.layout=caffe
+        /usr/bin/python3 - "$tmp/out" "$work/seeds" <<'PYEOF'
+import lmdb, struct, sys
+for name in ("d", "c"):
+    env = lmdb.open(f"{sys.argv[1]}/{name}.lmdb", readonly=True, lock=False)
+    records = b""
+    with env.begin() as txn:
+        for k, v in txn.cursor():
+            records += bytes([len(k)]) + k + struct.pack("<H", len(v)) + v
+    for options in (0, 3):  # 3: meta=0 and map=1
+        with open(f"{sys.argv[2]}/{name}{options}", "wb") as out:
+            out.write(bytes([options]) + records)
+PYEOF
+        ;;
+    hdf5)   # recipes (see fuzz_hdf5.c): each layout, 5 samples, as bale
+        for layout in 0 1 2; do
+            { printf "\\x0$layout\\x05\\x0a\\x0b\\x0c\\x0d\\x0e"
+              head -c 400 /dev/zero; } > "$work/seeds/layout$layout"
+        done ;;
     esac
 fi
 "./fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
