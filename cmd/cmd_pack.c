@@ -134,7 +134,12 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 		return encode_flag(&a->encode, c, arg);
 	}
 	switch (c) {
-	case 'f': a->opts.formats = arg; return 0;
+	case 'f':
+		if (a->opts.formats)	/* the last one would win, unseen */
+			return cli_usage_error("pack", "-f given twice: list "
+			    "the formats once, comma-separated (-f hdf5,lmdb)");
+		a->opts.formats = arg;
+		return 0;
 	case 'o': a->opts.out = arg; return 0;
 	case 'O': return pack_add_option(a, arg, 0);
 	case 'v': a->verbose = 1; return 0;

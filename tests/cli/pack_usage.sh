@@ -10,6 +10,9 @@ expect_status 2
 run "$BALE" pack "$T/in" -f nope -o "$T/out"
 expect_status 1
 expect_stderr "unknown format 'nope'"
+run "$BALE" pack "$T/in" -f hdf5 -f lmdb -o "$T/out"
+expect_status 2
+expect_stderr "-f given twice"
 run "$BALE" pack "$T/in" -f wds -o "$T/out" -O wds.no_such_key=1
 expect_status 1
 expect_stderr "no chosen format knows it"
