@@ -159,10 +159,10 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
 	if (mdb_get(txn, e->dbi, &k, &v) != 0) {
 		e->caffe = 1;
 		rc = lmdb_list_keys(r, e, txn);
+		v.mv_data = "";		/* no key list to walk */
 	}
-	/* default layout: one key per line; caffe: v is empty */
-	for (p = v.mv_data, end = p + v.mv_size; !e->caffe && p < end;
-	    p = nl + 1) {
+	/* default layout: one key per line */
+	for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		nl = nl ? nl : end;
 		if (nl > p && lmdb_add_key(e, p, (size_t)(nl - p), &cap))

@@ -6,6 +6,8 @@
 #   tests/fuzz/run.sh TARGET       (from the fuzz build's tests folder)
 # New inputs and crashes are kept in fuzz-TARGET/ beside the fuzzer.
 set -eu
+# undefined behaviour stops the run like a crash does
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 t=$1
 secs=${FUZZ_SECONDS:-20}
 work=fuzz-$t
