@@ -528,6 +528,8 @@ static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
 			continue;
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
 		rc = bale_writer_option(run->writers[i], key, eq + 1);
+		if (rc == BALE_OK && strcmp(key, "fsync") == 0)
+			run->sync |= strcmp(eq + 1, "0") != 0;
 		if (rc == BALE_OK)
 			taken = 1;
 		else if (rc != BALE_ENOOPT)
@@ -638,22 +640,6 @@ static int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 	return rc;
 }
 
-/* Is "[fmt.]fsync=V" among the options, with V not 0? */
-static int pipe_wants_sync(const struct bale_pack_opts *o)
-{
-	const char *k;
-	size_t i;
-
-	for (i = 0; o->options && o->options[i]; i++) {
-		k = strchr(o->options[i], '.');
-		k = k && k < strchr(o->options[i], '=') ? k + 1 :
-		    o->options[i];
-		if (strncmp(k, "fsync=", 6) == 0 && strcmp(k + 6, "0") != 0)
-			return 1;
-	}
-	return 0;
-}
-
 static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
@@ -674,7 +660,6 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 		ds.pixels_w = run->encode->pixels_w;
 		ds.pixels_h = run->encode->pixels_h;
 	}
-	run->sync = pipe_wants_sync(o);
 	rc = pipe_open_writers(p, run, &ds);
 	if (rc != BALE_OK)
 		return rc;
