@@ -132,7 +132,8 @@ static int hdf5_read_layout(struct bale_reader *r, struct hdf5_r *st)
 		    "HDF5 file: no attribute 'layout' (a UTF-8 string)");
 	else if (!st->vlen && !st->pixels && strcmp(layout, "encoded") != 0)
 		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: layout "
-		    "'%.40s' is none of bale's (encoded, vlen, pixels)", layout);
+		    "'%.40s' is none of bale's (encoded, vlen, pixels)",
+		    layout);
 	bale_buf_puts(&st->info, "{");
 	bale_json_kv_str(&st->info, "layout", layout, 1);
 	H5free_memory(layout);

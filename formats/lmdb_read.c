@@ -356,8 +356,8 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	int err;
 
 	if (len + sizeof(".image") > sizeof(want))	/* over LMDB's 511 */
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key '%.40s...' "
-		    "is too long", key);
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key "
+		    "'%.40s...' is too long", key);
 	k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
 	k.mv_data = want;
 	err = mdb_cursor_get(st->cursor, &k, &cls, MDB_SET);

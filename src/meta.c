@@ -73,7 +73,7 @@ int bale_meta_label(const void *text, size_t n, int64_t *label)
 		return -1;
 	errno = 0;
 	*label = strtoll(digits, &end, 10);
-	while (*end == '\n' || *end == '\r' || *end == ' ')	/* "3\n" too */
+	while (*end == '\n' || *end == '\r' || *end == ' ')	/* "3\n" */
 		end++;
 	return end == digits || *end != '\0' || errno == ERANGE ? -1 : 0;
 }

@@ -116,7 +116,8 @@ static void fuzz_read(const char *path, unsigned options)
 	    bale_reader_count(r, &n) == BALE_OK) {
 		(void)bale_reader_info(r, &info);
 		fuzz_get_all(r, n);
-		fuzz_get_all(r, n);	/* map=1 serves repeats from the map */
+		/* again: with map=1, repeat reads come from the map */
+		fuzz_get_all(r, n);
 	}
 	bale_reader_free(r);
 }
