@@ -852,14 +852,21 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 {
 	const char *json = (const char *)st->buf + (e->json.off - lo);
 	const char *cls = (const char *)st->buf + (e->cls.off - lo);
+	int64_t stored = 0;
 
 	if (bale_meta_label(cls, (size_t)e->cls.size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
 	free(st->path);
 	st->path = NULL;
-	if (!st->no_meta)
-		bale_meta_parse(json, (size_t)e->json.size, &st->path,
-		    &out->crc32, &out->has_crc32);
+	out->path = NULL;
+	if (st->no_meta)
+		return BALE_OK;
+	if (!bale_meta_label_agrees(json, (size_t)e->json.size, out->label,
+	    &stored))
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: label %" PRId64
+		    " in .cls, %" PRId64 " in .json", out->label, stored);
+	bale_meta_parse(json, (size_t)e->json.size, &st->path, &out->crc32,
+	    &out->has_crc32);
 	out->path = st->path;
 	return BALE_OK;
 }

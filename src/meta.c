@@ -60,6 +60,18 @@ void bale_meta_parse(const char *json, size_t n, char **path,
 	*has_crc = *stop == '\0';
 }
 
+int bale_meta_label_agrees(const char *json, size_t n, int64_t label,
+    int64_t *stored)
+{
+	const char *vend;
+	const char *v = bale_jsonr_find(json, json + n, "label", &vend);
+
+	if (!v || (vend - v == 4 && memcmp(v, "null", 4) == 0))
+		return 1;	/* nothing to compare with */
+	return bale_meta_label(v, (size_t)(vend - v), stored) == 0 &&
+	    *stored == label;
+}
+
 int bale_meta_label(const void *text, size_t n, int64_t *label)
 {
 	char digits[24];

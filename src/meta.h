@@ -16,6 +16,13 @@ void bale_meta_classes(struct bale_buf *b, const struct bale_dataset *ds);
  *  @return 0, or -1 if it is not such a number of 64 bits */
 int bale_meta_label(const void *text, size_t n, int64_t *label);
 
+/** Does the "label" in sample JSON @json agree with @label, read from
+ *  the label record (.cls)? 1 when it does or there is none; 0 when it
+ *  differs or is not a number, with *stored what it holds (when one). A
+ *  flipped label digit passes every checksum: this is what catches it. */
+int bale_meta_label_agrees(const char *json, size_t n, int64_t label,
+    int64_t *stored);
+
 /** Read "path" and "crc32" back from such JSON: *path becomes a new
  *  string or NULL; *has_crc is set when a valid crc32 was found. */
 void bale_meta_parse(const char *json, size_t n, char **path,

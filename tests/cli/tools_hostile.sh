@@ -1,12 +1,15 @@
 #!/bin/bash
 # The readers refuse hostile LMDB and HDF5 outputs with a message saying
 # what is wrong: exit 1, no crash, and nothing allocated because a file
-# says so (a count of 10^12 samples in a small file).
+# says so (a count of 10^12 samples in a small file). A label changed to
+# another number, which no checksum covers, is caught where the sample's
+# JSON holds it too (LMDB, wds).
 . "$TESTS/cli/lib.sh"
+require_backend wds
 require_backend lmdb
 require_backend hdf5
 "$MKDATA" random "$T/in" -n 12 --classes 3 --min 16 --max 40
-"$BALE" pack "$T/in" -f hdf5,lmdb -o "$T/good" -q
+"$BALE" pack "$T/in" -f hdf5,lmdb,wds -o "$T/good" -q
 
 # hdf5 CASE MESSAGE: a copy of the good file, changed by CASE (h5py), is
 # refused by verify with MESSAGE
@@ -64,6 +67,8 @@ with env.begin(write=True) as txn:
     keys = bytes(txn.get(b"__keys__")).split(b"\n")
     if case == "label":
         txn.put(keys[3] + b".cls", b"three")
+    elif case == "other-label":
+        txn.put(keys[3] + b".cls", b"7")
     elif case == "long-key":
         txn.put(b"__keys__", b"\n".join(keys + [b"k" * 700]))
     elif case == "no-image":
@@ -75,5 +80,24 @@ PY
     expect_stderr "$2"
 }
 lmdb label "bad label"
+lmdb other-label "0000000003: label 7 in .cls, "
 lmdb long-key "is too long"
 lmdb no-image "0000000005: its .cls, .image and .json records are not all there"
+
+# wds: sample 3's .cls member rewritten in place to another digit
+rm -rf "$T/wds"
+mkdir "$T/wds"
+cp "$T/good"/data-* "$T/wds/"
+"$PY" - "$T/wds/data-000000.tar" <<'PY'
+import sys, tarfile
+with tarfile.open(sys.argv[1]) as tar:
+    m = tar.getmember("0000000003.cls")
+    old = tar.extractfile(m).read()
+assert len(old) == 1, old
+with open(sys.argv[1], "r+b") as f:
+    f.seek(m.offset_data)
+    f.write(b"9" if old != b"9" else b"8")
+PY
+run "$BALE" verify "$T/wds/data-shards.json"
+expect_status 1
+expect_stderr "wds: label 9 in .cls, "

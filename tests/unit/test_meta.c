@@ -37,10 +37,27 @@ static void test_not_numbers_are_refused(void)
 	CHECK_EQ(-999, label_of("12345678901234567890123"));
 }
 
+static void test_label_agrees_with_json(void)
+{
+	const char *json = "{\"path\":\"a/b.jpg\",\"label\":3,"
+	    "\"class\":\"b\"}";
+	int64_t stored = 0;
+
+	CHECK_EQ(1, bale_meta_label_agrees(json, strlen(json), 3, &stored));
+	CHECK_EQ(0, bale_meta_label_agrees(json, strlen(json), 2, &stored));
+	CHECK_EQ(3, stored);
+	CHECK_EQ(1, bale_meta_label_agrees("{}", 2, 2, &stored));
+	CHECK_EQ(1, bale_meta_label_agrees("{\"label\":null}", 14, 2,
+	    &stored));
+	CHECK_EQ(0, bale_meta_label_agrees("{\"label\":\"x\"}", 13, 2,
+	    &stored));
+}
+
 int main(void)
 {
 	test_labels_bale_writes();
 	test_other_writers_newline();
 	test_not_numbers_are_refused();
+	test_label_agrees_with_json();
 	return CHECK_DONE();
 }
