@@ -66,10 +66,10 @@ int bale_meta_label_agrees(const char *json, size_t n, int64_t label,
 	const char *vend;
 	const char *v = bale_jsonr_find(json, json + n, "label", &vend);
 
-	if (!v || (vend - v == 4 && memcmp(v, "null", 4) == 0))
-		return 1;	/* nothing to compare with */
-	return bale_meta_label(v, (size_t)(vend - v), stored) == 0 &&
-	    *stored == label;
+	/* none, or not a number (other writers' JSON): nothing to compare */
+	if (!v || bale_meta_label(v, (size_t)(vend - v), stored) != 0)
+		return 1;
+	return *stored == label;
 }
 
 int bale_meta_label(const void *text, size_t n, int64_t *label)

@@ -17,9 +17,10 @@ void bale_meta_classes(struct bale_buf *b, const struct bale_dataset *ds);
 int bale_meta_label(const void *text, size_t n, int64_t *label);
 
 /** Does the "label" in sample JSON @json agree with @label, read from
- *  the label record (.cls)? 1 when it does or there is none; 0 when it
- *  differs or is not a number, with *stored what it holds (when one). A
- *  flipped label digit passes every checksum: this is what catches it. */
+ *  the label record (.cls)? 0 when it is a number that differs (*stored
+ *  is that number), else 1 (also when there is none, or it is not a
+ *  number, as other writers' JSON may have). A changed label digit
+ *  passes every checksum: this is what catches it. */
 int bale_meta_label_agrees(const char *json, size_t n, int64_t label,
     int64_t *stored);
 
