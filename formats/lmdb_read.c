@@ -382,14 +382,15 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		    key);
 	free(st->path);
 	st->path = NULL;
-	if (!st->no_meta && !bale_meta_label_agrees(json.mv_data,
-	    json.mv_size, out->label, &stored))
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: label %"
-		    PRId64 " in .cls, %" PRId64 " in .json", key, out->label,
-		    stored);
-	if (!st->no_meta)
+	if (!st->no_meta) {
+		if (!bale_meta_label_agrees(json.mv_data, json.mv_size,
+		    out->label, &stored))
+			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: "
+			    "label %" PRId64 " in .cls, %" PRId64 " in .json",
+			    key, out->label, stored);
 		bale_meta_parse(json.mv_data, json.mv_size, &st->path,
 		    &out->crc32, &out->has_crc32);
+	}
 	out->key = key;
 	out->path = st->path;
 	out->size = img.mv_size;
