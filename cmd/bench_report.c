@@ -1,198 +1,125 @@
-/* bench_report.c - render bale bench's rows: table, JSON, SVG chart. */
+/* bench_report.c - render bale bench's rows: a table and an SVG chart. */
 #include "bench_report.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-static int report_cmp(const void *a, const void *b)
+void bench_print_table(FILE *f, const struct bale_bench *b)
 {
-	double x = *(const double *)a;
-	double y = *(const double *)b;
+	const struct bale_bench_row *r;
+	struct bale_bench_method m;
+	size_t i;
 
-	return x < y ? -1 : x > y;
-}
-
-double bench_median(const double *v, unsigned n)
-{
-	double s[BENCH_MAX_RUNS];
-
-	if (n == 0)
-		return 0;
-	memcpy(s, v, n * sizeof(double));
-	qsort(s, n, sizeof(double), report_cmp);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static double report_min(const double *v, unsigned n)
-{
-	double m = v[0];
-	unsigned i;
-
-	for (i = 1; i < n; i++)
-		m = v[i] < m ? v[i] : m;
-	return m;
-}
-
-static double report_max(const double *v, unsigned n)
-{
-	double m = v[0];
-	unsigned i;
-
-	for (i = 1; i < n; i++)
-		m = v[i] > m ? v[i] : m;
-	return m;
-}
-
-/* The folder's median rate in the same cache state and thread count. */
-static double report_baseline(const struct bench_row *rows, unsigned n,
-    const struct bench_row *r)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(rows[i].label, "folder") == 0 &&
-		    strcmp(rows[i].cache, r->cache) == 0 &&
-		    rows[i].threads == r->threads)
-			return bench_median(rows[i].rate, rows[i].nruns);
-	return 0;
-}
-
-void bench_print_table(FILE *f, const struct bench_method *m,
-    const struct bench_row *rows, unsigned nrows)
-{
-	double base;
-	unsigned i;
-
+	bale_bench_method(b, &m);
 	fprintf(f, "method: %llu samples per run, %s order (seed %llu), "
 	    "%u runs each, rotating target order; every byte read is "
-	    "checksummed%s; cold runs: %s\n", (unsigned long long)m->k,
-	    m->sequential ? "sequential" : "random",
-	    (unsigned long long)m->seed, m->runs,
-	    m->decode ? ", every JPEG decoded" : "", m->eviction);
+	    "checksummed%s; cold runs: %s\n", (unsigned long long)m.samples,
+	    m.sequential ? "sequential" : "random",
+	    (unsigned long long)m.seed, m.runs,
+	    m.decode ? ", every JPEG decoded" : "", m.eviction);
 	fprintf(f, "%-10s %-5s %3s %11s %19s %8s %8s %8s %9s\n", "target",
 	    "cache", "thr", "samples/s", "(min..max)", "MB/s", "p50 ms",
 	    "p99 ms", "x folder");
-	for (i = 0; i < nrows; i++) {
-		const struct bench_row *r = &rows[i];
-		double rate = bench_median(r->rate, r->nruns);
-
-		base = report_baseline(rows, nrows, r);
+	for (i = 0; (r = bale_bench_row(b, i)); i++)
 		fprintf(f, "%-10s %-5s %3u %11.0f %9.0f..%-9.0f %8.1f %8.3f "
-		    "%8.3f %9.2f\n", r->label, r->cache, r->threads, rate,
-		    report_min(r->rate, r->nruns), report_max(r->rate,
-		    r->nruns), bench_median(r->mbps, r->nruns),
-		    bench_median(r->p50, r->nruns),
-		    bench_median(r->p99, r->nruns), base > 0 ? rate / base : 0);
+		    "%8.3f %9.2f\n", r->label, r->cache, r->threads,
+		    r->median_rate, r->min_rate, r->max_rate, r->median_mbps,
+		    r->median_p50_ms, r->median_p99_ms, r->ratio);
+}
+
+/* @s as SVG text: the markup characters escaped. */
+static void svg_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
 	}
 }
 
-static void json_array(FILE *f, const char *key, const double *v,
-    unsigned n)
+static int svg_new_group(const struct bale_bench *b, size_t i)
 {
-	unsigned i;
+	const struct bale_bench_row *r = bale_bench_row(b, i);
+	const struct bale_bench_row *prev = i ? bale_bench_row(b, i - 1) :
+	    NULL;
 
-	fprintf(f, ",\"%s\":[", key);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%.6g", i ? "," : "", v[i]);
-	fprintf(f, "]");
-}
-
-int bench_write_json(const char *path, const struct bench_method *m,
-    const struct bench_row *rows, unsigned nrows)
-{
-	FILE *f = fopen(path, "w");
-	unsigned i;
-
-	if (!f)
-		return -1;
-	fprintf(f, "{\"method\":{\"samples\":%llu,\"seed\":%llu,\"runs\":%u,"
-	    "\"decode\":%s,\"order\":\"%s\",\"eviction\":\"%s\"},\"results\":[",
-	    (unsigned long long)m->k, (unsigned long long)m->seed, m->runs,
-	    m->decode ? "true" : "false", m->sequential ? "sequential" :
-	    "random", m->eviction);
-	for (i = 0; i < nrows; i++) {
-		const struct bench_row *r = &rows[i];
-		double base = report_baseline(rows, nrows, r);
-		double rate = bench_median(r->rate, r->nruns);
-
-		fprintf(f, "%s\n{\"target\":\"%s\",\"cache\":\"%s\","
-		    "\"threads\":%u,\"median_samples_per_s\":%.1f,"
-		    "\"ratio_to_folder\":%.4f", i ? "," : "", r->label,
-		    r->cache, r->threads, rate, base > 0 ? rate / base : 0);
-		json_array(f, "samples_per_s", r->rate, r->nruns);
-		json_array(f, "mb_per_s", r->mbps, r->nruns);
-		json_array(f, "p50_ms", r->p50, r->nruns);
-		json_array(f, "p99_ms", r->p99, r->nruns);
-		json_array(f, "resident_before", r->resident, r->nruns);
-		fprintf(f, "}");
-	}
-	fprintf(f, "]}\n");
-	return fclose(f) == 0 ? 0 : -1;
+	return !prev || strcmp(r->cache, prev->cache) != 0 ||
+	    r->threads != prev->threads;
 }
 
 /* The largest median rate among the rows of @r's group. */
-static double svg_group_top(const struct bench_row *rows, unsigned n,
-    const struct bench_row *r)
+static double svg_group_top(const struct bale_bench *b,
+    const struct bale_bench_row *r)
 {
+	const struct bale_bench_row *o;
 	double top = 1;
-	double rate;
-	unsigned i;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (strcmp(rows[i].cache, r->cache) != 0 ||
-		    rows[i].threads != r->threads)
-			continue;
-		rate = bench_median(rows[i].rate, rows[i].nruns);
-		top = rate > top ? rate : top;
-	}
+	for (i = 0; (o = bale_bench_row(b, i)); i++)
+		if (strcmp(o->cache, r->cache) == 0 && o->threads == r->threads)
+			top = o->median_rate > top ? o->median_rate : top;
 	return top;
+}
+
+static void svg_head(FILE *f, const struct bale_bench *b)
+{
+	struct bale_bench_method m;
+	size_t groups = 0;
+	size_t n = bale_bench_nrows(b);
+	size_t i;
+
+	bale_bench_method(b, &m);
+	for (i = 0; i < n; i++)
+		groups += svg_new_group(b, i);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
+	    "height=\"%zu\" font-family=\"sans-serif\" font-size=\"13\">\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+	    "<text x=\"10\" y=\"22\" font-size=\"15\">bale bench: median "
+	    "samples/s, %llu %s reads, %u runs%s</text>\n", 50 + n * 24 +
+	    groups * 30, (unsigned long long)m.samples,
+	    m.sequential ? "sequential" : "random", m.runs,
+	    m.decode ? ", with JPEG decode" : "");
+}
+
+/* One bar; the first row of the table (the folder) is grey. */
+static void svg_bar(FILE *f, const struct bale_bench *b,
+    const struct bale_bench_row *r, int y)
+{
+	double w = 430.0 * r->median_rate / svg_group_top(b, r);
+
+	fprintf(f, "<text x=\"20\" y=\"%d\">", y + 14);
+	svg_text(f, r->label);
+	fprintf(f, "</text>\n<rect x=\"110\" y=\"%d\" width=\"%.1f\" "
+	    "height=\"18\" fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%d\">%.0f "
+	    "(%.2fx folder)</text>\n", y, w, r->label == bale_bench_row(b,
+	    0)->label ? "#999" : "#3a7bd5", 115 + w, y + 14, r->median_rate,
+	    r->ratio);
 }
 
 /* One horizontal bar per row; each group (cache state, threads) has a
  * heading and its own scale, so cold bars are as readable as warm. */
-int bench_write_svg(const char *path, const struct bench_method *m,
-    const struct bench_row *rows, unsigned nrows)
+int bench_write_svg(const char *path, const struct bale_bench *b)
 {
+	const struct bale_bench_row *r;
 	FILE *f = fopen(path, "w");
-	unsigned groups = 0;
-	double rate;
-	double base;
-	double w;
-	unsigned i;
 	int y = 40;
+	size_t i;
 
 	if (!f)
 		return -1;
-	for (i = 0; i < nrows; i++)
-		groups += i == 0 || strcmp(rows[i].cache, rows[i - 1].cache) ||
-		    rows[i].threads != rows[i - 1].threads;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
-	    "height=\"%u\" font-family=\"sans-serif\" font-size=\"13\">\n"
-	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-	    "<text x=\"10\" y=\"22\" font-size=\"15\">bale bench: median "
-	    "samples/s, %llu %s reads, %u runs%s</text>\n", 50 + nrows * 24 +
-	    groups * 30, (unsigned long long)m->k,
-	    m->sequential ? "sequential" : "random", m->runs,
-	    m->decode ? ", with JPEG decode" : "");
-	for (i = 0; i < nrows; i++, y += 24) {
-		if (i == 0 || strcmp(rows[i].cache, rows[i - 1].cache) != 0 ||
-		    rows[i].threads != rows[i - 1].threads) {
+	svg_head(f, b);
+	for (i = 0; (r = bale_bench_row(b, i)); i++, y += 24) {
+		if (svg_new_group(b, i)) {
 			y += 8;
 			fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">"
-			    "%s cache, %u thread%s</text>\n", y + 10,
-			    rows[i].cache, rows[i].threads,
-			    rows[i].threads == 1 ? "" : "s");
+			    "%s cache, %u thread%s</text>\n", y + 10, r->cache,
+			    r->threads, r->threads == 1 ? "" : "s");
 			y += 22;
 		}
-		rate = bench_median(rows[i].rate, rows[i].nruns);
-		base = report_baseline(rows, nrows, &rows[i]);
-		w = 430.0 * rate / svg_group_top(rows, nrows, &rows[i]);
-		fprintf(f, "<text x=\"20\" y=\"%d\">%s</text>\n"
-		    "<rect x=\"110\" y=\"%d\" width=\"%.1f\" height=\"18\" "
-		    "fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%d\">%.0f "
-		    "(%.2fx folder)</text>\n", y + 14, rows[i].label, y, w,
-		    strcmp(rows[i].label, "folder") == 0 ? "#999" : "#3a7bd5",
-		    115 + w, y + 14, rate, base > 0 ? rate / base : 0);
+		svg_bar(f, b, r, y);
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) == 0 ? 0 : -1;

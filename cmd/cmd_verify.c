@@ -2,8 +2,6 @@
 #include "cli.h"
 #include "outputs.h"
 
-#include "checksum.h"
-
 #include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -35,7 +35,7 @@
 #include "bale_backend.h"
 
 #include "buf.h"
-#include "checksum.h"
+#include "bale.h"
 #include "file.h"
 #include "hdf5_common.h"
 #include "hdf5_pixels.h"

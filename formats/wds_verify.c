@@ -8,7 +8,7 @@
 #include "wds_verify.h"
 
 #include "buf.h"
-#include "checksum.h"
+#include "bale.h"
 #include "file.h"
 #include "meta.h"
 

@@ -14,6 +14,15 @@
 extern "C" {
 #endif
 
+/* What the library exports: everything declared with BALE_API in this
+ * header and in bale_backend.h, nothing else (it is built with hidden
+ * visibility). */
+#if defined(__GNUC__)
+#define BALE_API __attribute__((visibility("default")))
+#else
+#define BALE_API
+#endif
+
 enum bale_status {
 	BALE_OK = 0,
 	BALE_ENOMEM = -1,	/* out of memory */
@@ -29,10 +38,10 @@ enum bale_status {
 };
 
 /** The library version, "MAJOR.MINOR.PATCH". */
-const char *bale_version(void);
+BALE_API const char *bale_version(void);
 
 /** A short English name for @rc ("out of memory"). Never NULL. */
-const char *bale_strerror(int rc);
+BALE_API const char *bale_strerror(int rc);
 
 /* ---- writer: one output format, fed samples in order ------------------ */
 
@@ -53,20 +62,20 @@ struct bale_dataset {
 };
 
 /** Allocate a writer with no backend chosen. Fails only with BALE_ENOMEM. */
-int bale_writer_new(struct bale_writer **out);
+BALE_API int bale_writer_new(struct bale_writer **out);
 
 /** Choose the backend by name ("wds").
  *  @return BALE_OK, or BALE_ENOENT when no such backend was built */
-int bale_writer_set_backend(struct bale_writer *w, const char *name);
+BALE_API int bale_writer_set_backend(struct bale_writer *w, const char *name);
 
 /** Pass one backend option; only before bale_writer_open().
  *  @return BALE_OK, BALE_ENOOPT for an unknown key, BALE_EINVAL for a bad
  *  value, BALE_ESTATE when called late */
-int bale_writer_option(struct bale_writer *w, const char *key,
+BALE_API int bale_writer_option(struct bale_writer *w, const char *key,
     const char *value);
 
 /** Create the output inside folder @dir (which must exist). */
-int bale_writer_open(struct bale_writer *w, const char *dir,
+BALE_API int bale_writer_open(struct bale_writer *w, const char *dir,
     const struct bale_dataset *ds);
 
 struct bale_resume;
@@ -74,35 +83,36 @@ struct bale_resume;
 /** Instead of bale_writer_open(): pick up the unpublished output a
  *  checkpoint describes (see struct bale_resume). A sample below
  *  rs->next, or any sample once rs->complete, is then ignored by put. */
-int bale_writer_resume(struct bale_writer *w, const char *dir,
+BALE_API int bale_writer_resume(struct bale_writer *w, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
 /** Where the writer's last checkpoint is (what its backend last reported
  *  with bale_writer_reached()), with the state a resume needs (NULL: none;
  *  valid until the writer is next used). @return 1 when it moved since
  *  the last call, else 0 */
-int bale_writer_checkpoint(struct bale_writer *w, uint64_t *next,
+BALE_API int bale_writer_checkpoint(struct bale_writer *w, uint64_t *next,
     const char **state);
 
 /** Append one sample; the writer only borrows it for the call. */
-int bale_writer_put(struct bale_writer *w, const struct bale_sample *s);
+BALE_API int bale_writer_put(struct bale_writer *w,
+    const struct bale_sample *s);
 
 /** Write out everything; the output does not look complete yet. */
-int bale_writer_finish(struct bale_writer *w);
+BALE_API int bale_writer_finish(struct bale_writer *w);
 
 /** Make a finished output look complete (a rename). Writing several
  *  formats, finish them all before publishing any. */
-int bale_writer_publish(struct bale_writer *w);
+BALE_API int bale_writer_publish(struct bale_writer *w);
 
 /** The backend's name, or "" when none was chosen. */
-const char *bale_writer_name(const struct bale_writer *w);
-const char *bale_writer_errmsg(const struct bale_writer *w);
+BALE_API const char *bale_writer_name(const struct bale_writer *w);
+BALE_API const char *bale_writer_errmsg(const struct bale_writer *w);
 
 /** Release the writer; an unpublished output is removed. NULL is fine. */
-void bale_writer_free(struct bale_writer *w);
+BALE_API void bale_writer_free(struct bale_writer *w);
 
 /** Names of the backends built into this library, NULL-terminated. */
-const char *const *bale_backend_names(void);
+BALE_API const char *const *bale_backend_names(void);
 
 /* ---- reader: random access to one packed output ----------------------- */
 
@@ -119,16 +129,16 @@ struct bale_blob {
 	int has_crc32;
 };
 
-int bale_reader_new(struct bale_reader **out);
+BALE_API int bale_reader_new(struct bale_reader **out);
 
 /** The format an output's name says: "wds" for NAME-shards.json, "lmdb"
  *  for NAME.lmdb (a trailing '/' allowed), "hdf5" for NAME.h5; else NULL. */
-const char *bale_output_format(const char *path);
+BALE_API const char *bale_output_format(const char *path);
 
 /** Open the output at @path with backend @format (NULL: guess from the
  *  path: NAME-shards.json is wds, *.lmdb lmdb, *.h5 hdf5, a folder of
  *  class folders the raw "folder" baseline). One reader per thread. */
-int bale_reader_open(struct bale_reader *r, const char *format,
+BALE_API int bale_reader_open(struct bale_reader *r, const char *format,
     const char *path);
 
 /** A backend option, given before open; @key and @value must outlive
@@ -137,25 +147,26 @@ int bale_reader_open(struct bale_reader *r, const char *format,
  *  the image member. lmdb: map=1 reads a sample's repeat reads from the
  *  memory map in place (for data that stays cached over epochs); the
  *  bytes then stay valid while the reader is open. */
-int bale_reader_option(struct bale_reader *r, const char *key,
+BALE_API int bale_reader_option(struct bale_reader *r, const char *key,
     const char *value);
 
-int bale_reader_count(struct bale_reader *r, uint64_t *n);
+BALE_API int bale_reader_count(struct bale_reader *r, uint64_t *n);
 
 /** Sample @i, 0 <= i < count, in output order. */
-int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out);
+BALE_API int bale_reader_get(struct bale_reader *r, uint64_t i,
+    struct bale_blob *out);
 
 /** The files backing the output, NULL-terminated (for cache eviction). */
-int bale_reader_files(struct bale_reader *r, const char *const **list);
+BALE_API int bale_reader_files(struct bale_reader *r, const char *const **list);
 
 /** A JSON object of what the output records about itself: version,
  *  layout, class names ... (format-specific keys). */
-int bale_reader_info(struct bale_reader *r, const char **json);
+BALE_API int bale_reader_info(struct bale_reader *r, const char **json);
 
 /** The backend's name, or "" before open. */
-const char *bale_reader_format(const struct bale_reader *r);
-const char *bale_reader_errmsg(const struct bale_reader *r);
-void bale_reader_free(struct bale_reader *r);
+BALE_API const char *bale_reader_format(const struct bale_reader *r);
+BALE_API const char *bale_reader_errmsg(const struct bale_reader *r);
+BALE_API void bale_reader_free(struct bale_reader *r);
 
 /* ---- pipeline: walk a source, read in parallel, write in order -------- */
 
@@ -231,44 +242,142 @@ struct bale_pack_stats {
 	double seconds;		/* wall time of the whole run */
 };
 
-int bale_pipeline_new(struct bale_pipeline **out);
+BALE_API int bale_pipeline_new(struct bale_pipeline **out);
 
 /** Walk, read, checksum and write every sample of @o->src.
  *  @return BALE_OK when every writer finished (inputs may have been
  *  skipped: see bale_pipeline_stats()), else a failure code */
-int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o);
+BALE_API int bale_pipeline_run(struct bale_pipeline *p,
+    const struct bale_pack_opts *o);
 
-void bale_pipeline_stats(const struct bale_pipeline *p,
+BALE_API void bale_pipeline_stats(const struct bale_pipeline *p,
     struct bale_pack_stats *out);
 
 /** Skipped input number @i (0 ≤ i < skipped): its path and why. */
-int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
+BALE_API int bale_pipeline_skipped(const struct bale_pipeline *p, size_t i,
     const char **path, const char **reason);
 
 /** Warning @i of the last run (nothing lost, worth saying): what it is
  *  about and what happened. @return BALE_OK or BALE_ENOENT */
-int bale_pipeline_warning(const struct bale_pipeline *p, size_t i,
+BALE_API int bale_pipeline_warning(const struct bale_pipeline *p, size_t i,
     const char **what, const char **text);
 
 /** Write the JSON report of the last run, made with @o, to @path
  *  (atomically). @return BALE_OK, BALE_ESTATE (no run), BALE_EIO */
-int bale_pipeline_write_report(struct bale_pipeline *p,
+BALE_API int bale_pipeline_write_report(struct bale_pipeline *p,
     const struct bale_pack_opts *o, const char *path);
 
 /** Ask the current (or next) run to stop: it returns BALE_EINTR soon,
  *  having removed every unfinished output but what its last checkpoint
  *  covers (kept for --resume), and its report says "interrupted".
  *  Async-signal-safe: call it from a SIGINT handler. */
-void bale_pipeline_stop(struct bale_pipeline *p);
+BALE_API void bale_pipeline_stop(struct bale_pipeline *p);
 
-const char *bale_pipeline_errmsg(const struct bale_pipeline *p);
-void bale_pipeline_free(struct bale_pipeline *p);
+BALE_API const char *bale_pipeline_errmsg(const struct bale_pipeline *p);
+BALE_API void bale_pipeline_free(struct bale_pipeline *p);
+
+/* ---- bench: random reads of outputs against the raw folder ----------- */
+
+struct bale_bench;
+
+#define BALE_BENCH_MAX_RUNS 32
+
+/** The experiment. Zeroed: warm cache, one thread, 3 runs, every sample
+ *  up to 10000, random order with seed 0. */
+struct bale_bench_opts {
+	const unsigned *threads;	/* reader thread counts, a group of
+					 * runs each; NULL: one thread */
+	size_t nthreads;
+	uint64_t samples;	/* reads per run; 0: all, at most 10000 */
+	uint64_t seed;		/* of the random order */
+	int sequential;		/* read in stored order instead */
+	int warm;		/* run with a warm cache (the default) */
+	int cold;		/* run with a cold cache: each target's files
+				 * evicted before each run, then checked */
+	int drop_caches;	/* cold: drop page cache, dentries and inodes
+				 * system-wide when permitted (root) */
+	int decode;		/* decode every JPEG too (libjpeg-turbo) */
+	unsigned runs;		/* per target and group, at most
+				 * BALE_BENCH_MAX_RUNS; 0 means 3 */
+	/* Called with a line worth showing (a cold run's residency, a
+	 * target shorter than the others); NULL: not told. */
+	void (*notice)(const char *text, void *arg);
+	void *notice_arg;
+};
+
+/** The runs of one target under one cache state and thread count. */
+struct bale_bench_row {
+	const char *label;	/* as given to bale_bench_add() */
+	const char *cache;	/* "warm" or "cold" */
+	unsigned threads;
+	unsigned nruns;
+	/* one value per run */
+	double rate[BALE_BENCH_MAX_RUNS];	/* samples/s */
+	double mbps[BALE_BENCH_MAX_RUNS];	/* payload MB/s (10^6) */
+	double p50_ms[BALE_BENCH_MAX_RUNS];	/* read latency */
+	double p99_ms[BALE_BENCH_MAX_RUNS];
+	double resident[BALE_BENCH_MAX_RUNS];	/* share of its pages in
+						 * the cache before the run */
+	/* over the runs */
+	double median_rate;
+	double min_rate;
+	double max_rate;
+	double median_mbps;
+	double median_p50_ms;
+	double median_p99_ms;
+	double ratio;		/* median_rate over the baseline's (the first
+				 * target's) in the same group; 0 if none */
+};
+
+/** How the results were measured, for a report to state. */
+struct bale_bench_method {
+	uint64_t samples;	/* reads per run */
+	uint64_t seed;
+	unsigned runs;
+	int decode;
+	int sequential;
+	const char *eviction;	/* how cold runs were made cold */
+};
+
+/** Allocate an experiment with no target. Fails only with BALE_ENOMEM. */
+BALE_API int bale_bench_new(struct bale_bench **out);
+
+/** Add a target: the output (or raw folder) at @path read with backend
+ *  @format (NULL: guess), with reader option @option set to "1" unless
+ *  NULL. The first target added is the baseline the ratios compare with.
+ *  Opens it once (untimed) to learn its size and files. */
+BALE_API int bale_bench_add(struct bale_bench *b, const char *label,
+    const char *format, const char *path, const char *option);
+
+/** Run the experiment: for each cache state and thread count, @o->runs
+ *  runs of every target, the target order rotating from run to run, all
+ *  reading the same order of sample indices (the common prefix when the
+ *  targets differ in size). Every byte read is checksummed. */
+BALE_API int bale_bench_run(struct bale_bench *b,
+    const struct bale_bench_opts *o);
+
+/** Results of the last run: @i < bale_bench_nrows(); NULL past the end. */
+BALE_API size_t bale_bench_nrows(const struct bale_bench *b);
+BALE_API const struct bale_bench_row *bale_bench_row(const struct bale_bench *b,
+    size_t i);
+BALE_API void bale_bench_method(const struct bale_bench *b,
+    struct bale_bench_method *out);
+
+/** Write the method and every run as JSON to @path (atomically). */
+BALE_API int bale_bench_write_json(struct bale_bench *b, const char *path);
+
+BALE_API const char *bale_bench_errmsg(const struct bale_bench *b);
+BALE_API void bale_bench_free(struct bale_bench *b);
 
 /* ---- small helpers shared with the command line ----------------------- */
 
 /** Parse "123", "64K", "1.5G" (binary multiples) into bytes.
  *  @return BALE_OK or BALE_EINVAL */
-int bale_parse_size(const char *s, uint64_t *out);
+BALE_API int bale_parse_size(const char *s, uint64_t *out);
+
+/** zlib's CRC-32 of @data[0..n) (Python's zlib.crc32 gives the same, so
+ *  any user can check a sample): the checksum every output stores. */
+BALE_API uint32_t bale_crc32(const void *data, size_t n);
 
 #ifdef __cplusplus
 }

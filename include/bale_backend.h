@@ -97,21 +97,23 @@ struct bale_backend {
 };
 
 /** Record why @r failed; returns @rc. */
-int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
+BALE_API int bale_reader_seterr(struct bale_reader *r, int rc,
+    const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
-int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)
+BALE_API int bale_writer_seterr(struct bale_writer *w, int rc,
+    const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /** A backend reached a checkpoint: every sample below position @next it
  *  was given survives the process being killed, and resume() picks up
  *  from there with @state (a JSON object, copied; NULL: none needed).
  *  A position not past the last checkpoint is ignored. */
-void bale_writer_reached(struct bale_writer *w, uint64_t next,
+BALE_API void bale_writer_reached(struct bale_writer *w, uint64_t next,
     const char *state);
 
 /** Look a built backend up by name; NULL when it was not built. */
-const struct bale_backend *bale_backend_find(const char *name);
+BALE_API const struct bale_backend *bale_backend_find(const char *name);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include "bale.h"
 #include "buf.h"
-#include "checksum.h"
+#include "bale.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <turbojpeg.h>
 
 struct bench_shared {
-	const struct bale_bench_opts *o;
+	const struct bench_pass *o;
 	pthread_mutex_t lock;
 	uint64_t next;
 	int failed;
@@ -85,7 +85,7 @@ static void bench_decode(struct bench_thread *t, tjhandle tj,
 static void *bench_worker(void *arg)
 {
 	struct bench_thread *t = arg;
-	const struct bale_bench_opts *o = t->sh->o;
+	const struct bench_pass *o = t->sh->o;
 	tjhandle tj = o->decode ? tjInitDecompress() : NULL;
 	struct bale_blob b;
 	uint64_t pos;
@@ -109,22 +109,22 @@ static void *bench_worker(void *arg)
 	return NULL;
 }
 
-static int bench_open(const struct bale_bench_target *t,
-    struct bale_reader **r, char *err, size_t errlen)
+static int bench_open(const struct bench_target *t, struct bale_reader **r,
+    struct bale_errbuf *err)
 {
-	if (bale_reader_new(r) != BALE_OK) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	int rc = bale_reader_new(r);
+
+	if (rc != BALE_OK)
+		return bale_errbuf_set(err, rc, "no memory");
 	/* what a loader needs: the bytes and the label */
-	if (bale_reader_option(*r, "meta", "0") != BALE_OK ||
-	    (t->opt_key && bale_reader_option(*r, t->opt_key, "1")
-	    != BALE_OK) ||
-	    bale_reader_open(*r, t->format, t->path) != BALE_OK) {
-		snprintf(err, errlen, "%s", bale_reader_errmsg(*r));
-		return -1;
-	}
-	return 0;
+	rc = bale_reader_option(*r, "meta", "0");
+	if (rc == BALE_OK && t->opt_key)
+		rc = bale_reader_option(*r, t->opt_key, "1");
+	if (rc == BALE_OK)
+		rc = bale_reader_open(*r, t->format, t->path);
+	if (rc != BALE_OK)
+		bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(*r));
+	return rc;
 }
 
 static int bench_cmp_double(const void *a, const void *b)
@@ -137,7 +137,7 @@ static int bench_cmp_double(const void *a, const void *b)
 
 /* Merge the threads' latencies and results into @out. */
 static void bench_collect(struct bench_thread *th, unsigned n,
-    struct bale_bench_run *out, uint64_t k)
+    struct bench_pass_result *out, uint64_t k)
 {
 	double *all = malloc((k ? k : 1) * sizeof(double));
 	uint64_t m = 0;
@@ -160,34 +160,38 @@ static void bench_collect(struct bench_thread *th, unsigned n,
 	free(all);
 }
 
-struct bale_bench_handles {
+struct bench_handles {
 	struct bale_reader **r;
 	unsigned n;
 };
 
-struct bale_bench_handles *bale_bench_open(const struct bale_bench_target *t,
-    unsigned threads, char *err, size_t errlen)
+int bench_handles_open(const struct bench_target *t, unsigned threads,
+    struct bench_handles **out, struct bale_errbuf *err)
 {
-	struct bale_bench_handles *h = calloc(1, sizeof(*h));
+	struct bench_handles *h = calloc(1, sizeof(*h));
 	unsigned i;
+	int rc;
 
+	*out = NULL;
 	if (h)
 		h->r = calloc(threads, sizeof(*h->r));
 	if (!h || !h->r) {
 		free(h);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	}
-	for (i = 0; i < threads; i++, h->n++)
-		if (bench_open(t, &h->r[i], err, errlen) != 0) {
+	for (i = 0; i < threads; i++, h->n++) {
+		rc = bench_open(t, &h->r[i], err);
+		if (rc != BALE_OK) {
 			h->n++;
-			bale_bench_close(h);
-			return NULL;
+			bench_handles_close(h);
+			return rc;
 		}
-	return h;
+	}
+	*out = h;
+	return BALE_OK;
 }
 
-void bale_bench_close(struct bale_bench_handles *h)
+void bench_handles_close(struct bench_handles *h)
 {
 	unsigned i;
 
@@ -199,69 +203,108 @@ void bale_bench_close(struct bale_bench_handles *h)
 	free(h);
 }
 
-int bale_bench_read(struct bale_bench_handles *h,
-    const struct bale_bench_opts *o, struct bale_bench_run *out, char *err,
-    size_t errlen)
+/* Run one thread per handle over the shared order; @th is set up. */
+static void bench_threads(struct bench_thread *th, unsigned n)
 {
-	struct bench_shared sh = { .o = o };
-	struct bench_thread *th = calloc(h->n, sizeof(*th));
-	pthread_t *tid = calloc(h->n, sizeof(*tid));
+	pthread_t *tid = calloc(n, sizeof(*tid));
 	unsigned started = 0;
 	unsigned i;
+
+	for (i = 0; tid && i < n; i++)
+		if (pthread_create(&tid[i], NULL, bench_worker, &th[i]) == 0)
+			started++;
+	if (started < n)
+		bench_fail(th[0].sh, "cannot start the reader threads");
+	while (started > 0)
+		pthread_join(tid[--started], NULL);
+	free(tid);
+}
+
+int bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
+    struct bench_pass_result *out, struct bale_errbuf *err)
+{
+	struct bench_shared sh = { .o = p };
+	struct bench_thread *th = calloc(h->n, sizeof(*th));
+	unsigned i;
 	double t0;
-	int rc = th && tid ? 0 : -1;
+	int rc = th ? BALE_OK : BALE_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_init(&sh.lock, NULL);
-	for (i = 0; rc == 0 && i < h->n; i++) {
+	for (i = 0; rc == BALE_OK && i < h->n; i++) {
 		th[i].sh = &sh;
 		th[i].r = h->r[i];
-		th[i].lat = malloc((o->k ? o->k : 1) * sizeof(double));
-		rc = th[i].lat ? 0 : -1;
+		th[i].lat = malloc((p->k ? p->k : 1) * sizeof(double));
+		rc = th[i].lat ? BALE_OK : BALE_ENOMEM;
 	}
 	t0 = bench_now();
-	for (i = 0; rc == 0 && i < h->n; i++)
-		if (pthread_create(&tid[i], NULL, bench_worker, &th[i]) == 0)
-			started++;
-	while (started > 0)
-		pthread_join(tid[--started], NULL);
+	if (rc == BALE_OK)
+		bench_threads(th, h->n);
 	out->seconds = bench_now() - t0;
-	if (rc != 0)
-		snprintf(err, errlen, "out of memory");
+	if (rc != BALE_OK)
+		bale_errbuf_set(err, rc, "no memory");
 	else if (sh.failed)
-		rc = -1, snprintf(err, errlen, "%s", sh.err);
+		rc = bale_errbuf_set(err, BALE_EIO, "%s", sh.err);
 	else
-		bench_collect(th, h->n, out, o->k);
+		bench_collect(th, h->n, out, p->k);
 	for (i = 0; th && i < h->n; i++) {
 		free(th[i].lat);
 		free(th[i].pixels);
 	}
 	free(th);
-	free(tid);
 	pthread_mutex_destroy(&sh.lock);
 	return rc;
 }
 
-char **bale_bench_probe(const struct bale_bench_target *t, uint64_t *count,
-    char *err, size_t errlen)
+void bench_free_files(char **files)
 {
-	struct bale_reader *r = NULL;
-	const char *const *list;
-	char **copy = NULL;
+	size_t i;
+
+	for (i = 0; files && files[i]; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* A new NULL-ended copy of @list, or NULL. */
+static char **bench_copy_files(const char *const *list)
+{
+	char **copy;
 	size_t n = 0;
 	size_t i;
 
-	if (bench_open(t, &r, err, errlen) == 0 &&
-	    bale_reader_count(r, count) == BALE_OK &&
-	    bale_reader_files(r, &list) == BALE_OK) {
-		while (list[n])
-			n++;
-		copy = calloc(n + 1, sizeof(char *));
-		for (i = 0; copy && i < n; i++)
-			copy[i] = strdup(list[i]);
+	while (list[n])
+		n++;
+	copy = calloc(n + 1, sizeof(char *));
+	for (i = 0; copy && i < n; i++) {
+		copy[i] = strdup(list[i]);
+		if (!copy[i]) {
+			bench_free_files(copy);
+			return NULL;
+		}
 	}
-	if (!copy && r && !err[0])
-		snprintf(err, errlen, "%s", bale_reader_errmsg(r));
-	bale_reader_free(r);
 	return copy;
+}
+
+int bench_probe(const struct bench_target *t, uint64_t *count,
+    char ***files, struct bale_errbuf *err)
+{
+	struct bale_reader *r = NULL;
+	const char *const *list;
+	int rc;
+
+	*files = NULL;
+	rc = bench_open(t, &r, err);
+	if (rc == BALE_OK)
+		rc = bale_reader_count(r, count);
+	if (rc == BALE_OK)
+		rc = bale_reader_files(r, &list);
+	if (rc != BALE_OK && r)
+		bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(r));
+	if (rc == BALE_OK) {
+		*files = bench_copy_files(list);
+		if (!*files)
+			rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	}
+	bale_reader_free(r);
+	return rc;
 }

@@ -1,24 +1,29 @@
-/* bench.h - timed random reads of one output, as a training loader does. */
+/* bench.h - timed random reads of one output, as a training loader does.
+ *
+ * The building block of the bench experiment (bench_run.c): a set of
+ * reader handles, one per thread, and one timed pass over an order. */
 #ifndef BALE_BENCH_H
 #define BALE_BENCH_H
+
+#include "errbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct bale_bench_target {
-	const char *label;	/* what the table calls it */
+struct bench_target {
+	const char *label;	/* what the results call it */
 	const char *format;	/* reader backend, or NULL to guess */
 	const char *path;
 	const char *opt_key;	/* a reader option set to 1, or NULL */
 };
 
-struct bale_bench_opts {
+struct bench_pass {
 	const uint64_t *order;	/* sample indices, read in this order */
 	uint64_t k;
 	int decode;		/* also decode every JPEG (libjpeg-turbo) */
 };
 
-struct bale_bench_run {
+struct bench_pass_result {
 	double seconds;
 	uint64_t samples;
 	uint64_t bytes;
@@ -28,26 +33,34 @@ struct bale_bench_run {
 	uint64_t decoded;	/* JPEGs decoded */
 };
 
-struct bale_bench_handles;
+struct bench_handles;
 
 /** Open @t once for each of @threads threads (not timed); the handles
  *  serve every run of a group, as a loader keeps its files open.
- *  @return the handles, or NULL with @err set */
-struct bale_bench_handles *bale_bench_open(const struct bale_bench_target *t,
-    unsigned threads, char *err, size_t errlen);
+ *  @return BALE_OK, or a failure code with @err set */
+int bench_handles_open(const struct bench_target *t, unsigned threads,
+    struct bench_handles **out, struct bale_errbuf *err);
 
-/** Read @o->order with one thread per handle, each read timed.
- *  @return 0, or -1 with @err set */
-int bale_bench_read(struct bale_bench_handles *h,
-    const struct bale_bench_opts *o, struct bale_bench_run *out, char *err,
-    size_t errlen);
+/** Read @p->order with one thread per handle, each read timed.
+ *  @return BALE_OK, or a failure code with @err set */
+int bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
+    struct bench_pass_result *out, struct bale_errbuf *err);
 
-void bale_bench_close(struct bale_bench_handles *h);
+/** Close every handle. NULL is fine. */
+void bench_handles_close(struct bench_handles *h);
 
-/** Open @t once to learn its sample count and the files behind it.
- *  @return those files, NULL-ended, in a new array of new strings; NULL
- *  with @err set */
-char **bale_bench_probe(const struct bale_bench_target *t, uint64_t *count,
-    char *err, size_t errlen);
+/** Open @t once to learn its sample count and the files behind it, a
+ *  NULL-ended array of new strings in @files (free with bench_free_files).
+ *  @return BALE_OK, or a failure code with @err set */
+int bench_probe(const struct bench_target *t, uint64_t *count,
+    char ***files, struct bale_errbuf *err);
+
+void bench_free_files(char **files);
+
+struct bale_bench;
+struct bale_buf;
+
+/** Append the method and results of @b as one JSON object to @j. */
+void bench_json(const struct bale_bench *b, struct bale_buf *j);
 
 #endif

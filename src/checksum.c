@@ -1,5 +1,5 @@
 /* checksum.c - CRC-32 over buffers of any size. */
-#include "checksum.h"
+#include "bale.h"
 
 #include <limits.h>
 #include <zlib.h>

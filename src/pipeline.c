@@ -8,7 +8,7 @@
 
 #include "bale_backend.h"
 #include "buf.h"
-#include "checksum.h"
+#include "bale.h"
 #include "encode.h"
 #include "errbuf.h"
 #include "file.h"
