@@ -1,0 +1,43 @@
+#!/bin/bash
+# meson install puts the library (shared with its soname, and static), the
+# two public headers and a pkg-config file in place; a program built with
+# `pkg-config --cflags --libs bale` and nothing else runs; the shared
+# library exports exactly the functions the headers declare.
+. "$TESTS/cli/lib.sh"
+meson install -C "$BUILD_ROOT" --no-rebuild --quiet --destdir "$T/inst" \
+    >/dev/null || fail "meson install failed"
+pc=$(find "$T/inst" -name bale.pc)
+[ -n "$pc" ] || fail "no bale.pc installed"
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+export PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_SYSROOT_DIR="$T/inst"
+libdir=$T/inst$(pkg-config --variable=libdir bale | sed "s|^$T/inst||")
+for f in "$T/inst$prefix/include/bale.h" "$T/inst$prefix/include/bale_backend.h" \
+    "$libdir/libbale.a" "$libdir/libbale.so"; do
+    [ -e "$f" ] || fail "'${f#$T/inst}' was not installed"
+done
+readelf -d "$libdir/libbale.so" | grep -q 'SONAME.*libbale\.so\.0\]' ||
+    fail "libbale.so has no soname libbale.so.0"
+# shellcheck disable=SC2046,SC2086
+cc ${SANITIZE:+-fsanitize=$SANITIZE} -o "$T/use_bale" \
+    "$TESTS/install/use_bale.c" $(pkg-config --cflags --libs bale) ||
+    fail "a program using only pkg-config's flags does not build"
+LD_LIBRARY_PATH=$libdir run "$T/use_bale"
+expect_status 0
+grep -q "^$(pkg-config --modversion bale) folder" "$T/stdout" ||
+    fail "unexpected output: $(cat "$T/stdout")"
+# exports == declarations (BALE_API) of the installed headers
+nm -D --defined-only "$libdir/libbale.so" | awk '$2 ~ /[TDRB]/ {print $3}' |
+    sort >"$T/exported"
+"$PY" - "$T/inst$prefix/include" >"$T/declared" <<'PY'
+import re, sys, pathlib
+names = set()
+for h in pathlib.Path(sys.argv[1]).glob("bale*.h"):
+    text = h.read_text()
+    for m in re.finditer(r"^BALE_API [^;{]*?(\w+)\(", text, re.M):
+        names.add(m.group(1))
+print("\n".join(sorted(names)))
+PY
+diff "$T/declared" "$T/exported" >"$T/diff" ||
+    fail "exports differ from the declarations (< declared only, > exported only): $(cat "$T/diff")"
+echo "install: $(wc -l <"$T/exported") symbols exported, all declared"
