@@ -37,6 +37,7 @@ int cli_flag_number(const char *cmd, const char *flag, const char *v,
 int cmd_bench(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
+int cmd_formats(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_pack(int argc, char **argv);

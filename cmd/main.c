@@ -19,6 +19,7 @@ static const struct cli_command commands[] = {
 	{ "bench", cmd_bench, "random-read throughput: outputs vs the folder" },
 	{ "cat", cmd_cat, "write one sample's bytes to stdout" },
 	{ "extract", cmd_extract, "rebuild the source tree from an output" },
+	{ "formats", cmd_formats, "the formats built in, and what each can do" },
 	{ "info", cmd_info, "what an output holds and how it was made" },
 	{ "ls", cmd_ls, "list the samples of an output" },
 	{ "pack", cmd_pack, "pack an image folder into LMDB, HDF5 or tar shards" },

@@ -25,43 +25,62 @@ static int outputs_add(char ***paths, size_t *n, char *path)
 	return 0;
 }
 
+/* "@dir/@name", or NULL without memory. */
+static char *outputs_join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	char *path = malloc(len + strlen(name) + 2);
+
+	if (path)
+		sprintf(path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" :
+		    "/", name);
+	return path;
+}
+
+/* Every output in folder @dir (of @format, if not NULL), recognised by
+ * content, whatever its name. */
 static int outputs_scan(const char *dir, const char *format, char ***paths,
     size_t *n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	const char *f;
-	size_t len;
+	char *path;
 	int rc = 0;
 
 	if (!d)
 		return -1;
 	while (rc == 0 && (de = readdir(d))) {
-		f = bale_output_format(de->d_name);
-		if (!f || (format && strcmp(f, format) != 0))
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		len = strlen(dir);
-		rc = outputs_add(paths, n, malloc(len + strlen(de->d_name) + 2));
-		if (rc == 0)
-			sprintf((*paths)[*n - 1], "%s%s%s", dir,
-			    len && dir[len - 1] == '/' ? "" : "/", de->d_name);
+		path = outputs_join(dir, de->d_name);
+		f = path ? bale_output_format(path) : NULL;
+		if (path && (!f || (format && strcmp(f, format) != 0)))
+			free(path);
+		else
+			rc = outputs_add(paths, n, path);
 	}
 	closedir(d);
 	qsort(*paths, *n, sizeof(char *), outputs_cmp);
 	return rc;
 }
 
-int cli_find_outputs(const char *cmd, const char *arg, const char *format,
-    char ***paths, size_t *n)
+static int outputs_is_dir(const char *path)
 {
 	struct stat st;
 
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cli_find_outputs(const char *cmd, const char *arg, const char *format,
+    char ***paths, size_t *n)
+{
 	*paths = NULL;
 	*n = 0;
 	if (bale_output_format(arg) ||
 	    (format && strcmp(format, "folder") == 0))
 		return outputs_add(paths, n, strdup(arg));
-	if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (!outputs_is_dir(arg)) {
 		fprintf(stderr, "bale %s: '%s' is not an output nor a folder "
 		    "of outputs\n", cmd, arg);
 		return -1;

@@ -6,8 +6,9 @@
 
 #include <stddef.h>
 
-/** @arg is one output (NAME-shards.json, NAME.lmdb, NAME.h5) or a folder
- *  holding some; @format, if not NULL, keeps only that format. Fills
+/** @arg is one output or a folder holding some, recognised by content
+ *  (bale_output_format), whatever they are named; @format, if not NULL,
+ *  keeps only that format. Fills
  *  @paths (malloc'd strings, *n of them, sorted).
  *  @return 0, or -1 with a message printed for @cmd */
 int cli_find_outputs(const char *cmd, const char *arg, const char *format,

@@ -131,13 +131,15 @@ struct bale_blob {
 
 BALE_API int bale_reader_new(struct bale_reader **out);
 
-/** The format an output's name says: "wds" for NAME-shards.json, "lmdb"
- *  for NAME.lmdb (a trailing '/' allowed), "hdf5" for NAME.h5; else NULL. */
+/** The format of the output at @path, recognised by its content (each
+ *  backend's probe: a wids shard list, an LMDB environment folder or
+ *  file, an HDF5 file, whatever they are named); NULL when it is none,
+ *  does not exist, or is still being written (a *.partial name). */
 BALE_API const char *bale_output_format(const char *path);
 
-/** Open the output at @path with backend @format (NULL: guess from the
- *  path: NAME-shards.json is wds, *.lmdb lmdb, *.h5 hdf5, a folder of
- *  class folders the raw "folder" baseline). One reader per thread. */
+/** Open the output at @path with backend @format (NULL or "auto": the
+ *  one bale_output_format() names; any other folder is read as the raw
+ *  "folder" baseline). One reader per thread. */
 BALE_API int bale_reader_open(struct bale_reader *r, const char *format,
     const char *path);
 

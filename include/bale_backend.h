@@ -11,8 +11,10 @@
 #include "bale.h"
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#define BALE_BACKEND_ABI 1
+#define BALE_BACKEND_ABI 2
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -80,31 +82,54 @@ struct bale_reader_ops {
 };
 
 enum bale_caps {
-	BALE_CAP_RANDOM = 1 << 0,	/* get(i) is cheap for any i */
-	BALE_CAP_THREADS = 1 << 1,	/* several readers may run at once */
-	BALE_CAP_EMPTY = 1 << 2,	/* stores 0-byte payloads */
+	BALE_CAP_RANDOM = 1 << 0,	/* get(i) is cheap for any i; bench
+					 * says so when it reads one that is
+					 * not at random */
+	BALE_CAP_THREADS = 1 << 1,	/* several readers may run at once;
+					 * bench refuses more than one thread
+					 * without it */
+	BALE_CAP_EMPTY = 1 << 2,	/* stores 0-byte payloads; without it
+					 * the core refuses one before put() */
 };
 
+/** How many leading bytes of a file the core hands to a probe. */
+#define BALE_PROBE_HEAD 4096
+
+/* A backend describes itself: the core finds it by name, lists it with
+ * its summary, recognises its outputs with probe(), and acts on its
+ * capability bits. Each formats/NAME/ defines one, bale_backend_NAME. */
 struct bale_backend {
-	int abi;
+	int abi;		/* BALE_BACKEND_ABI */
 	const char *name;
-	const char *summary;
-	unsigned caps;
+	const char *summary;	/* one line, for `bale formats` */
+	unsigned caps;		/* enum bale_caps */
+	/* Is the thing at @path an output of this format? @is_dir says
+	 * whether it is a folder; @head holds a regular file's first @n
+	 * bytes (n <= BALE_PROBE_HEAD; 0 for a folder). Judge by content
+	 * where the format allows: a user may name an output anything. A
+	 * name ending in ".partial" never reaches a probe. */
+	int (*probe)(const char *path, int is_dir, const unsigned char *head,
+	    size_t n);
+	/* The end of the name bale gives an output ("NAME.h5"): what the
+	 * core goes by when the content cannot be read (no permission), so
+	 * the reader gets to say why. NULL: content only. */
+	const char *suffix;
+	/* The format library and its version, for reports (NULL: none). */
+	const char *library;
+	const char *(*library_version)(void);
 	size_t writer_priv;
-	const struct bale_writer_ops *writer;
+	const struct bale_writer_ops *writer;	/* NULL: read-only */
 	size_t reader_priv;
-	const struct bale_reader_ops *reader;	/* NULL: write-only so far */
+	const struct bale_reader_ops *reader;	/* NULL: write-only */
 };
 
 /** Record why @r failed; returns @rc. */
-BALE_API int bale_reader_seterr(struct bale_reader *r, int rc,
-    const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+BALE_API int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 /** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
-BALE_API int bale_writer_seterr(struct bale_writer *w, int rc,
-    const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+BALE_API int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 /** A backend reached a checkpoint: every sample below position @next it
  *  was given survives the process being killed, and resume() picks up
@@ -115,5 +140,153 @@ BALE_API void bale_writer_reached(struct bale_writer *w, uint64_t next,
 
 /** Look a built backend up by name; NULL when it was not built. */
 BALE_API const struct bale_backend *bale_backend_find(const char *name);
+
+/* ==== helpers a backend may use ======================================
+ * The library's own tools, exported for backends: whatever a backend
+ * needs from the core is declared here, and nothing else is reachable.
+ */
+
+/* ---- buf: a growable byte buffer, and printf into fresh strings. */
+
+/** Caller-owned; zero-initialise or use BALE_BUF_INIT. */
+struct bale_buf {
+	char *data;		/* always NUL-terminated when len > 0 */
+	size_t len;
+	size_t cap;
+	int failed;		/* sticky: an allocation failed */
+};
+
+#define BALE_BUF_INIT { NULL, 0, 0, 0 }
+
+/** Append @n bytes; on failure the buffer is marked failed. */
+BALE_API void bale_buf_add(struct bale_buf *b, const void *p, size_t n);
+BALE_API void bale_buf_puts(struct bale_buf *b, const char *s);
+/** Append @n zero bytes. */
+BALE_API void bale_buf_zeros(struct bale_buf *b, size_t n);
+BALE_API void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+BALE_API void bale_buf_reset(struct bale_buf *b);
+BALE_API void bale_buf_release(struct bale_buf *b);
+
+/** Make *@buf hold at least @need bytes (contents not kept when it
+ *  grows: a scratch buffer). @return 0, or -1 without memory */
+BALE_API int bale_grow(unsigned char **buf, size_t *cap, size_t need);
+
+/** A newly allocated formatted string, or NULL without memory. */
+BALE_API char *bale_strfmt(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* ---- file: whole-file writes that never leave a half-written file. */
+
+/** Suffix of files still being written; they never look complete. */
+#define BALE_PARTIAL ".partial"
+
+/** Write @n bytes to "@path.partial", optionally fsync, then rename it
+ *  to @path. On failure nothing is left behind and errno says why.
+ *  @return 0 or -1 */
+BALE_API int bale_file_write_atomic(const char *path, const void *data,
+    size_t n, int sync);
+
+/** Write @n bytes to "@path.partial", optionally fsync it. The file
+ *  does not look complete until bale_file_publish(). @return 0 or -1 */
+BALE_API int bale_file_write_partial(const char *path, const void *data,
+    size_t n, int sync);
+
+/** Rename "@path.partial" to @path; with @sync, also flush the folder
+ *  so the rename survives a crash. @return 0 or -1 */
+BALE_API int bale_file_publish(const char *path, int sync);
+
+/** fsync the file at @path. @return 0 or -1 */
+BALE_API int bale_file_sync(const char *path);
+
+/** fsync the folder holding @path, so a rename in it is durable.
+ *  @return 0 or -1 */
+BALE_API int bale_file_sync_parent(const char *path);
+
+/** Write all @n bytes to @fd, retrying short writes. @return 0 or -1 */
+BALE_API int bale_file_write_all(int fd, const void *data, size_t n);
+
+/** Create folder @path and its missing parents. @return 0 or -1 */
+BALE_API int bale_file_mkdirs(const char *path);
+
+/** The whole file at @path, NUL-terminated, its size in *@n; NULL on
+ *  failure (errno says why). Free it. */
+BALE_API char *bale_file_read_all(const char *path, size_t *n);
+
+/* ---- json: write JSON values into a bale_buf.
+ *
+ * Strings are raw bytes (file names need not be UTF-8). Valid UTF-8 is
+ * copied; each byte of an invalid sequence becomes \udcXX, the convention
+ * of Python's "surrogateescape", so os.fsencode(json.loads(...)) gives the
+ * original bytes back. */
+
+BALE_API void bale_json_str(struct bale_buf *b, const char *s);
+BALE_API void bale_json_strn(struct bale_buf *b, const char *s, size_t n);
+/** "key": with a leading comma unless @first. */
+BALE_API void bale_json_key(struct bale_buf *b, const char *key, int first);
+BALE_API void bale_json_kv_str(struct bale_buf *b, const char *key,
+    const char *v, int first);
+BALE_API void bale_json_kv_u64(struct bale_buf *b, const char *key, uint64_t v,
+    int first);
+
+/* ---- jsonread: find and decode values in JSON text we wrote, or anyone.
+ *
+ * No tree is built: values are located in the text by skipping over what
+ * precedes them, with a depth limit, so hostile input cannot make us
+ * recurse without end or read past @end. */
+
+/** The text of @key's value in the object at [s, end), or NULL (absent,
+ *  or the text is not a valid object). Sets *vend past the value. */
+BALE_API const char *bale_jsonr_find(const char *s, const char *end,
+    const char *key, const char **vend);
+
+/** The next element of the array at [*cur, end) (start *cur at the '['),
+ *  or NULL at its end or on bad input. Sets *vend past it. */
+BALE_API const char *bale_jsonr_next(const char **cur, const char *end,
+    const char **vend);
+
+/** Decode the string value at [v, vend) into a new NUL-terminated byte
+ *  string; \udcXX becomes byte XX (surrogateescape). NULL if invalid. */
+BALE_API char *bale_jsonr_string(const char *v, const char *vend);
+
+/** The non-negative integer at [v, vend). @return 0 or -1 */
+BALE_API int bale_jsonr_u64(const char *v, const char *vend, uint64_t *out);
+
+/* ---- meta: the per-sample JSON every format stores beside the bytes. */
+
+/** Replace @b's content with {"path","size","crc32","label","class"}. */
+BALE_API void bale_meta_json(struct bale_buf *b, const struct bale_sample *s);
+
+/** Append a JSON array of the class names (null where unnamed). */
+BALE_API void bale_meta_classes(struct bale_buf *b,
+    const struct bale_dataset *ds);
+
+/** Parse a stored label: the decimal text of a .cls member or value,
+ *  trailing newline or spaces allowed (as other WebDataset writers do).
+ *  @return 0, or -1 if it is not such a number of 64 bits */
+BALE_API int bale_meta_label(const void *text, size_t n, int64_t *label);
+
+/** Does the "label" in sample JSON @json agree with @label, read from
+ *  the label record (.cls)? 0 when it is a number that differs (*stored
+ *  is that number), else 1 (also when there is none, or it is not a
+ *  number, as other writers' JSON may have). A changed label digit
+ *  passes every checksum: this is what catches it. */
+BALE_API int bale_meta_label_agrees(const char *json, size_t n, int64_t label,
+    int64_t *stored);
+
+/** Read "path" and "crc32" back from such JSON: *path becomes a new
+ *  string or NULL; *has_crc is set when a valid crc32 was found. */
+BALE_API void bale_meta_parse(const char *json, size_t n, char **path,
+    uint32_t *crc, int *has_crc);
+
+/* ---- npy: the header of numpy's .npy format (version 1.0) for a uint8
+ * H x W x C array, so packed pixel arrays open with numpy.load and
+ * webdataset's own decoder. */
+
+/** The header, padded to 64 bytes as numpy writes it, into @buf (at
+ *  least BALE_NPY_HEADER_MAX bytes). @return its length */
+BALE_API size_t bale_npy_header(char *buf, int h, int w, int c);
+
+#define BALE_NPY_HEADER_MAX 128
 
 #endif

@@ -1,8 +1,8 @@
 /* bench.c - timed random reads through the readers, N threads. */
 #include "bench.h"
 
-#include "bale.h"
-#include "buf.h"
+#include "bale_backend.h"
+#include "bale_backend.h"
 #include "bale.h"
 
 #include <pthread.h>
@@ -285,24 +285,26 @@ static char **bench_copy_files(const char *const *list)
 	return copy;
 }
 
-int bench_probe(const struct bench_target *t, uint64_t *count,
-    char ***files, struct bale_errbuf *err)
+int bench_probe(const struct bench_target *t, struct bench_probed *out,
+    struct bale_errbuf *err)
 {
 	struct bale_reader *r = NULL;
 	const char *const *list;
 	int rc;
 
-	*files = NULL;
+	memset(out, 0, sizeof(*out));
 	rc = bench_open(t, &r, err);
-	if (rc == BALE_OK)
-		rc = bale_reader_count(r, count);
+	if (rc == BALE_OK) {
+		out->caps = bale_backend_find(bale_reader_format(r))->caps;
+		rc = bale_reader_count(r, &out->count);
+	}
 	if (rc == BALE_OK)
 		rc = bale_reader_files(r, &list);
 	if (rc != BALE_OK && r)
 		bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(r));
 	if (rc == BALE_OK) {
-		*files = bench_copy_files(list);
-		if (!*files)
+		out->files = bench_copy_files(list);
+		if (!out->files)
 			rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	}
 	bale_reader_free(r);

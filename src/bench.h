@@ -49,11 +49,18 @@ int bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
 /** Close every handle. NULL is fine. */
 void bench_handles_close(struct bench_handles *h);
 
-/** Open @t once to learn its sample count and the files behind it, a
- *  NULL-ended array of new strings in @files (free with bench_free_files).
+/** What bench learns of a target by opening it once (untimed). */
+struct bench_probed {
+	uint64_t count;		/* samples */
+	char **files;		/* behind it, NULL-ended, new strings (free
+				 * with bench_free_files) */
+	unsigned caps;		/* its backend's capability bits */
+};
+
+/** Open @t once to learn what struct bench_probed holds.
  *  @return BALE_OK, or a failure code with @err set */
-int bench_probe(const struct bench_target *t, uint64_t *count,
-    char ***files, struct bale_errbuf *err);
+int bench_probe(const struct bench_target *t, struct bench_probed *out,
+    struct bale_errbuf *err);
 
 void bench_free_files(char **files);
 

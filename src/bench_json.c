@@ -2,7 +2,7 @@
 #include "bench.h"
 
 #include "bale.h"
-#include "json.h"
+#include "bale_backend.h"
 
 static void bench_json_array(struct bale_buf *j, const char *key,
     const double *v, unsigned n)

@@ -4,9 +4,8 @@
 #include "cache.h"
 #include "shuffle.h"
 
-#include "bale.h"
-#include "buf.h"
-#include "file.h"
+#include "bale_backend.h"
+#include "bale_backend.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,8 +22,7 @@ struct bench_slot {
 	char *format;
 	char *path;
 	char *option;
-	char **files;		/* behind the output, for eviction */
-	uint64_t count;
+	struct bench_probed p;	/* size, files (for eviction), caps */
 };
 
 struct bale_bench {
@@ -71,7 +69,7 @@ static void bench_slot_release(struct bench_slot *s)
 	free(s->format);
 	free(s->path);
 	free(s->option);
-	bench_free_files(s->files);
+	bench_free_files(s->p.files);
 }
 
 int bale_bench_add(struct bale_bench *b, const char *label,
@@ -97,24 +95,24 @@ int bale_bench_add(struct bale_bench *b, const char *label,
 	s->t = (struct bench_target){ s->label, s->format, s->path,
 	    s->option };
 	b->nslots++;
-	return bench_probe(&s->t, &s->count, &s->files, &b->err);
+	return bench_probe(&s->t, &s->p, &b->err);
 }
 
 /* The smallest sample count over the targets, so every index exists. */
 static uint64_t bench_common_count(const struct bale_bench *b)
 {
-	uint64_t n = b->slots[0].count;
+	uint64_t n = b->slots[0].p.count;
 	size_t i;
 
 	for (i = 1; i < b->nslots; i++) {
-		if (b->slots[i].count != b->slots[0].count)
+		if (b->slots[i].p.count != b->slots[0].p.count)
 			bench_notice(b, "note: '%s' holds %llu samples, '%s' "
 			    "%llu; reading the common prefix",
 			    b->slots[i].path,
-			    (unsigned long long)b->slots[i].count,
+			    (unsigned long long)b->slots[i].p.count,
 			    b->slots[0].path,
-			    (unsigned long long)b->slots[0].count);
-		n = b->slots[i].count < n ? b->slots[i].count : n;
+			    (unsigned long long)b->slots[0].p.count);
+		n = b->slots[i].p.count < n ? b->slots[i].p.count : n;
 	}
 	return n;
 }
@@ -143,7 +141,7 @@ static uint64_t *bench_order(const struct bale_bench_opts *o, uint64_t n,
 static double bench_make_cold(struct bale_bench *b, const struct bench_slot
     *s)
 {
-	const char *const *files = (const char *const *)s->files;
+	const char *const *files = (const char *const *)s->p.files;
 
 	if (b->o->drop_caches && bale_cache_drop_all() == 0)
 		b->method.eviction = "drop_caches=3 (page cache, dentries "
@@ -308,6 +306,29 @@ static int bench_rows(struct bale_bench *b, const unsigned *threads,
 	return BALE_OK;
 }
 
+/* What each target's backend says it can do, against the experiment. */
+static int bench_check_caps(struct bale_bench *b,
+    const struct bale_bench_opts *o)
+{
+	const struct bench_slot *s;
+	unsigned most = 1;
+	size_t i;
+
+	for (i = 0; i < o->nthreads; i++)
+		most = o->threads[i] > most ? o->threads[i] : most;
+	for (i = 0; i < b->nslots; i++) {
+		s = &b->slots[i];
+		if (most > 1 && !(s->p.caps & BALE_CAP_THREADS))
+			return bale_errbuf_set(&b->err, BALE_EINVAL, "bench: "
+			    "'%s' cannot be read by several threads at once",
+			    s->label);
+		if (!o->sequential && !(s->p.caps & BALE_CAP_RANDOM))
+			bench_notice(b, "note: '%s' is not made for random "
+			    "access; its random reads cost more", s->label);
+	}
+	return BALE_OK;
+}
+
 static int bench_check_opts(struct bale_bench *b,
     const struct bale_bench_opts *o)
 {
@@ -323,7 +344,7 @@ static int bench_check_opts(struct bale_bench *b,
 		if (o->threads[i] == 0 || o->threads[i] > 256)
 			return bale_errbuf_set(&b->err, BALE_EINVAL, "bench: "
 			    "%u threads (1..256)", o->threads[i]);
-	return BALE_OK;
+	return bench_check_caps(b, o);
 }
 
 int bale_bench_run(struct bale_bench *b, const struct bale_bench_opts *o)
@@ -333,11 +354,14 @@ int bale_bench_run(struct bale_bench *b, const struct bale_bench_opts *o)
 	size_t nthreads = o->threads ? o->nthreads : 1;
 	uint64_t *order;
 	size_t g;
-	int rc = bench_check_opts(b, o);
+	int rc;
 
-	if (rc != BALE_OK)
+	b->o = o;		/* for the notices, until we return */
+	rc = bench_check_opts(b, o);
+	if (rc != BALE_OK) {
+		b->o = NULL;
 		return rc;
-	b->o = o;
+	}
 	b->method = (struct bale_bench_method){ .seed = o->seed,
 	    .runs = o->runs ? o->runs : BENCH_DEFAULT_RUNS,
 	    .decode = o->decode, .sequential = o->sequential,

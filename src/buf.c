@@ -1,5 +1,5 @@
 /* buf.c - growable byte buffer. */
-#include "buf.h"
+#include "bale_backend.h"
 
 #include <stdarg.h>
 #include <stdio.h>

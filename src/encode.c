@@ -11,7 +11,7 @@
 
 #include "image.h"
 #include "jpeg.h"
-#include "npy.h"
+#include "bale_backend.h"
 #include "png.h"
 #include "resize.h"
 

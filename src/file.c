@@ -1,7 +1,6 @@
 /* file.c - atomic replace, full writes, mkdir -p. */
-#include "file.h"
+#include "bale_backend.h"
 
-#include "buf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,10 +6,7 @@
  */
 #include "journal.h"
 
-#include "buf.h"
-#include "file.h"
-#include "json.h"
-#include "jsonread.h"
+#include "bale_backend.h"
 
 #include <errno.h>
 #include <inttypes.h>

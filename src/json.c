@@ -1,5 +1,5 @@
 /* json.c - JSON string escaping and key/value helpers. */
-#include "json.h"
+#include "bale_backend.h"
 
 #include <inttypes.h>
 #include <string.h>

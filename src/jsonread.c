@@ -1,5 +1,5 @@
 /* jsonread.c - locate and decode JSON values without building a tree. */
-#include "jsonread.h"
+#include "bale_backend.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,6 @@
 /* meta.c - per-sample and per-dataset JSON shared by the backends. */
-#include "meta.h"
+#include "bale_backend.h"
 
-#include "json.h"
-#include "jsonread.h"
 
 #include <errno.h>
 #include <inttypes.h>

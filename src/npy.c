@@ -1,7 +1,7 @@
 /* npy.c - numpy's .npy header: magic, version 1.0, little-endian header
  * length, then a Python dict literal padded with spaces to a multiple of
  * 64 bytes and ended by a newline. */
-#include "npy.h"
+#include "bale_backend.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,11 +7,9 @@
 #include "bale.h"
 
 #include "bale_backend.h"
-#include "buf.h"
 #include "bale.h"
 #include "encode.h"
 #include "errbuf.h"
-#include "file.h"
 #include "input.h"
 #include "journal.h"
 #include "reorder.h"

@@ -68,31 +68,8 @@ int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* 1 if [s, s + n) ends in @suffix with something before it. */
-static int reader_suffix(const char *s, size_t n, const char *suffix)
-{
-	size_t m = strlen(suffix);
-
-	return n > m && memcmp(s + n - m, suffix, m) == 0;
-}
-
-const char *bale_output_format(const char *path)
-{
-	size_t n = strlen(path);
-
-	if (n > 1 && path[n - 1] == '/')
-		n--;
-	if (reader_suffix(path, n, "-shards.json"))
-		return "wds";
-	if (reader_suffix(path, n, ".lmdb"))
-		return "lmdb";
-	if (reader_suffix(path, n, ".h5"))
-		return "hdf5";
-	return NULL;
-}
-
-/* The backend an output path names: its name, else a folder of class
- * folders is the raw "folder" baseline. */
+/* The backend whose probe recognises @path, else a folder is the raw
+ * "folder" baseline. */
 static const char *reader_guess(const char *path)
 {
 	const char *f = bale_output_format(path);
@@ -117,8 +94,8 @@ int bale_reader_open(struct bale_reader *r, const char *format,
 		return bale_reader_seterr(r, BALE_ESTATE, "already open");
 	if (!name)
 		return bale_reader_seterr(r, BALE_EINVAL,
-		    "'%s': not a bale output (NAME-shards.json, NAME.lmdb, "
-		    "NAME.h5) nor a folder", path);
+		    "'%s': not an output of any format built in, nor a "
+		    "folder", path);
 	if (!be || !be->reader)
 		return bale_reader_seterr(r, BALE_ENOENT,
 		    "no reader for format '%s'", name);

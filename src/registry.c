@@ -1,47 +1,35 @@
-/* registry.c - the backends this library was built with. */
-#include "bale_backend.h"
-#include "bale_config.h"
+/* registry.c - the backends this library was built with: the raw folder
+ * (the core's own reader, the benchmark's baseline), then the formats
+ * meson's list built (backends.h). */
+#include "backends.h"
+#include "registry.h"
 
+#include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#define REGISTRY_MAX 32
 
 extern const struct bale_backend bale_backend_folder;
-#if BALE_HAVE_HDF5
-extern const struct bale_backend bale_backend_hdf5;
-#endif
-#if BALE_HAVE_LMDB
-extern const struct bale_backend bale_backend_lmdb;
-#endif
-#if BALE_HAVE_WDS
-extern const struct bale_backend bale_backend_wds;
-#endif
 
 static const struct bale_backend *const registry_table[] = {
 	&bale_backend_folder,
-#if BALE_HAVE_HDF5
-	&bale_backend_hdf5,
-#endif
-#if BALE_HAVE_LMDB
-	&bale_backend_lmdb,
-#endif
-#if BALE_HAVE_WDS
-	&bale_backend_wds,
-#endif
+	BALE_BUILT_BACKENDS
 	NULL,
 };
 
-static const char *const registry_names[] = {
-	"folder",
-#if BALE_HAVE_HDF5
-	"hdf5",
-#endif
-#if BALE_HAVE_LMDB
-	"lmdb",
-#endif
-#if BALE_HAVE_WDS
-	"wds",
-#endif
-	NULL,
-};
+static const char *registry_names[REGISTRY_MAX + 1];
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+
+static void registry_list_names(void)
+{
+	size_t i;
+
+	for (i = 0; registry_table[i] && i < REGISTRY_MAX; i++)
+		registry_names[i] = registry_table[i]->name;
+}
 
 const struct bale_backend *bale_backend_find(const char *name)
 {
@@ -55,5 +43,81 @@ const struct bale_backend *bale_backend_find(const char *name)
 
 const char *const *bale_backend_names(void)
 {
+	pthread_once(&registry_once, registry_list_names);
 	return registry_names;
+}
+
+const struct bale_backend *registry_at(size_t i)
+{
+	size_t n = sizeof(registry_table) / sizeof(registry_table[0]) - 1;
+
+	return i < n ? registry_table[i] : NULL;
+}
+
+/* 1 if @path's last component ends in ".partial": an output still being
+ * written never counts as one. */
+static int registry_partial(const char *path)
+{
+	size_t n = strlen(path);
+	size_t m = strlen(BALE_PARTIAL);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return n >= m && memcmp(path + n - m, BALE_PARTIAL, m) == 0;
+}
+
+/* The first bytes of the regular file at @path into @head; -1 if it
+ * cannot be read. */
+static ssize_t registry_head(const char *path, unsigned char *head)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, head, BALE_PROBE_HEAD, 0);
+	close(fd);
+	return n;
+}
+
+/* The backend whose output names end as @path's does. */
+static const char *registry_by_suffix(const char *path)
+{
+	const struct bale_backend *be;
+	size_t n = strlen(path);
+	size_t m;
+	size_t i;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (i = 0; (be = registry_at(i)); i++) {
+		m = be->suffix ? strlen(be->suffix) : 0;
+		if (m && n > m && memcmp(path + n - m, be->suffix, m) == 0)
+			return be->name;
+	}
+	return NULL;
+}
+
+const char *bale_output_format(const char *path)
+{
+	unsigned char head[BALE_PROBE_HEAD];
+	const struct bale_backend *be;
+	struct stat st;
+	ssize_t n = 0;
+	size_t i;
+	int is_dir;
+
+	if (registry_partial(path) || stat(path, &st) != 0)
+		return NULL;
+	is_dir = S_ISDIR(st.st_mode);
+	if (!is_dir && !S_ISREG(st.st_mode))
+		return NULL;
+	if (!is_dir)
+		n = registry_head(path, head);
+	if (n < 0)
+		return registry_by_suffix(path);
+	for (i = 0; (be = registry_at(i)); i++)
+		if (be->probe && be->probe(path, is_dir, head, (size_t)n))
+			return be->name;
+	return NULL;
 }

@@ -2,12 +2,9 @@
 #include "report.h"
 
 #include "bale_config.h"
-#include "buf.h"
-#include "json.h"
+#include "registry.h"
+#include "bale_backend.h"
 
-#if BALE_HAVE_WDS
-#include <archive.h>
-#endif
 #include <jconfig.h>	/* libjpeg-turbo's version, as built against */
 #include <spng.h>
 #include <stdlib.h>
@@ -177,6 +174,18 @@ static void report_lists(struct bale_buf *b, const struct bale_report *r)
 	}
 }
 
+/* The version of each format library built in, as its backend says. */
+static void report_backend_libraries(struct bale_buf *b)
+{
+	const struct bale_backend *be;
+	size_t i;
+
+	for (i = 0; (be = registry_at(i)); i++)
+		if (be->library && be->library_version)
+			bale_json_kv_str(b, be->library, be->library_version(),
+			    0);
+}
+
 void bale_report_json(const struct bale_report *r,
     const struct bale_report_run *run, struct bale_buf *b)
 {
@@ -190,9 +199,7 @@ void bale_report_json(const struct bale_report *r,
 	    LIBJPEG_TURBO_VERSION_NUMBER / 1000000,
 	    LIBJPEG_TURBO_VERSION_NUMBER / 1000 % 1000,
 	    LIBJPEG_TURBO_VERSION_NUMBER % 1000);
-#if BALE_HAVE_WDS
-	bale_json_kv_str(b, "libarchive", archive_version_details(), 0);
-#endif
+	report_backend_libraries(b);
 	bale_buf_puts(b, "}");
 	bale_json_kv_str(b, "status", run->status, 0);
 	bale_json_kv_str(b, "error", run->error, 0);

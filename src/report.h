@@ -3,7 +3,7 @@
 #define BALE_REPORT_H
 
 #include "bale.h"
-#include "buf.h"
+#include "bale_backend.h"
 #include "walk.h"
 
 #include <stddef.h>

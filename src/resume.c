@@ -3,7 +3,6 @@
 #include "resume.h"
 
 #include "bale_backend.h"
-#include "buf.h"
 
 #include <inttypes.h>
 #include <stdio.h>

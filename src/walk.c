@@ -2,7 +2,7 @@
 #include "walk.h"
 
 #include "bale.h"
-#include "buf.h"
+#include "bale_backend.h"
 #include "errbuf.h"
 
 #include <dirent.h>

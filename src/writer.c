@@ -194,6 +194,9 @@ int bale_writer_put(struct bale_writer *w, const struct bale_sample *s)
 		return rc;
 	if (w->complete || s->index < w->skip_below)
 		return BALE_OK;		/* kept by the run we resume */
+	if (s->size == 0 && !(w->be->caps & BALE_CAP_EMPTY))
+		return bale_writer_seterr(w, BALE_EINVAL, "%s: cannot store "
+		    "an empty sample (key %s)", w->be->name, s->key);
 	rc = w->be->writer->put(w, w->priv, s);
 	return writer_result(w, rc, WRITER_OPEN);
 }

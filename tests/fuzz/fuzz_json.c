@@ -1,7 +1,7 @@
 /* fuzz_json.c - the JSON reader on any text: look keys up, walk arrays,
  * decode strings and numbers, as the readers of shard lists and sample
  * metadata do. */
-#include "jsonread.h"
+#include "bale_backend.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* test_json.c - JSON strings survive any file name bytes. */
 #include "check.h"
-#include "json.h"
+#include "bale_backend.h"
 
 static void check_escape(const char *in, size_t n, const char *want)
 {

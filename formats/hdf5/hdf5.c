@@ -34,15 +34,11 @@
  */
 #include "bale_backend.h"
 
-#include "buf.h"
 #include "bale.h"
-#include "file.h"
 #include "hdf5_common.h"
 #include "hdf5_pixels.h"
 #include "hdf5_read.h"
 #include "hdf5_rows.h"
-#include "jsonread.h"
-#include "npy.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -749,12 +745,40 @@ static const struct bale_writer_ops hdf5_writer = {
 	.resume = hdf5_resume,
 };
 
+/* An HDF5 file: its signature at offset 0, or after a user block of
+ * 512, 1024 or 2048 bytes (the spec's first places to look). */
+static int hdf5_probe(const char *path, int is_dir, const unsigned char *head,
+    size_t n)
+{
+	static const unsigned char sig[8] = { 0x89, 'H', 'D', 'F', '\r', '\n',
+	    0x1a, '\n' };
+	size_t off;
+
+	(void)path;
+	if (is_dir)
+		return 0;
+	for (off = 0; off + sizeof(sig) <= n && off <= 2048;
+	    off = off ? 2 * off : 512)
+		if (memcmp(head + off, sig, sizeof(sig)) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *hdf5_library_version(void)
+{
+	return H5_VERS_INFO;
+}
+
 const struct bale_backend bale_backend_hdf5 = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "hdf5",
 	.summary = "HDF5 file (encoded bytes + offsets, vlen uint8, or "
 	    "N x H x W x 3 pixels)",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.probe = hdf5_probe,
+	.suffix = ".h5",
+	.library = "libhdf5",
+	.library_version = hdf5_library_version,
 	.writer_priv = sizeof(struct hdf5_w),
 	.writer = &hdf5_writer,
 	.reader_priv = sizeof(struct hdf5_r),

@@ -6,7 +6,7 @@
 #ifndef BALE_HDF5_ROWS_H
 #define BALE_HDF5_ROWS_H
 
-#include "buf.h"
+#include "bale_backend.h"
 
 #include <hdf5.h>
 #include <stdint.h>

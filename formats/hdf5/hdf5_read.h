@@ -5,7 +5,6 @@
 
 #include "bale_backend.h"
 
-#include "buf.h"
 
 #include <hdf5.h>
 

@@ -8,11 +8,10 @@
  */
 #include "hdf5_read.h"
 
-#include "buf.h"
+#include "bale_backend.h"
 #include "hdf5_common.h"
 #include "hdf5_pixels.h"
 #include "hdf5_rows.h"
-#include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,11 +17,6 @@
  */
 #include "bale_backend.h"
 
-#include "buf.h"
-#include "file.h"
-#include "json.h"
-#include "jsonread.h"
-#include "meta.h"
 #include "wds_verify.h"
 
 #include <archive.h>
@@ -957,11 +952,37 @@ static const struct bale_reader_ops wds_reader = {
 	.release = wds_rrelease,
 };
 
+/* A wids shard list: named NAME-shards.json as bale writes it, or any
+ * file that says it is one. */
+static int wds_probe(const char *path, int is_dir, const unsigned char *head,
+    size_t n)
+{
+	static const char kind[] = "wids-shard-index-v1";
+	static const char suffix[] = "-shards.json";
+	size_t len = strlen(path);
+
+	if (is_dir)
+		return 0;
+	if (len > sizeof(suffix) - 1 &&
+	    strcmp(path + len - (sizeof(suffix) - 1), suffix) == 0)
+		return 1;
+	return memmem(head, n, kind, sizeof(kind) - 1) != NULL;
+}
+
+static const char *wds_library_version(void)
+{
+	return archive_version_details();
+}
+
 const struct bale_backend bale_backend_wds = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "wds",
 	.summary = "WebDataset tar shards with .idx files and a wids list",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.probe = wds_probe,
+	.suffix = "-shards.json",
+	.library = "libarchive",
+	.library_version = wds_library_version,
 	.writer_priv = sizeof(struct wds_w),
 	.writer = &wds_writer,
 	.reader_priv = sizeof(struct wds_r),

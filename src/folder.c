@@ -5,8 +5,6 @@
  */
 #include "bale_backend.h"
 
-#include "buf.h"
-#include "json.h"
 #include "input.h"
 #include "walk.h"
 

@@ -38,10 +38,6 @@
 #include "bale_backend.h"
 #include "lmdb_read.h"
 
-#include "buf.h"
-#include "file.h"
-#include "json.h"
-#include "meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -615,11 +611,57 @@ static const struct bale_writer_ops lmdb_writer = {
 	.resume = lmdb_resume,
 };
 
+/* 1 if @p holds the magic number of an LMDB meta page (page 0 starts
+ * with a 16-byte page header, then the meta's mm_magic). */
+static int lmdb_magic(const unsigned char *p, size_t n)
+{
+	static const unsigned char magic[4] = { 0xde, 0xc0, 0xef, 0xbe };
+
+	return n >= 20 && memcmp(p + 16, magic, sizeof(magic)) == 0;
+}
+
+/* An environment folder holding data.mdb, or a single LMDB file
+ * (nosubdir=1), recognised by the meta page whatever it is named. A
+ * data.mdb that exists but cannot be read is taken as one: the reader
+ * then says why it cannot open it. */
+static int lmdb_probe(const char *path, int is_dir, const unsigned char *head,
+    size_t n)
+{
+	unsigned char page[20];
+	char *data;
+	ssize_t got = -1;
+	int fd;
+
+	if (!is_dir)
+		return lmdb_magic(head, n);
+	data = bale_strfmt("%s/data.mdb", path);
+	fd = data ? open(data, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		got = pread(fd, page, sizeof(page), 0);
+		close(fd);
+	} else if (data && (errno == EACCES || errno == EPERM)) {
+		got = access(data, F_OK) == 0 ? 0 : -1;
+	}
+	free(data);
+	if (got == 0)
+		return 1;
+	return got > 0 && lmdb_magic(page, (size_t)got);
+}
+
+static const char *lmdb_library_version(void)
+{
+	return mdb_version(NULL, NULL, NULL);
+}
+
 const struct bale_backend bale_backend_lmdb = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "lmdb",
 	.summary = "LMDB key/value store (default or Caffe Datum layout)",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.probe = lmdb_probe,
+	.suffix = ".lmdb",
+	.library = "liblmdb",
+	.library_version = lmdb_library_version,
 	.writer_priv = sizeof(struct lmdb_w),
 	.writer = &lmdb_writer,
 	.reader_priv = sizeof(struct lmdb_r),

@@ -26,8 +26,7 @@
  */
 #include "lmdb_read.h"
 
-#include "buf.h"
-#include "meta.h"
+#include "bale_backend.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,10 +7,8 @@
  */
 #include "wds_verify.h"
 
-#include "buf.h"
+#include "bale_backend.h"
 #include "bale.h"
-#include "file.h"
-#include "meta.h"
 
 #include <archive.h>
 #include <archive_entry.h>

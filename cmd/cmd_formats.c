@@ -1,0 +1,48 @@
+/* cmd_formats.c - bale formats: the backends built in, as they describe
+ * themselves. */
+#include "cli.h"
+
+#include "bale_backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char formats_help[] =
+"usage: bale formats\n"
+"\n"
+"One line per format built in: its name, what it can do (write, read,\n"
+"random: any sample at the same cost, threads: several readers at once,\n"
+"empty: stores 0-byte samples), its library and what it is.\n";
+
+static void formats_caps(char *out, size_t n, const struct bale_backend *be)
+{
+	snprintf(out, n, "%s%s%s%s%s", be->writer ? "write," : "",
+	    be->reader ? "read," : "", be->caps & BALE_CAP_RANDOM ?
+	    "random," : "", be->caps & BALE_CAP_THREADS ? "threads," : "",
+	    be->caps & BALE_CAP_EMPTY ? "empty," : "");
+	if (out[0])
+		out[strlen(out) - 1] = '\0';
+}
+
+int cmd_formats(int argc, char **argv)
+{
+	const char *const *names = bale_backend_names();
+	const struct bale_backend *be;
+	char caps[64];
+	size_t i;
+
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0)) {
+		fputs(formats_help, stdout);
+		return CLI_OK;
+	}
+	if (argc > 1)
+		return cli_usage_error("formats", "takes no arguments");
+	for (i = 0; names[i]; i++) {
+		be = bale_backend_find(names[i]);
+		formats_caps(caps, sizeof(caps), be);
+		printf("%-7s %-32s %-11s %s\n", be->name, caps,
+		    be->library ? be->library : "-", be->summary);
+	}
+	return CLI_OK;
+}
