@@ -10,7 +10,7 @@ formats=()
 for f in wds lmdb hdf5; do
     "$BALE" --help | grep -q "^Formats built in:.* $f\b" && formats+=("$f")
 done
-[ ${#formats[@]} -gt 0 ] || { echo "no format built in"; exit 77; }
+[ ${#formats[@]} -gt 0 ] || { echo "skipped: no format that writes is built in"; exit 77; }
 for out in train.lmdb t.h5 x-shards.json; do
     for f in "${formats[@]}"; do
         "$BALE" pack "$T/in" -f "$f" -o "$T/$out-$f/$out" -q

@@ -1,11 +1,12 @@
 #!/bin/bash
 # Misuse exits 2 with a hint; an unknown format or option is named.
 . "$TESTS/cli/lib.sh"
+fmt=$(any_backend) || exit 77
 "$MKDATA" tricky "$T/in"
 run "$BALE" pack "$T/in" -o "$T/out"
 expect_status 2
 expect_stderr "choose a format with -f"
-run "$BALE" pack -f wds "$T/in"
+run "$BALE" pack -f "$fmt" "$T/in"
 expect_status 2
 run "$BALE" pack "$T/in" -f nope -o "$T/out"
 expect_status 1
@@ -13,10 +14,10 @@ expect_stderr "unknown format 'nope'"
 run "$BALE" pack "$T/in" -f hdf5 -f lmdb -o "$T/out"
 expect_status 2
 expect_stderr "-f given twice"
-run "$BALE" pack "$T/in" -f wds -o "$T/out" -O wds.no_such_key=1
+run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" -O "$fmt.no_such_key=1"
 expect_status 1
 expect_stderr "no chosen format knows it"
-run "$BALE" pack "$T/missing" -f wds -o "$T/out"
+run "$BALE" pack "$T/missing" -f "$fmt" -o "$T/out"
 expect_status 1
 expect_stderr "cannot open folder"
 run "$BALE" frobnicate

@@ -1,6 +1,7 @@
 #!/bin/bash
 # bale's resampler gives what PIL's LANCZOS gives on the same pixels.
 . "$TESTS/cli/lib.sh"
-/usr/bin/python3 -c 'import PIL, numpy' 2>/dev/null || exit 77
+/usr/bin/python3 -c 'import PIL, numpy' 2>/dev/null ||
+    { echo "skipped: needs python3-pil and python3-numpy"; exit 77; }
 "$MKDATA" tricky "$T/in"
 /usr/bin/python3 "$TESTS/interop/resize_vs_pil.py" "$RESIZE_RAW" "$T/in"
