@@ -36,6 +36,7 @@
  * checkpoint, and the metadata records.
  */
 #include "bale_backend.h"
+#include "lmdb_caffe.h"
 #include "lmdb_read.h"
 
 
@@ -329,37 +330,15 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 
 /* ---- samples ---------------------------------------------------------- */
 
-static size_t lmdb_varint(unsigned char *out, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		out[n++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	out[n++] = (unsigned char)v;
-	return n;
-}
-
-/* Datum: field 4 data (bytes), 5 label (varint), 7 encoded (true). The
- * label and flag go after the data, as protobuf serialises by number. */
+/* A Caffe Datum (lmdb_caffe.c) under the key "INDEX_PATH". */
 static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
     const struct bale_sample *s)
 {
-	unsigned char head[16];
-	unsigned char tail[16];
-	size_t nh = 0;
-	size_t nt = 0;
+	struct lmdb_caffe_frame f;
 	char *key;
 	int rc;
 
-	head[nh++] = (4 << 3) | 2;
-	nh += lmdb_varint(head + nh, s->size);
-	tail[nt++] = (5 << 3) | 0;
-	/* int32 label: negative values take ten bytes, as protobuf does */
-	nt += lmdb_varint(tail + nt, (uint64_t)(int64_t)(int32_t)s->label);
-	tail[nt++] = (7 << 3) | 0;
-	tail[nt++] = 1;
+	lmdb_caffe_frame(&f, s->size, s->label);
 	key = bale_strfmt("%08" PRIu64 "_%s", s->index, s->relpath);
 	if (!key)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
@@ -371,9 +350,9 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 		    strlen(s->relpath), mdb_env_get_maxkeysize(st->env));
 	}
 	bale_buf_reset(&st->meta);
-	bale_buf_add(&st->meta, head, nh);
+	bale_buf_add(&st->meta, f.head, f.nhead);
 	bale_buf_add(&st->meta, s->data, s->size);
-	bale_buf_add(&st->meta, tail, nt);
+	bale_buf_add(&st->meta, f.tail, f.ntail);
 	rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
 	    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
 	    st->meta.len);

@@ -26,6 +26,8 @@
  */
 #include "lmdb_read.h"
 
+#include "lmdb_caffe.h"
+
 #include "bale_backend.h"
 
 #include <errno.h>
@@ -396,26 +398,7 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	return lmdb_value(r, st, i, &img, &out->data);
 }
 
-/* A protobuf varint at [*p, end); -1 when malformed. */
-static int lmdb_rvarint(const unsigned char **p, const unsigned char *end,
-    uint64_t *out)
-{
-	uint64_t v = 0;
-	int shift;
-
-	for (shift = 0; *p < end && shift < 64; shift += 7) {
-		unsigned char b = *(*p)++;
-
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (b < 0x80) {
-			*out = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* Caffe layout: find Datum fields 4 (data) and 5 (label) in the record. */
+/* Caffe layout: the data and label of the Datum (lmdb_caffe.c). */
 static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
     uint64_t i, struct bale_blob *out)
 {
@@ -424,38 +407,21 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 	MDB_val v;
 	MDB_val data = { 0, NULL };
 	const unsigned char *p;
-	const unsigned char *end;
-	uint64_t tag;
-	uint64_t x;
 	int err = mdb_get(st->txn, st->e->dbi, &k, &v);
 
 	if (err)
 		return lmdb_rfail(r, key, err);
-	for (p = v.mv_data, end = p + v.mv_size; p < end;) {
-		if (lmdb_rvarint(&p, end, &tag) || lmdb_rvarint(&p, end, &x))
-			goto out_bad;
-		if ((tag & 7) == 2) {
-			if (x > (uint64_t)(end - p))
-				goto out_bad;
-			if (tag >> 3 == 4)
-				data.mv_size = x, data.mv_data = (void *)p;
-			p += x;
-		} else if ((tag & 7) == 0) {
-			if (tag >> 3 == 5)
-				out->label = (int32_t)x;
-		} else {
-			goto out_bad;
-		}
-	}
+	if (lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
+	    &out->label) != 0)
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
+		    "Caffe Datum", key);
+	data.mv_data = (void *)p;
 	snprintf(st->key, sizeof(st->key), "%010llu",
 	    strtoull(key, NULL, 10));
 	out->key = st->key;
 	out->path = strchr(key, '_') ? strchr(key, '_') + 1 : NULL;
 	out->size = data.mv_size;
 	return lmdb_value(r, st, i, &data, &out->data);
-out_bad:
-	return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
-	    "Caffe Datum", key);
 }
 
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,

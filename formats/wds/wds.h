@@ -1,0 +1,90 @@
+/* wds.h - what the files of the WebDataset backend share.
+ *
+ *   wds.c          the backend object: probe, library, the ops tables
+ *   wds_write.c    the writer: shards, members, the shard list
+ *   wds_out.c      where the tar bytes go: gathered small writes
+ *   wds_idx.c      the DALI .idx line codec, both directions
+ *   wds_resume.c   picking up the shards a killed run finished
+ *   wds_verify.c   reading a finished shard back to check it
+ *   wds_read.c     the reader: shard list, .idx files, one pread a sample
+ */
+#ifndef WDS_H
+#define WDS_H
+
+#include "bale_backend.h"
+
+#include "wds_idx.h"
+#include "wds_out.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdint.h>
+
+#define WDS_BLOCK 512
+#define WDS_END_BYTES 1024		/* two zero blocks close a tar */
+#define WDS_WRITE_BLOCK 0	/* no blocking in libarchive: wds_out
+				 * gathers, and writes large payloads from
+				 * the sample, no copy */
+#define WDS_DEFAULT_SHARD_SIZE ((uint64_t)1 << 30)
+
+struct wds_w {
+	uint64_t max_count;	/* samples per shard; 0: no limit */
+	uint64_t max_bytes;	/* shard file size limit; 0: no limit */
+	int sync;		/* fsync shards and lists before renaming */
+	char *dir;
+	char *name;
+	struct archive *ar;	/* the open shard, or NULL */
+	struct archive_entry *entry;
+	int fd;
+	struct wds_out out;	/* between libarchive and fd */
+	char *tmp;		/* the open shard's "*.partial" path */
+	unsigned shard_no;	/* shards completed by this run */
+	uint64_t shard_samples;
+	uint64_t shard_bytes;	/* tar bytes so far in the open shard */
+	uint64_t samples;
+	struct bale_buf idx;	/* the open shard's index lines */
+	struct bale_buf list;	/* shardlist entries so far */
+	struct bale_buf classes;/* JSON array of class names */
+	struct bale_buf meta;	/* the .json member being written */
+	struct bale_buf scratch;
+	int published;
+	uint64_t last_index;	/* of the last sample put */
+};
+
+/* The reader's state (wds_read.c). */
+struct wds_r {
+	char **paths;		/* shard paths, then idx paths, NULL-ended */
+	int *fds;
+	uint64_t *sizes;
+	size_t nshards;		/* opened so far */
+	size_t maxshards;	/* listed; idx paths start at paths[maxshards] */
+	struct wds_entry *entries;
+	uint64_t n;
+	uint64_t cap;
+	struct bale_buf arena;	/* keys */
+	unsigned char *buf;
+	size_t bufcap;
+	char *path;		/* of the last get() */
+	int images_only;	/* the benchmark's reference: one bare pread */
+	int no_meta;		/* meta=0: bytes and label only */
+	struct bale_buf info;
+};
+
+extern const struct bale_writer_ops wds_writer;
+extern const struct bale_reader_ops wds_reader;
+
+/** "@dir/@name-%06u.@ext" for shard @no; NULL without memory. */
+char *wds_path(const struct wds_w *st, unsigned no, const char *ext);
+
+/** Take the options, folder and dataset of an output to write. */
+int wds_init(struct bale_writer *w, struct wds_w *st, const char *dir,
+    const struct bale_dataset *ds);
+
+/** Add the open (or kept) shard to the shard list being built. */
+void wds_list_entry(struct wds_w *st, uint64_t filesize);
+
+/** The writer's resume(): keep the shards a checkpoint covers. */
+int wds_resume(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs);
+
+#endif

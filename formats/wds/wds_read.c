@@ -1,0 +1,331 @@
+/* wds_read.c - the WebDataset reader.
+ *
+ * The shard list names the shards; each shard's .idx gives every member's
+ * data offset and size, so a sample costs one pread: bale writes a
+ * sample's members back to back, so the span from the first to the last
+ * is read at once. Offsets are checked against the shard's size.
+ */
+#include "wds.h"
+
+#include "wds_idx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WDS_MAX_SPAN ((uint64_t)1 << 32)
+
+
+
+static int wds_roption(struct bale_reader *r, void *priv, const char *key,
+    const char *value)
+{
+	struct wds_r *st = priv;
+
+	(void)r;
+	if (strcmp(key, "images_only") == 0)
+		st->images_only = strcmp(value, "0") != 0;
+	else if (strcmp(key, "meta") == 0)
+		st->no_meta = strcmp(value, "0") == 0;
+	else
+		return BALE_ENOOPT;
+	return BALE_OK;
+}
+
+static int wds_idx_line(struct wds_r *st, char *line, uint32_t shard)
+{
+	struct wds_entry e;
+	char *member = NULL;
+	char *dot;
+
+	memset(&e, 0, sizeof(e));
+	e.shard = shard;
+	if (wds_idx_parse(line, &e, &member) != 0 ||
+	    !(dot = strchr(member, '.')))
+		return -1;
+	e.key = st->arena.len;
+	bale_buf_add(&st->arena, member, (size_t)(dot - member));
+	bale_buf_add(&st->arena, "", 1);
+	if (st->n == st->cap) {
+		struct wds_entry *ne;
+
+		st->cap = st->cap ? st->cap * 2 : 1024;
+		ne = realloc(st->entries, st->cap * sizeof(*ne));
+		if (!ne)
+			return -1;
+		st->entries = ne;
+	}
+	st->entries[st->n++] = e;
+	return st->arena.failed ? -1 : 0;
+}
+
+static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
+    uint32_t shard, uint64_t nsamples)
+{
+	const char *idx = st->paths[st->maxshards + shard];
+	uint64_t before = st->n;
+	char *save = NULL;
+	char *line;
+	char *text;
+	size_t n;
+	int rc = BALE_OK;
+
+	text = bale_file_read_all(idx, &n);
+	if (!text)
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    idx, strerror(errno));
+	line = strtok_r(text, "\n", &save);
+	if (!line || strncmp(line, "v1.2 ", 5) != 0)
+		rc = bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: '%s' is not a v1.2 index", idx);
+	while (rc == BALE_OK && (line = strtok_r(NULL, "\n", &save)))
+		if (wds_idx_line(st, line, shard) != 0)
+			rc = bale_reader_seterr(r, BALE_EINVAL,
+			    "wds: bad line in '%s'", idx);
+	if (rc == BALE_OK && st->n - before != nsamples)
+		rc = bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: '%s' lists %" PRIu64 " samples, the shard list %"
+		    PRIu64, idx, st->n - before, nsamples);
+	free(text);
+	return rc;
+}
+
+static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
+    const char *dir, char *url)
+{
+	size_t i = st->nshards;
+	char *path = strchr(url, '/') || strstr(url, "..") ? NULL :
+	    bale_strfmt("%s/%s", dir, url);
+	size_t len = path ? strlen(path) : 0;
+
+	if (!path || len < 5 || strcmp(path + len - 4, ".tar") != 0) {
+		free(path);
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: shard '%s' is not a NAME.tar beside the list", url);
+	}
+	st->paths[i] = path;
+	st->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+	if (st->fds[i] < 0)
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot open '%s': %s",
+		    path, strerror(errno));
+	st->sizes[i] = (uint64_t)lseek(st->fds[i], 0, SEEK_END);
+	st->nshards++;
+	return BALE_OK;
+}
+
+/* Room for @n shards: paths (tars, then idx files, then NULL), fds. */
+static int wds_alloc_shards(struct wds_r *st, size_t n)
+{
+	size_t i;
+
+	st->maxshards = n;
+	st->paths = calloc(2 * n + 1, sizeof(char *));
+	st->fds = malloc((n ? n : 1) * sizeof(int));
+	st->sizes = calloc(n ? n : 1, sizeof(uint64_t));
+	for (i = 0; st->fds && i < n; i++)
+		st->fds[i] = -1;
+	return st->paths && st->fds && st->sizes ? 0 : -1;
+}
+
+/* The .idx beside the shard just added, read into the entries. */
+static int wds_add_idx(struct bale_reader *r, struct wds_r *st,
+    uint64_t nsamples)
+{
+	size_t i = st->nshards - 1;
+	const char *tar = st->paths[i];
+
+	st->paths[st->maxshards + i] = bale_strfmt("%.*s.idx",
+	    (int)strlen(tar) - 4, tar);
+	if (!st->paths[st->maxshards + i])
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	return wds_read_idx(r, st, (uint32_t)i, nsamples);
+}
+
+static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
+    const char *dir, const char *text, size_t n)
+{
+	const char *end = text + n;
+	const char *cur;
+	const char *list;
+	const char *lend;
+	const char *e;
+	const char *eend;
+	const char *v;
+	const char *vend;
+	size_t count = 0;
+	uint64_t ns;
+	char *url;
+	int rc = BALE_OK;
+
+	v = bale_jsonr_find(text, end, "bale", &vend);
+	bale_buf_puts(&st->info, "{\"bale\":");
+	bale_buf_add(&st->info, v ? v : "null", v ? (size_t)(vend - v) : 4);
+	list = bale_jsonr_find(text, end, "shardlist", &lend);
+	if (!list)
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: no shardlist in the shard list");
+	for (cur = list; bale_jsonr_next(&cur, lend, &eend);)
+		count++;
+	bale_buf_printf(&st->info, ",\"shards\":%zu}", count);
+	if (wds_alloc_shards(st, count) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	for (cur = list; rc == BALE_OK && (e = bale_jsonr_next(&cur, lend,
+	    &eend));) {
+		v = bale_jsonr_find(e, eend, "url", &vend);
+		url = v ? bale_jsonr_string(v, vend) : NULL;
+		v = bale_jsonr_find(e, eend, "nsamples", &vend);
+		if (!url || !v || bale_jsonr_u64(v, vend, &ns) != 0)
+			rc = bale_reader_seterr(r, BALE_EINVAL,
+			    "wds: bad shard entry in the shard list");
+		else
+			rc = wds_add_shard(r, st, dir, url);
+		if (rc == BALE_OK)
+			rc = wds_add_idx(r, st, ns);
+		free(url);
+	}
+	return rc;
+}
+
+static int wds_ropen(struct bale_reader *r, void *priv, const char *path)
+{
+	struct wds_r *st = priv;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? bale_strfmt("%.*s", (int)(slash - path), path) :
+	    bale_strfmt(".");
+	size_t n = 0;
+	char *text = bale_file_read_all(path, &n);
+	int rc;
+
+	if (!dir)
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	else if (!text)
+		rc = bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    path, strerror(errno));
+	else
+		rc = wds_parse_list(r, st, dir, text, n);
+	free(dir);
+	free(text);
+	return rc;
+}
+
+static int wds_rcount(struct bale_reader *r, void *priv, uint64_t *n)
+{
+	(void)r;
+	*n = ((struct wds_r *)priv)->n;
+	return BALE_OK;
+}
+
+/* Parse the label and the metadata of the entry just read. */
+static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
+    const struct wds_entry *e, uint64_t lo, struct bale_blob *out)
+{
+	const char *json = (const char *)st->buf + (e->json.off - lo);
+	const char *cls = (const char *)st->buf + (e->cls.off - lo);
+	int64_t stored = 0;
+
+	if (bale_meta_label(cls, (size_t)e->cls.size, &out->label) != 0)
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
+	free(st->path);
+	st->path = NULL;
+	out->path = NULL;
+	if (st->no_meta)
+		return BALE_OK;
+	if (!bale_meta_label_agrees(json, (size_t)e->json.size, out->label,
+	    &stored))
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: label %" PRId64
+		    " in .cls, %" PRId64 " in .json", out->label, stored);
+	bale_meta_parse(json, (size_t)e->json.size, &st->path, &out->crc32,
+	    &out->has_crc32);
+	out->path = st->path;
+	return BALE_OK;
+}
+
+static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct wds_r *st = priv;
+	const struct wds_entry *e;
+	uint64_t lo;
+	uint64_t hi;
+	ssize_t got;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
+		    PRIu64, i);
+	e = &st->entries[i];
+	lo = e->image.off < e->cls.off ? e->image.off : e->cls.off;
+	lo = lo < e->json.off ? lo : e->json.off;
+	hi = e->json.off + e->json.size;
+	if (e->image.off + e->image.size > hi)
+		hi = e->image.off + e->image.size;
+	if (st->images_only) {
+		lo = e->image.off;
+		hi = lo + e->image.size;
+	}
+	if (hi > st->sizes[e->shard] || hi - lo > WDS_MAX_SPAN ||
+	    (!st->images_only && e->cls.off + e->cls.size > hi))
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
+		    " points past the end of '%s'", i, st->paths[e->shard]);
+	if (bale_grow(&st->buf, &st->bufcap, (size_t)(hi - lo)) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	got = pread(st->fds[e->shard], st->buf, (size_t)(hi - lo), (off_t)lo);
+	if (got != (ssize_t)(hi - lo))
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
+	out->data = st->buf + (e->image.off - lo);
+	out->size = (size_t)e->image.size;
+	out->key = st->arena.data + e->key;
+	return st->images_only ? BALE_OK : wds_fill_blob(r, st, e, lo, out);
+}
+
+static int wds_rfiles(struct bale_reader *r, void *priv,
+    const char *const **list)
+{
+	(void)r;
+	*list = (const char *const *)((struct wds_r *)priv)->paths;
+	return BALE_OK;
+}
+
+static int wds_rinfo(struct bale_reader *r, void *priv, const char **json)
+{
+	struct wds_r *st = priv;
+
+	if (st->info.failed)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	*json = st->info.data;
+	return BALE_OK;
+}
+
+static void wds_rrelease(void *priv)
+{
+	struct wds_r *st = priv;
+	size_t i;
+
+	bale_buf_release(&st->info);
+	for (i = 0; st->fds && i < st->nshards; i++)
+		close(st->fds[i]);
+	/* every slot: an open that failed part-way leaves gaps */
+	for (i = 0; st->paths && i < 2 * st->maxshards; i++)
+		free(st->paths[i]);
+	free(st->paths);
+	free(st->fds);
+	free(st->sizes);
+	free(st->entries);
+	free(st->buf);
+	free(st->path);
+	bale_buf_release(&st->arena);
+}
+
+const struct bale_reader_ops wds_reader = {
+	.option = wds_roption,
+	.open = wds_ropen,
+	.count = wds_rcount,
+	.get = wds_rget,
+	.files = wds_rfiles,
+	.info = wds_rinfo,
+	.release = wds_rrelease,
+};

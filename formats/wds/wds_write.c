@@ -1,0 +1,449 @@
+/* wds_write.c - the WebDataset writer: plain ustar shards through
+ * libarchive, each sample's members back to back, the .idx lines and the
+ * shard list built as it goes (see wds.c for the layout). */
+#include "wds.h"
+
+#include "wds_idx.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static uint64_t wds_padded(uint64_t n)
+{
+	return (n + WDS_BLOCK - 1) / WDS_BLOCK * WDS_BLOCK;
+}
+
+static uint64_t wds_member_bytes(uint64_t n)
+{
+	return WDS_BLOCK + wds_padded(n);
+}
+
+char *wds_path(const struct wds_w *st, unsigned no, const char *ext)
+{
+	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
+}
+
+/* libarchive's message, with the system's reason when it has one. */
+static const char *wds_archive_error(struct archive *ar, char *buf,
+    size_t cap)
+{
+	const char *msg = archive_error_string(ar);
+	int err = archive_errno(ar);
+
+	if (err > 0)
+		snprintf(buf, cap, "%s: %s", msg ? msg : "error",
+		    strerror(err));
+	else
+		snprintf(buf, cap, "%s", msg ? msg : "error");
+	return buf;
+}
+
+/* ---- options and open ---------------------------------------------------- */
+
+static int wds_option(struct bale_writer *w, void *priv, const char *key,
+    const char *value)
+{
+	struct wds_w *st = priv;
+	char *end;
+
+	if (strcmp(key, "shard_size") == 0) {
+		if (bale_parse_size(value, &st->max_bytes) != BALE_OK)
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "wds: shard_size '%s' is not a size", value);
+		return BALE_OK;
+	}
+	if (strcmp(key, "shard_count") == 0) {
+		errno = 0;
+		st->max_count = strtoull(value, &end, 10);
+		if (errno || end == value || *end || value[0] == '-')
+			return bale_writer_seterr(w, BALE_EINVAL,
+			    "wds: shard_count '%s' is not a count", value);
+		return BALE_OK;
+	}
+	if (strcmp(key, "fsync") == 0) {
+		st->sync = strcmp(value, "0") != 0;
+		return BALE_OK;
+	}
+	return BALE_ENOOPT;
+}
+
+/* An existing shard list means a complete output: replace it only when
+ * asked, and remove it first so a failed rewrite never looks complete. */
+static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
+    int replace)
+{
+	char *list = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	struct stat sb;
+	int rc = BALE_OK;
+
+	if (!list)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	if (stat(list, &sb) == 0 && !replace)
+		rc = bale_writer_seterr(w, BALE_EEXIST,
+		    "wds: '%s' exists (use --force to replace it)", list);
+	else if (unlink(list) != 0 && errno != ENOENT)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot remove '%s': %s", list, strerror(errno));
+	free(list);
+	return rc;
+}
+
+int wds_init(struct bale_writer *w, struct wds_w *st,
+    const char *dir, const struct bale_dataset *ds)
+{
+	if (!st->max_bytes && !st->max_count)
+		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
+	st->dir = strdup(dir);
+	st->name = strdup(ds->name);
+	st->entry = archive_entry_new();
+	if (!st->dir || !st->name || !st->entry)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	bale_meta_classes(&st->classes, ds);
+	if (st->classes.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	return BALE_OK;
+}
+
+static int wds_open(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds)
+{
+	struct wds_w *st = priv;
+	int rc = wds_init(w, st, dir, ds);
+
+	return rc == BALE_OK ? wds_claim_output(w, st, ds->replace) : rc;
+}
+
+/* ---- shards -------------------------------------------------------------- */
+
+static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
+{
+	struct archive *ar;
+	char *final = wds_path(st, st->shard_no, "tar");
+	char why[256];
+
+	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
+	free(final);
+	if (!st->tmp)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	st->out.fd = st->fd;
+	if (st->fd < 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot create '%s': %s", st->tmp, strerror(errno));
+	ar = archive_write_new();
+	if (!ar)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	st->ar = ar;
+	if (archive_write_set_format_ustar(ar) != ARCHIVE_OK ||
+	    archive_write_add_filter_none(ar) != ARCHIVE_OK ||
+	    archive_write_set_bytes_per_block(ar, WDS_WRITE_BLOCK) !=
+	    ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK ||
+	    wds_out_open(ar, &st->out) != ARCHIVE_OK)
+		return bale_writer_seterr(w, BALE_EBACKEND,
+		    "wds: cannot start '%s': %s", st->tmp,
+		    wds_archive_error(ar, why, sizeof(why)));
+	st->shard_samples = 0;
+	st->shard_bytes = 0;
+	bale_buf_reset(&st->idx);
+	return BALE_OK;
+}
+
+void wds_list_entry(struct wds_w *st, uint64_t filesize)
+{
+	if (st->shard_no > 0)
+		bale_buf_puts(&st->list, ",");
+	bale_buf_puts(&st->list, "\n{");
+	bale_buf_printf(&st->list, "\"url\":\"%s-%06u.tar\"", st->name,
+	    st->shard_no);
+	bale_json_kv_u64(&st->list, "nsamples", st->shard_samples, 0);
+	bale_json_kv_u64(&st->list, "filesize", filesize, 0);
+	bale_buf_puts(&st->list, "}");
+}
+
+/* Write the shard's .idx, then move the tar to its final name. */
+static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
+{
+	char *idx = wds_path(st, st->shard_no, "idx");
+	char *tar = wds_path(st, st->shard_no, "tar");
+	char head[64];
+	int rc = BALE_OK;
+
+	snprintf(head, sizeof(head), "v1.2 %" PRIu64 "\n", st->shard_samples);
+	bale_buf_reset(&st->scratch);
+	bale_buf_puts(&st->scratch, head);
+	bale_buf_add(&st->scratch, st->idx.data, st->idx.len);
+	if (!idx || !tar || st->scratch.failed || st->idx.failed)
+		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	else if (bale_file_write_atomic(idx, st->scratch.data,
+	    st->scratch.len, st->sync) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot write '%s': %s", idx, strerror(errno));
+	else if (rename(st->tmp, tar) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot rename '%s': %s", st->tmp, strerror(errno));
+	free(idx);
+	free(tar);
+	return rc;
+}
+
+/* Close the tar, check its size against our offsets, publish it. */
+static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
+{
+	struct stat sb;
+	char why[256];
+	char state[32];
+	int rc;
+
+	if (archive_write_close(st->ar) != ARCHIVE_OK)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot finish '%s': %s", st->tmp,
+		    wds_archive_error(st->ar, why, sizeof(why)));
+	archive_write_free(st->ar);
+	st->ar = NULL;
+	st->shard_bytes += WDS_END_BYTES;
+	if (fstat(st->fd, &sb) != 0 || (uint64_t)sb.st_size != st->shard_bytes)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: '%s' has %lld bytes, expected %" PRIu64, st->tmp,
+		    (long long)sb.st_size, st->shard_bytes);
+	if ((st->sync && fsync(st->fd) != 0) || close(st->fd) != 0) {
+		st->fd = -1;
+		return bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot write '%s': %s", st->tmp, strerror(errno));
+	}
+	st->fd = -1;
+	rc = wds_publish_shard(w, st);
+	if (rc != BALE_OK)
+		return rc;
+	wds_list_entry(st, st->shard_bytes);
+	free(st->tmp);
+	st->tmp = NULL;
+	st->shard_no++;
+	snprintf(state, sizeof(state), "{\"shards\":%u}", st->shard_no);
+	bale_writer_reached(w, st->last_index + 1, state);
+	return BALE_OK;
+}
+
+/* ---- samples ------------------------------------------------------------- */
+
+static int wds_member(struct bale_writer *w, struct wds_w *st,
+    const struct bale_sample *s, const char *ext, const void *data, size_t n)
+{
+	struct archive_entry *e = st->entry;
+	const char *p = data;
+	char name[64];
+	char why[256];
+	la_ssize_t put;
+
+	snprintf(name, sizeof(name), "%s.%s", s->key, ext);
+	archive_entry_clear(e);
+	archive_entry_copy_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)n);
+	archive_entry_set_mtime(e, 0, 0);
+	if (archive_write_header(st->ar, e) != ARCHIVE_OK)
+		return bale_writer_seterr(w, BALE_EIO, "wds: '%s' in '%s': %s",
+		    name, st->tmp, wds_archive_error(st->ar, why, sizeof(why)));
+	while (n > 0) {
+		put = archive_write_data(st->ar, p, n);
+		if (put <= 0)
+			return bale_writer_seterr(w, BALE_EIO,
+			    "wds: cannot write '%s': %s", st->tmp,
+			    wds_archive_error(st->ar, why, sizeof(why)));
+		p += put;
+		n -= (size_t)put;
+	}
+	wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
+	    (uint64_t)archive_entry_size(e), name);
+	st->shard_bytes += wds_member_bytes((uint64_t)archive_entry_size(e));
+	return BALE_OK;
+}
+
+/* Start a new shard if this sample would overflow the open one. */
+static int wds_make_room(struct bale_writer *w, struct wds_w *st,
+    uint64_t need)
+{
+	int rc;
+
+	if (st->ar && ((st->max_count && st->shard_samples >= st->max_count) ||
+	    (st->max_bytes &&
+	     st->shard_bytes + need + WDS_END_BYTES > st->max_bytes))) {
+		rc = wds_close_shard(w, st);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	return st->ar ? BALE_OK : wds_open_shard(w, st);
+}
+
+static int wds_put(struct bale_writer *w, void *priv,
+    const struct bale_sample *s)
+{
+	struct wds_w *st = priv;
+	char cls[32];
+	int n;
+	int rc;
+
+	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
+	bale_meta_json(&st->meta, s);
+	if (st->meta.failed)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
+	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->meta.len));
+	if (rc == BALE_OK)
+		rc = wds_member(w, st, s, s->ext, s->data, s->size);
+	if (rc == BALE_OK)
+		rc = wds_member(w, st, s, "cls", cls, (size_t)n);
+	if (rc == BALE_OK)
+		rc = wds_member(w, st, s, "json", st->meta.data,
+		    st->meta.len);
+	if (rc != BALE_OK)
+		return rc;
+	bale_buf_add(&st->idx, "\n", 1);
+	st->shard_samples++;
+	st->samples++;
+	st->last_index = s->index;
+	return BALE_OK;
+}
+
+/* ---- finish and release -------------------------------------------------- */
+
+/* Remove shard @no's tar and idx; returns how many existed. */
+static int wds_unlink_shard(const struct wds_w *st, unsigned no)
+{
+	static const char *const exts[] = { "tar", "idx" };
+	int gone = 0;
+	size_t i;
+	char *p;
+
+	for (i = 0; i < 2; i++) {
+		p = wds_path(st, no, exts[i]);
+		if (p && unlink(p) == 0)
+			gone++;
+		free(p);
+	}
+	return gone;
+}
+
+/* Remove shards numbered from @first up, as left by an earlier run. */
+static void wds_remove_shards(const struct wds_w *st, unsigned first)
+{
+	unsigned no;
+
+	for (no = first; wds_unlink_shard(st, no) > 0; no++)
+		;
+}
+
+/* Finished shards stay: each is a checkpoint a resumed run keeps. */
+static void wds_remove_partial_list(const struct wds_w *st)
+{
+	char *p;
+
+	p = bale_strfmt("%s/%s-shards.json%s", st->dir, st->name,
+	    BALE_PARTIAL);
+	if (p)
+		unlink(p);
+	free(p);
+}
+
+static int wds_write_list(struct bale_writer *w, struct wds_w *st)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	char *path = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	int rc = BALE_OK;
+
+	bale_buf_puts(&b, "{\"__kind__\":\"wids-shard-index-v1\","
+	    "\"wids_version\":1,");
+	bale_json_kv_str(&b, "name", st->name, 1);
+	bale_buf_puts(&b, ",\"shardlist\":[");
+	bale_buf_add(&b, st->list.data ? st->list.data : "", st->list.len);
+	bale_buf_puts(&b, "],\"bale\":{");
+	bale_json_kv_str(&b, "version", bale_version(), 1);
+	bale_json_kv_u64(&b, "samples", st->samples, 0);
+	bale_json_key(&b, "classes", 0);
+	bale_buf_add(&b, st->classes.data, st->classes.len);
+	bale_buf_puts(&b, "}}\n");
+	if (!path || b.failed || st->list.failed)
+		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	else if (bale_file_write_partial(path, b.data, b.len, st->sync) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot write '%s': %s", path, strerror(errno));
+	bale_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+/* The shard list takes its final name: the output is complete. */
+static int wds_publish(struct bale_writer *w, void *priv)
+{
+	struct wds_w *st = priv;
+	char *path = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	int rc = BALE_OK;
+
+	if (!path)
+		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	if (bale_file_publish(path, st->sync) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO,
+		    "wds: cannot publish '%s': %s", path, strerror(errno));
+	else
+		st->published = 1;
+	free(path);
+	return rc;
+}
+
+static int wds_finish(struct bale_writer *w, void *priv)
+{
+	struct wds_w *st = priv;
+	int rc;
+
+	if (st->ar) {
+		rc = wds_close_shard(w, st);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	wds_remove_shards(st, st->shard_no);
+	return wds_write_list(w, st);
+}
+
+static void wds_release(void *priv)
+{
+	struct wds_w *st = priv;
+
+	if (st->ar)
+		archive_write_free(st->ar);
+	if (st->tmp) {
+		if (st->fd >= 0)
+			close(st->fd);
+		unlink(st->tmp);
+	}
+	/* a run that did not publish leaves no half-written shard list */
+	if (!st->published && st->dir && st->name)
+		wds_remove_partial_list(st);
+	archive_entry_free(st->entry);
+	wds_out_release(&st->out);
+	free(st->tmp);
+	free(st->dir);
+	free(st->name);
+	bale_buf_release(&st->idx);
+	bale_buf_release(&st->list);
+	bale_buf_release(&st->classes);
+	bale_buf_release(&st->meta);
+	bale_buf_release(&st->scratch);
+}
+
+const struct bale_writer_ops wds_writer = {
+	.option = wds_option,
+	.open = wds_open,
+	.put = wds_put,
+	.finish = wds_finish,
+	.publish = wds_publish,
+	.release = wds_release,
+	.resume = wds_resume,
+};

@@ -1,0 +1,114 @@
+/* pipe_journal.c - the resume journal of a run: read (with --resume)
+ * and checked against the run's fingerprint, rewritten as the writers'
+ * checkpoints move, removed when the run is done or kept when there is
+ * something to resume from. */
+#include "pipeline.h"
+
+#include "resume.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
+{
+	if (bale_journal_write(&run->journal, run->journal_path,
+	    run->sync) != 0)
+		return bale_errbuf_set(&p->err, BALE_EIO,
+		    "cannot write the resume journal '%s': %s",
+		    run->journal_path, strerror(errno));
+	run->journal_written = 1;
+	run->journal_dirty = 0;
+	run->journal_at = pipe_since(&run->t0);
+	return BALE_OK;
+}
+
+/* After each sample: note moved checkpoints, rewrite the journal now and
+ * then (a kill resumes from an older one, which is as correct). */
+int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
+{
+	if (bale_resume_follow(&run->journal, run->writers, run->nwriters))
+		run->journal_dirty = 1;
+	if (!run->journal_dirty ||
+	    pipe_since(&run->t0) - run->journal_at < PIPE_JOURNAL_SECONDS)
+		return BALE_OK;
+	return pipe_journal_write(p, run);
+}
+
+/* Has any writer kept something a resumed run could start from? */
+int pipe_journal_has_progress(const struct pipe_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->journal.nwriters; i++)
+		if (run->journal.writers[i].next > 0)
+			return 1;
+	return 0;
+}
+
+/* Done: the journal goes. Failed: it stays if it has something to
+ * resume from (the writers kept the same), else it goes too. */
+void pipe_journal_end(struct pipe_run *run, int rc)
+{
+	if (!run->journal_written)
+		return;
+	if (rc != BALE_OK && pipe_journal_has_progress(run)) {
+		if (run->journal_dirty)	/* best effort: resume from later */
+			bale_journal_write(&run->journal, run->journal_path, 0);
+		return;
+	}
+	unlink(run->journal_path);
+}
+
+/* With --resume, the journal of the run to carry on; without one, or
+ * without --resume, an empty one (every writer starts afresh). */
+static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
+{
+	char fp[17];
+	char why[512];
+	int rc = 1;
+
+	bale_resume_fingerprint(run->opts, run->walk, run->order, fp);
+	if (run->opts->resume)
+		rc = bale_journal_read(&run->journal, run->journal_path, why,
+		    sizeof(why));
+	if (rc < 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
+	if (rc == 0 && strcmp(run->journal.fingerprint, fp) != 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
+		    "run with other inputs or settings; run without "
+		    "--resume to start over", run->journal_path);
+	memcpy(run->journal.fingerprint, fp, sizeof(fp));
+	run->no_journal = rc == 1;
+	return BALE_OK;
+}
+
+int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+    const struct bale_dataset *ds)
+{
+	int rc;
+
+	run->journal_path = bale_journal_path(run->opts->out, ds->name);
+	if (!run->journal_path)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	rc = pipe_read_journal(p, run);
+	if (rc != BALE_OK)
+		return rc;
+	rc = bale_resume_open(run->writers, run->nwriters, run->opts->resume,
+	    run->opts->out, ds, &run->journal, &run->first, p->report,
+	    &p->err);
+	if (rc != BALE_OK)
+		return rc;
+	if (run->opts->resume && run->no_journal &&
+	    bale_report_add(p->report, BALE_NOTE_WARNING, run->journal_path,
+	    run->first == ds->nitems ? "nothing to resume: every output is "
+	    "complete already" : "nothing to resume: starting from the "
+	    "beginning") != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	p->stats.resumed_at = run->first;
+	p->stats.skipped += run->journal.nskipped;
+	rc = pipe_journal_write(p, run);
+	run->journal_at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint
+						   * is journaled at once */
+	return rc;
+}

@@ -1,0 +1,313 @@
+/* pipe_transfer.c - the workers read, encode and checksum inputs in any
+ * order; the writing side takes them in order and hands each to every
+ * writer. The reorder window between them bounds the memory. */
+#include "pipeline.h"
+
+#include "input.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- workers ------------------------------------------------------------ */
+
+/* One input after a worker is done with it. */
+struct pipe_sample {
+	unsigned char *data;
+	size_t size;
+	size_t held;		/* bytes reserved in the window */
+	uint32_t crc;
+	const char *ext;	/* set by the encode stage, else NULL */
+	int skipped;
+	char why[256];
+};
+
+static void pipe_sample_free(struct pipe_sample *s)
+{
+	if (!s)
+		return;
+	free(s->data);
+	free(s);
+}
+
+/* Replace the bytes read by the encode stage's output. A larger output
+ * reserves its extra room in the window first.
+ * @return 0, 1 when the sample is skipped, -1 on abort or no memory */
+static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
+    uint64_t pos, struct pipe_sample *s)
+{
+	struct bale_encoded e;
+	int rc = bale_encoder_run(enc, s->data, s->size, &e);
+
+	if (rc != 0) {
+		memcpy(s->why, e.why, sizeof(s->why));
+		return rc;
+	}
+	if (e.kept)
+		return 0;
+	free(s->data);
+	s->data = e.data;
+	s->size = e.size;
+	s->ext = e.ext;
+	if (e.size <= s->held)
+		return 0;
+	if (bale_reorder_reserve(run->ro, pos, e.size - s->held) != 0)
+		return -1;
+	s->held = e.size;
+	return 0;
+}
+
+/* Read, encode and checksum the input at window slot @pos (the input at
+ * run->first + @pos). NULL: abort (or no memory). */
+static struct pipe_sample *pipe_make(struct pipe_run *run,
+    struct bale_encoder *enc, uint64_t pos)
+{
+	struct pipe_sample *s = calloc(1, sizeof(*s));
+	struct bale_input in;
+	int rc;
+
+	if (!s)
+		return NULL;
+	if (bale_input_open(&in, run->rootfd,
+	    pipe_path(run, run->first + pos)) != 0)
+		goto out_skip;
+	if (bale_reorder_reserve(run->ro, pos, in.size) != 0) {
+		bale_input_close(&in);
+		free(s);
+		return NULL;
+	}
+	s->held = in.size;
+	s->data = malloc(in.size);
+	if (!s->data) {
+		bale_input_close(&in);
+		free(s);
+		return NULL;
+	}
+	if (bale_input_read(&in, s->data) != 0)
+		goto out_skip;
+	s->size = in.size;
+	if (enc) {
+		rc = pipe_encode(run, enc, pos, s);
+		if (rc < 0) {
+			pipe_sample_free(s);
+			return NULL;
+		}
+		if (rc > 0)
+			goto out_skip_encode;
+	}
+	s->crc = bale_crc32(s->data, s->size);
+	return s;
+out_skip:
+	memcpy(s->why, in.why, sizeof(s->why));
+out_skip_encode:
+	free(s->data);
+	s->data = NULL;
+	s->skipped = 1;
+	return s;
+}
+
+static void *pipe_worker(void *arg)
+{
+	struct pipe_run *run = arg;
+	struct bale_encoder *enc = NULL;
+	struct pipe_sample *s;
+	uint64_t pos;
+
+	if (run->encode && bale_encoder_new(&enc, run->encode) != 0) {
+		bale_reorder_abort(run->ro);
+		return NULL;
+	}
+	while (bale_reorder_claim(run->ro, &pos) == 0) {
+		if (atomic_load_explicit(run->stop, memory_order_relaxed)) {
+			bale_reorder_abort(run->ro);	/* wakes the writer */
+			break;
+		}
+		s = pipe_make(run, enc, pos);
+		if (!s) {
+			/* no memory, or the run was stopped: stop everyone */
+			bale_reorder_abort(run->ro);
+			break;
+		}
+		bale_reorder_deliver(run->ro, pos, s);
+	}
+	bale_encoder_free(enc);
+	return NULL;
+}
+
+/* ---- the writing side --------------------------------------------------- */
+
+/* Lower-case extension of @path's base name, or "bin" if it has none
+ * usable as a tar member suffix (letters and digits only). */
+static void pipe_ext(const char *path, char *ext, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || !dot[1] || strlen(dot + 1) >= cap)
+		goto out_default;
+	for (i = 0; dot[1 + i]; i++) {
+		if (!isalnum((unsigned char)dot[1 + i]))
+			goto out_default;
+		ext[i] = (char)tolower((unsigned char)dot[1 + i]);
+	}
+	ext[i] = '\0';
+	return;
+out_default:
+	snprintf(ext, cap, "bin");
+}
+
+static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
+    uint64_t pos, const struct pipe_sample *ps)
+{
+	size_t wi = (size_t)run->order[pos];
+	const char *const *classes = bale_walk_classes(run->walk);
+	struct bale_sample s;
+	char key[32];
+	char ext[16];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%010" PRIu64, pos);
+	if (ps->ext)
+		snprintf(ext, sizeof(ext), "%s", ps->ext);
+	else
+		pipe_ext(pipe_path(run, pos), ext, sizeof(ext));
+	memset(&s, 0, sizeof(s));
+	s.index = pos;
+	s.key = key;
+	s.relpath = pipe_path(run, pos);
+	s.ext = ext;
+	s.label = bale_walk_label(run->walk, wi);
+	s.label_name = classes[s.label];
+	s.data = ps->data;
+	s.size = ps->size;
+	s.crc32 = ps->crc;
+	for (i = 0; i < run->nwriters; i++)
+		if (bale_writer_put(run->writers[i], &s) != BALE_OK)
+			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	p->stats.packed++;
+	p->stats.bytes += ps->size;
+	return pipe_journal_follow(p, run);
+}
+
+static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
+    uint64_t pos, const struct pipe_sample *ps)
+{
+	const char *path = pipe_path(run, pos);
+
+	if (!ps->skipped)
+		return pipe_put(p, run, pos, ps);
+	p->stats.skipped++;
+	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path, ps->why) != 0 ||
+	    bale_journal_skip(&run->journal, pos, path, ps->why) != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (run->opts->strict)
+		return bale_errbuf_set(&p->err, BALE_EINPUT,
+		    "strict: '%s': %s", path, ps->why);
+	return BALE_OK;
+}
+
+static void pipe_progress(const struct bale_pipeline *p,
+    const struct pipe_run *run, uint64_t done, int final)
+{
+	struct bale_progress pr;
+
+	if (!run->opts->progress)
+		return;
+	pr.done = done;
+	pr.total = bale_walk_count(run->walk);
+	pr.bytes = p->stats.bytes;
+	pr.seconds = pipe_since(&run->t0);
+	pr.final = final;
+	run->opts->progress(&pr, run->opts->progress_arg);
+}
+
+int pipe_stopped(struct bale_pipeline *p)
+{
+	return atomic_load_explicit(&p->stop, memory_order_relaxed) != 0;
+}
+
+int pipe_stop_error(struct bale_pipeline *p,
+    const struct pipe_run *run, uint64_t done)
+{
+	uint64_t total = bale_walk_count(run->walk);
+
+	if (!pipe_journal_has_progress(run))
+		return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on "
+		    "request after %" PRIu64 " of %" PRIu64 " inputs; no "
+		    "output was kept", done, total);
+	return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on request "
+	    "after %" PRIu64 " of %" PRIu64 " inputs; what is checkpointed "
+	    "is kept: run again with --resume to carry on", done, total);
+}
+
+/* Take samples in order and hand each to every writer. */
+static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
+{
+	uint64_t n = bale_walk_count(run->walk);
+	double last = 0;
+	double now;
+	struct pipe_sample *s;
+	uint64_t pos;
+	int rc = BALE_OK;
+
+	for (pos = run->first; pos < n && rc == BALE_OK; pos++) {
+		if (pipe_stopped(p))
+			return pipe_stop_error(p, run, pos);
+		s = bale_reorder_take(run->ro);
+		if (!s && pipe_stopped(p))
+			return pipe_stop_error(p, run, pos);
+		if (!s)
+			return bale_errbuf_set(&p->err, BALE_ENOMEM,
+			    "no memory to read '%s'", pipe_path(run, pos));
+		rc = pipe_emit(p, run, pos, s);
+		bale_reorder_advance(run->ro, s->held);
+		pipe_sample_free(s);
+		now = run->opts->progress ? pipe_since(&run->t0) : 0;
+		if (now - last > 0.2) {
+			last = now;
+			pipe_progress(p, run, pos + 1, 0);
+		}
+	}
+	if (rc == BALE_OK)
+		pipe_progress(p, run, n, 1);
+	return rc;
+}
+
+/* Start the workers, write everything, stop the workers. */
+int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
+{
+	pthread_t tid[PIPE_MAX_THREADS];
+	size_t window = run->opts->window_bytes ? run->opts->window_bytes :
+	    BALE_WINDOW_DEFAULT;
+	unsigned started = 0;
+	size_t i;
+	int rc;
+
+	rc = bale_reorder_new(&run->ro,
+	    bale_walk_count(run->walk) - run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "no memory");
+	while (started < run->threads &&
+	    pthread_create(&tid[started], NULL, pipe_worker, run) == 0)
+		started++;
+	if (started == 0)
+		rc = bale_errbuf_set(&p->err, BALE_ENOMEM,
+		    "cannot start a worker thread");
+	else
+		rc = pipe_consume(p, run);
+	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
+	while (started > 0)
+		pthread_join(tid[--started], NULL);
+	for (i = 0; i < bale_reorder_slots(run->ro); i++)
+		pipe_sample_free(bale_reorder_leftover(run->ro, i));
+	bale_reorder_free(run->ro);
+	run->ro = NULL;
+	return rc;
+}

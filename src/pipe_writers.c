@@ -1,0 +1,106 @@
+/* pipe_writers.c - the writers of a run: one per format of the list,
+ * each given the options addressed to it, finished together and then
+ * published together. */
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Offer "[fmt.]key=value" to the writers it names (all when unprefixed). */
+static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
+    const char *opt)
+{
+	const char *eq = strchr(opt, '=');
+	const char *dot = memchr(opt, '.', eq ? (size_t)(eq - opt) : 0);
+	char key[128];
+	size_t i;
+	int taken = 0;
+	int rc;
+
+	if (!eq || eq == opt || (size_t)(eq - opt) >= sizeof(key))
+		return bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "option '%s': expected [FORMAT.]KEY=VALUE", opt);
+	for (i = 0; i < run->nwriters; i++) {
+		const char *name = bale_writer_name(run->writers[i]);
+		const char *k = dot ? dot + 1 : opt;
+
+		if (dot && (strlen(name) != (size_t)(dot - opt) ||
+		    strncmp(opt, name, (size_t)(dot - opt)) != 0))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
+		rc = bale_writer_option(run->writers[i], key, eq + 1);
+		if (rc == BALE_OK && strcmp(key, "fsync") == 0)
+			run->sync |= strcmp(eq + 1, "0") != 0;
+		if (rc == BALE_OK)
+			taken = 1;
+		else if (rc != BALE_ENOOPT)
+			return bale_errbuf_set(&p->err, rc, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	}
+	if (!taken)
+		return bale_errbuf_set(&p->err, BALE_ENOOPT,
+		    "option '%s': no chosen format knows it", opt);
+	return BALE_OK;
+}
+
+static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
+    const char *name)
+{
+	struct bale_writer *w = NULL;
+	int rc;
+
+	if (run->nwriters == PIPE_MAX_WRITERS)
+		return bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "too many formats");
+	rc = bale_writer_new(&w);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "no memory");
+	run->writers[run->nwriters++] = w;
+	rc = bale_writer_set_backend(w, name);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&p->err, rc, "%s",
+		    bale_writer_errmsg(w));
+	return BALE_OK;
+}
+
+int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const char *f = run->opts->formats;
+	char name[64];
+	size_t len;
+	size_t i;
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && f && *f) {
+		len = strcspn(f, ",");
+		if (len == 0 || len >= sizeof(name))
+			return bale_errbuf_set(&p->err, BALE_EINVAL,
+			    "bad format list '%s'", run->opts->formats);
+		snprintf(name, sizeof(name), "%.*s", (int)len, f);
+		rc = pipe_add_writer(p, run, name);
+		f += len + (f[len] == ',');
+	}
+	if (rc == BALE_OK && run->nwriters == 0)
+		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "no format chosen");
+	for (i = 0; rc == BALE_OK && run->opts->options &&
+	    run->opts->options[i]; i++)
+		rc = pipe_option(p, run, run->opts->options[i]);
+	return rc;
+}
+
+/* Finish every writer before publishing any, so a failure in one leaves
+ * no other output looking complete. */
+int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nwriters; i++)
+		if (bale_writer_finish(run->writers[i]) != BALE_OK)
+			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	for (i = 0; i < run->nwriters; i++)
+		if (bale_writer_publish(run->writers[i]) != BALE_OK)
+			return bale_errbuf_set(&p->err, BALE_EIO, "%s",
+			    bale_writer_errmsg(run->writers[i]));
+	return BALE_OK;
+}

@@ -1,0 +1,110 @@
+/* pipeline.h - what the files of the pipeline share: one run's state.
+ *
+ *   pipeline.c        the public calls; setting a run up, tearing it down
+ *   pipe_transfer.c   the workers (read, encode, checksum) and the writing
+ *                     side (samples in order to every writer)
+ *   pipe_writers.c    the writers: the format list, option routing,
+ *                     finishing and publishing
+ *   pipe_journal.c    the resume journal: reading it, following the
+ *                     writers' checkpoints, leaving or removing it
+ */
+#ifndef BALE_PIPELINE_H
+#define BALE_PIPELINE_H
+
+#include "bale_backend.h"
+#include "encode.h"
+#include "errbuf.h"
+#include "journal.h"
+#include "reorder.h"
+#include "report.h"
+#include "walk.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#define PIPE_MAX_WRITERS 8
+#define PIPE_MAX_THREADS 256
+#define PIPE_SLOTS_PER_THREAD 64
+#define PIPE_JOURNAL_SECONDS 0.25	/* at most this often, so a run
+					 * with many small checkpoints does not
+					 * spend its time rewriting the journal */
+
+/* What the threads of one run share. */
+struct pipe_run {
+	const struct bale_pack_opts *opts;
+	struct bale_walk *walk;
+	uint64_t *order;	/* output position -> walk index */
+	uint64_t first;		/* position this run starts at (resume) */
+	int rootfd;
+	struct bale_reorder *ro;
+	struct bale_writer *writers[PIPE_MAX_WRITERS];
+	size_t nwriters;
+	unsigned threads;
+	const struct bale_encode_cfg *encode;	/* NULL: bytes as read */
+	atomic_int *stop;	/* set by bale_pipeline_stop() */
+	struct bale_encode_cfg encode_cfg;
+	struct timespec t0;
+	struct bale_journal journal;
+	char *journal_path;
+	int sync;		/* fsync=1 was given: sync the journal too */
+	int no_journal;		/* --resume found none */
+	int journal_written;	/* by this run: remove it when done */
+	int journal_dirty;	/* a checkpoint moved since the last write */
+	double journal_at;	/* when it was last written */
+};
+
+/* bale_pipeline_stop() must be async-signal-safe */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int is not lock-free");
+
+struct bale_pipeline {
+	struct bale_errbuf err;
+	atomic_int stop;	/* lock-free, so safe to set from a handler */
+	struct bale_report *report;
+	struct bale_pack_stats stats;
+};
+
+static inline double pipe_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	    (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The source path of the input at output position @pos. */
+static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos)
+{
+	return bale_walk_path(run->walk, (size_t)run->order[pos]);
+}
+
+/* pipe_transfer.c */
+
+/** Start the workers, hand every sample in order to the writers, stop
+ *  the workers. */
+int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run);
+int pipe_stopped(struct bale_pipeline *p);
+/** The error of a run stopped on request after @done inputs. */
+int pipe_stop_error(struct bale_pipeline *p, const struct pipe_run *run,
+    uint64_t done);
+
+/* pipe_writers.c */
+
+/** One writer per format of the list, each given its options. */
+int pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
+/** Finish every writer, then publish every one. */
+int pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
+
+/* pipe_journal.c */
+
+/** Read (or start) the journal and open or resume every writer. */
+int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+    const struct bale_dataset *ds);
+/** After each sample: follow the writers' checkpoints. */
+int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run);
+int pipe_journal_has_progress(const struct pipe_run *run);
+/** At the end of a run that returns @rc: remove or keep the journal. */
+void pipe_journal_end(struct pipe_run *run, int rc);
+
+#endif
