@@ -30,15 +30,14 @@
  * of one sample is read straight from the file, no whole-chunk read.
  * Object times are not stored, so the same input gives the same bytes.
  * HDF5 (Debian's build) is not thread-safe: every call here runs on the
- * single writer thread. The reader is hdf5_read.c.
+ * single writer thread. The reader is hdf5_read.c, picking up a killed
+ * run's file hdf5_resume.c.
  */
-#include "bale_backend.h"
+#include "hdf5_write.h"
 
-#include "bale.h"
 #include "hdf5_common.h"
 #include "hdf5_pixels.h"
 #include "hdf5_read.h"
-#include "hdf5_rows.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -47,41 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define HDF5_CHUNK ((size_t)4 << 20)		/* bytes, "encoded" images */
-#define HDF5_VLEN_CHUNK 256			/* samples, "vlen" images */
-#define HDF5_VLEN_BATCH_BYTES ((size_t)32 << 20)
-#define HDF5_PIXELS_CHECKPOINT 64		/* rows, "pixels" layout */
-
-struct hdf5_w {
-	int vlen;		/* layout */
-	int layout_set;		/* the layout option was given */
-	int pixels_w, pixels_h;	/* layout "pixels" when non-zero */
-	int deflate;		/* pixels: deflate level, 0 for none */
-	char npy_head[BALE_NPY_HEADER_MAX];	/* pixels: what samples hold */
-	size_t npy_len;
-	int sync;		/* fsync the file, and its folder once renamed */
-	char *final;
-	char *tmp;
-	hid_t file;
-	hid_t images;
-	struct bale_buf chunk;	/* encoded: bytes of the chunk being filled */
-	uint64_t chunks;	/* encoded: chunks written */
-	struct bale_buf batch;	/* vlen: copies of samples not yet written */
-	struct bale_buf lens;	/* vlen: their sizes, size_t each */
-	uint64_t written;	/* vlen: samples written */
-	struct bale_hdf5_rows rows;	/* labels, crc32, keys, paths ... */
-	const char *const *classes;
-	char **class_copy;
-	size_t nclasses;
-	uint64_t count;
-	uint64_t total;
-	int published;
-	uint64_t durable_rows;	/* rows whose images bytes are written */
-	uint64_t durable_bytes;	/* where the next of them starts */
-	int flushed;		/* images were written during this put */
-	uint64_t ckpt_next;	/* checkpoint: every sample below is kept */
-};
 
 /* HDF5's message does not say why a write failed; errno, still set,
  * does when the disk is full or a file-size limit is reached. */
@@ -199,7 +163,7 @@ static int hdf5_keep_classes(struct hdf5_w *st, const struct bale_dataset *ds)
 	return 0;
 }
 
-static int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
+int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
     const char *dir, const struct bale_dataset *ds)
 {
 	st->file = st->images = -1;
@@ -223,7 +187,7 @@ static int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
 }
 
 /* A new file at st->tmp with empty datasets. */
-static int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
+int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
     const struct bale_dataset *ds)
 {
 	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -573,166 +537,6 @@ static void hdf5_release(void *priv)
 	bale_buf_release(&st->chunk);
 	bale_buf_release(&st->batch);
 	bale_buf_release(&st->lens);
-}
-
-/* ---- resume ------------------------------------------------------------- */
-
-/* What row @i holds (a pixels row: its array) into @b. */
-static int hdf5_read_row(struct hdf5_w *st, uint64_t i, const uint64_t *off,
-    unsigned char **b, size_t *cap, size_t *len)
-{
-	if (st->vlen)
-		return bale_hdf5_read_vlen(st->images, i, b, cap, len);
-	if (off && off[i + 1] < off[i])
-		return -1;
-	*len = st->pixels_w ? (size_t)st->pixels_w * (size_t)st->pixels_h * 3 :
-	    (size_t)(off[i + 1] - off[i]);
-	if (bale_grow(b, cap, *len ? *len : 1) != 0)
-		return -1;
-	return st->pixels_w ? bale_hdf5_pixels_get(st->images, i, *b) :
-	    bale_hdf5_read_bytes(st->images, off[i], *len, *b);
-}
-
-/* Each kept row must match its crc32 (and the offsets end at @bytes). */
-static int hdf5_verify_rows(struct hdf5_w *st, uint64_t rows, uint64_t bytes,
-    char *why, size_t cap)
-{
-	uint32_t *crcs;
-	uint64_t *off;
-	unsigned char *b = NULL;
-	size_t bcap = 0;
-	size_t len;
-	uint64_t i;
-	int rc = -1;
-
-	if (bale_hdf5_rows_read(&st->rows, rows, &crcs, &off) != 0)
-		snprintf(why, cap, "cannot read its rows");
-	else if (off && off[rows] != bytes)
-		snprintf(why, cap, "its offsets do not end at %" PRIu64, bytes);
-	else
-		rc = 0;
-	for (i = 0; rc == 0 && i < rows; i++) {
-		if (hdf5_read_row(st, i, off, &b, &bcap, &len) != 0 ||
-		    bale_crc32(b, len) != crcs[i]) {
-			snprintf(why, cap, "row %" PRIu64 " does not match "
-			    "its crc32", i);
-			rc = -1;
-		}
-	}
-	free(b);
-	free(crcs);
-	free(off);
-	return rc;
-}
-
-/* Cut images back to @rows rows; encoded: the bytes of the last, partial
- * chunk go back in the chunk buffer, to be written whole later. */
-static int hdf5_reopen_images(struct hdf5_w *st, uint64_t rows,
-    uint64_t bytes)
-{
-	hsize_t size = st->vlen ? rows : bytes;
-	size_t part = (size_t)(bytes % HDF5_CHUNK);
-
-	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
-	if (st->images < 0)
-		return -1;
-	if (st->pixels_w)
-		return bale_hdf5_pixels_resize(st->images, rows);
-	if (H5Dset_extent(st->images, &size) < 0)
-		return -1;
-	st->written = rows;
-	st->chunks = bytes / HDF5_CHUNK;
-	if (st->vlen || part == 0)
-		return 0;
-	bale_buf_zeros(&st->chunk, part);
-	return st->chunk.failed ? -1 : bale_hdf5_read_bytes(st->images,
-	    st->chunks * HDF5_CHUNK, part, st->chunk.data);
-}
-
-/* Attributes an interrupted finish may have written already. */
-static void hdf5_drop_attrs(hid_t file)
-{
-	static const char *const names[] = { "bale_version", "layout",
-	    "layout_version", "count", "class_names" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (H5Aexists(file, names[i]) > 0)
-			H5Adelete(file, names[i]);
-}
-
-/* Reopen st->tmp at the checkpoint of @rows rows, @bytes image bytes.
- * @return 0, or -1 with @why saying what is wrong */
-static int hdf5_pick_up(struct hdf5_w *st, uint64_t rows, uint64_t bytes,
-    char *why, size_t cap)
-{
-	st->file = H5Fopen(st->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
-	if (st->file < 0 || hdf5_reopen_images(st, rows, bytes) != 0 ||
-	    bale_hdf5_rows_reopen(&st->rows, st->file,
-	    !st->vlen && !st->pixels_w, rows) != 0) {
-		bale_hdf5_why(why);
-		return -1;
-	}
-	if (hdf5_verify_rows(st, rows, bytes, why, cap) != 0)
-		return -1;
-	hdf5_drop_attrs(st->file);
-	H5Eclear2(H5E_DEFAULT);
-	st->count = rows;
-	st->total = bytes;
-	return 0;
-}
-
-/* Close what a failed pick-up opened, so the file can be made anew. */
-static void hdf5_drop_open(struct hdf5_w *st)
-{
-	bale_hdf5_rows_release(&st->rows);
-	if (st->images > 0)
-		H5Dclose(st->images);
-	if (st->file > 0)
-		H5Fclose(st->file);
-	st->file = st->images = -1;
-	bale_buf_reset(&st->chunk);
-	st->count = st->total = st->chunks = st->written = 0;
-}
-
-static int hdf5_state(const char *state, const char *key, uint64_t *v)
-{
-	const char *vend;
-	const char *p = state ? bale_jsonr_find(state, state + strlen(state),
-	    key, &vend) : NULL;
-
-	return p ? bale_jsonr_u64(p, vend, v) : -1;
-}
-
-static int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
-    const struct bale_dataset *ds, struct bale_resume *rs)
-{
-	struct hdf5_w *st = priv;
-	uint64_t rows;
-	uint64_t bytes;
-	char why[BALE_HDF5_WHY_MAX];
-	int rc = hdf5_paths(w, st, dir, ds);
-
-	if (rc != BALE_OK)
-		return rc;
-	if (access(st->final, F_OK) == 0) {
-		rs->complete = 1;
-		st->published = 1;	/* release must not touch it */
-		return BALE_OK;
-	}
-	if (rs->next > 0 && hdf5_state(rs->state, "rows", &rows) == 0 &&
-	    hdf5_state(rs->state, "bytes", &bytes) == 0 &&
-	    access(st->tmp, F_OK) == 0) {
-		if (hdf5_pick_up(st, rows, bytes, why, sizeof(why)) == 0) {
-			st->ckpt_next = rs->next;
-			return BALE_OK;
-		}
-		snprintf(rs->note, sizeof(rs->note), "hdf5: %.160s; writing "
-		    "'%s' again", why, st->tmp);
-		hdf5_drop_open(st);
-	}
-	rs->next = 0;
-	return hdf5_create(w, st, ds);
 }
 
 static const struct bale_writer_ops hdf5_writer = {

@@ -1,10 +1,8 @@
 /* lmdb_read.c - random reads of bale's LMDB outputs (both layouts).
  *
  * Every reader handle of a process that opens the same file shares one
- * environment: LMDB forbids opening a file twice in one process, the key
- * list is loaded once, and with one mapping a page one thread mapped is
- * mapped for all. Each handle has its own read transaction and cursor
- * (MDB_NOTLS).
+ * environment (lmdb_env.c). Each handle has its own read transaction and
+ * cursor (MDB_NOTLS).
  *
  * Image bytes are read with one pread of exactly the value's range: one
  * I/O when cold whatever the readahead (MDB_NORDAHEAD keeps the kernel
@@ -27,13 +25,13 @@
 #include "lmdb_read.h"
 
 #include "lmdb_caffe.h"
+#include "lmdb_env.h"
 
 #include "bale_backend.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <lmdb.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,237 +47,10 @@
 /* A sample's reads so far, as far as the map path cares. */
 enum { LMDB_UNREAD, LMDB_CACHED, LMDB_MAPPED };
 
-/* One open file, shared by the handles of this process. */
-struct lmdb_env {
-	struct lmdb_env *next;
-	unsigned refs;
-	dev_t dev;
-	ino_t ino;
-	MDB_env *env;
-	MDB_dbi dbi;
-	int fd;
-	const char *map;	/* where LMDB mapped the file, or NULL */
-	atomic_int populate;	/* MADV_POPULATE_READ works */
-	int caffe;
-	char **keys;		/* sample i's key (caffe: the whole key) */
-	uint64_t n;
-	struct bale_buf arena;
-	atomic_uchar *state;	/* per sample: LMDB_UNREAD ... */
-};
-
-static pthread_mutex_t lmdb_envs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct lmdb_env *lmdb_envs;
-
 static int lmdb_rfail(struct bale_reader *r, const char *what, int err)
 {
 	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: %s", what,
 	    mdb_strerror(err));
-}
-
-/* Where LMDB mapped the file: the start of the mapping (from offset 0)
- * that holds @inside, a pointer LMDB returned. NULL if not found; the
- * reader then reads every value from the map. */
-static const char *lmdb_map_base(const void *inside)
-{
-	unsigned long lo;
-	unsigned long hi;
-	unsigned long off;
-	char line[512];
-	const char *base = NULL;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && !base && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 &&
-		    (uintptr_t)inside >= lo && (uintptr_t)inside < hi &&
-		    off == 0)
-			base = (const char *)(uintptr_t)lo;
-	if (f)
-		fclose(f);
-	return base;
-}
-
-/* ---- the shared environment ---------------------------------------- */
-
-static int lmdb_add_key(struct lmdb_env *e, const char *k, size_t n,
-    size_t *cap)
-{
-	if (e->n == *cap) {
-		char **nk;
-
-		*cap = *cap ? *cap * 2 : 1024;
-		nk = realloc(e->keys, *cap * sizeof(char *));
-		if (!nk)
-			return -1;
-		e->keys = nk;
-	}
-	e->keys[e->n++] = (char *)(uintptr_t)e->arena.len;
-	bale_buf_add(&e->arena, k, n);
-	bale_buf_add(&e->arena, "", 1);
-	return e->arena.failed ? -1 : 0;
-}
-
-/* Every key of the file (the caffe layout has no key list). */
-static int lmdb_list_keys(struct bale_reader *r, struct lmdb_env *e,
-    MDB_txn *txn)
-{
-	MDB_cursor *c;
-	MDB_cursor_op op = MDB_FIRST;
-	MDB_val k;
-	MDB_val v;
-	size_t cap = 0;
-	int err = mdb_cursor_open(txn, e->dbi, &c);
-
-	if (err)
-		return lmdb_rfail(r, "cannot list keys", err);
-	for (err = mdb_cursor_get(c, &k, &v, op); err == 0;
-	    err = mdb_cursor_get(c, &k, &v, op)) {
-		op = MDB_NEXT;
-		if (lmdb_add_key(e, k.mv_data, k.mv_size, &cap) != 0)
-			break;
-	}
-	mdb_cursor_close(c);
-	if (err == 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
-	return err == MDB_NOTFOUND ? BALE_OK :
-	    lmdb_rfail(r, "cannot list keys", err);
-}
-
-/* Sample keys: __keys__ (default layout), else every key (caffe). */
-static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
-    MDB_txn *txn)
-{
-	MDB_val k = { 8, "__keys__" };
-	MDB_val v = { 0, NULL };
-	const char *p;
-	const char *end;
-	const char *nl;
-	size_t cap = 0;
-	uint64_t i;
-	int rc = BALE_OK;
-
-	if (mdb_get(txn, e->dbi, &k, &v) != 0) {
-		e->caffe = 1;
-		rc = lmdb_list_keys(r, e, txn);
-		v.mv_data = "";		/* no key list to walk */
-	}
-	/* default layout: one key per line */
-	for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		nl = nl ? nl : end;
-		if (nl > p && lmdb_add_key(e, p, (size_t)(nl - p), &cap))
-			return bale_reader_seterr(r, BALE_ENOMEM,
-			    "lmdb: no memory");
-	}
-	for (i = 0; rc == BALE_OK && i < e->n; i++)
-		e->keys[i] = e->arena.data + (uintptr_t)e->keys[i];
-	return rc;
-}
-
-/* The map's start, from the first key's address. */
-static const char *lmdb_find_map(MDB_txn *txn, MDB_dbi dbi)
-{
-	MDB_cursor *c;
-	MDB_val k;
-	MDB_val v;
-	const char *base = NULL;
-
-	if (mdb_cursor_open(txn, dbi, &c) != 0)
-		return NULL;
-	if (mdb_cursor_get(c, &k, &v, MDB_FIRST) == 0)
-		base = lmdb_map_base(k.mv_data);
-	mdb_cursor_close(c);
-	return base;
-}
-
-static void lmdb_env_free(struct lmdb_env *e)
-{
-	if (e->env)
-		mdb_env_close(e->env);
-	free(e->keys);
-	free(e->state);
-	bale_buf_release(&e->arena);
-	free(e);
-}
-
-/* Open @path's environment and read its key list. */
-static int lmdb_env_create(struct bale_reader *r, const char *path,
-    int nosubdir, const struct stat *data, struct lmdb_env **out)
-{
-	unsigned flags = MDB_RDONLY | MDB_NOLOCK | MDB_NORDAHEAD | MDB_NOTLS;
-	struct lmdb_env *e = calloc(1, sizeof(*e));
-	MDB_txn *txn = NULL;
-	int err;
-	int rc;
-
-	if (!e)
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
-	e->dev = data->st_dev;
-	e->ino = data->st_ino;
-	atomic_init(&e->populate, 1);
-	err = mdb_env_create(&e->env);
-	if (err == 0)
-		err = mdb_env_open(e->env, path, flags | (nosubdir ?
-		    MDB_NOSUBDIR : 0), 0644);
-	if (err == 0)
-		err = mdb_txn_begin(e->env, NULL, MDB_RDONLY, &txn);
-	if (err == 0)
-		err = mdb_dbi_open(txn, NULL, 0, &e->dbi);
-	if (err == 0)
-		err = mdb_env_get_fd(e->env, &e->fd);
-	rc = err ? lmdb_rfail(r, path, err) : lmdb_load_keys(r, e, txn);
-	if (rc == BALE_OK)
-		e->map = lmdb_find_map(txn, e->dbi);
-	e->state = calloc(e->n ? e->n : 1, sizeof(*e->state));
-	if (rc == BALE_OK && !e->state)
-		rc = bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
-	if (txn)
-		mdb_txn_abort(txn);
-	if (rc != BALE_OK) {
-		lmdb_env_free(e);
-		return rc;
-	}
-	*out = e;
-	return BALE_OK;
-}
-
-/* The environment of @path, shared with the handles that have it open. */
-static int lmdb_env_get(struct bale_reader *r, const char *path,
-    const char *data_file, int nosubdir, struct lmdb_env **out)
-{
-	struct stat sb;
-	struct lmdb_env *e;
-	int rc = BALE_OK;
-
-	if (stat(data_file, &sb) != 0)
-		return bale_reader_seterr(r, BALE_ENOENT,
-		    "lmdb: cannot open '%s': %s", path, strerror(errno));
-	pthread_mutex_lock(&lmdb_envs_lock);
-	for (e = lmdb_envs; e; e = e->next)
-		if (e->dev == sb.st_dev && e->ino == sb.st_ino)
-			break;
-	if (!e)
-		rc = lmdb_env_create(r, path, nosubdir, &sb, &e);
-	if (rc == BALE_OK && e->refs++ == 0) {
-		e->next = lmdb_envs;
-		lmdb_envs = e;
-	}
-	pthread_mutex_unlock(&lmdb_envs_lock);
-	*out = rc == BALE_OK ? e : NULL;
-	return rc;
-}
-
-static void lmdb_env_put(struct lmdb_env *e)
-{
-	struct lmdb_env **p;
-
-	pthread_mutex_lock(&lmdb_envs_lock);
-	if (--e->refs == 0) {
-		for (p = &lmdb_envs; *p != e; p = &(*p)->next)
-			;
-		*p = e->next;
-		lmdb_env_free(e);
-	}
-	pthread_mutex_unlock(&lmdb_envs_lock);
 }
 
 /* ---- a handle --------------------------------------------------------- */

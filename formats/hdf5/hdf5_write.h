@@ -1,0 +1,61 @@
+/* hdf5_write.h - the HDF5 writer's state, shared by the writer (hdf5.c)
+ * and its resume (hdf5_resume.c). */
+#ifndef HDF5_WRITE_H
+#define HDF5_WRITE_H
+
+#include "bale_backend.h"
+
+#include "hdf5_rows.h"
+
+#include <hdf5.h>
+#include <stdint.h>
+
+#define HDF5_CHUNK ((size_t)4 << 20)		/* bytes, "encoded" images */
+#define HDF5_VLEN_CHUNK 256			/* samples, "vlen" images */
+#define HDF5_VLEN_BATCH_BYTES ((size_t)32 << 20)
+#define HDF5_PIXELS_CHECKPOINT 64		/* rows, "pixels" layout */
+
+struct hdf5_w {
+	int vlen;		/* layout */
+	int layout_set;		/* the layout option was given */
+	int pixels_w, pixels_h;	/* layout "pixels" when non-zero */
+	int deflate;		/* pixels: deflate level, 0 for none */
+	char npy_head[BALE_NPY_HEADER_MAX];	/* pixels: what samples hold */
+	size_t npy_len;
+	int sync;		/* fsync the file, and its folder once renamed */
+	char *final;
+	char *tmp;
+	hid_t file;
+	hid_t images;
+	struct bale_buf chunk;	/* encoded: bytes of the chunk being filled */
+	uint64_t chunks;	/* encoded: chunks written */
+	struct bale_buf batch;	/* vlen: copies of samples not yet written */
+	struct bale_buf lens;	/* vlen: their sizes, size_t each */
+	uint64_t written;	/* vlen: samples written */
+	struct bale_hdf5_rows rows;	/* labels, crc32, keys, paths ... */
+	const char *const *classes;
+	char **class_copy;
+	size_t nclasses;
+	uint64_t count;
+	uint64_t total;
+	int published;
+	uint64_t durable_rows;	/* rows whose images bytes are written */
+	uint64_t durable_bytes;	/* where the next of them starts */
+	int flushed;		/* images were written during this put */
+	uint64_t ckpt_next;	/* checkpoint: every sample below is kept */
+};
+
+/** Where the output goes: st->final and st->tmp (the .partial). */
+int hdf5_paths(struct bale_writer *w, struct hdf5_w *st, const char *dir,
+    const struct bale_dataset *ds);
+
+/** Create st->tmp afresh with every dataset, empty. */
+int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
+    const struct bale_dataset *ds);
+
+/** The writer's resume(): reopen the file at the checkpoint, check the
+ *  rows it keeps, or make it anew. */
+int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
+    const struct bale_dataset *ds, struct bale_resume *rs);
+
+#endif

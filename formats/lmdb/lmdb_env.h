@@ -1,0 +1,42 @@
+/* lmdb_env.h - the LMDB environments open in this process, one per
+ * file, shared by every reader handle of that file: LMDB forbids opening
+ * a file twice in one process, the key list is loaded once, and with one
+ * mapping a page one thread mapped is mapped for all. */
+#ifndef LMDB_ENV_H
+#define LMDB_ENV_H
+
+#include "bale_backend.h"
+
+#include <lmdb.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One open file, shared by the handles of this process. */
+struct lmdb_env {
+	struct lmdb_env *next;
+	unsigned refs;
+	dev_t dev;
+	ino_t ino;
+	MDB_env *env;
+	MDB_dbi dbi;
+	int fd;
+	const char *map;	/* where LMDB mapped the file, or NULL */
+	atomic_int populate;	/* MADV_POPULATE_READ works */
+	int caffe;
+	char **keys;		/* sample i's key (caffe: the whole key) */
+	uint64_t n;
+	struct bale_buf arena;
+	atomic_uchar *state;	/* per sample: LMDB_UNREAD ... */
+};
+
+/** The environment of @path (its data file @data_file; @nosubdir: @path
+ *  is that file), opened and its keys loaded by the first handle, shared
+ *  with the others; give it back with lmdb_env_put(). */
+int lmdb_env_get(struct bale_reader *r, const char *path,
+    const char *data_file, int nosubdir, struct lmdb_env **out);
+
+/** Give @e back; the last handle closes it. */
+void lmdb_env_put(struct lmdb_env *e);
+
+#endif
