@@ -207,6 +207,28 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 	return 0;
 }
 
+/* The library's sentence, and what to do about it in this tool's
+ * flags. */
+static void pack_error(const struct bale_pipeline *p, int rc)
+{
+	static const char *const hints[] = {
+		[BALE_REMEDY_REPLACE] = " (use --force to replace it)",
+		[BALE_REMEDY_RESUME] = ": run again with --resume to carry on",
+		[BALE_REMEDY_START_OVER] = ": run without --resume to start "
+		    "over",
+	};
+	int remedy = p ? bale_pipeline_remedy(p) : BALE_REMEDY_NONE;
+	const char *hint = remedy > 0 && remedy < (int)(sizeof(hints) /
+	    sizeof(hints[0])) ? hints[remedy] : NULL;
+
+	if (!p) {
+		cli_error("pack", rc, "");
+		return;
+	}
+	fprintf(stderr, "bale pack: %s%s\n", bale_pipeline_errmsg(p),
+	    hint ? hint : "");
+}
+
 /* Every skipped input, then one summary line. */
 static void pack_summary(const struct bale_pipeline *p,
     const struct pack_args *a, int done)
@@ -296,7 +318,7 @@ int cmd_pack(int argc, char **argv)
 		rc = bale_pipeline_run(p, &a.opts);
 	}
 	if (rc != BALE_OK)
-		cli_error("pack", rc, bale_pipeline_errmsg(p));
+		pack_error(p, rc);
 	if (p)
 		pack_summary(p, &a, rc == BALE_OK);
 	if (p && a.report &&

@@ -276,6 +276,22 @@ BALE_API int bale_pipeline_write_report(struct bale_pipeline *p,
 BALE_API void bale_pipeline_stop(struct bale_pipeline *p);
 
 BALE_API const char *bale_pipeline_errmsg(const struct bale_pipeline *p);
+
+/** What a user can do about a failed run. The message says what went
+ *  wrong in the library's terms; a front end says the remedy in its own
+ *  (bale pack names the flag). */
+enum bale_remedy {
+	BALE_REMEDY_NONE = 0,
+	BALE_REMEDY_REPLACE,	/* an output is in the way: set replace */
+	BALE_REMEDY_RESUME,	/* checkpoints were kept: run again with
+				 * resume set to carry on */
+	BALE_REMEDY_START_OVER,	/* the journal is not this run's: run
+				 * again without resume */
+};
+
+/** The remedy for the last run's failure (BALE_REMEDY_NONE: none, or
+ *  the run did not fail). */
+BALE_API int bale_pipeline_remedy(const struct bale_pipeline *p);
 BALE_API void bale_pipeline_free(struct bale_pipeline *p);
 
 /* ---- bench: random reads of outputs against the raw folder ----------- */

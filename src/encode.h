@@ -19,9 +19,9 @@ struct bale_encode_cfg {
 	uint64_t max_pixels;
 };
 
-/** Check and parse @o. @return 0, or -1 with a sentence in @why */
+/** Check and parse @o. @return BALE_OK, or BALE_EINVAL with @err set */
 int bale_encode_cfg_parse(struct bale_encode_cfg *c,
-    const struct bale_encode_opts *o, char *why, size_t cap);
+    const struct bale_encode_opts *o, struct bale_errbuf *err);
 
 /** The result of one sample. */
 struct bale_encoded {

@@ -2,17 +2,15 @@
  * so a bad combination is a usage error and not 10 000 skipped files. */
 #include "encode.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ENC_QUALITY_DEFAULT 90
 #define ENC_SUBSAMPLING_DEFAULT 420
 
-static int cfg_fail(char *why, size_t cap, const char *msg)
+static int cfg_fail(struct bale_errbuf *err, const char *msg)
 {
-	snprintf(why, cap, "%s", msg);
-	return -1;
+	return bale_errbuf_set(err, BALE_EINVAL, "%s", msg);
 }
 
 static int cfg_colour(const char *s, unsigned char bg[3])
@@ -65,18 +63,18 @@ static int cfg_frame(struct bale_geometry *g, const char *frame)
 	return 0;
 }
 
-/* --pixels WxH: always exactly that size, so scale up when needed and
+/* pixels WxH: always exactly that size, so scale up when needed and
  * cover the box (crop) unless padding was asked for. */
 static int cfg_pixels(struct bale_encode_cfg *c, const char *pixels,
-    char *why, size_t cap)
+    struct bale_errbuf *err)
 {
 	struct bale_geometry *g = &c->geom;
 
 	if (g->fit != BALE_FIT_NONE)
-		return cfg_fail(why, cap, "--pixels sets the size itself; "
-		    "drop --resize");
+		return cfg_fail(err, "pixels sets the size itself; a "
+		    "resize does not apply");
 	if (bale_geometry_parse_size(pixels, &c->pixels_w, &c->pixels_h))
-		return cfg_fail(why, cap, "--pixels wants WxH, e.g. 224x224");
+		return cfg_fail(err, "pixels wants WxH, e.g. 224x224");
 	g->fit = BALE_FIT_INSIDE;
 	g->w = c->pixels_w;
 	g->h = c->pixels_h;
@@ -90,47 +88,44 @@ static int cfg_pixels(struct bale_encode_cfg *c, const char *pixels,
 }
 
 static int cfg_codec(struct bale_encode_cfg *c,
-    const struct bale_encode_opts *o, char *why, size_t cap)
+    const struct bale_encode_opts *o, struct bale_errbuf *err)
 {
 	c->quality = o->quality ? o->quality : ENC_QUALITY_DEFAULT;
 	if (c->quality < 1 || c->quality > 100)
-		return cfg_fail(why, cap, "--quality must be 1 to 100");
+		return cfg_fail(err, "quality must be 1 to 100");
 	c->subsampling = o->subsampling ? o->subsampling :
 	    ENC_SUBSAMPLING_DEFAULT;
 	if (c->subsampling != 444 && c->subsampling != 422 &&
 	    c->subsampling != 420)
-		return cfg_fail(why, cap, "--subsampling must be 444, 422 "
+		return cfg_fail(err, "subsampling must be 444, 422 "
 		    "or 420");
 	if (cfg_choice(o->color, "rgb", "keep", &c->keep_grey))
-		return cfg_fail(why, cap, "--color must be rgb or keep");
+		return cfg_fail(err, "color must be rgb or keep");
 	if (cfg_choice(o->alpha, "composite", "keep", &c->keep_alpha))
-		return cfg_fail(why, cap, "--alpha must be composite or "
+		return cfg_fail(err, "alpha must be composite or "
 		    "keep");
 	if (cfg_colour(o->background, c->bg))
-		return cfg_fail(why, cap, "--background wants RRGGBB, e.g. "
+		return cfg_fail(err, "background wants RRGGBB, e.g. "
 		    "ffffff");
 	return 0;
 }
 
 int bale_encode_cfg_parse(struct bale_encode_cfg *c,
-    const struct bale_encode_opts *o, char *why, size_t cap)
+    const struct bale_encode_opts *o, struct bale_errbuf *err)
 {
-	const char *bad;
-
 	memset(c, 0, sizeof(*c));
 	if (o->resize && bale_geometry_parse(&c->geom, o->resize))
-		return cfg_fail(why, cap, "--resize wants shorter:N, "
+		return cfg_fail(err, "resize wants shorter:N, "
 		    "longer:N, exact:WxH or fit:WxH");
 	c->geom.upscale = o->upscale;
 	if (cfg_frame(&c->geom, o->frame))
-		return cfg_fail(why, cap, "the frame must be crop or pad");
-	if (cfg_codec(c, o, why, cap))
-		return -1;
+		return cfg_fail(err, "the frame must be crop or pad");
+	if (cfg_codec(c, o, err))
+		return BALE_EINVAL;
 	c->keep_unchanged = o->keep_unchanged;
 	c->max_pixels = o->max_pixels ? o->max_pixels :
 	    BALE_MAX_PIXELS_DEFAULT;
-	if (o->pixels && cfg_pixels(c, o->pixels, why, cap))
-		return -1;
-	bad = bale_geometry_check(&c->geom);
-	return bad ? cfg_fail(why, cap, bad) : 0;
+	if (o->pixels && cfg_pixels(c, o->pixels, err))
+		return BALE_EINVAL;
+	return bale_geometry_check(&c->geom, err);
 }

@@ -4,8 +4,12 @@
 
 #include <stdarg.h>
 
+/* Every internal call that can fail the way a user should hear about
+ * returns a BALE_* code and, on failure, leaves a sentence here: in the
+ * handle it works on, or in one its caller passes. */
 struct bale_errbuf {
 	int rc;
+	int remedy;		/* enum bale_remedy: what the user can do */
 	char msg[512];
 };
 
@@ -15,5 +19,9 @@ int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt, ...)
 int bale_errbuf_setv(struct bale_errbuf *e, int rc, const char *fmt,
     va_list ap);
 void bale_errbuf_clear(struct bale_errbuf *e);
+
+/** Copy @from's failure (code, remedy, sentence) into @to; returns its
+ *  code. */
+int bale_errbuf_copy(struct bale_errbuf *to, const struct bale_errbuf *from);
 
 #endif

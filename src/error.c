@@ -32,6 +32,7 @@ int bale_errbuf_setv(struct bale_errbuf *e, int rc, const char *fmt,
     va_list ap)
 {
 	e->rc = rc;
+	e->remedy = BALE_REMEDY_NONE;
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	return rc;
 }
@@ -49,5 +50,13 @@ int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt, ...)
 void bale_errbuf_clear(struct bale_errbuf *e)
 {
 	e->rc = 0;
+	e->remedy = BALE_REMEDY_NONE;
 	e->msg[0] = '\0';
+}
+
+int bale_errbuf_copy(struct bale_errbuf *to, const struct bale_errbuf *from)
+{
+	if (to != from)
+		*to = *from;
+	return to->rc;
 }

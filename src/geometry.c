@@ -16,21 +16,28 @@ static int geom_scale(int side, int num, int den)
 	return v < 1 ? 1 : (int)v;
 }
 
-const char *bale_geometry_check(const struct bale_geometry *g)
+int bale_geometry_check(const struct bale_geometry *g,
+    struct bale_errbuf *err)
 {
+	if (g->fit == BALE_FIT_NONE && g->frame == BALE_FRAME_NONE)
+		return BALE_OK;
 	if (g->fit == BALE_FIT_NONE)
-		return g->frame == BALE_FRAME_NONE ? NULL :
-		    "--crop and --pad need --resize";
+		return bale_errbuf_set(err, BALE_EINVAL, "a crop or pad frame "
+		    "needs a resize");
 	if (g->w < 1 || g->h < 1 || g->w > GEOM_MAX_SIDE ||
 	    g->h > GEOM_MAX_SIDE)
-		return "a resize size must be 1 to 65535 pixels";
+		return bale_errbuf_set(err, BALE_EINVAL, "a resize size must be "
+		    "1 to 65535 pixels");
 	if (g->fit == BALE_FIT_EXACT && g->frame != BALE_FRAME_NONE)
-		return "exact: already gives W x H; drop --crop and --pad";
+		return bale_errbuf_set(err, BALE_EINVAL, "resize exact: gives "
+		    "W x H already; a crop or pad frame does not apply");
 	if (g->fit == BALE_FIT_SHORTER && g->frame == BALE_FRAME_PAD)
-		return "--pad goes with fit: or longer: (shorter: would crop)";
+		return bale_errbuf_set(err, BALE_EINVAL, "the pad frame goes "
+		    "with resize fit: or longer: (shorter: would crop)");
 	if (g->fit == BALE_FIT_LONGER && g->frame == BALE_FRAME_CROP)
-		return "--crop goes with shorter: or fit: (longer: fits inside)";
-	return NULL;
+		return bale_errbuf_set(err, BALE_EINVAL, "the crop frame goes "
+		    "with resize shorter: or fit: (longer: fits inside)");
+	return BALE_OK;
 }
 
 /* Scale so that the image covers (@cover) or fits inside the box. */

@@ -7,6 +7,9 @@
 #ifndef BALE_GEOMETRY_H
 #define BALE_GEOMETRY_H
 
+#include "bale.h"
+#include "errbuf.h"
+
 #include <stdint.h>
 
 enum bale_fit {
@@ -38,8 +41,9 @@ struct bale_plan {
 };
 
 /** Check that @g is a combination bale supports.
- *  @return NULL, or a sentence saying what is wrong */
-const char *bale_geometry_check(const struct bale_geometry *g);
+ *  @return BALE_OK, or BALE_EINVAL with @err saying what is wrong */
+int bale_geometry_check(const struct bale_geometry *g,
+    struct bale_errbuf *err);
 
 /** The sizes for an image of @w x @h (display orientation). */
 void bale_geometry_plan(const struct bale_geometry *g, int w, int h,

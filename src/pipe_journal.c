@@ -47,17 +47,19 @@ int pipe_journal_has_progress(const struct pipe_run *run)
 }
 
 /* Done: the journal goes. Failed: it stays if it has something to
- * resume from (the writers kept the same), else it goes too. */
-void pipe_journal_end(struct pipe_run *run, int rc)
+ * resume from (the writers kept the same), else it goes too.
+ * @return 1 when it stays */
+int pipe_journal_end(struct pipe_run *run, int rc)
 {
 	if (!run->journal_written)
-		return;
+		return 0;
 	if (rc != BALE_OK && pipe_journal_has_progress(run)) {
 		if (run->journal_dirty)	/* best effort: resume from later */
 			bale_journal_write(&run->journal, run->journal_path, 0);
-		return;
+		return 1;
 	}
 	unlink(run->journal_path);
+	return 0;
 }
 
 /* With --resume, the journal of the run to carry on; without one, or
@@ -74,10 +76,13 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 		    sizeof(why));
 	if (rc < 0)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
-	if (rc == 0 && strcmp(run->journal.fingerprint, fp) != 0)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
-		    "run with other inputs or settings; run without "
-		    "--resume to start over", run->journal_path);
+	if (rc == 0 && strcmp(run->journal.fingerprint, fp) != 0) {
+		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
+		    "run with other inputs or settings: it cannot be resumed",
+		    run->journal_path);
+		p->err.remedy = BALE_REMEDY_START_OVER;
+		return rc;
+	}
 	memcpy(run->journal.fingerprint, fp, sizeof(fp));
 	run->no_journal = rc == 1;
 	return BALE_OK;

@@ -244,7 +244,7 @@ int pipe_stop_error(struct bale_pipeline *p,
 		    "output was kept", done, total);
 	return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on request "
 	    "after %" PRIu64 " of %" PRIu64 " inputs; what is checkpointed "
-	    "is kept: run again with --resume to carry on", done, total);
+	    "is kept", done, total);
 }
 
 /* Take samples in order and hand each to every writer. */

@@ -117,8 +117,6 @@ static void pipe_release(struct pipe_run *run)
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
-	char why[256];
-
 	if (!o->src || !o->out || !o->formats)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "source, output and format are required");
@@ -127,9 +125,8 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		    "name '%s' must be a plain file name", o->name);
 	if (!o->encode)
 		return BALE_OK;
-	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, why,
-	    sizeof(why)) != 0)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
+	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)
+		return p->err.rc;
 	run->encode = &run->encode_cfg;
 	return BALE_OK;
 }
@@ -182,7 +179,10 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_transfer(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_finish(p, &run);
-	pipe_journal_end(&run, rc);
+	if (pipe_journal_end(&run, rc) && p->err.remedy == BALE_REMEDY_NONE)
+		p->err.remedy = BALE_REMEDY_RESUME;
+	if (rc == BALE_EEXIST)
+		p->err.remedy = BALE_REMEDY_REPLACE;
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;
@@ -236,6 +236,11 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 		rc = BALE_EIO;
 	bale_buf_release(&b);
 	return rc;
+}
+
+int bale_pipeline_remedy(const struct bale_pipeline *p)
+{
+	return p->err.rc == BALE_OK ? BALE_REMEDY_NONE : p->err.remedy;
 }
 
 const char *bale_pipeline_errmsg(const struct bale_pipeline *p)

@@ -104,7 +104,8 @@ int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 /** After each sample: follow the writers' checkpoints. */
 int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run);
 int pipe_journal_has_progress(const struct pipe_run *run);
-/** At the end of a run that returns @rc: remove or keep the journal. */
-void pipe_journal_end(struct pipe_run *run, int rc);
+/** At the end of a run that returns @rc: remove or keep the journal.
+ *  @return 1 when it is kept (a resumed run can carry on) */
+int pipe_journal_end(struct pipe_run *run, int rc);
 
 #endif

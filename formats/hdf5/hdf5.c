@@ -222,7 +222,7 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
 		return rc;
 	if (access(st->final, F_OK) == 0 && !ds->replace)
 		return bale_writer_seterr(w, BALE_EEXIST,
-		    "hdf5: '%s' exists (use --force to replace it)",
+		    "hdf5: '%s' exists",
 		    st->final);
 	if (ds->replace && unlink(st->final) != 0 && errno != ENOENT)
 		return bale_writer_seterr(w, BALE_EIO,

@@ -165,7 +165,7 @@ static int lmdb_claim_output(struct bale_writer *w, struct lmdb_w *st,
 
 	if (exists && !replace)
 		return bale_writer_seterr(w, BALE_EEXIST,
-		    "lmdb: '%s' exists (use --force to replace it)",
+		    "lmdb: '%s' exists",
 		    st->final);
 	if ((exists && lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0) ||
 	    lmdb_remove(st->tmp, st->nosubdir) != 0)
@@ -318,8 +318,8 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 	err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
 	if (err == MDB_MAP_FULL)
 		return bale_writer_seterr(w, BALE_EBACKEND, "lmdb: map full "
-		    "at %zu MiB although bale grows it (please report; "
-		    "-O lmdb.map_size=SIZE works around it)",
+		    "at %zu MiB although bale grows it (please report; a "
+		    "larger map_size option works around it)",
 		    st->mapsize >> 20);
 	if (err)
 		return lmdb_fail(w, st, key, err);

@@ -87,7 +87,7 @@ static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	if (stat(list, &sb) == 0 && !replace)
 		rc = bale_writer_seterr(w, BALE_EEXIST,
-		    "wds: '%s' exists (use --force to replace it)", list);
+		    "wds: '%s' exists", list);
 	else if (unlink(list) != 0 && errno != ENOENT)
 		rc = bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot remove '%s': %s", list, strerror(errno));

@@ -15,7 +15,7 @@ static struct bale_encoder *fuzz_encoder(int pixels)
 	static struct bale_encode_cfg cfg[2];
 	static struct bale_encoder *enc[2];
 	struct bale_encode_opts o = { 0 };
-	char why[256];
+	struct bale_errbuf err;
 
 	if (enc[pixels])
 		return enc[pixels];
@@ -24,7 +24,7 @@ static struct bale_encoder *fuzz_encoder(int pixels)
 	else
 		o.resize = "shorter:20";
 	o.max_pixels = 4 << 20;
-	if (bale_encode_cfg_parse(&cfg[pixels], &o, why, sizeof(why)) != 0 ||
+	if (bale_encode_cfg_parse(&cfg[pixels], &o, &err) != 0 ||
 	    bale_encoder_new(&enc[pixels], &cfg[pixels]) != 0)
 		abort();
 	return enc[pixels];

@@ -2,16 +2,19 @@
 #include "check.h"
 #include "geometry.h"
 
+#include "bale.h"
+
 static struct bale_plan plan(const char *mode, enum bale_frame frame,
     int upscale, int w, int h)
 {
 	struct bale_geometry g = { 0 };
+	struct bale_errbuf err;
 	struct bale_plan p;
 
 	CHECK(bale_geometry_parse(&g, mode) == 0);
 	g.frame = frame;
 	g.upscale = upscale;
-	CHECK(bale_geometry_check(&g) == NULL);
+	CHECK_EQ(BALE_OK, bale_geometry_check(&g, &err));
 	bale_geometry_plan(&g, w, h, &p);
 	return p;
 }
@@ -43,17 +46,18 @@ static void test_parse(void)
 static void test_check(void)
 {
 	struct bale_geometry g = { BALE_FIT_NONE, BALE_FRAME_CROP, 0, 0, 0 };
+	struct bale_errbuf err;
 
-	CHECK(bale_geometry_check(&g) != NULL);		/* crop, no resize */
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));		/* crop, no resize */
 	g.fit = BALE_FIT_EXACT;
 	g.w = g.h = 10;
-	CHECK(bale_geometry_check(&g) != NULL);
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));
 	g.fit = BALE_FIT_LONGER;
-	CHECK(bale_geometry_check(&g) != NULL);		/* nothing to crop */
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));		/* nothing to crop */
 	g.frame = BALE_FRAME_PAD;
-	CHECK(bale_geometry_check(&g) == NULL);
+	CHECK_EQ(BALE_OK, bale_geometry_check(&g, &err));
 	g.fit = BALE_FIT_SHORTER;
-	CHECK(bale_geometry_check(&g) != NULL);		/* nothing to pad */
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));		/* nothing to pad */
 }
 
 static void test_sizes(void)
