@@ -146,6 +146,30 @@ BALE_API const struct bale_backend *bale_backend_find(const char *name);
  * needs from the core is declared here, and nothing else is reachable.
  */
 
+/* ---- errbuf: a failure's code and sentence, where the caller wants it.
+ *
+ * The library's one error convention: a call that can fail returns a
+ * BALE_* code and leaves a sentence in the handle it works on, or in a
+ * struct bale_errbuf its caller passes (a helper with no handle). */
+
+struct bale_errbuf {
+	int rc;
+	int remedy;		/* enum bale_remedy: what the user can do */
+	char msg[512];
+};
+
+/** Record @rc and a message, replacing any earlier one; returns @rc. */
+BALE_API int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+BALE_API int bale_errbuf_setv(struct bale_errbuf *e, int rc,
+    const char *fmt, va_list ap);
+BALE_API void bale_errbuf_clear(struct bale_errbuf *e);
+
+/** Copy @from's failure (code, remedy, sentence) into @to; returns its
+ *  code. */
+BALE_API int bale_errbuf_copy(struct bale_errbuf *to,
+    const struct bale_errbuf *from);
+
 /* ---- buf: a growable byte buffer, and printf into fresh strings. */
 
 /** Caller-owned; zero-initialise or use BALE_BUF_INIT. */

@@ -5,7 +5,7 @@
 #ifndef BALE_BENCH_H
 #define BALE_BENCH_H
 
-#include "errbuf.h"
+#include "bale_backend.h"
 
 #include <stddef.h>
 #include <stdint.h>

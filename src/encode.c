@@ -61,8 +61,12 @@ void bale_encoder_free(struct bale_encoder *e)
 
 static int enc_skip(struct bale_encoded *out, const char *msg)
 {
-	snprintf(out->why, sizeof(out->why), "%s", msg);
-	return 1;
+	return bale_errbuf_set(&out->err, BALE_EINPUT, "%s", msg);
+}
+
+static int enc_nomem(struct bale_encoded *out)
+{
+	return bale_errbuf_set(&out->err, BALE_ENOMEM, "no memory");
 }
 
 /* The name of a format bale does not decode, from its magic bytes. */
@@ -89,21 +93,19 @@ static int enc_probe(struct bale_encoder *e, const unsigned char *in,
 	memset(s, 0, sizeof(*s));
 	if (size >= 3 && in[0] == 0xFF && in[1] == 0xD8 && in[2] == 0xFF) {
 		s->kind = ENC_JPEG;
-		return bale_jpeg_header(e->jpeg, in, size, &s->info, out->why,
-		    sizeof(out->why)) != 0;
+		return bale_jpeg_header(e->jpeg, in, size, &s->info,
+		    &out->err);
 	}
 	if (size >= 8 && memcmp(in, "\x89PNG\r\n\x1a\n", 8) == 0) {
 		s->kind = ENC_PNG;
-		return bale_png_header(in, size, &s->info, out->why,
-		    sizeof(out->why)) != 0;
+		return bale_png_header(in, size, &s->info, &out->err);
 	}
 	other = enc_other_format(in, size);
 	if (!other)
 		return enc_skip(out, "not a JPEG or PNG file (unknown "
 		    "format); the encode options need its pixels");
-	snprintf(out->why, sizeof(out->why), "%s: bale decodes only JPEG "
-	    "and PNG; the encode options need its pixels", other);
-	return 1;
+	return bale_errbuf_set(&out->err, BALE_EINPUT, "%s: bale decodes "
+	    "only JPEG and PNG; the encode options need its pixels", other);
 }
 
 static int enc_too_big(const struct bale_encode_cfg *c,
@@ -112,11 +114,10 @@ static int enc_too_big(const struct bale_encode_cfg *c,
 	uint64_t n = (uint64_t)im->w * (uint64_t)im->h;
 
 	if (n <= c->max_pixels)
-		return 0;
-	snprintf(out->why, sizeof(out->why), "image is %d x %d = %" PRIu64
-	    " pixels, over the limit of %" PRIu64 " (--max-pixels)",
+		return BALE_OK;
+	return bale_errbuf_set(&out->err, BALE_EINPUT, "image is %d x %d = %"
+	    PRIu64 " pixels, over the limit of %" PRIu64 " (max_pixels)",
 	    im->w, im->h, n, c->max_pixels);
-	return 1;
 }
 
 /* A resize can ask for more than the input had: same limits. */
@@ -128,11 +129,10 @@ static int enc_plan_too_big(const struct bale_encode_cfg *c,
 	uint64_t n = (uint64_t)w * (uint64_t)h;
 
 	if (n <= c->max_pixels && w <= ENC_MAX_SIDE && h <= ENC_MAX_SIDE)
-		return 0;
-	snprintf(out->why, sizeof(out->why), "resized image would be %d x "
-	    "%d, over the limit of %" PRIu64 " pixels (--max-pixels) or %d "
-	    "a side", w, h, c->max_pixels, ENC_MAX_SIDE);
-	return 1;
+		return BALE_OK;
+	return bale_errbuf_set(&out->err, BALE_EINPUT, "resized image would "
+	    "be %d x %d, over the limit of %" PRIu64 " pixels (max_pixels) "
+	    "or %d a side", w, h, c->max_pixels, ENC_MAX_SIDE);
 }
 
 /* Nothing asked for would change the pixels: no resize, crop or pad,
@@ -161,15 +161,15 @@ static int enc_decode(struct bale_encoder *e, const unsigned char *in,
 
 	if (s->kind == ENC_JPEG)
 		rc = bale_jpeg_decode(e->jpeg, in, size, &s->info, min_w,
-		    min_h, c->keep_grey, img, out->why, sizeof(out->why));
+		    min_h, c->keep_grey, img, &out->err);
 	else
 		rc = bale_png_decode(in, size, &s->info, c->keep_grey, img,
-		    out->why, sizeof(out->why));
-	if (rc != 0)
+		    &out->err);
+	if (rc != BALE_OK)
 		return rc;
 	if (img->ch == 4 && !c->keep_alpha)
 		bale_image_composite(img, c->bg);
-	return 0;
+	return BALE_OK;
 }
 
 static int enc_resample(struct bale_image *img, int w, int h)
@@ -199,16 +199,16 @@ static int enc_npy(const struct bale_image *img, struct bale_encoded *out)
 
 	out->data = malloc(n + px);
 	if (!out->data)
-		return -1;
+		return enc_nomem(out);
 	memcpy(out->data, head, n);
 	memcpy(out->data + n, img->px, px);
 	out->size = n + px;
 	out->ext = "npy";
-	return 0;
+	return BALE_OK;
 }
 
-/* @return 0, 1 when the codec refused the image (@out->why says why),
- * -1 when out of memory */
+/* @return BALE_OK, BALE_EINPUT when the codec refused the image, or
+ * BALE_ENOMEM (@out->err says which) */
 static int enc_output(struct bale_encoder *e, const struct bale_image *img,
     struct bale_encoded *out)
 {
@@ -219,11 +219,11 @@ static int enc_output(struct bale_encoder *e, const struct bale_image *img,
 	if (img->ch == 4) {
 		out->ext = "png";
 		return bale_png_encode(img, &out->data, &out->size,
-		    out->why, sizeof(out->why));
+		    &out->err);
 	}
 	out->ext = "jpg";
 	return bale_jpeg_encode(e->jpeg, img, c->quality, c->subsampling,
-	    &out->data, &out->size, out->why, sizeof(out->why));
+	    &out->data, &out->size, &out->err);
 }
 
 /* Decode and transform per @p (display orientation) into @img. */
@@ -237,13 +237,13 @@ static int enc_pixels(struct bale_encoder *e, const unsigned char *in,
 	int rc;
 
 	rc = enc_decode(e, in, size, s, sw, sh, img, out);
-	if (rc != 0)
+	if (rc != BALE_OK)
 		return rc;
 	if (enc_resample(img, sw, sh) != 0 ||
 	    bale_image_orient(img, s->info.orientation) != 0 ||
 	    bale_image_frame(img, p, e->cfg->bg) != 0)
-		return -1;
-	return 0;
+		return enc_nomem(out);
+	return BALE_OK;
 }
 
 int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
@@ -256,8 +256,9 @@ int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (enc_probe(e, in, size, &s, out))
-		return 1;
+	rc = enc_probe(e, in, size, &s, out);
+	if (rc != BALE_OK)
+		return rc;
 	im = &s.info;
 	/* TurboJPEG accepts a header cut off before its frame as an image
 	 * of 0 x 0; nothing below may divide by a side */
@@ -265,19 +266,19 @@ int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
 		return enc_skip(out, "no image size in the header (truncated "
 		    "or damaged file)");
 	if (enc_too_big(e->cfg, im, out))
-		return 1;
+		return BALE_EINPUT;
 	bale_geometry_plan(&e->cfg->geom, im->orientation >= 5 ? im->h : im->w,
 	    im->orientation >= 5 ? im->w : im->h, &plan);
 	if (enc_plan_too_big(e->cfg, &plan, out))
-		return 1;
+		return BALE_EINPUT;
 	if (enc_unchanged(e->cfg, im, &plan)) {
 		out->data = (unsigned char *)in;
 		out->size = size;
 		out->kept = 1;
-		return 0;
+		return BALE_OK;
 	}
 	rc = enc_pixels(e, in, size, &s, &plan, &img, out);
-	if (rc == 0)
+	if (rc == BALE_OK)
 		rc = enc_output(e, &img, out);
 	bale_image_release(&img);
 	return rc;

@@ -5,6 +5,7 @@
 #define BALE_ENCODE_H
 
 #include "bale.h"
+#include "bale_backend.h"
 #include "geometry.h"
 
 #include <stddef.h>
@@ -29,7 +30,8 @@ struct bale_encoded {
 	size_t size;
 	const char *ext;	/* "jpg", "png", "npy"; NULL: as the input */
 	int kept;		/* @data is the input itself */
-	char why[256];		/* when the sample is skipped */
+	struct bale_errbuf err;	/* why it failed: BALE_EINPUT (skip the
+				 * sample) or BALE_ENOMEM */
 };
 
 struct bale_encoder;
@@ -37,8 +39,8 @@ struct bale_encoder;
 int bale_encoder_new(struct bale_encoder **out,
     const struct bale_encode_cfg *c);
 
-/** Transform the file bytes @in. @return 0, 1 when the file must be
- *  skipped (@out->why says why), -1 when out of memory */
+/** Transform the file bytes @in. @return BALE_OK, BALE_EINPUT when the
+ *  file must be skipped, or BALE_ENOMEM (@out->err says why) */
 int bale_encoder_run(struct bale_encoder *e, const unsigned char *in,
     size_t size, struct bale_encoded *out);
 

@@ -1,7 +1,7 @@
 /* error.c - status names and per-handle messages. */
 #include "bale.h"
 #include "bale_config.h"
-#include "errbuf.h"
+#include "bale_backend.h"
 
 #include <stdio.h>
 

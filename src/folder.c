@@ -64,7 +64,7 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	path = bale_walk_path(st->walk, (size_t)i);
 	if (bale_input_open(&in, st->rootfd, path) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
-		    in.why);
+		    in.err.msg);
 	if (bale_grow(&st->buf, &st->bufcap, in.size) != 0) {
 		bale_input_close(&in);
 		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
@@ -72,7 +72,7 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	out->size = in.size;
 	if (bale_input_read(&in, st->buf) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
-		    in.why);
+		    in.err.msg);
 	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
 	out->data = st->buf;
 	out->key = st->key;

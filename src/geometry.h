@@ -8,7 +8,7 @@
 #define BALE_GEOMETRY_H
 
 #include "bale.h"
-#include "errbuf.h"
+#include "bale_backend.h"
 
 #include <stdint.h>
 

@@ -3,20 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static int input_skip(struct bale_input *in, const char *what, int err)
 {
-	if (err)
-		snprintf(in->why, sizeof(in->why), "%s: %s", what,
-		    strerror(err));
-	else
-		snprintf(in->why, sizeof(in->why), "%s", what);
 	bale_input_close(in);
-	return 1;
+	if (err)
+		return bale_errbuf_set(&in->err, BALE_EINPUT, "%s: %s", what,
+		    strerror(err));
+	return bale_errbuf_set(&in->err, BALE_EINPUT, "%s", what);
 }
 
 /* A failed open of a name that lstat() finds is a link gone bad. */
@@ -37,7 +34,7 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 {
 	struct stat st;
 
-	in->why[0] = '\0';
+	bale_errbuf_clear(&in->err);
 	in->size = 0;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	in->fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
@@ -51,7 +48,7 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 	if (st.st_size == 0)
 		return input_skip(in, "empty file (0 bytes)", 0);
 	in->size = (size_t)st.st_size;
-	return 0;
+	return BALE_OK;
 }
 
 int bale_input_read(struct bale_input *in, unsigned char *buf)
@@ -73,7 +70,7 @@ int bale_input_read(struct bale_input *in, unsigned char *buf)
 	if (read(in->fd, &extra, 1) > 0)
 		return input_skip(in, "file grew while being read", 0);
 	bale_input_close(in);
-	return 0;
+	return BALE_OK;
 }
 
 void bale_input_close(struct bale_input *in)

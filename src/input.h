@@ -7,21 +7,24 @@
 #ifndef BALE_INPUT_H
 #define BALE_INPUT_H
 
+#include "bale_backend.h"
+
 #include <stddef.h>
 
 struct bale_input {
 	int fd;
 	size_t size;
-	char why[256];		/* set when a call returns non-zero */
+	struct bale_errbuf err;	/* why a call failed */
 };
 
 /** Open @rel below folder @dirfd and learn its size.
- *  @return 0; 1 when the file must be skipped (see @in->why);
- *  BALE_ENOMEM */
+ *  @return BALE_OK, or BALE_EINPUT when the file must be skipped (see
+ *  @in->err) */
 int bale_input_open(struct bale_input *in, int dirfd, const char *rel);
 
 /** Read the whole file into @buf (in->size bytes) and close it.
- *  @return 0, or 1 when the file must be skipped (see @in->why) */
+ *  @return BALE_OK, or BALE_EINPUT when the file must be skipped (see
+ *  @in->err) */
 int bale_input_read(struct bale_input *in, unsigned char *buf);
 
 /** Close a file that will not be read. */

@@ -187,8 +187,8 @@ static int journal_parse(struct bale_journal *j, const char *text,
 	return 0;
 }
 
-int bale_journal_read(struct bale_journal *j, const char *path, char *why,
-    size_t cap)
+int bale_journal_read(struct bale_journal *j, const char *path,
+    struct bale_errbuf *err)
 {
 	char *text;
 	size_t n;
@@ -197,19 +197,17 @@ int bale_journal_read(struct bale_journal *j, const char *path, char *why,
 	memset(j, 0, sizeof(*j));
 	text = bale_file_read_all(path, &n);
 	if (!text && errno == ENOENT)
-		return 1;
-	if (!text) {
-		snprintf(why, cap, "cannot read '%s': %s", path,
-		    strerror(errno));
-		return -1;
-	}
+		return BALE_ENOENT;
+	if (!text)
+		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
+		    path, strerror(errno));
 	rc = journal_parse(j, text, text + n);
 	free(text);
-	if (rc != 0) {
-		snprintf(why, cap, "'%s' is not a bale resume journal", path);
-		bale_journal_release(j);
-	}
-	return rc;
+	if (rc == 0)
+		return BALE_OK;
+	bale_journal_release(j);
+	return bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a bale resume "
+	    "journal", path);
 }
 
 void bale_journal_release(struct bale_journal *j)

@@ -8,6 +8,8 @@
 #ifndef BALE_JOURNAL_H
 #define BALE_JOURNAL_H
 
+#include "bale_backend.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,10 +47,11 @@ int bale_journal_skip(struct bale_journal *j, uint64_t pos, const char *path,
 int bale_journal_write(const struct bale_journal *j, const char *path,
     int sync);
 
-/** Read @path into @j (zeroed first). @return 0, 1 when there is no
- *  journal, -1 when it is unreadable (@why says how) */
-int bale_journal_read(struct bale_journal *j, const char *path, char *why,
-    size_t cap);
+/** Read @path into @j (zeroed first). @return BALE_OK, BALE_ENOENT
+ *  when there is no journal, BALE_EIO or BALE_EINVAL when it cannot be
+ *  read or is not one (@err says which) */
+int bale_journal_read(struct bale_journal *j, const char *path,
+    struct bale_errbuf *err);
 
 void bale_journal_release(struct bale_journal *j);
 

@@ -56,21 +56,19 @@ void bale_jpeg_free(struct bale_jpeg *j)
 }
 
 int bale_jpeg_header(struct bale_jpeg *j, const unsigned char *data,
-    size_t size, struct bale_image_info *info, char *why, size_t cap)
+    size_t size, struct bale_image_info *info, struct bale_errbuf *err)
 {
 	int subsamp, cs;
 
 	if (tjDecompressHeader3(j->dec, data, (unsigned long)size, &info->w,
-	    &info->h, &subsamp, &cs) != 0) {
-		snprintf(why, cap, "jpeg: bad header: %s",
+	    &info->h, &subsamp, &cs) != 0)
+		return bale_errbuf_set(err, BALE_EINPUT, "jpeg: bad header: %s",
 		    tjGetErrorStr2(j->dec));
-		return -1;
-	}
 	info->grey = cs == TJCS_GRAY;
 	info->alpha = 0;
 	info->cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
 	info->orientation = bale_exif_orientation(data, size);
-	return 0;
+	return BALE_OK;
 }
 
 /* The smallest DCT scale (1/2, 1/4, 1/8) that keeps @w x @h at least
@@ -135,7 +133,7 @@ static int jpeg_harmless(tjhandle h)
 
 int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
     size_t size, const struct bale_image_info *info, int min_w, int min_h,
-    int keep_grey, struct bale_image *out, char *why, size_t cap)
+    int keep_grey, struct bale_image *out, struct bale_errbuf *err)
 {
 	int d = jpeg_scale(info->w, info->h, min_w, min_h);
 	int w = (info->w + d - 1) / d;
@@ -153,23 +151,22 @@ int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
 		ch = 1;
 	}
 	if (bale_image_alloc(out, w, h, ch) != 0)
-		return -1;
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	if (tjDecompress2(j->dec, data, (unsigned long)size, out->px, w, 0, h,
 	    pf, JPEG_DECODE_FLAGS) != 0 && !jpeg_harmless(j->dec)) {
-		snprintf(why, cap, "jpeg: cannot decode: %s",
-		    tjGetErrorStr2(j->dec));
 		bale_image_release(out);
-		return 1;
+		return bale_errbuf_set(err, BALE_EINPUT, "jpeg: cannot decode: "
+		    "%s", tjGetErrorStr2(j->dec));
 	}
 	if (info->cmyk)
 		jpeg_cmyk_to_rgb(out, bale_jpegseg_find(data, size, 0xEE,
 		    "Adobe", 5, &seg, &seglen));
-	return 0;
+	return BALE_OK;
 }
 
 int bale_jpeg_encode(struct bale_jpeg *j, const struct bale_image *img,
     int quality, int subsamp, unsigned char **out, size_t *size,
-    char *why, size_t cap)
+    struct bale_errbuf *err)
 {
 	int ss = subsamp == 444 ? TJSAMP_444 : subsamp == 422 ? TJSAMP_422 :
 	    TJSAMP_420;
@@ -181,18 +178,15 @@ int bale_jpeg_encode(struct bale_jpeg *j, const struct bale_image *img,
 		ss = TJSAMP_GRAY;
 	len = tjBufSize(img->w, img->h, ss);
 	buf = malloc(len);
-	if (!buf) {
-		snprintf(why, cap, "no memory");
-		return -1;
-	}
+	if (!buf)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	if (tjCompress2(j->enc, img->px, img->w, 0, img->h, pf, &buf, &len,
 	    ss, quality, JPEG_ENCODE_FLAGS) != 0) {
-		snprintf(why, cap, "jpeg: cannot encode: %s",
-		    tjGetErrorStr2(j->enc));
 		free(buf);
-		return 1;
+		return bale_errbuf_set(err, BALE_EINPUT, "jpeg: cannot encode: "
+		    "%s", tjGetErrorStr2(j->enc));
 	}
 	*out = buf;
 	*size = len;
-	return 0;
+	return BALE_OK;
 }

@@ -67,16 +67,15 @@ int pipe_journal_end(struct pipe_run *run, int rc)
 static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 {
 	char fp[17];
-	char why[512];
-	int rc = 1;
+	int rc = BALE_ENOENT;	/* without resume: as if there were none */
 
 	bale_resume_fingerprint(run->opts, run->walk, run->order, fp);
 	if (run->opts->resume)
-		rc = bale_journal_read(&run->journal, run->journal_path, why,
-		    sizeof(why));
-	if (rc < 0)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
-	if (rc == 0 && strcmp(run->journal.fingerprint, fp) != 0) {
+		rc = bale_journal_read(&run->journal, run->journal_path,
+		    &p->err);
+	if (rc != BALE_OK && rc != BALE_ENOENT)
+		return rc;
+	if (rc == BALE_OK && strcmp(run->journal.fingerprint, fp) != 0) {
 		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
 		    "run with other inputs or settings: it cannot be resumed",
 		    run->journal_path);
@@ -84,7 +83,7 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 		return rc;
 	}
 	memcpy(run->journal.fingerprint, fp, sizeof(fp));
-	run->no_journal = rc == 1;
+	run->no_journal = rc == BALE_ENOENT;
 	return BALE_OK;
 }
 

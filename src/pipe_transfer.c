@@ -22,7 +22,7 @@ struct pipe_sample {
 	uint32_t crc;
 	const char *ext;	/* set by the encode stage, else NULL */
 	int skipped;
-	char why[256];
+	struct bale_errbuf why;	/* when skipped: the reason */
 };
 
 static void pipe_sample_free(struct pipe_sample *s)
@@ -35,29 +35,30 @@ static void pipe_sample_free(struct pipe_sample *s)
 
 /* Replace the bytes read by the encode stage's output. A larger output
  * reserves its extra room in the window first.
- * @return 0, 1 when the sample is skipped, -1 on abort or no memory */
+ * @return BALE_OK, BALE_EINPUT when the sample is skipped (s->why says
+ * why), or BALE_ENOMEM (no memory, or the run was aborted) */
 static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
     uint64_t pos, struct pipe_sample *s)
 {
 	struct bale_encoded e;
 	int rc = bale_encoder_run(enc, s->data, s->size, &e);
 
-	if (rc != 0) {
-		memcpy(s->why, e.why, sizeof(s->why));
+	if (rc == BALE_EINPUT)
+		bale_errbuf_copy(&s->why, &e.err);
+	if (rc != BALE_OK)
 		return rc;
-	}
 	if (e.kept)
-		return 0;
+		return BALE_OK;
 	free(s->data);
 	s->data = e.data;
 	s->size = e.size;
 	s->ext = e.ext;
 	if (e.size <= s->held)
-		return 0;
+		return BALE_OK;
 	if (bale_reorder_reserve(run->ro, pos, e.size - s->held) != 0)
-		return -1;
+		return BALE_ENOMEM;
 	s->held = e.size;
-	return 0;
+	return BALE_OK;
 }
 
 /* Read, encode and checksum the input at window slot @pos (the input at
@@ -91,17 +92,17 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 	s->size = in.size;
 	if (enc) {
 		rc = pipe_encode(run, enc, pos, s);
-		if (rc < 0) {
+		if (rc == BALE_EINPUT)
+			goto out_skip_encode;
+		if (rc != BALE_OK) {
 			pipe_sample_free(s);
 			return NULL;
 		}
-		if (rc > 0)
-			goto out_skip_encode;
 	}
 	s->crc = bale_crc32(s->data, s->size);
 	return s;
 out_skip:
-	memcpy(s->why, in.why, sizeof(s->why));
+	bale_errbuf_copy(&s->why, &in.err);
 out_skip_encode:
 	free(s->data);
 	s->data = NULL;
@@ -204,12 +205,13 @@ static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
 	if (!ps->skipped)
 		return pipe_put(p, run, pos, ps);
 	p->stats.skipped++;
-	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path, ps->why) != 0 ||
-	    bale_journal_skip(&run->journal, pos, path, ps->why) != 0)
+	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path,
+	    ps->why.msg) != 0 ||
+	    bale_journal_skip(&run->journal, pos, path, ps->why.msg) != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (run->opts->strict)
 		return bale_errbuf_set(&p->err, BALE_EINPUT,
-		    "strict: '%s': %s", path, ps->why);
+		    "strict: '%s': %s", path, ps->why.msg);
 	return BALE_OK;
 }
 

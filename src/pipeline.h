@@ -13,7 +13,6 @@
 
 #include "bale_backend.h"
 #include "encode.h"
-#include "errbuf.h"
 #include "journal.h"
 #include "reorder.h"
 #include "report.h"

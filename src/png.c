@@ -15,16 +15,16 @@
 #define PNG_MAX_SIDE 65535		/* as JPEG: bale's largest image */
 #define PNG_CHUNK_LIMIT ((size_t)64 << 20)
 
-static spng_ctx *png_open(const unsigned char *data, size_t size,
-    char *why, size_t cap)
+/* A decoder over @data with bale's limits, in *@out. */
+static int png_open(const unsigned char *data, size_t size, spng_ctx **out,
+    struct bale_errbuf *err)
 {
 	spng_ctx *ctx = spng_ctx_new(0);
 	int rc;
 
-	if (!ctx) {
-		snprintf(why, cap, "no memory");
-		return NULL;
-	}
+	*out = NULL;
+	if (!ctx)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	rc = spng_set_png_buffer(ctx, data, size);
 	if (rc == 0)
 		rc = spng_set_image_limits(ctx, PNG_MAX_SIDE, PNG_MAX_SIDE);
@@ -32,11 +32,12 @@ static spng_ctx *png_open(const unsigned char *data, size_t size,
 		rc = spng_set_chunk_limits(ctx, PNG_CHUNK_LIMIT,
 		    PNG_CHUNK_LIMIT);
 	if (rc != 0) {
-		snprintf(why, cap, "png: %s", spng_strerror(rc));
 		spng_ctx_free(ctx);
-		return NULL;
+		return bale_errbuf_set(err, BALE_EINPUT, "png: %s",
+		    spng_strerror(rc));
 	}
-	return ctx;
+	*out = ctx;
+	return BALE_OK;
 }
 
 static int png_orientation(spng_ctx *ctx)
@@ -50,20 +51,20 @@ static int png_orientation(spng_ctx *ctx)
 }
 
 int bale_png_header(const unsigned char *data, size_t size,
-    struct bale_image_info *info, char *why, size_t cap)
+    struct bale_image_info *info, struct bale_errbuf *err)
 {
 	struct spng_ihdr ihdr;
 	struct spng_trns trns;
-	spng_ctx *ctx = png_open(data, size, why, cap);
-	int rc;
+	spng_ctx *ctx;
+	int rc = png_open(data, size, &ctx, err);
 
-	if (!ctx)
-		return 1;
+	if (rc != BALE_OK)
+		return rc;
 	rc = spng_get_ihdr(ctx, &ihdr);
 	if (rc != 0) {
-		snprintf(why, cap, "png: bad header: %s", spng_strerror(rc));
 		spng_ctx_free(ctx);
-		return 1;
+		return bale_errbuf_set(err, BALE_EINPUT, "png: bad header: %s",
+		    spng_strerror(rc));
 	}
 	info->w = (int)ihdr.width;
 	info->h = (int)ihdr.height;
@@ -75,23 +76,23 @@ int bale_png_header(const unsigned char *data, size_t size,
 	info->cmyk = 0;
 	info->orientation = png_orientation(ctx);
 	spng_ctx_free(ctx);
-	return 0;
+	return BALE_OK;
 }
 
 int bale_png_decode(const unsigned char *data, size_t size,
     const struct bale_image_info *info, int keep_grey,
-    struct bale_image *out, char *why, size_t cap)
+    struct bale_image *out, struct bale_errbuf *err)
 {
 	int fmt = info->alpha ? SPNG_FMT_RGBA8 : SPNG_FMT_RGB8;
-	spng_ctx *ctx = png_open(data, size, why, cap);
+	spng_ctx *ctx;
 	size_t len;
-	int rc;
+	int rc = png_open(data, size, &ctx, err);
 
-	if (!ctx)
-		return 1;
+	if (rc != BALE_OK)
+		return rc;
 	if (bale_image_alloc(out, info->w, info->h, info->alpha ? 4 : 3)) {
 		spng_ctx_free(ctx);
-		return -1;
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	}
 	rc = spng_decoded_image_size(ctx, fmt, &len);
 	if (rc == 0 && len != (size_t)out->w * out->h * out->ch)
@@ -101,18 +102,17 @@ int bale_png_decode(const unsigned char *data, size_t size,
 		    SPNG_DECODE_TRNS);
 	spng_ctx_free(ctx);
 	if (rc != 0) {
-		snprintf(why, cap, "png: cannot decode: %s",
-		    spng_strerror(rc));
 		bale_image_release(out);
-		return 1;
+		return bale_errbuf_set(err, BALE_EINPUT, "png: cannot decode: "
+		    "%s", spng_strerror(rc));
 	}
 	if (keep_grey && info->grey && !info->alpha)
 		bale_image_take_grey(out);
-	return 0;
+	return BALE_OK;
 }
 
 int bale_png_encode(const struct bale_image *img, unsigned char **out,
-    size_t *size, char *why, size_t cap)
+    size_t *size, struct bale_errbuf *err)
 {
 	static const unsigned char types[5] = { 0, SPNG_COLOR_TYPE_GRAYSCALE,
 	    0, SPNG_COLOR_TYPE_TRUECOLOR, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA };
@@ -120,10 +120,8 @@ int bale_png_encode(const struct bale_image *img, unsigned char **out,
 	spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
 	int rc;
 
-	if (!ctx) {
-		snprintf(why, cap, "no memory");
-		return -1;
-	}
+	if (!ctx)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	memset(&ihdr, 0, sizeof(ihdr));
 	ihdr.width = (uint32_t)img->w;
 	ihdr.height = (uint32_t)img->h;
@@ -138,10 +136,8 @@ int bale_png_encode(const struct bale_image *img, unsigned char **out,
 	if (rc == 0)
 		*out = spng_get_png_buffer(ctx, size, &rc);
 	spng_ctx_free(ctx);
-	if (rc != 0) {
-		snprintf(why, cap, "png: cannot encode: %s",
-		    spng_strerror(rc));
-		return 1;
-	}
-	return 0;
+	if (rc != 0)
+		return bale_errbuf_set(err, BALE_EINPUT, "png: cannot encode: "
+		    "%s", spng_strerror(rc));
+	return BALE_OK;
 }

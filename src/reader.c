@@ -1,6 +1,5 @@
 /* reader.c - the state machine around one backend's reader ops. */
 #include "bale_backend.h"
-#include "errbuf.h"
 
 #include <stdlib.h>
 #include <string.h>

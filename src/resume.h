@@ -5,7 +5,7 @@
 #define BALE_RESUME_H
 
 #include "bale.h"
-#include "errbuf.h"
+#include "bale_backend.h"
 #include "journal.h"
 #include "report.h"
 #include "walk.h"

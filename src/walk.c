@@ -3,7 +3,6 @@
 
 #include "bale.h"
 #include "bale_backend.h"
-#include "errbuf.h"
 
 #include <dirent.h>
 #include <errno.h>

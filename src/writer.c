@@ -1,6 +1,5 @@
 /* writer.c - the state machine around one backend's writer ops. */
 #include "bale_backend.h"
-#include "errbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

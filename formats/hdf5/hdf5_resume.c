@@ -31,30 +31,26 @@ static int hdf5_read_row(struct hdf5_w *st, uint64_t i, const uint64_t *off,
 
 /* Each kept row must match its crc32 (and the offsets end at @bytes). */
 static int hdf5_verify_rows(struct hdf5_w *st, uint64_t rows, uint64_t bytes,
-    char *why, size_t cap)
+    struct bale_errbuf *err)
 {
-	uint32_t *crcs;
-	uint64_t *off;
+	uint32_t *crcs = NULL;
+	uint64_t *off = NULL;
 	unsigned char *b = NULL;
 	size_t bcap = 0;
 	size_t len;
 	uint64_t i;
-	int rc = -1;
+	int rc = BALE_OK;
 
 	if (bale_hdf5_rows_read(&st->rows, rows, &crcs, &off) != 0)
-		snprintf(why, cap, "cannot read its rows");
+		rc = bale_errbuf_set(err, BALE_EINVAL, "cannot read its rows");
 	else if (off && off[rows] != bytes)
-		snprintf(why, cap, "its offsets do not end at %" PRIu64, bytes);
-	else
-		rc = 0;
-	for (i = 0; rc == 0 && i < rows; i++) {
+		rc = bale_errbuf_set(err, BALE_EINVAL, "its offsets do not end "
+		    "at %" PRIu64, bytes);
+	for (i = 0; rc == BALE_OK && i < rows; i++)
 		if (hdf5_read_row(st, i, off, &b, &bcap, &len) != 0 ||
-		    bale_crc32(b, len) != crcs[i]) {
-			snprintf(why, cap, "row %" PRIu64 " does not match "
-			    "its crc32", i);
-			rc = -1;
-		}
-	}
+		    bale_crc32(b, len) != crcs[i])
+			rc = bale_errbuf_set(err, BALE_EINVAL, "row %" PRIu64
+			    " does not match its crc32", i);
 	free(b);
 	free(crcs);
 	free(off);
@@ -98,24 +94,26 @@ static void hdf5_drop_attrs(hid_t file)
 }
 
 /* Reopen st->tmp at the checkpoint of @rows rows, @bytes image bytes.
- * @return 0, or -1 with @why saying what is wrong */
+ * @return BALE_OK, or BALE_EINVAL with @err saying what is wrong */
 static int hdf5_pick_up(struct hdf5_w *st, uint64_t rows, uint64_t bytes,
-    char *why, size_t cap)
+    struct bale_errbuf *err)
 {
+	char why[BALE_HDF5_WHY_MAX];
+
 	st->file = H5Fopen(st->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
 	if (st->file < 0 || hdf5_reopen_images(st, rows, bytes) != 0 ||
 	    bale_hdf5_rows_reopen(&st->rows, st->file,
 	    !st->vlen && !st->pixels_w, rows) != 0) {
 		bale_hdf5_why(why);
-		return -1;
+		return bale_errbuf_set(err, BALE_EINVAL, "%s", why);
 	}
-	if (hdf5_verify_rows(st, rows, bytes, why, cap) != 0)
-		return -1;
+	if (hdf5_verify_rows(st, rows, bytes, err) != BALE_OK)
+		return err->rc;
 	hdf5_drop_attrs(st->file);
 	H5Eclear2(H5E_DEFAULT);
 	st->count = rows;
 	st->total = bytes;
-	return 0;
+	return BALE_OK;
 }
 
 /* Close what a failed pick-up opened, so the file can be made anew. */
@@ -146,7 +144,7 @@ int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
 	struct hdf5_w *st = priv;
 	uint64_t rows;
 	uint64_t bytes;
-	char why[BALE_HDF5_WHY_MAX];
+	struct bale_errbuf err;
 	int rc = hdf5_paths(w, st, dir, ds);
 
 	if (rc != BALE_OK)
@@ -159,12 +157,12 @@ int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
 	if (rs->next > 0 && hdf5_state(rs->state, "rows", &rows) == 0 &&
 	    hdf5_state(rs->state, "bytes", &bytes) == 0 &&
 	    access(st->tmp, F_OK) == 0) {
-		if (hdf5_pick_up(st, rows, bytes, why, sizeof(why)) == 0) {
+		if (hdf5_pick_up(st, rows, bytes, &err) == BALE_OK) {
 			st->ckpt_next = rs->next;
 			return BALE_OK;
 		}
 		snprintf(rs->note, sizeof(rs->note), "hdf5: %.160s; writing "
-		    "'%s' again", why, st->tmp);
+		    "'%s' again", err.msg, st->tmp);
 		hdf5_drop_open(st);
 	}
 	rs->next = 0;

@@ -20,16 +20,16 @@ static int wds_list_exists(const struct wds_w *st)
 }
 
 static int wds_verify_no(const struct wds_w *st, unsigned no,
-    struct bale_wds_shard *v, char *why, size_t cap)
+    struct bale_wds_shard *v, struct bale_errbuf *err)
 {
 	char *tar = wds_path(st, no, "tar");
 	char *idx = wds_path(st, no, "idx");
-	int rc = -1;
+	int rc;
 
 	if (tar && idx)
-		rc = bale_wds_verify_shard(tar, idx, v, why, cap);
+		rc = bale_wds_verify_shard(tar, idx, v, err);
 	else
-		snprintf(why, cap, "no memory");
+		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	free(tar);
 	free(idx);
 	return rc;
@@ -41,13 +41,12 @@ static int wds_keep_shards(struct bale_writer *w, struct wds_w *st,
     uint64_t nshards, struct bale_resume *rs)
 {
 	struct bale_wds_shard v;
-	char why[200];
+	struct bale_errbuf err;
 
 	while (st->shard_no < nshards) {
-		if (wds_verify_no(st, st->shard_no, &v, why,
-		    sizeof(why)) != 0) {
-			snprintf(rs->note, sizeof(rs->note), "%s; writing "
-			    "shards again from %06u", why, st->shard_no);
+		if (wds_verify_no(st, st->shard_no, &v, &err) != BALE_OK) {
+			snprintf(rs->note, sizeof(rs->note), "%.200s; writing "
+			    "shards again from %06u", err.msg, st->shard_no);
 			break;
 		}
 		st->shard_samples = v.samples;

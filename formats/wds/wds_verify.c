@@ -60,23 +60,22 @@ static int verify_read_member(struct archive *ar, struct bale_buf *b)
 
 /* A sample is complete once its payload and its .json agree. */
 static int verify_close_sample(const struct verify_sample *s,
-    struct bale_wds_shard *out, char *why, size_t cap)
+    struct bale_wds_shard *out, struct bale_errbuf *err)
 {
 	if (!s->key[0])
-		return 0;
-	if (!s->have_data || !s->have_meta || s->data_crc != s->meta_crc) {
-		snprintf(why, cap, "sample %s does not match its crc32", s->key);
-		return -1;
-	}
+		return BALE_OK;
+	if (!s->have_data || !s->have_meta || s->data_crc != s->meta_crc)
+		return bale_errbuf_set(err, BALE_EINVAL, "sample %s does not "
+		    "match its crc32", s->key);
 	out->samples++;
 	out->last_index = strtoull(s->key, NULL, 10);
-	return 0;
+	return BALE_OK;
 }
 
 /* Fold member @name (its bytes in @b) into the sample being read. */
 static int verify_member(struct verify_sample *s, const char *name,
-    const struct bale_buf *b, struct bale_wds_shard *out, char *why,
-    size_t cap)
+    const struct bale_buf *b, struct bale_wds_shard *out,
+    struct bale_errbuf *err)
 {
 	const char *ext = strchr(name, '.') + 1;
 	char key[32];
@@ -84,8 +83,8 @@ static int verify_member(struct verify_sample *s, const char *name,
 
 	verify_key(name, key, sizeof(key));
 	if (strcmp(key, s->key) != 0) {
-		if (verify_close_sample(s, out, why, cap) != 0)
-			return -1;
+		if (verify_close_sample(s, out, err) != BALE_OK)
+			return err->rc;
 		memset(s, 0, sizeof(*s));
 		snprintf(s->key, sizeof(s->key), "%s", key);
 	}
@@ -97,24 +96,24 @@ static int verify_member(struct verify_sample *s, const char *name,
 		s->have_data = 1;
 		s->data_crc = bale_crc32(b->data, b->len);
 	}
-	return 0;
+	return BALE_OK;
 }
 
-static int verify_tar(const char *tar, struct bale_wds_shard *out, char *why,
-    size_t cap)
+static int verify_tar(const char *tar, struct bale_wds_shard *out,
+    struct bale_errbuf *err)
 {
 	struct archive *ar = archive_read_new();
 	struct archive_entry *e;
 	struct verify_sample s;
 	struct bale_buf b = BALE_BUF_INIT;
 	char key[32];
-	int rc = -1;
+	int rc;
 	int r;
 
 	memset(&s, 0, sizeof(s));
 	if (!ar || archive_read_support_format_tar(ar) != ARCHIVE_OK ||
 	    archive_read_open_filename(ar, tar, 65536) != ARCHIVE_OK) {
-		snprintf(why, cap, "cannot open '%s'", tar);
+		rc = bale_errbuf_set(err, BALE_EIO, "cannot open '%s'", tar);
 		goto out;
 	}
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
@@ -122,18 +121,20 @@ static int verify_tar(const char *tar, struct bale_wds_shard *out, char *why,
 
 		if (!name || verify_key(name, key, sizeof(key)) != 0 ||
 		    verify_read_member(ar, &b) != 0) {
-			snprintf(why, cap, "'%s' has a bad member", tar);
+			rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' has a bad "
+			    "member", tar);
 			goto out;
 		}
-		if (verify_member(&s, name, &b, out, why, cap) != 0)
+		rc = verify_member(&s, name, &b, out, err);
+		if (rc != BALE_OK)
 			goto out;
 	}
 	if (r != ARCHIVE_EOF) {
-		snprintf(why, cap, "'%s' is damaged: %s", tar,
-		    archive_error_string(ar));
+		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' is damaged: %s",
+		    tar, archive_error_string(ar));
 		goto out;
 	}
-	rc = verify_close_sample(&s, out, why, cap);
+	rc = verify_close_sample(&s, out, err);
 out:
 	bale_buf_release(&b);
 	archive_read_free(ar);
@@ -141,44 +142,39 @@ out:
 }
 
 /* The .idx must exist and count the same samples. */
-static int verify_idx(const char *idx, uint64_t samples, char *why,
-    size_t cap)
+static int verify_idx(const char *idx, uint64_t samples,
+    struct bale_errbuf *err)
 {
 	size_t n;
 	char *text = bale_file_read_all(idx, &n);
 	uint64_t count;
 	int ok;
 
-	if (!text) {
-		snprintf(why, cap, "cannot read '%s': %s", idx,
-		    strerror(errno));
-		return -1;
-	}
+	if (!text)
+		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
+		    idx, strerror(errno));
 	ok = sscanf(text, "v1.2 %" SCNu64, &count) == 1 && count == samples;
 	free(text);
 	if (!ok)
-		snprintf(why, cap, "'%s' does not list the shard's %" PRIu64
-		    " samples", idx, samples);
-	return ok ? 0 : -1;
+		return bale_errbuf_set(err, BALE_EINVAL, "'%s' does not list "
+		    "the shard's %" PRIu64 " samples", idx, samples);
+	return BALE_OK;
 }
 
 int bale_wds_verify_shard(const char *tar, const char *idx,
-    struct bale_wds_shard *out, char *why, size_t cap)
+    struct bale_wds_shard *out, struct bale_errbuf *err)
 {
 	struct stat sb;
 
 	memset(out, 0, sizeof(*out));
-	if (stat(tar, &sb) != 0) {
-		snprintf(why, cap, "cannot read '%s': %s", tar,
-		    strerror(errno));
-		return -1;
-	}
+	if (stat(tar, &sb) != 0)
+		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
+		    tar, strerror(errno));
 	out->filesize = (uint64_t)sb.st_size;
-	if (verify_tar(tar, out, why, cap) != 0)
-		return -1;
-	if (out->samples == 0) {
-		snprintf(why, cap, "'%s' holds no sample", tar);
-		return -1;
-	}
-	return verify_idx(idx, out->samples, why, cap);
+	if (verify_tar(tar, out, err) != BALE_OK)
+		return err->rc;
+	if (out->samples == 0)
+		return bale_errbuf_set(err, BALE_EINVAL, "'%s' holds no sample",
+		    tar);
+	return verify_idx(idx, out->samples, err);
 }

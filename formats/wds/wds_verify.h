@@ -2,6 +2,8 @@
 #ifndef BALE_WDS_VERIFY_H
 #define BALE_WDS_VERIFY_H
 
+#include "bale_backend.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,8 +16,9 @@ struct bale_wds_shard {
 
 /** Read @tar back and check each sample against the crc32 its .json
  *  records, and that @idx counts the same samples.
- *  @return 0, or -1 with @why saying what is wrong */
+ *  @return BALE_OK, or BALE_EIO / BALE_EINVAL with @err saying what is
+ *  wrong */
 int bale_wds_verify_shard(const char *tar, const char *idx,
-    struct bale_wds_shard *out, char *why, size_t cap);
+    struct bale_wds_shard *out, struct bale_errbuf *err);
 
 #endif

@@ -4,6 +4,8 @@
 #include "check.h"
 #include "input.h"
 
+#include "bale.h"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -40,8 +42,8 @@ static void test_shrunk_file_is_skipped(void)
 	put("shrinks", "0123456789");
 	CHECK_EQ(0, bale_input_open(&in, dirfd_, "shrinks"));
 	put("shrinks", "0123");
-	CHECK_EQ(1, bale_input_read(&in, buf));
-	CHECK_STR("file shrank while being read", in.why);
+	CHECK_EQ(BALE_EINPUT, bale_input_read(&in, buf));
+	CHECK_STR("file shrank while being read", in.err.msg);
 	CHECK_EQ(-1, in.fd);
 }
 
@@ -53,8 +55,8 @@ static void test_grown_file_is_skipped(void)
 	put("grows", "0123");
 	CHECK_EQ(0, bale_input_open(&in, dirfd_, "grows"));
 	put("grows", "0123456789");
-	CHECK_EQ(1, bale_input_read(&in, buf));
-	CHECK_STR("file grew while being read", in.why);
+	CHECK_EQ(BALE_EINPUT, bale_input_read(&in, buf));
+	CHECK_STR("file grew while being read", in.err.msg);
 }
 
 /* Removed after the walk listed it: the open says so. (Removed after the
@@ -66,8 +68,8 @@ static void test_vanished_file_is_skipped(void)
 
 	put("vanishes", "0123");
 	CHECK_EQ(0, unlinkat(dirfd_, "vanishes", 0));
-	CHECK_EQ(1, bale_input_open(&in, dirfd_, "vanishes"));
-	CHECK_STR("cannot open: No such file or directory", in.why);
+	CHECK_EQ(BALE_EINPUT, bale_input_open(&in, dirfd_, "vanishes"));
+	CHECK_STR("cannot open: No such file or directory", in.err.msg);
 	put("late", "0123");
 	CHECK_EQ(0, bale_input_open(&in, dirfd_, "late"));
 	CHECK_EQ(0, unlinkat(dirfd_, "late", 0));
