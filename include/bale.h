@@ -217,7 +217,9 @@ struct bale_pack_opts {
 	const char *name;		/* file prefix; NULL means "data" */
 	const char *formats;		/* comma-separated backend names */
 	const char *const *options;	/* "[fmt.]key=value", NULL-terminated */
-	unsigned threads;		/* 0 means one per online core */
+	unsigned threads;		/* reader threads; 0: two per CPU
+					 * this process may use, one per
+					 * CPU with @encode */
 	size_t window_bytes;		/* read-ahead bound; 0 means default */
 	int shuffle;			/* permute the order with @seed */
 	uint64_t seed;

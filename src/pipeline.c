@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -139,9 +140,25 @@ static void pipe_reset(struct bale_pipeline *p)
 	bale_errbuf_clear(&p->err);
 }
 
+/* The CPUs this process may run on (its affinity mask), else the
+ * machine's online ones. */
+static long pipe_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Reader threads: as asked, else two per CPU when the bytes pass through
+ * (reads wait on the disk: cold, 2 per CPU packed the 1 GB bench tree in
+ * 0.79x the time of 1 per CPU, for 1.11x warm) and one per CPU when the
+ * encode stage runs (the work is then the CPU's). */
 static unsigned pipe_threads(const struct bale_pack_opts *o)
 {
-	long n = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = o->threads ? (long)o->threads : pipe_cpus() *
+	    (o->encode ? 1 : 2);
 
 	if (n < 1)
 		n = 1;

@@ -6,10 +6,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+/* Wake-ups are aimed: a producer waiting for its slot waits on that
+ * slot's own condition, so taking one item wakes the one producer it
+ * lets on, not all of them (with many readers on few cores, waking every
+ * producer for every item cost more than the packing); producers short
+ * of window bytes are woken only when there are some. */
 struct bale_reorder {
 	pthread_mutex_t lock;
-	pthread_cond_t changed;		/* any progress: producers wait */
+	pthread_cond_t *free_slot;	/* per slot: a producer waits for it */
+	pthread_cond_t bytes_freed;	/* producers short of bytes wait */
 	pthread_cond_t arrived;		/* an item came: the consumer waits */
+	unsigned bytes_waiters;
 	void **slot;
 	size_t nslots;
 	uint64_t total;
@@ -25,11 +32,15 @@ int bale_reorder_new(struct bale_reorder **out, uint64_t total, size_t slots,
     size_t bytes)
 {
 	struct bale_reorder *r = calloc(1, sizeof(*r));
+	size_t i;
 
 	if (!r)
 		return BALE_ENOMEM;
 	r->slot = calloc(slots, sizeof(void *));
-	if (!r->slot) {
+	r->free_slot = calloc(slots, sizeof(pthread_cond_t));
+	if (!r->slot || !r->free_slot) {
+		free(r->slot);
+		free(r->free_slot);
 		free(r);
 		return BALE_ENOMEM;
 	}
@@ -37,7 +48,9 @@ int bale_reorder_new(struct bale_reorder **out, uint64_t total, size_t slots,
 	r->total = total;
 	r->bytes_max = bytes;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->changed, NULL);
+	for (i = 0; i < slots; i++)
+		pthread_cond_init(&r->free_slot[i], NULL);
+	pthread_cond_init(&r->bytes_freed, NULL);
 	pthread_cond_init(&r->arrived, NULL);
 	*out = r;
 	return BALE_OK;
@@ -52,7 +65,7 @@ int bale_reorder_claim(struct bale_reorder *r, uint64_t *pos)
 		goto out_unlock;
 	*pos = r->next_claim++;
 	while (!r->aborted && *pos >= r->next_take + r->nslots)
-		pthread_cond_wait(&r->changed, &r->lock);
+		pthread_cond_wait(&r->free_slot[*pos % r->nslots], &r->lock);
 	rc = r->aborted ? -1 : 0;
 out_unlock:
 	pthread_mutex_unlock(&r->lock);
@@ -65,8 +78,11 @@ int bale_reorder_reserve(struct bale_reorder *r, uint64_t pos, size_t bytes)
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->aborted && pos != r->next_take &&
-	    r->bytes_held + bytes > r->bytes_max)
-		pthread_cond_wait(&r->changed, &r->lock);
+	    r->bytes_held + bytes > r->bytes_max) {
+		r->bytes_waiters++;
+		pthread_cond_wait(&r->bytes_freed, &r->lock);
+		r->bytes_waiters--;
+	}
 	rc = r->aborted ? -1 : 0;
 	if (rc == 0) {
 		r->bytes_held += bytes;
@@ -107,16 +123,25 @@ void bale_reorder_advance(struct bale_reorder *r, size_t bytes)
 {
 	pthread_mutex_lock(&r->lock);
 	r->bytes_held -= bytes;
+	/* the slot just taken is the one position next_take + nslots uses:
+	 * broadcast, since a producer a lap further on may wait on it too */
+	pthread_cond_broadcast(&r->free_slot[r->next_take % r->nslots]);
 	r->next_take++;
-	pthread_cond_broadcast(&r->changed);
+	/* the new head may be short of bytes: it waits until it is the head */
+	if (r->bytes_waiters)
+		pthread_cond_broadcast(&r->bytes_freed);
 	pthread_mutex_unlock(&r->lock);
 }
 
 void bale_reorder_abort(struct bale_reorder *r)
 {
+	size_t i;
+
 	pthread_mutex_lock(&r->lock);
 	r->aborted = 1;
-	pthread_cond_broadcast(&r->changed);
+	for (i = 0; i < r->nslots; i++)
+		pthread_cond_broadcast(&r->free_slot[i]);
+	pthread_cond_broadcast(&r->bytes_freed);
 	pthread_cond_broadcast(&r->arrived);
 	pthread_mutex_unlock(&r->lock);
 }
@@ -141,11 +166,16 @@ size_t bale_reorder_peak(const struct bale_reorder *r)
 
 void bale_reorder_free(struct bale_reorder *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
 	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->changed);
+	for (i = 0; i < r->nslots; i++)
+		pthread_cond_destroy(&r->free_slot[i]);
+	pthread_cond_destroy(&r->bytes_freed);
 	pthread_cond_destroy(&r->arrived);
+	free(r->free_slot);
 	free(r->slot);
 	free(r);
 }
