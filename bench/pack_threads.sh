@@ -1,6 +1,7 @@
 #!/bin/bash
-# How many reader threads bale pack should start by default: the same
-# pack (-f wds) with -j 1, 2, 4, 8, 16, warm and cold cache.
+# How many reader threads bale pack should use: the same pack (-f wds)
+# with -j 1, 2, 4, 8, 16 and with the default (adaptive: one per CPU,
+# more while reads wait on the disk), warm and cold cache.
 #
 #   bench/pack_threads.sh [-r RUNS] [SIZE]     SIZE: 110k (default), 25k, 8k
 #
@@ -34,6 +35,7 @@ one() { # one CACHE CONTENDER: seconds
     t0=$(date +%s.%N)
     case $2 in
     tar) tar --hard-dereference -cf "$out.tar" -C "$src" --exclude=.complete . ;;
+    default) "$bale" pack "$src" -f wds -o "$out" -q ;;
     *) "$bale" pack "$src" -f wds -o "$out" -q -j "$2" ;;
     esac
     t1=$(date +%s.%N)
@@ -41,7 +43,7 @@ one() { # one CACHE CONTENDER: seconds
     echo "$t1 - $t0" | bc
 }
 
-contenders=(tar "${jobs[@]}")
+contenders=(tar default "${jobs[@]}")
 declare -A times=()
 for ((r = 0; r < runs; r++)); do
     for cache in "${caches[@]}"; do
@@ -59,6 +61,7 @@ for cache in "${caches[@]}"; do
 v = [float(x) for x in sys.argv[3].split()]
 print(f"{sys.argv[1]} {sys.argv[2]:>4}: median {s.median(v):.2f} s "
       f"(min {min(v):.2f}, max {max(v):.2f})")' "$cache" \
-            "$([ "$c" = tar ] && echo tar || echo "-j$c")" "${times[$cache-$c]}"
+            "$(case $c in tar|default) echo "$c" ;; *) echo "-j$c" ;; esac)" \
+            "${times[$cache-$c]}"
     done
 done

@@ -110,9 +110,16 @@ out_skip_encode:
 	return s;
 }
 
+/* One reader thread: its index decides whether it works (pipe_tune). */
+struct pipe_worker {
+	struct pipe_run *run;
+	unsigned index;
+};
+
 static void *pipe_worker(void *arg)
 {
-	struct pipe_run *run = arg;
+	const struct pipe_worker *me = arg;
+	struct pipe_run *run = me->run;
 	struct bale_encoder *enc = NULL;
 	struct pipe_sample *s;
 	uint64_t pos;
@@ -121,7 +128,8 @@ static void *pipe_worker(void *arg)
 		bale_reorder_abort(run->ro);
 		return NULL;
 	}
-	while (bale_reorder_claim(run->ro, &pos) == 0) {
+	while (pipe_tune_wait(&run->tune, me->index) == 0 &&
+	    bale_reorder_claim(run->ro, &pos) == 0) {
 		if (atomic_load_explicit(run->stop, memory_order_relaxed)) {
 			bale_reorder_abort(run->ro);	/* wakes the writer */
 			break;
@@ -262,7 +270,9 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	for (pos = run->first; pos < n && rc == BALE_OK; pos++) {
 		if (pipe_stopped(p))
 			return pipe_stop_error(p, run, pos);
+		now = pipe_since(&run->t0);
 		s = bale_reorder_take(run->ro);
+		pipe_tune_waited(&run->tune, pipe_since(&run->t0) - now);
 		if (!s && pipe_stopped(p))
 			return pipe_stop_error(p, run, pos);
 		if (!s)
@@ -271,8 +281,9 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 		rc = pipe_emit(p, run, pos, s);
 		bale_reorder_advance(run->ro, s->held);
 		pipe_sample_free(s);
-		now = run->opts->progress ? pipe_since(&run->t0) : 0;
-		if (now - last > 0.2) {
+		now = pipe_since(&run->t0);
+		pipe_tune_step(&run->tune, now);
+		if (run->opts->progress && now - last > 0.2) {
 			last = now;
 			pipe_progress(p, run, pos + 1, 0);
 		}
@@ -286,25 +297,30 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 {
 	pthread_t tid[PIPE_MAX_THREADS];
+	struct pipe_worker me[PIPE_MAX_THREADS];
 	size_t window = run->opts->window_bytes ? run->opts->window_bytes :
 	    BALE_WINDOW_DEFAULT;
 	unsigned started = 0;
 	size_t i;
 	int rc;
 
-	rc = bale_reorder_new(&run->ro,
-	    bale_walk_count(run->walk) - run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
+	rc = bale_reorder_new(&run->ro, bale_walk_count(run->walk) -
+	    run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	while (started < run->threads &&
-	    pthread_create(&tid[started], NULL, pipe_worker, run) == 0)
-		started++;
+	for (; started < run->threads; started++) {
+		me[started] = (struct pipe_worker){ run, started };
+		if (pthread_create(&tid[started], NULL, pipe_worker,
+		    &me[started]) != 0)
+			break;
+	}
 	if (started == 0)
 		rc = bale_errbuf_set(&p->err, BALE_ENOMEM,
 		    "cannot start a worker thread");
 	else
 		rc = pipe_consume(p, run);
 	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
+	pipe_tune_close(&run->tune);	/* and any parked one */
 	while (started > 0)
 		pthread_join(tid[--started], NULL);
 	for (i = 0; i < bale_reorder_slots(run->ro); i++)

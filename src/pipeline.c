@@ -113,6 +113,7 @@ static void pipe_release(struct pipe_run *run)
 	free(run->journal_path);
 	free(run->order);
 	bale_walk_free(run->walk);
+	pipe_tune_release(&run->tune);
 }
 
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
@@ -151,18 +152,25 @@ static long pipe_cpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/* Reader threads: as asked, else two per CPU when the bytes pass through
- * (reads wait on the disk: cold, 2 per CPU packed the 1 GB bench tree in
- * 0.79x the time of 1 per CPU, for 1.11x warm) and one per CPU when the
- * encode stage runs (the work is then the CPU's). */
-static unsigned pipe_threads(const struct bale_pack_opts *o)
+static unsigned pipe_clamp(long n)
 {
-	long n = o->threads ? (long)o->threads : pipe_cpus() *
-	    (o->encode ? 1 : 2);
-
 	if (n < 1)
 		n = 1;
 	return n > PIPE_MAX_THREADS ? PIPE_MAX_THREADS : (unsigned)n;
+}
+
+/* Reader threads: as asked; else one per CPU to start with, up to four
+ * per CPU while reads wait on the disk (pipe_tune.h). */
+static void pipe_threads(struct pipe_run *run)
+{
+	const struct bale_pack_opts *o = run->opts;
+	unsigned cpus = pipe_clamp(pipe_cpus());
+	unsigned min = o->threads ? pipe_clamp(o->threads) : cpus;
+	unsigned max = o->threads ? min : pipe_clamp(PIPE_READERS_PER_CPU *
+	    (long)cpus);
+
+	run->threads = max;
+	pipe_tune_init(&run->tune, min, max, cpus);
 }
 
 int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
@@ -175,7 +183,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	run.opts = o;
 	run.stop = &p->stop;
 	run.rootfd = -1;
-	run.threads = pipe_threads(o);
+	pipe_threads(&run);
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	/* the report exists first, so even a refused run can be reported */
 	if (bale_report_new(&p->report) != BALE_OK)
@@ -200,6 +208,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	if (rc == BALE_EEXIST)
 		p->err.remedy = BALE_REMEDY_REPLACE;
+	p->threads_peak = run.tune.peak;
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;
@@ -245,7 +254,7 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	run.status = p->err.rc == BALE_OK ? "complete" :
 	    p->err.rc == BALE_EINTR ? "interrupted" : "failed";
 	run.error = p->err.rc == BALE_OK ? NULL : p->err.msg;
-	run.threads = pipe_threads(o);
+	run.threads = p->threads_peak;
 	bale_report_json(p->report, &run, &b);
 	if (b.failed)
 		rc = BALE_ENOMEM;

@@ -17,6 +17,7 @@
 #include "reorder.h"
 #include "report.h"
 #include "walk.h"
+#include "pipe_tune.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 
 #define PIPE_MAX_WRITERS 8
 #define PIPE_MAX_THREADS 256
+#define PIPE_READERS_PER_CPU 4	/* at most, by default (pipe_tune.h) */
 /* Window slots per reader: enough to cover a slow (cold) read, few
  * enough that buffers are reused while still in the CPU's cache (64 made
  * warm packs with 8 readers 17% slower, bench/pack_threads.sh) */
@@ -42,7 +44,8 @@ struct pipe_run {
 	struct bale_reorder *ro;
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
-	unsigned threads;
+	unsigned threads;	/* reader threads started */
+	struct pipe_tune tune;	/* how many of them work */
 	const struct bale_encode_cfg *encode;	/* NULL: bytes as read */
 	atomic_int *stop;	/* set by bale_pipeline_stop() */
 	struct bale_encode_cfg encode_cfg;
@@ -60,6 +63,7 @@ struct pipe_run {
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int is not lock-free");
 
 struct bale_pipeline {
+	unsigned threads_peak;	/* of the last run: most readers working */
 	struct bale_errbuf err;
 	atomic_int stop;	/* lock-free, so safe to set from a handler */
 	struct bale_report *report;

@@ -1,11 +1,5 @@
-"""Read back what bale-conformance wrote into a HDF5 output, with python3-h5py
-(tests/backend/read_back.py drives it).
-
-LAYOUTS maps a layout to (open, full_meta): open(dir, classes) returns
-(count, get), get(i) returns (key, bytes, label, meta); full_meta says
-whether meta is the whole per-sample JSON. Raise ValueError on anything
-that differs.
-"""
+"""An HDF5 output of bale-conformance, read back with python3-h5py.
+The contract of LAYOUTS is in tests/backend/read_back.py."""
 import os
 import zlib
 

@@ -1,11 +1,5 @@
-"""Read back what bale-conformance wrote into an LMDB output, with python3-lmdb
-(tests/backend/read_back.py drives it).
-
-LAYOUTS maps a layout to (open, full_meta): open(dir, classes) returns
-(count, get), get(i) returns (key, bytes, label, meta); full_meta says
-whether meta is the whole per-sample JSON. Raise ValueError on anything
-that differs.
-"""
+"""An LMDB output of bale-conformance, read back with python3-lmdb.
+The contract of LAYOUTS is in tests/backend/read_back.py."""
 import json
 import os
 

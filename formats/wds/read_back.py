@@ -1,11 +1,5 @@
-"""Read back what bale-conformance wrote into a WebDataset output, with Python's json and plain file reads
-(tests/backend/read_back.py drives it).
-
-LAYOUTS maps a layout to (open, full_meta): open(dir, classes) returns
-(count, get), get(i) returns (key, bytes, label, meta); full_meta says
-whether meta is the whole per-sample JSON. Raise ValueError on anything
-that differs.
-"""
+"""A WebDataset output of bale-conformance, read back with plain file reads and json.
+The contract of LAYOUTS is in tests/backend/read_back.py."""
 import json
 import os
 

@@ -3,8 +3,13 @@
 library, in a seeded random order, and compare every byte and label.
 
 Usage: read_back.py BACKEND DIR [layout]
-Each backend's reader is formats/BACKEND/read_back.py ($FORMATS).
 Keep the sample generator in step with conformance.c.
+
+Each backend's reader is formats/BACKEND/read_back.py ($FORMATS). Its
+LAYOUTS maps a layout to (open, full_meta): open(dir, classes) returns
+(count, get); get(i) returns (key, bytes, label, meta); full_meta says
+whether meta is the whole per-sample JSON. It raises ValueError on
+anything that differs.
 """
 import importlib.util
 import os
