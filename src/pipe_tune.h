@@ -6,7 +6,7 @@
  * on a disk or a network); it drops back to one per CPU when the CPUs
  * are saturated. Measured on the 1 GB bench tree (2 CPUs,
  * bench/pack_threads.sh): warm, more readers than CPUs only cost (8
- * readers 1.46x the time of 2); cold, they pay (8 readers 0.62x).
+ * readers 1.35x the time of 2); cold, they pay (8 readers 0.70x).
  */
 #ifndef BALE_PIPE_TUNE_H
 #define BALE_PIPE_TUNE_H
