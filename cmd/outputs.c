@@ -61,7 +61,8 @@ static int outputs_scan(const char *dir, const char *format, char ***paths,
 			rc = outputs_add(paths, n, path);
 	}
 	closedir(d);
-	qsort(*paths, *n, sizeof(char *), outputs_cmp);
+	if (*n > 1)
+		qsort(*paths, *n, sizeof(char *), outputs_cmp);
 	return rc;
 }
 

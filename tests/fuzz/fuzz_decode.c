@@ -40,9 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the first byte picks encoded output or a pixel array */
 	rc = bale_encoder_run(fuzz_encoder(data[0] & 1), data + 1, size - 1,
 	    &out);
-	if (rc == 0 && !out.kept)
+	if (rc == BALE_OK && !out.kept)
 		free(out.data);
-	if (rc < 0)
+	if (rc == BALE_ENOMEM)
 		abort();	/* out of memory with a 4-megapixel limit */
 	return 0;
 }
