@@ -34,6 +34,17 @@ static int check_failures;
 	} \
 } while (0)
 
+/* Remove the scratch folder @dir and all below it (mkdtemp names only:
+ * no quote can be in them). */
+static inline void check_rmtree(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
 #define CHECK_DONE() (check_failures ? (fprintf(stderr, \
     "%d check(s) failed\n", check_failures), 1) : 0)
 

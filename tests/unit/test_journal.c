@@ -79,15 +79,11 @@ static void test_missing_and_foreign(void)
 
 int main(void)
 {
-	char *rm;
 
 	if (!mkdtemp(dir))
 		return 1;
 	test_round_trip();
 	test_missing_and_foreign();
-	rm = bale_strfmt("rm -rf '%s'", dir);
-	if (rm && system(rm) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
-	free(rm);
+	check_rmtree(dir);
 	return CHECK_DONE();
 }

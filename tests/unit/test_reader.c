@@ -107,7 +107,6 @@ static void test_folder_samples(void)
 
 int main(void)
 {
-	char *rm;
 
 	if (!mkdtemp(root))
 		return 1;
@@ -121,9 +120,6 @@ int main(void)
 	test_what_open_picks();
 	test_options();
 	test_folder_samples();
-	rm = bale_strfmt("rm -rf '%s'", root);
-	if (rm && system(rm) != 0)
-		fprintf(stderr, "could not remove %s\n", root);
-	free(rm);
+	check_rmtree(root);
 	return CHECK_DONE();
 }

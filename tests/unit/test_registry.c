@@ -150,7 +150,6 @@ int main(void)
 {
 	const char *const *names = bale_backend_names();
 	char tmp[] = "/tmp/bale-registry-XXXXXX";
-	char *rm;
 	size_t i;
 
 	if (!mkdtemp(tmp))
@@ -160,9 +159,6 @@ int main(void)
 	for (i = 0; names[i]; i++)
 		if (bale_backend_find(names[i])->writer)
 			test_probe(names[i], tmp);
-	rm = bale_strfmt("rm -rf '%s'", tmp);
-	if (rm && system(rm) != 0)
-		fprintf(stderr, "could not remove %s\n", tmp);
-	free(rm);
+	check_rmtree(tmp);
 	return CHECK_DONE();
 }
