@@ -262,7 +262,8 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 {
 	uint64_t n = bale_walk_count(run->walk);
 	double last = 0;
-	double now;
+	double now = pipe_since(&run->t0);
+	double taken;
 	struct pipe_sample *s;
 	uint64_t pos;
 	int rc = BALE_OK;
@@ -270,9 +271,10 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	for (pos = run->first; pos < n && rc == BALE_OK; pos++) {
 		if (pipe_stopped(p))
 			return pipe_stop_error(p, run, pos);
-		now = pipe_since(&run->t0);
 		s = bale_reorder_take(run->ro);
-		pipe_tune_waited(&run->tune, pipe_since(&run->t0) - now);
+		taken = pipe_since(&run->t0);
+		/* since the last sample was written: waiting for this one */
+		pipe_tune_waited(&run->tune, taken - now);
 		if (!s && pipe_stopped(p))
 			return pipe_stop_error(p, run, pos);
 		if (!s)

@@ -54,16 +54,17 @@ const struct bale_backend *registry_at(size_t i)
 	return i < n ? registry_table[i] : NULL;
 }
 
-/* 1 if @path's last component ends in ".partial": an output still being
- * written never counts as one. */
-static int registry_partial(const char *path)
+/* 1 if @path, trailing slashes aside, ends in @suffix; with @whole,
+ * also when it is nothing but @suffix. */
+static int registry_ends_in(const char *path, const char *suffix, int whole)
 {
 	size_t n = strlen(path);
-	size_t m = strlen(BALE_PARTIAL);
+	size_t m = strlen(suffix);
 
 	while (n > 1 && path[n - 1] == '/')
 		n--;
-	return n >= m && memcmp(path + n - m, BALE_PARTIAL, m) == 0;
+	return m && (n > m || (whole && n == m)) &&
+	    memcmp(path + n - m, suffix, m) == 0;
 }
 
 /* The first bytes of the regular file at @path into @head; -1 if it
@@ -84,17 +85,11 @@ static ssize_t registry_head(const char *path, unsigned char *head)
 static const char *registry_by_suffix(const char *path)
 {
 	const struct bale_backend *be;
-	size_t n = strlen(path);
-	size_t m;
 	size_t i;
 
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	for (i = 0; (be = registry_at(i)); i++) {
-		m = be->suffix ? strlen(be->suffix) : 0;
-		if (m && n > m && memcmp(path + n - m, be->suffix, m) == 0)
+	for (i = 0; (be = registry_at(i)); i++)
+		if (be->suffix && registry_ends_in(path, be->suffix, 0))
 			return be->name;
-	}
 	return NULL;
 }
 
@@ -107,7 +102,8 @@ const char *bale_output_format(const char *path)
 	size_t i;
 	int is_dir;
 
-	if (registry_partial(path) || stat(path, &st) != 0)
+	/* an output still being written never counts as one */
+	if (registry_ends_in(path, BALE_PARTIAL, 1) || stat(path, &st) != 0)
 		return NULL;
 	is_dir = S_ISDIR(st.st_mode);
 	if (!is_dir && !S_ISREG(st.st_mode))

@@ -25,7 +25,7 @@ static int wds_probe(const char *path, int is_dir, const unsigned char *head,
     size_t n)
 {
 	static const char kind[] = "wids-shard-index-v1";
-	static const char suffix[] = "-shards.json";
+	static const char suffix[] = WDS_LIST_SUFFIX;
 	size_t len = strlen(path);
 
 	if (is_dir)
@@ -47,7 +47,7 @@ const struct bale_backend bale_backend_wds = {
 	.summary = "WebDataset tar shards with .idx files and a wids list",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = wds_probe,
-	.suffix = "-shards.json",
+	.suffix = WDS_LIST_SUFFIX,
 	.library = "libarchive",
 	.library_version = wds_library_version,
 	.writer_priv = sizeof(struct wds_w),

@@ -73,6 +73,11 @@ struct wds_r {
 extern const struct bale_writer_ops wds_writer;
 extern const struct bale_reader_ops wds_reader;
 
+#define WDS_LIST_SUFFIX "-shards.json"	/* NAME-shards.json: the list */
+
+/** "@dir/@name-shards.json", the shard list; NULL without memory. */
+char *wds_list_path(const struct wds_w *st);
+
 /** "@dir/@name-%06u.@ext" for shard @no; NULL without memory. */
 char *wds_path(const struct wds_w *st, unsigned no, const char *ext);
 

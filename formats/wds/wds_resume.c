@@ -12,7 +12,7 @@
 
 static int wds_list_exists(const struct wds_w *st)
 {
-	char *list = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	char *list = wds_list_path(st);
 	int yes = list && access(list, F_OK) == 0;
 
 	free(list);

@@ -25,6 +25,11 @@ static uint64_t wds_member_bytes(uint64_t n)
 	return WDS_BLOCK + wds_padded(n);
 }
 
+char *wds_list_path(const struct wds_w *st)
+{
+	return bale_strfmt("%s/%s" WDS_LIST_SUFFIX, st->dir, st->name);
+}
+
 char *wds_path(const struct wds_w *st, unsigned no, const char *ext)
 {
 	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
@@ -79,7 +84,7 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
     int replace)
 {
-	char *list = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	char *list = wds_list_path(st);
 	struct stat sb;
 	int rc = BALE_OK;
 
@@ -346,7 +351,7 @@ static void wds_remove_partial_list(const struct wds_w *st)
 {
 	char *p;
 
-	p = bale_strfmt("%s/%s-shards.json%s", st->dir, st->name,
+	p = bale_strfmt("%s/%s" WDS_LIST_SUFFIX "%s", st->dir, st->name,
 	    BALE_PARTIAL);
 	if (p)
 		unlink(p);
@@ -356,7 +361,7 @@ static void wds_remove_partial_list(const struct wds_w *st)
 static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 {
 	struct bale_buf b = BALE_BUF_INIT;
-	char *path = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	char *path = wds_list_path(st);
 	int rc = BALE_OK;
 
 	bale_buf_puts(&b, "{\"__kind__\":\"wids-shard-index-v1\","
@@ -384,7 +389,7 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 static int wds_publish(struct bale_writer *w, void *priv)
 {
 	struct wds_w *st = priv;
-	char *path = bale_strfmt("%s/%s-shards.json", st->dir, st->name);
+	char *path = wds_list_path(st);
 	int rc = BALE_OK;
 
 	if (!path)
