@@ -24,6 +24,26 @@
 #include <unistd.h>
 
 static pthread_mutex_t hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t hdf5_fork_once = PTHREAD_ONCE_INIT;
+
+/* A fork() while another thread holds the lock would leave the child's
+ * copy locked for ever (a DataLoader forks workers from a parent that may
+ * be reading): the lock is held across fork() and released on both
+ * sides. */
+static void hdf5_fork_prepare(void)
+{
+	pthread_mutex_lock(&hdf5_lock);
+}
+
+static void hdf5_fork_done(void)
+{
+	pthread_mutex_unlock(&hdf5_lock);
+}
+
+static void hdf5_fork_guard(void)
+{
+	pthread_atfork(hdf5_fork_prepare, hdf5_fork_done, hdf5_fork_done);
+}
 
 static int hdf5_rfail(struct bale_reader *r, const char *what)
 {
@@ -195,7 +215,7 @@ static void hdf5_read_info(struct hdf5_r *st)
 		bale_json_str(&st->info, names[i]);
 		H5free_memory(names[i]);
 	}
-	bale_buf_puts(&st->info, "]}");
+	bale_buf_puts(&st->info, "]");
 	free(names);
 	H5Sclose(space);
 	H5Aclose(a);
@@ -330,6 +350,10 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 		rc = hdf5_check_encoded(r, st);
 	if (rc == BALE_OK && !st->pixels && !st->vlen)
 		rc = hdf5_read_chunks(r, st);
+	if (rc == BALE_OK && st->pixels)	/* what a row's bytes are */
+		bale_buf_printf(&st->info, ",\"shape\":[%d,%d,3]",
+		    st->pixels_h, st->pixels_w);
+	bale_buf_puts(&st->info, "}");
 	return rc;
 }
 
@@ -344,6 +368,7 @@ static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
 	if (st->fd < 0 || !st->files[0])
 		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot open '%s': %s",
 		    path, strerror(errno));
+	pthread_once(&hdf5_fork_once, hdf5_fork_guard);
 	pthread_mutex_lock(&hdf5_lock);
 	rc = hdf5_ropen_locked(r, st, path);
 	pthread_mutex_unlock(&hdf5_lock);

@@ -10,9 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static pthread_mutex_t lmdb_envs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lmdb_env *lmdb_envs;
+static pthread_once_t lmdb_fork_once = PTHREAD_ONCE_INIT;
+
+/* The cache's lock is held across fork(), so that a child never starts
+ * with it taken by a thread it does not have. */
+static void lmdb_fork_prepare(void)
+{
+	pthread_mutex_lock(&lmdb_envs_lock);
+}
+
+static void lmdb_fork_done(void)
+{
+	pthread_mutex_unlock(&lmdb_envs_lock);
+}
+
+static void lmdb_fork_guard(void)
+{
+	pthread_atfork(lmdb_fork_prepare, lmdb_fork_done, lmdb_fork_done);
+}
 
 static int lmdb_env_fail(struct bale_reader *r, const char *what, int err)
 {
@@ -157,6 +176,7 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 
 	if (!e)
 		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	e->pid = getpid();
 	e->dev = data->st_dev;
 	e->ino = data->st_ino;
 	atomic_init(&e->populate, 1);
@@ -186,7 +206,9 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	return BALE_OK;
 }
 
-/* The environment of @path, shared with the handles that have it open. */
+/* The environment of @path, shared with the handles of this process
+ * that have it open. One inherited over a fork() is left alone: closing
+ * it would be as wrong as using it, and the parent still owns it. */
 int lmdb_env_get(struct bale_reader *r, const char *path,
     const char *data_file, int nosubdir, struct lmdb_env **out)
 {
@@ -197,9 +219,11 @@ int lmdb_env_get(struct bale_reader *r, const char *path,
 	if (stat(data_file, &sb) != 0)
 		return bale_reader_seterr(r, BALE_ENOENT,
 		    "lmdb: cannot open '%s': %s", path, strerror(errno));
+	pthread_once(&lmdb_fork_once, lmdb_fork_guard);
 	pthread_mutex_lock(&lmdb_envs_lock);
 	for (e = lmdb_envs; e; e = e->next)
-		if (e->dev == sb.st_dev && e->ino == sb.st_ino)
+		if (e->dev == sb.st_dev && e->ino == sb.st_ino &&
+		    e->pid == getpid())
 			break;
 	if (!e)
 		rc = lmdb_env_create(r, path, nosubdir, &sb, &e);

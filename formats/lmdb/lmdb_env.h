@@ -1,7 +1,8 @@
 /* lmdb_env.h - the LMDB environments open in this process, one per
  * file, shared by every reader handle of that file: LMDB forbids opening
  * a file twice in one process, the key list is loaded once, and with one
- * mapping a page one thread mapped is mapped for all. */
+ * mapping a page one thread mapped is mapped for all. A child process
+ * never shares its parent's: LMDB handles must not cross a fork(). */
 #ifndef LMDB_ENV_H
 #define LMDB_ENV_H
 
@@ -16,6 +17,7 @@
 struct lmdb_env {
 	struct lmdb_env *next;
 	unsigned refs;
+	pid_t pid;		/* the process that opened it */
 	dev_t dev;
 	ino_t ino;
 	MDB_env *env;

@@ -1,0 +1,263 @@
+"""bale: pack image folders into LMDB, HDF5 and WebDataset, and read them.
+
+    import bale
+    r = bale.open("out/data.lmdb")      # or any output, or a folder of them
+    len(r), r.classes, r.info
+    s = r[i]                            # s.data, s.label, s.key, s.path, s.crc32
+    bale.pack("imgs", "out", formats=["wds", "lmdb"], resize="shorter:256")
+
+PyTorch Datasets are in bale.torch. Reads release the GIL; a Reader may be
+shared by threads, survives fork() (a child opens its own handles) and
+pickles (it reopens by path).
+"""
+import ast
+import builtins
+import collections
+import json
+import os
+import tempfile
+
+from . import _bale
+from ._bale import Error, NotFoundError
+
+__version__ = _bale.version
+__all__ = ["Error", "NotFoundError", "Reader", "Sample", "find_outputs",
+           "formats", "open", "output_format", "pack"]
+
+Sample = collections.namedtuple("Sample", "data label key path crc32")
+Sample.__doc__ = """One stored sample.
+
+data:  the stored bytes; for outputs made with --pixels, a read-only
+       numpy uint8 array of H x W x 3
+label: the class index (-1: none)
+key:   the sample's key in the output
+path:  its source path below the packed folder (None when the output
+       does not record it, or the Reader was opened with meta=False)
+crc32: the stored zlib CRC-32 of data's bytes, or None"""
+
+_NPY_MAGIC = b"\x93NUMPY"
+_npy_headers = {}
+
+
+def formats():
+    """The formats this build of bale writes and reads."""
+    return _bale.backend_names()
+
+
+def output_format(path):
+    """The format of the output at path, recognised by its content, or None."""
+    return _bale.output_format(os.fspath(path))
+
+
+def find_outputs(path, format=None):
+    """The outputs path names: itself if it is one, else those in the folder."""
+    path = os.fspath(path)
+    found = output_format(path)
+    if found:
+        return [path] if format in (None, found) else []
+    if not os.path.isdir(path):
+        raise NotFoundError(f"'{path}' is not an output nor a folder")
+    names = sorted(os.listdir(path))
+    paths = (os.path.join(path, n) for n in names)
+    return [p for p in paths
+            if output_format(p) and format in (None, output_format(p))]
+
+
+def _resolve(path, format):
+    """The one output path names; a folder holding none is a raw tree."""
+    if format == "folder" or output_format(path):
+        return path
+    outputs = find_outputs(path, format)
+    if len(outputs) == 1:
+        return outputs[0]
+    if not outputs and format is None:
+        return path      # read as the raw ImageFolder baseline
+    if not outputs:
+        raise NotFoundError(f"no {format} output in '{path}'")
+    names = ", ".join(os.path.basename(p) for p in outputs)
+    raise Error(f"'{path}' holds {len(outputs)} outputs ({names}); "
+                "name one, or choose with format=")
+
+
+def _npy_array(data):
+    """A --pixels sample's .npy bytes as a numpy array, without a copy."""
+    import numpy
+    if data[6] == 1:
+        start = 10
+        hlen = int.from_bytes(data[8:10], "little")
+    else:
+        start = 12
+        hlen = int.from_bytes(data[8:12], "little")
+    header = data[start:start + hlen]
+    spec = _npy_headers.get(header)
+    if spec is None:
+        d = ast.literal_eval(header.decode("latin1"))
+        spec = (numpy.dtype(d["descr"]), tuple(d["shape"]),
+                "F" if d["fortran_order"] else "C")
+        _npy_headers[header] = spec
+    dtype, shape, order = spec
+    count = 1
+    for n in shape:
+        count *= n
+    a = numpy.frombuffer(data, dtype=dtype, count=count, offset=start + hlen)
+    return a.reshape(shape, order=order)
+
+
+class Reader:
+    """Random access to one packed output (see bale.open)."""
+
+    def __init__(self, path, format=None, *, meta=True, options=None):
+        self._args = (os.fspath(path), format, bool(meta),
+                      dict(options or {}))
+        self._open()
+
+    def _open(self):
+        path, format, meta, options = self._args
+        options = {str(k): str(v) for k, v in options.items()}
+        if not meta:
+            options["meta"] = "0"
+        self._r = _bale.Reader(_resolve(path, format), format, options)
+        self._n = len(self._r)
+        self._info = None
+        # HDF5's pixels layout stores bare rows: shape from the info
+        shape = self.info.get("shape") if self.format == "hdf5" else None
+        self._shape = tuple(shape) if shape else None
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        data, label, key, path, crc = self._r[i]
+        if self._shape:
+            import numpy
+            data = numpy.frombuffer(data, numpy.uint8).reshape(self._shape)
+        elif data[:6] == _NPY_MAGIC:
+            data = _npy_array(data)
+        return Sample(data, label, key, path, crc)
+
+    def __iter__(self):
+        for i in range(self._n):
+            yield self[i]
+
+    @property
+    def info(self):
+        """What the output records about itself (format-specific keys)."""
+        if self._info is None:
+            self._info = json.loads(self._r.info())
+        return self._info
+
+    @property
+    def classes(self):
+        """Class names, by label."""
+        info = self.info
+        return list(info.get("classes") or
+                    info.get("bale", {}).get("classes") or [])
+
+    @property
+    def format(self):
+        return self._r.format
+
+    @property
+    def path(self):
+        """The output read (inside the folder bale.open was given)."""
+        return self._r.path
+
+    def files(self):
+        """The files that back the output."""
+        return self._r.files()
+
+    def __getstate__(self):
+        return self._args
+
+    def __setstate__(self, state):
+        self._args = state
+        self._open()
+
+    def __repr__(self):
+        return (f"<bale.Reader {self.format} '{self.path}', "
+                f"{self._n} samples>")
+
+
+def open(path, format=None, *, meta=True, options=None):
+    """Open an output for reading.
+
+    path:    a wds shard list, an LMDB environment, an HDF5 file, a folder
+             holding one of them (format= chooses among several), or a raw
+             image folder (the unpacked baseline)
+    format:  "wds", "lmdb", "hdf5", "folder"; None: recognise it
+    meta:    False reads data and label only (what training needs)
+    options: backend reader options, e.g. {"images_only": "1"} for wds
+    """
+    return Reader(path, format, meta=meta, options=options)
+
+
+_REMEDIES = {
+    "replace": " (pass replace=True to replace it)",
+    "resume": ": call again with resume=True to carry on",
+    "start_over": ": call again without resume=True to start over",
+}
+
+_ENCODE_KEYS = ("resize", "frame", "upscale", "pixels", "quality",
+                "subsampling", "color", "alpha", "background",
+                "keep_unchanged", "max_pixels")
+
+
+def _options_list(options):
+    if options is None:
+        return []
+    if isinstance(options, dict):
+        return [f"{k}={v}" for k, v in options.items()]
+    return [str(o) for o in options]
+
+
+def pack(src, out, formats=("wds",), *, name=None, list_file=None,
+         options=None, threads=0, window=0, shuffle=False, seed=0,
+         strict=False, replace=False, resume=False, report=None, **encode):
+    """Pack the image folder src into the folder out, as bale pack does.
+
+    formats: names, or one comma-separated str ("wds,lmdb")
+    options: backend options, {"wds.shard_size": "1G"} or ["key=value"]
+    encode:  resize="shorter:256", frame, upscale, pixels="224x224",
+             quality, subsampling, color, alpha, background,
+             keep_unchanged, max_pixels (as bale pack's flags)
+    report:  also keep the JSON report at this path
+    Returns the report as a dict (samples packed, skipped with reasons,
+    outputs...). Raises bale.Error when the run fails; Ctrl-C stops the
+    run cleanly (what its checkpoints cover stays, for resume=True).
+    """
+    unknown = set(encode) - set(_ENCODE_KEYS)
+    if unknown:
+        raise TypeError(f"pack() got unknown arguments {sorted(unknown)}")
+    if not isinstance(formats, str):
+        formats = ",".join(formats)
+    kw = dict(name=name, options=_options_list(options), threads=threads,
+              window=window, shuffle=shuffle, seed=seed, strict=strict,
+              replace=replace, resume=resume)
+    if list_file is not None:
+        kw["list"] = list_file
+    if any(v not in (None, False, 0) for v in encode.values()):
+        kw["encode"] = {k: v for k, v in encode.items() if v is not None}
+    with tempfile.TemporaryDirectory(prefix="bale-pack-") as tmp:
+        path = os.fspath(report) if report else os.path.join(tmp, "r.json")
+        rc, msg, remedy, stats = _bale.pack(src, out, formats, report=path,
+                                            **kw)
+        result = _load_report(path, stats)
+    if rc != 0:
+        err = (NotFoundError if rc == -3 else Error)(
+            msg + _REMEDIES.get(remedy, ""))
+        err.remedy = remedy
+        err.report = result
+        raise err
+    return result
+
+
+def _load_report(path, stats):
+    try:
+        with builtins.open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        report = {}
+    report.setdefault("stats", stats)
+    return report

@@ -1,0 +1,218 @@
+"""ShardStream: WebDataset shards read in sequence, split across DataLoader
+workers and distributed ranks, every sample exactly once per epoch."""
+import json
+import os
+import random
+import re
+import tarfile
+
+import torch.distributed
+import torch.utils.data
+
+import bale
+from ._decode import DECODERS, decode_sample
+
+# the member that holds the image, by preference
+IMAGE_EXTS = ("jpg", "jpeg", "png", "webp", "ppm", "pgm", "bmp", "tif",
+              "tiff", "npy")
+_BRACES = re.compile(r"\{(\d+)\.\.(\d+)\}|\{([^{}]*,[^{}]*)\}")
+
+
+def _expand_braces(pattern):
+    """"a-{000..002}.tar" and "{a,b}.tar" as webdataset expands them."""
+    m = _BRACES.search(pattern)
+    if not m:
+        return [pattern]
+    head, tail = pattern[:m.start()], pattern[m.end():]
+    if m.group(3) is not None:
+        items = m.group(3).split(",")
+    else:
+        lo, hi = m.group(1), m.group(2)
+        items = [str(i).zfill(len(lo)) for i in range(int(lo), int(hi) + 1)]
+    return [p for item in items for p in _expand_braces(head + item + tail)]
+
+
+def _shard_list(path):
+    """The shards a wids shard list (bale's NAME-shards.json) names."""
+    with open(path, encoding="utf-8") as f:
+        index = json.load(f)
+    base = os.path.dirname(path)
+    try:
+        urls = [s["url"] for s in index["shardlist"]]
+    except (KeyError, TypeError):
+        raise bale.Error(f"'{path}': not a shard list (no shardlist urls)")
+    return [u if os.path.isabs(u) else os.path.join(base, u) for u in urls]
+
+
+def list_shards(urls):
+    """Shard paths from: a shard list (.json), a folder of .tar files, a
+    brace pattern ("train-{000..099}.tar"), a .tar, or a list of these."""
+    if not isinstance(urls, (str, bytes, os.PathLike)):
+        return [s for u in urls for s in list_shards(u)]
+    path = os.fspath(urls)
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path)
+                       if n.endswith((".tar", ".tar.gz", ".tgz")))
+        return [os.path.join(path, n) for n in names]
+    if path.endswith(".json"):
+        return _shard_list(path)
+    paths = _expand_braces(path)
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise bale.NotFoundError(f"no such shard: '{missing[0]}'")
+    return paths
+
+
+def _split_name(name):
+    """webdataset's rule: the key is the path up to the first dot of its
+    last component; the rest, lowercased, is the field."""
+    slash = name.rfind("/") + 1
+    dot = name.find(".", slash)
+    if dot < 0:
+        return name, ""
+    return name[:dot], name[dot + 1:].lower()
+
+
+def read_shard(path):
+    """The samples of one shard in order: dicts of field -> bytes, with
+    "__key__"; consecutive members with one key make a sample."""
+    sample = {}
+    try:
+        with tarfile.open(path, mode="r|*") as tar:
+            for member in tar:
+                if not member.isfile():
+                    continue
+                key, field = _split_name(member.name)
+                if sample and key != sample["__key__"]:
+                    yield sample
+                    sample = {}
+                sample["__key__"] = key
+                sample[field] = tar.extractfile(member).read()
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise bale.Error(f"shard '{path}': {e}") from e
+    if sample:
+        yield sample
+
+
+def sample_label(sample):
+    """The class index: .cls, else a "label" in .json; -1 if none."""
+    if "cls" in sample:
+        return int(sample["cls"].decode().strip())
+    if "json" in sample:
+        meta = json.loads(sample["json"])
+        if isinstance(meta, dict) and isinstance(meta.get("label"), int):
+            return meta["label"]
+    return -1
+
+
+def sample_image(sample):
+    """The image member's bytes (a .npy member: its array)."""
+    for ext in IMAGE_EXTS:
+        if ext in sample:
+            if ext == "npy":
+                return bale._npy_array(sample[ext])
+            return sample[ext]
+    raise bale.Error(f"sample '{sample['__key__']}' has no image member "
+                     f"(fields: {sorted(k for k in sample if k[:2] != '__')})")
+
+
+def _assignment(nshards, consumer, consumers):
+    """(shard position, stride, offset) triples this consumer reads: whole
+    shards when there are enough, else every stride-th sample of one
+    shard that several consumers share."""
+    if nshards >= consumers:
+        return [(j, 1, 0) for j in range(consumer, nshards, consumers)]
+    if nshards == 0:
+        return []
+    shard = consumer % nshards
+    sharers = len(range(shard, consumers, nshards))
+    return [(shard, sharers, consumer // nshards)]
+
+
+class ShardStream(torch.utils.data.IterableDataset):
+    """Iterate over WebDataset shards: (transform(image), label) pairs.
+
+    urls:       see list_shards (bale's NAME-shards.json, a folder, a brace
+                pattern, paths); any WebDataset, not only bale's
+    shuffle:    0: shards and samples in order; N: shard order shuffled
+                (seeded by seed and epoch) and samples through an N-sample
+                shuffle buffer
+    rank, world_size: this process's place among distributed ranks;
+                default: torch.distributed's when initialised, else 0, 1
+    decode:     "pil", "tensor" or "raw" (see bale.torch.decode_sample)
+    Every sample comes exactly once per epoch across all DataLoader
+    workers of all ranks; call set_epoch(e) before each epoch.
+    """
+
+    def __init__(self, urls, shuffle=0, transform=None,
+                 target_transform=None, *, seed=0, decode="pil",
+                 rank=None, world_size=None):
+        if decode not in DECODERS:
+            raise ValueError(f"decode must be one of {DECODERS}")
+        self.shards = list_shards(urls)
+        self.shuffle = int(shuffle)
+        self.transform = transform
+        self.target_transform = target_transform
+        self.seed = seed
+        self.decode = decode
+        self.rank = rank
+        self.world_size = world_size
+        self.epoch = 0
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+    def _place(self):
+        """(consumer index, consumers) of this worker of this rank."""
+        rank, world = self.rank, self.world_size
+        if rank is None or world is None:
+            dist = torch.distributed
+            up = dist.is_available() and dist.is_initialized()
+            rank = rank if rank is not None else (dist.get_rank() if up else 0)
+            world = world if world is not None else \
+                (dist.get_world_size() if up else 1)
+        info = torch.utils.data.get_worker_info()
+        worker, workers = (info.id, info.num_workers) if info else (0, 1)
+        return rank * workers + worker, world * workers
+
+    def _samples(self, order, consumer, consumers):
+        for pos, stride, offset in _assignment(len(order), consumer,
+                                               consumers):
+            for n, sample in enumerate(read_shard(self.shards[order[pos]])):
+                if n % stride == offset:
+                    yield sample
+
+    def __iter__(self):
+        consumer, consumers = self._place()
+        order = list(range(len(self.shards)))
+        if self.shuffle:
+            random.Random(f"{self.seed}/{self.epoch}").shuffle(order)
+        stream = self._samples(order, consumer, consumers)
+        if self.shuffle > 1:
+            rng = random.Random(f"{self.seed}/{self.epoch}/{consumer}")
+            stream = _buffer_shuffle(stream, self.shuffle, rng)
+        for sample in stream:
+            yield self._item(sample)
+
+    def _item(self, sample):
+        image = decode_sample(sample_image(sample), self.decode)
+        label = sample_label(sample)
+        if self.transform is not None:
+            image = self.transform(image)
+        if self.target_transform is not None:
+            label = self.target_transform(label)
+        return image, label
+
+
+def _buffer_shuffle(stream, size, rng):
+    """Samples of stream in an order shuffled within a size-sample window."""
+    buf = []
+    for sample in stream:
+        if len(buf) < size:
+            buf.append(sample)
+            continue
+        i = rng.randrange(size)
+        buf[i], sample = sample, buf[i]
+        yield sample
+    rng.shuffle(buf)
+    yield from buf

@@ -1,0 +1,27 @@
+/* ext.h - the parts of the bale._bale extension module (python/ext/). It
+ * is built against include/ only: what Python gets is the public API. */
+#ifndef BALE_EXT_H
+#define BALE_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "bale.h"
+
+/* bale.Error, and bale.NotFoundError (also a FileNotFoundError). */
+extern PyObject *ext_error;
+extern PyObject *ext_not_found;
+
+/* Bumped in every child process right after fork(): a handle made in an
+ * earlier generation belongs to an ancestor and must not be used. */
+extern unsigned long ext_fork_generation;
+
+/** Raise the exception for bale code @rc with message @msg; NULL. */
+PyObject *ext_raise(int rc, const char *msg);
+
+extern PyTypeObject ext_reader_type;
+
+/** _bale.pack(...): run the pipeline (reader.c's sibling, pack.c). */
+PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw);
+
+#endif

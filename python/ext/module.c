@@ -1,0 +1,125 @@
+/* module.c - bale._bale: the exceptions, the small functions, and the
+ * module's set-up. The Python-facing API is the bale package around it
+ * (python/bale/__init__.py). */
+#include "ext.h"
+
+#include <pthread.h>
+
+PyObject *ext_error;
+PyObject *ext_not_found;
+unsigned long ext_fork_generation;
+
+static void ext_after_fork_child(void)
+{
+	ext_fork_generation++;
+}
+
+PyObject *ext_raise(int rc, const char *msg)
+{
+	PyObject *type = ext_error;
+
+	if (rc == BALE_ENOMEM)
+		return PyErr_NoMemory();
+	if (rc == BALE_ENOENT)
+		type = ext_not_found;
+	PyErr_SetString(type, msg && msg[0] ? msg : bale_strerror(rc));
+	return NULL;
+}
+
+static PyObject *ext_output_format(PyObject *self, PyObject *arg)
+{
+	PyObject *path = NULL;
+	const char *format;
+
+	(void)self;
+	if (!PyUnicode_FSConverter(arg, &path))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	format = bale_output_format(PyBytes_AS_STRING(path));
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path);
+	if (!format)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(format);
+}
+
+static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
+{
+	const char *const *names = bale_backend_names();
+	PyObject *list = PyList_New(0);
+	PyObject *name;
+
+	(void)self;
+	(void)unused;
+	for (; list && *names; names++) {
+		name = PyUnicode_FromString(*names);
+		if (!name || PyList_Append(list, name) != 0) {
+			Py_XDECREF(name);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(name);
+	}
+	return list;
+}
+
+static PyMethodDef ext_methods[] = {
+	{ "output_format", ext_output_format, METH_O,
+	  "output_format(path) -> the format of the output at path, or None" },
+	{ "backend_names", ext_backend_names, METH_NOARGS,
+	  "backend_names() -> the formats built into the library" },
+	{ "pack", (PyCFunction)(void (*)(void))ext_pack,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "pack(src, out, formats, ...) -> statistics; see bale.pack" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef ext_module = {
+	PyModuleDef_HEAD_INIT, "_bale",
+	"The C part of the bale package: use bale, not this.", -1,
+	ext_methods, NULL, NULL, NULL, NULL,
+};
+
+static int ext_add_errors(PyObject *m)
+{
+	PyObject *bases;
+
+	ext_error = PyErr_NewExceptionWithDoc("bale.Error",
+	    "A bale call failed; the message says why.", NULL, NULL);
+	if (!ext_error)
+		return -1;
+	bases = Py_BuildValue("(OO)", ext_error, PyExc_FileNotFoundError);
+	if (!bases)
+		return -1;
+	ext_not_found = PyErr_NewExceptionWithDoc("bale.NotFoundError",
+	    "No such output, file or format.", bases, NULL);
+	Py_DECREF(bases);
+	if (!ext_not_found)
+		return -1;
+	Py_INCREF(ext_error);
+	Py_INCREF(ext_not_found);
+	if (PyModule_AddObject(m, "Error", ext_error) != 0 ||
+	    PyModule_AddObject(m, "NotFoundError", ext_not_found) != 0)
+		return -1;
+	return 0;
+}
+
+PyMODINIT_FUNC PyInit__bale(void)
+{
+	PyObject *m;
+
+	if (PyType_Ready(&ext_reader_type) != 0)
+		return NULL;
+	m = PyModule_Create(&ext_module);
+	if (!m)
+		return NULL;
+	Py_INCREF(&ext_reader_type);
+	if (ext_add_errors(m) != 0 ||
+	    PyModule_AddObject(m, "Reader", (PyObject *)&ext_reader_type) ||
+	    PyModule_AddStringConstant(m, "version", bale_version()) != 0 ||
+	    pthread_atfork(NULL, NULL, ext_after_fork_child) != 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}

@@ -1,0 +1,363 @@
+/* reader.c - _bale.Reader: random access to one packed output.
+ *
+ * A C reader handle serves one thread at a time, so a Reader keeps a pool
+ * of them: a call takes an idle handle (or opens one), reads with the GIL
+ * released, copies the sample into Python objects and gives the handle
+ * back. Threads may therefore share one Reader and still read in
+ * parallel, each on its own handle. The pool is only touched with the GIL
+ * held, so it needs no lock of its own (and no lock can be caught
+ * mid-fork).
+ *
+ * A handle made before a fork() is never used after it: in the child the
+ * pool is dropped (not closed - the parent still uses those handles, and
+ * LMDB forbids touching them in a child) and new handles are opened.
+ */
+#include "ext.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ext_handle {
+	struct bale_reader *r;
+	pid_t pid;		/* the process that opened it */
+};
+
+typedef struct {
+	PyObject_HEAD
+	char *path;
+	char *format;		/* as asked: NULL means recognise it */
+	char **opts;		/* key, value, key, value ... */
+	size_t nopts;		/* pairs */
+	unsigned long generation;	/* ext_fork_generation of the pool */
+	struct ext_handle *idle;
+	size_t nidle;
+	size_t cap;
+	uint64_t count;
+	char opened_as[32];	/* the format of the first handle */
+} ext_reader;
+
+/* ---- the handle pool -------------------------------------------------- */
+
+/* Open a new handle; without the GIL. @msg gets the reason on failure. */
+static int ext_handle_open(ext_reader *self, struct ext_handle *h,
+    char *msg, size_t msglen)
+{
+	size_t i;
+	int rc = bale_reader_new(&h->r);
+
+	h->pid = getpid();
+	for (i = 0; rc == BALE_OK && i < self->nopts; i++)
+		rc = bale_reader_option(h->r, self->opts[2 * i],
+		    self->opts[2 * i + 1]);
+	if (rc == BALE_OK)
+		rc = bale_reader_open(h->r, self->format, self->path);
+	if (rc != BALE_OK) {
+		snprintf(msg, msglen, "%s", h->r ? bale_reader_errmsg(h->r) :
+		    bale_strerror(rc));
+		bale_reader_free(h->r);
+		h->r = NULL;
+	}
+	return rc;
+}
+
+/* An idle handle of this process, or one with r == NULL to open. */
+static struct ext_handle ext_pool_take(ext_reader *self)
+{
+	struct ext_handle none = { NULL, 0 };
+
+	if (self->generation != ext_fork_generation) {
+		/* a fork happened: the pool is the parent's; forget it */
+		self->nidle = 0;
+		self->generation = ext_fork_generation;
+	}
+	return self->nidle ? self->idle[--self->nidle] : none;
+}
+
+static void ext_pool_give(ext_reader *self, struct ext_handle h)
+{
+	struct ext_handle *grown;
+
+	if (h.pid == getpid() && self->nidle == self->cap) {
+		grown = realloc(self->idle, (self->cap * 2 + 2) * sizeof(*grown));
+		if (grown) {
+			self->idle = grown;
+			self->cap = self->cap * 2 + 2;
+		}
+	}
+	if (h.pid == getpid() && self->nidle < self->cap)
+		self->idle[self->nidle++] = h;
+	else if (h.pid == getpid())
+		bale_reader_free(h.r);
+}
+
+/* Take a handle, opening one if none is idle; -1 with an exception
+ * raised when it cannot be opened. */
+static int ext_pool_take_open(ext_reader *self, struct ext_handle *h)
+{
+	char msg[600];
+	int rc = BALE_OK;
+
+	*h = ext_pool_take(self);
+	if (h->r)
+		return 0;
+	Py_BEGIN_ALLOW_THREADS
+	rc = ext_handle_open(self, h, msg, sizeof(msg));
+	Py_END_ALLOW_THREADS
+	if (rc != BALE_OK) {
+		ext_raise(rc, msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the type --------------------------------------------------------- */
+
+static int ext_reader_set_options(ext_reader *self, PyObject *options)
+{
+	PyObject *key;
+	PyObject *value;
+	Py_ssize_t pos = 0;
+	const char *k;
+	const char *v;
+	size_t n = options ? (size_t)PyDict_Size(options) : 0;
+
+	self->opts = calloc(2 * n + 1, sizeof(char *));
+	if (!self->opts) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	while (options && PyDict_Next(options, &pos, &key, &value)) {
+		k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+		v = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
+		if (!k || !v) {
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_TypeError,
+				    "reader options are str: str");
+			return -1;
+		}
+		self->opts[2 * self->nopts] = strdup(k);
+		self->opts[2 * self->nopts + 1] = strdup(v);
+		if (!self->opts[2 * self->nopts] ||
+		    !self->opts[2 * self->nopts++ + 1]) {
+			PyErr_NoMemory();
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int ext_reader_init(PyObject *o, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "path", "format", "options", NULL };
+	ext_reader *self = (ext_reader *)o;
+	PyObject *path = NULL;
+	const char *format = NULL;
+	PyObject *options = NULL;
+	struct ext_handle h;
+	int rc;
+
+	if (self->path) {
+		PyErr_SetString(PyExc_RuntimeError, "Reader already open");
+		return -1;
+	}
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|zO!", kwlist,
+	    PyUnicode_FSConverter, &path, &format, &PyDict_Type, &options))
+		return -1;
+	self->path = strdup(PyBytes_AS_STRING(path));
+	self->format = format ? strdup(format) : NULL;
+	Py_DECREF(path);
+	if (!self->path || (format && !self->format)) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	self->generation = ext_fork_generation;
+	if (ext_reader_set_options(self, options) != 0 ||
+	    ext_pool_take_open(self, &h) != 0)
+		return -1;
+	rc = bale_reader_count(h.r, &self->count);
+	snprintf(self->opened_as, sizeof(self->opened_as), "%s",
+	    bale_reader_format(h.r));
+	if (rc != BALE_OK) {
+		ext_raise(rc, bale_reader_errmsg(h.r));
+		bale_reader_free(h.r);
+		return -1;
+	}
+	ext_pool_give(self, h);
+	return 0;
+}
+
+static void ext_reader_dealloc(PyObject *o)
+{
+	ext_reader *self = (ext_reader *)o;
+	size_t i;
+
+	/* handles inherited over a fork are the parent's: left alone */
+	for (i = 0; i < self->nidle; i++)
+		if (self->generation == ext_fork_generation &&
+		    self->idle[i].pid == getpid())
+			bale_reader_free(self->idle[i].r);
+	for (i = 0; self->opts && i < 2 * self->nopts; i++)
+		free(self->opts[i]);
+	free(self->opts);
+	free(self->idle);
+	free(self->path);
+	free(self->format);
+	Py_TYPE(o)->tp_free(o);
+}
+
+static Py_ssize_t ext_reader_len(PyObject *o)
+{
+	return (Py_ssize_t)((ext_reader *)o)->count;
+}
+
+static PyObject *ext_str_or_none(const char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeFSDefault(s);
+}
+
+/* (data, label, key, path, crc32) of one sample, copied. */
+static PyObject *ext_blob_tuple(const struct bale_blob *b)
+{
+	PyObject *crc = b->has_crc32 ? PyLong_FromUnsignedLong(b->crc32) :
+	    (Py_INCREF(Py_None), Py_None);
+	PyObject *t = Py_BuildValue("(y#LNNN)", (const char *)b->data,
+	    (Py_ssize_t)b->size, (long long)b->label, ext_str_or_none(b->key),
+	    ext_str_or_none(b->path), crc);
+
+	return t;
+}
+
+static PyObject *ext_reader_item(PyObject *o, Py_ssize_t i)
+{
+	ext_reader *self = (ext_reader *)o;
+	struct bale_blob blob;
+	struct ext_handle h;
+	PyObject *t = NULL;
+	int rc;
+
+	if (i < 0 || (uint64_t)i >= self->count) {
+		PyErr_SetString(PyExc_IndexError, "sample index out of range");
+		return NULL;
+	}
+	if (ext_pool_take_open(self, &h) != 0)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = bale_reader_get(h.r, (uint64_t)i, &blob);
+	Py_END_ALLOW_THREADS
+	if (rc == BALE_OK)
+		t = ext_blob_tuple(&blob);
+	else
+		ext_raise(rc, bale_reader_errmsg(h.r));
+	ext_pool_give(self, h);
+	return t;
+}
+
+static PyObject *ext_reader_info(PyObject *o, PyObject *unused)
+{
+	ext_reader *self = (ext_reader *)o;
+	struct ext_handle h;
+	const char *json = NULL;
+	PyObject *s = NULL;
+	int rc;
+
+	(void)unused;
+	if (ext_pool_take_open(self, &h) != 0)
+		return NULL;
+	rc = bale_reader_info(h.r, &json);
+	s = rc == BALE_OK ? PyUnicode_FromString(json ? json : "{}") :
+	    ext_raise(rc, bale_reader_errmsg(h.r));
+	ext_pool_give(self, h);
+	return s;
+}
+
+static PyObject *ext_reader_files(PyObject *o, PyObject *unused)
+{
+	ext_reader *self = (ext_reader *)o;
+	const char *const *list = NULL;
+	struct ext_handle h;
+	PyObject *files = NULL;
+	PyObject *name;
+	int rc;
+
+	(void)unused;
+	if (ext_pool_take_open(self, &h) != 0)
+		return NULL;
+	rc = bale_reader_files(h.r, &list);
+	if (rc != BALE_OK)
+		ext_raise(rc, bale_reader_errmsg(h.r));
+	else
+		files = PyList_New(0);
+	for (; files && list && *list; list++) {
+		name = PyUnicode_DecodeFSDefault(*list);
+		if (!name || PyList_Append(files, name) != 0)
+			Py_CLEAR(files);
+		Py_XDECREF(name);
+	}
+	ext_pool_give(self, h);
+	return files;
+}
+
+/* For tests: the process that opened each idle handle. */
+static PyObject *ext_reader_handle_pids(PyObject *o, PyObject *unused)
+{
+	ext_reader *self = (ext_reader *)o;
+	PyObject *list = PyList_New((Py_ssize_t)self->nidle);
+	size_t i;
+
+	(void)unused;
+	for (i = 0; list && i < self->nidle; i++)
+		PyList_SET_ITEM(list, (Py_ssize_t)i,
+		    PyLong_FromLong((long)self->idle[i].pid));
+	return list;
+}
+
+static PyObject *ext_reader_format(PyObject *o, void *closure)
+{
+	(void)closure;
+	return PyUnicode_FromString(((ext_reader *)o)->opened_as);
+}
+
+static PyObject *ext_reader_path(PyObject *o, void *closure)
+{
+	(void)closure;
+	return PyUnicode_DecodeFSDefault(((ext_reader *)o)->path);
+}
+
+static PyMethodDef ext_reader_methods[] = {
+	{ "info", ext_reader_info, METH_NOARGS,
+	  "info() -> JSON text of what the output records about itself" },
+	{ "files", ext_reader_files, METH_NOARGS,
+	  "files() -> the files that back the output" },
+	{ "_handle_pids", ext_reader_handle_pids, METH_NOARGS,
+	  "the process that opened each idle handle (for tests)" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef ext_reader_getset[] = {
+	{ "format", ext_reader_format, NULL, "the output's format", NULL },
+	{ "path", ext_reader_path, NULL, "the path it was opened with", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+static PySequenceMethods ext_reader_seq = {
+	.sq_length = ext_reader_len,
+	.sq_item = ext_reader_item,
+};
+
+PyTypeObject ext_reader_type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "bale._bale.Reader",
+	.tp_basicsize = sizeof(ext_reader),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Reader(path, format=None, options=None): one packed "
+	    "output; r[i] -> (data, label, key, path, crc32)",
+	.tp_new = PyType_GenericNew,
+	.tp_init = ext_reader_init,
+	.tp_dealloc = ext_reader_dealloc,
+	.tp_as_sequence = &ext_reader_seq,
+	.tp_methods = ext_reader_methods,
+	.tp_getset = ext_reader_getset,
+};

@@ -1,0 +1,74 @@
+"""Helpers of the Python tests: data made with bale-mkdata, packed with the
+bale command, and torchvision's view of the source tree."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BALE = os.environ["BALE"]
+MKDATA = os.environ["MKDATA"]
+BUILT = subprocess.run([BALE, "--help"], capture_output=True,
+                       text=True).stdout
+
+# (format, layout name, bale pack flags) of every layout the tests cover
+LAYOUTS = [("wds", "default", []),
+           ("lmdb", "default", []),
+           ("lmdb", "caffe", ["--lmdb-layout", "caffe"]),
+           ("hdf5", "encoded", []),
+           ("hdf5", "vlen", ["--hdf5-layout", "vlen"])]
+
+
+def built(fmt):
+    return any(line.startswith("Formats built in:") and
+               f" {fmt}" in line.split(":", 1)[1] + " "
+               for line in BUILT.splitlines())
+
+
+def need_torch():
+    """Skip the whole test (meson's 77) without torch and torchvision."""
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: needs python3-torch and python3-torchvision ({e})")
+        sys.exit(77)
+
+
+def need_any_format():
+    if not any(built(f) for f, _, _ in LAYOUTS):
+        print("skipped: no format that writes is built in")
+        sys.exit(77)
+
+
+def mkdata(*args):
+    subprocess.run([MKDATA, *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def pack(src, out, fmt, *flags, name="data"):
+    """Pack src into out (one format); the output's path."""
+    subprocess.run([BALE, "pack", src, "-f", fmt, "-o", out, "-q",
+                    "--name", name, *flags], check=True)
+    return {"wds": f"{out}/{name}-shards.json", "lmdb": f"{out}/{name}.lmdb",
+            "hdf5": f"{out}/{name}.h5"}[fmt]
+
+
+def image_folder(src):
+    """torchvision's ImageFolder samples of src: [(path, label)]."""
+    import torchvision
+    return torchvision.datasets.ImageFolder(src).samples
+
+
+class TempTest(unittest.TestCase):
+    """A test case with a scratch folder self.tmp."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bale-pytest-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main():
+    sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)

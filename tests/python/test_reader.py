@@ -1,0 +1,137 @@
+"""bale.open on every format and layout: the source's bytes, labels, paths
+and order, as torchvision's ImageFolder sees the tree; indexing, errors,
+--pixels arrays, folders of outputs."""
+import io
+import os
+import tarfile
+import zlib
+
+import common
+import numpy
+
+import bale
+
+
+class ReaderTest(common.TempTest):
+
+    def setUp(self):
+        super().setUp()
+        self.src = os.path.join(self.tmp, "in")
+        common.mkdata("tricky", self.src)
+        self.truth = common.image_folder(self.src)
+
+    def check_samples(self, r):
+        """r holds exactly the tree's samples, in ImageFolder's order."""
+        self.assertEqual(len(r), len(self.truth))
+        for i, (path, label) in enumerate(self.truth):
+            s = r[i]
+            with open(path, "rb") as f:
+                self.assertEqual(s.data, f.read(), f"sample {i} ({path})")
+            self.assertEqual(s.label, label, path)
+            rel = os.path.relpath(path, self.src)
+            if s.path is not None:      # meta=False may still give it
+                self.assertEqual(s.path, rel)
+            if s.crc32 is not None:
+                self.assertEqual(s.crc32, zlib.crc32(s.data))
+
+    def test_every_layout(self):
+        ran = 0
+        for fmt, layout, flags in common.LAYOUTS:
+            if not common.built(fmt):
+                continue
+            with self.subTest(format=fmt, layout=layout):
+                out = common.pack(self.src, f"{self.tmp}/{fmt}-{layout}",
+                                  fmt, *flags)
+                r = bale.open(out)
+                self.assertEqual(r.format, fmt)
+                self.check_samples(r)
+                self.check_samples(bale.open(out, meta=False))
+                classes = sorted({os.path.relpath(p, self.src).split(os.sep)[0]
+                                  for p, _ in self.truth})
+                if layout != "caffe":    # a Datum file records no names
+                    self.assertEqual(r.classes, classes)
+                ran += 1
+        self.assertGreater(ran, 0)
+
+    def test_indexing(self):
+        fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
+        r = bale.open(common.pack(self.src, f"{self.tmp}/out", fmt))
+        n = len(r)
+        self.assertEqual(r[-1], r[n - 1])
+        self.assertEqual(r[-n], r[0])
+        self.assertEqual(list(r), [r[i] for i in range(n)])
+        self.assertEqual(r[2:5], [r[2], r[3], r[4]])
+        self.assertEqual(r[::-7], [r[i] for i in range(n - 1, -1, -7)])
+        for bad in (n, -n - 1, 2**62, -2**62):
+            with self.assertRaises(IndexError):
+                r[bad]
+        with self.assertRaises(TypeError):
+            r["3"]
+        with self.assertRaises(TypeError):
+            r[1.0]
+
+    def test_raw_folder(self):
+        """A folder with no output in it is the unpacked baseline."""
+        r = bale.open(self.src)
+        self.assertEqual(r.format, "folder")
+        self.check_samples(r)
+
+    def test_folder_of_outputs(self):
+        formats = [f for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        out = f"{self.tmp}/out"
+        common.pack(self.src, out, formats[0])
+        self.assertEqual(bale.open(out).format, formats[0])
+        if len(formats) < 2:
+            return
+        common.pack(self.src, out, formats[1])
+        with self.assertRaisesRegex(bale.Error, "holds 2 outputs"):
+            bale.open(out)
+        self.assertEqual(bale.open(out, formats[1]).format, formats[1])
+        self.assertEqual(len(bale.find_outputs(out)), 2)
+
+    def test_pixels(self):
+        """--pixels outputs read as H x W x 3 arrays, equal in every
+        format to the .npy members of the wds shard."""
+        formats = [f for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        arrays = {}
+        for fmt in formats:
+            out = common.pack(self.src, f"{self.tmp}/px-{fmt}", fmt,
+                              "--pixels", "24x16")
+            r = bale.open(out)
+            arrays[fmt] = [s.data for s in r]
+            self.assertEqual([s.label for s in r],
+                             [label for _, label in self.truth])
+            for a in arrays[fmt]:
+                self.assertIsInstance(a, numpy.ndarray)
+                self.assertEqual((a.shape, a.dtype), ((16, 24, 3),
+                                                      numpy.uint8))
+        if "wds" in arrays:
+            tar_path = f"{self.tmp}/px-wds/data-000000.tar"
+            with tarfile.open(tar_path) as tar:
+                npys = [numpy.load(io.BytesIO(tar.extractfile(m).read()))
+                        for m in tar if m.name.endswith(".npy")]
+            arrays["tar"] = npys
+        first = next(iter(arrays.values()))
+        for fmt, got in arrays.items():
+            self.assertEqual(len(got), len(first))
+            for a, b in zip(got, first):
+                self.assertTrue(numpy.array_equal(a, b), fmt)
+
+    def test_errors(self):
+        with self.assertRaises(FileNotFoundError):
+            bale.open(f"{self.tmp}/nothing-here")
+        with self.assertRaises(bale.NotFoundError):
+            bale.open(f"{self.tmp}/nothing-here")
+        junk = f"{self.tmp}/junk.h5"
+        with open(junk, "wb") as f:
+            f.write(b"not an output at all" * 100)
+        with self.assertRaisesRegex(bale.Error, "not an output"):
+            bale.open(junk)
+        with self.assertRaises(bale.Error):
+            bale.open(self.src, "no-such-format")
+        with self.assertRaisesRegex(bale.Error, "unknown reader option"):
+            bale.open(self.src, options={"no_such_option": 1})
+
+
+if __name__ == "__main__":
+    common.main()
