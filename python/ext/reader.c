@@ -61,16 +61,21 @@ static int ext_handle_open(ext_reader *self, struct ext_handle *h,
 	return rc;
 }
 
+/* After a fork() the pool holds the parent's handles: forget them. */
+static void ext_pool_check_fork(ext_reader *self)
+{
+	if (self->generation != ext_fork_generation) {
+		self->nidle = 0;
+		self->generation = ext_fork_generation;
+	}
+}
+
 /* An idle handle of this process, or one with r == NULL to open. */
 static struct ext_handle ext_pool_take(ext_reader *self)
 {
 	struct ext_handle none = { NULL, 0 };
 
-	if (self->generation != ext_fork_generation) {
-		/* a fork happened: the pool is the parent's; forget it */
-		self->nidle = 0;
-		self->generation = ext_fork_generation;
-	}
+	ext_pool_check_fork(self);
 	return self->nidle ? self->idle[--self->nidle] : none;
 }
 
@@ -300,14 +305,17 @@ static PyObject *ext_reader_files(PyObject *o, PyObject *unused)
 	return files;
 }
 
-/* For tests: the process that opened each idle handle. */
+/* For tests: the process that opened each handle the next call may
+ * use. */
 static PyObject *ext_reader_handle_pids(PyObject *o, PyObject *unused)
 {
 	ext_reader *self = (ext_reader *)o;
-	PyObject *list = PyList_New((Py_ssize_t)self->nidle);
+	PyObject *list;
 	size_t i;
 
 	(void)unused;
+	ext_pool_check_fork(self);
+	list = PyList_New((Py_ssize_t)self->nidle);
 	for (i = 0; list && i < self->nidle; i++)
 		PyList_SET_ITEM(list, (Py_ssize_t)i,
 		    PyLong_FromLong((long)self->idle[i].pid));

@@ -1,0 +1,95 @@
+"""bale.torch.ImageDataset through a DataLoader with two workers yields the
+very (image, label) pairs torchvision's ImageFolder yields on the source
+tree, for every format and layout, in the same sampler order."""
+import os
+import random
+
+import common
+
+common.need_torch()
+
+import numpy  # noqa: E402
+import torch  # noqa: E402
+import torchvision  # noqa: E402
+from torch.utils.data import DataLoader  # noqa: E402
+from torchvision import transforms as T  # noqa: E402
+
+import bale  # noqa: E402
+from bale.torch import ImageDataset  # noqa: E402
+
+# deterministic, and one size, so that batches collate
+TRANSFORM = T.Compose([T.Resize((20, 20)), T.PILToTensor()])
+
+
+def batches(ds, order, workers=2, context=None):
+    """Every batch of ds in sampler order @order, as lists."""
+    dl = DataLoader(ds, batch_size=4, sampler=order, num_workers=workers,
+                    multiprocessing_context=context)
+    images, labels = [], []
+    for x, y in dl:
+        images.append(x)
+        labels += y.tolist()
+    return torch.cat(images), labels
+
+
+class TorchTest(common.TempTest):
+
+    def setUp(self):
+        super().setUp()
+        self.src = os.path.join(self.tmp, "in")
+        common.mkdata("tricky", self.src)
+        self.folder = torchvision.datasets.ImageFolder(self.src, TRANSFORM)
+        self.order = list(range(len(self.folder)))
+        random.Random(7).shuffle(self.order)
+        self.want = batches(self.folder, self.order, workers=0)
+
+    def test_every_layout_as_image_folder(self):
+        for fmt, layout, flags in common.LAYOUTS:
+            if not common.built(fmt):
+                continue
+            with self.subTest(format=fmt, layout=layout):
+                out = common.pack(self.src, f"{self.tmp}/{fmt}-{layout}",
+                                  fmt, *flags)
+                ds = ImageDataset(out, TRANSFORM)
+                self.assertEqual(len(ds), len(self.folder))
+                if layout != "caffe":
+                    self.assertEqual(ds.classes, self.folder.classes)
+                    self.assertEqual(ds.class_to_idx,
+                                     self.folder.class_to_idx)
+                self.assertEqual(ds.targets, self.folder.targets)
+                images, labels = batches(ds, self.order)
+                self.assertEqual(labels, self.want[1])
+                self.assertTrue(torch.equal(images, self.want[0]))
+
+    def test_decode_modes(self):
+        fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
+        out = common.pack(self.src, f"{self.tmp}/out", fmt)
+        raw = ImageDataset(out, decode="raw")
+        tensors = ImageDataset(out, decode="tensor")
+        read_mode = torchvision.io.ImageReadMode.RGB
+        for i, (path, label) in enumerate(self.folder.samples):
+            with open(path, "rb") as f:
+                self.assertEqual(raw[i], (f.read(), label))
+            want = torchvision.io.read_image(path, read_mode)
+            got, got_label = tensors[i]
+            self.assertTrue(torch.equal(got, want), path)
+            self.assertEqual(got_label, label)
+        with self.assertRaises(ValueError):
+            ImageDataset(out, decode="jpeg")
+
+    def test_pixels_are_arrays(self):
+        fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
+        out = common.pack(self.src, f"{self.tmp}/px", fmt, "--pixels", "8x8")
+        reader = bale.open(out)
+        ds = ImageDataset(out, T.ToTensor())
+        images, labels = batches(ds, self.order)
+        want = torch.stack([T.ToTensor()(reader[i].data) for i in self.order])
+        self.assertTrue(torch.equal(images, want))
+        self.assertEqual(labels, self.want[1])
+        array, _ = ImageDataset(out)[0]
+        self.assertIsInstance(array, numpy.ndarray)
+        self.assertTrue(array.flags.writeable)
+
+
+if __name__ == "__main__":
+    common.main()
