@@ -254,10 +254,9 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
 
 
 def _load_report(path, stats):
+    """The run's JSON report; the bare counts if it could not be written."""
     try:
         with builtins.open(path, encoding="utf-8") as f:
-            report = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
-        report = {}
-    report.setdefault("stats", stats)
-    return report
+        return stats

@@ -1,10 +1,10 @@
 """ShardStream: WebDataset shards read in sequence, split across DataLoader
 workers and distributed ranks, every sample exactly once per epoch."""
+import gzip
 import json
 import os
 import random
 import re
-import tarfile
 
 import torch.distributed
 import torch.utils.data
@@ -73,22 +73,87 @@ def _split_name(name):
     return name[:dot], name[dot + 1:].lower()
 
 
+class _Damaged(Exception):
+    pass
+
+
+def _octal(field):
+    """A tar header number: octal text, or GNU's base-256."""
+    if field[:1] and field[0] & 0x80:
+        return int.from_bytes(field[1:], "big")
+    text = field.split(b"\0", 1)[0].strip()
+    try:
+        return int(text, 8) if text else 0
+    except ValueError:
+        raise _Damaged(f"bad number {text[:12]!r} in a header")
+
+
+def _pax_path(data):
+    """The "path" record of a pax extended header, or None."""
+    while data:
+        length = int(data.split(b" ", 1)[0])
+        record, data = data[:length], data[length:]
+        key, _, value = record.split(b" ", 1)[1].partition(b"=")
+        if key == b"path":
+            return value[:-1]
+    return None
+
+
+def _read_exactly(f, n, what):
+    data = f.read(n)
+    if len(data) != n:
+        raise _Damaged(f"truncated in {what}")
+    return data
+
+
+def tar_files(f):
+    """(name, bytes) of each regular file of the tar stream f, checked:
+    header checksums, whole member data, and an end-of-archive block (a
+    tar cut short is an error, not a shorter shard)."""
+    long_name = None
+    while True:
+        header = _read_exactly(f, 512, "a header")
+        if header == b"\0" * 512:
+            return
+        stored = _octal(header[148:156])
+        if stored != sum(header[:148]) + 256 + sum(header[156:]):
+            raise _Damaged("a header's checksum is wrong")
+        size = _octal(header[124:136])
+        kind = header[156:157]
+        data = _read_exactly(f, size, "member data")
+        _read_exactly(f, -size % 512, "member padding")
+        if kind in (b"L", b"x"):
+            long_name = data.rstrip(b"\0") if kind == b"L" else \
+                (_pax_path(data) or long_name)
+            continue
+        name = header[:100].split(b"\0", 1)[0]
+        if header[257:262] == b"ustar" and header[345] != 0:
+            name = header[345:500].split(b"\0", 1)[0] + b"/" + name
+        name, long_name = long_name or name, None
+        if kind in (b"0", b"\0", b"7") and not name.endswith(b"/"):
+            yield name.decode("utf-8", "surrogateescape"), data
+
+
+def _open_shard(path):
+    if path.endswith((".gz", ".tgz")):
+        return gzip.open(path, "rb")
+    return open(path, "rb", buffering=1 << 20)
+
+
 def read_shard(path):
     """The samples of one shard in order: dicts of field -> bytes, with
     "__key__"; consecutive members with one key make a sample."""
     sample = {}
     try:
-        with tarfile.open(path, mode="r|*") as tar:
-            for member in tar:
-                if not member.isfile():
-                    continue
-                key, field = _split_name(member.name)
+        with _open_shard(path) as f:
+            for name, data in tar_files(f):
+                key, field = _split_name(name)
                 if sample and key != sample["__key__"]:
                     yield sample
                     sample = {}
                 sample["__key__"] = key
-                sample[field] = tar.extractfile(member).read()
-    except (tarfile.TarError, EOFError, OSError) as e:
+                sample[field] = data
+    except (_Damaged, EOFError, OSError, ValueError) as e:
         raise bale.Error(f"shard '{path}': {e}") from e
     if sample:
         yield sample
@@ -97,7 +162,11 @@ def read_shard(path):
 def sample_label(sample):
     """The class index: .cls, else a "label" in .json; -1 if none."""
     if "cls" in sample:
-        return int(sample["cls"].decode().strip())
+        text = sample["cls"].decode("utf-8", "replace").strip()
+        if not text.lstrip("-").isdigit():
+            raise bale.Error(f"sample '{sample['__key__']}': .cls holds "
+                             f"{text[:20]!r}, not a class index")
+        return int(text)
     if "json" in sample:
         meta = json.loads(sample["json"])
         if isinstance(meta, dict) and isinstance(meta.get("label"), int):

@@ -1,0 +1,101 @@
+"""bale.pack: the same outputs as the bale command, its report back as a
+dict, failures as exceptions saying what to do, and Ctrl-C stopping the
+run cleanly (resume=True then carries on)."""
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import common
+
+import bale
+
+
+def listing(path):
+    """bale ls of an output: every sample's index, key, label, size, crc
+    and path."""
+    return subprocess.run([common.BALE, "ls", path], check=True,
+                          capture_output=True, text=True).stdout
+
+
+class PackTest(common.TempTest):
+
+    def setUp(self):
+        super().setUp()
+        common.need_any_format()
+        self.formats = [f for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        self.src = os.path.join(self.tmp, "in")
+        common.mkdata("tricky", self.src)
+
+    def test_same_as_the_command(self):
+        report = bale.pack(self.src, f"{self.tmp}/py", self.formats,
+                           resize="shorter:20", quality=80, shuffle=True,
+                           seed=5)
+        self.assertEqual(report["status"], "complete")
+        self.assertEqual(report["packed"], report["inputs_found"])
+        self.assertEqual(report["options"]["encode"]["quality"], 80)
+        self.assertTrue(report["ignored_files"])     # the tree's .txt
+        for fmt in self.formats:
+            cli = common.pack(self.src, f"{self.tmp}/cli", fmt,
+                              "--resize", "shorter:20", "--quality", "80",
+                              "--shuffle", "--seed", "5")
+            mine = cli.replace(f"{self.tmp}/cli", f"{self.tmp}/py")
+            self.assertEqual(listing(mine), listing(cli), fmt)
+            self.assertEqual([s.data for s in bale.open(mine)],
+                             [s.data for s in bale.open(cli)])
+
+    def test_failures(self):
+        out = f"{self.tmp}/out"
+        bale.pack(self.src, out, self.formats[0])
+        with self.assertRaisesRegex(bale.Error, "replace=True") as cm:
+            bale.pack(self.src, out, self.formats[0])
+        self.assertEqual(cm.exception.remedy, "replace")
+        bale.pack(self.src, out, self.formats[0], replace=True)
+        with self.assertRaises(FileNotFoundError):
+            bale.pack(f"{self.tmp}/missing", out, self.formats[0])
+        with self.assertRaises(bale.Error):
+            bale.pack(self.src, out, "no-such-format")
+        with self.assertRaises(TypeError):
+            bale.pack(self.src, out, self.formats[0], resise="shorter:9")
+        with self.assertRaisesRegex(bale.Error, "resize"):
+            bale.pack(self.src, out, self.formats[0], replace=True,
+                      resize="sideways:9")
+
+    def test_bad_input_is_reported(self):
+        with open(f"{self.src}/apple/broken.jpg", "wb") as f:
+            f.write(b"\xff\xd8\xff\xe0 not really a jpeg")
+        report = bale.pack(self.src, f"{self.tmp}/out", self.formats[0],
+                           resize="shorter:16")
+        skipped = {s["path"]: s["reason"] for s in report["skipped_files"]}
+        self.assertIn("apple/broken.jpg", skipped)
+        with self.assertRaises(bale.Error):
+            bale.pack(self.src, f"{self.tmp}/strict", self.formats[0],
+                      resize="shorter:16", strict=True)
+
+    def test_ctrl_c(self):
+        """SIGINT mid-run: KeyboardInterrupt, nothing that looks complete;
+        resume=True then finishes the run."""
+        big = f"{self.tmp}/big"
+        common.mkdata("random", big, "-n", "3000", "--classes", "3",
+                      "--min", "200", "--max", "400")
+        out = f"{self.tmp}/out"
+        fmt = self.formats[0]
+        timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            bale.pack(big, out, fmt, threads=1, resize="exact:300x300",
+                      options=["wds.shard_count=100"] if fmt == "wds" else [])
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual(bale.find_outputs(out) if os.path.isdir(out)
+                         else [], [])
+        report = bale.pack(big, out, fmt, resize="exact:300x300",
+                           resume=True, options=["wds.shard_count=100"]
+                           if fmt == "wds" else [])
+        self.assertEqual(report["packed"], 3000 - report["resumed_at"])
+        self.assertEqual(len(bale.open(out)), 3000)
+
+
+if __name__ == "__main__":
+    common.main()
