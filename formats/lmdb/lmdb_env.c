@@ -63,6 +63,16 @@ static const char *lmdb_map_base(const void *inside)
 
 /* ---- the shared environment ---------------------------------------- */
 
+int lmdb_env_holds(const struct lmdb_env *e, const MDB_val *v)
+{
+	const char *p = v->mv_data;
+
+	if (!e->map)
+		return 1;
+	return p >= e->map && v->mv_size <= e->size &&
+	    (uint64_t)(p - e->map) <= e->size - v->mv_size;
+}
+
 static int lmdb_add_key(struct lmdb_env *e, const char *k, size_t n,
     size_t *cap)
 {
@@ -81,6 +91,12 @@ static int lmdb_add_key(struct lmdb_env *e, const char *k, size_t n,
 	return e->arena.failed ? -1 : 0;
 }
 
+static int lmdb_outside(struct bale_reader *r, const char *what)
+{
+	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s reaches past "
+	    "the end of the data file (a damaged page)", what);
+}
+
 /* Every key of the file (the caffe layout has no key list). */
 static int lmdb_list_keys(struct bale_reader *r, struct lmdb_env *e,
     MDB_txn *txn)
@@ -97,6 +113,10 @@ static int lmdb_list_keys(struct bale_reader *r, struct lmdb_env *e,
 	for (err = mdb_cursor_get(c, &k, &v, op); err == 0;
 	    err = mdb_cursor_get(c, &k, &v, op)) {
 		op = MDB_NEXT;
+		if (!lmdb_env_holds(e, &k)) {
+			mdb_cursor_close(c);
+			return lmdb_outside(r, "a key");
+		}
 		if (lmdb_add_key(e, k.mv_data, k.mv_size, &cap) != 0)
 			break;
 	}
@@ -124,6 +144,9 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
 		e->caffe = 1;
 		rc = lmdb_list_keys(r, e, txn);
 		v.mv_data = "";		/* no key list to walk */
+		v.mv_size = 0;
+	} else if (!lmdb_env_holds(e, &v)) {
+		return lmdb_outside(r, "__keys__");
 	}
 	/* default layout: one key per line */
 	for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {
@@ -164,6 +187,27 @@ static void lmdb_env_free(struct lmdb_env *e)
 	free(e);
 }
 
+/* LMDB maps the file and trusts its meta page: pages past the end of a
+ * file cut short would be touched through the map and kill the process
+ * (SIGBUS). The pages it says are in use must all be in the file. */
+static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
+    const char *path, const struct stat *data)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	uint64_t need;
+
+	if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0)
+		return bale_reader_seterr(r, BALE_EBACKEND,
+		    "lmdb: %s: cannot read its meta page", path);
+	need = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
+	if ((uint64_t)data->st_size < need)
+		return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: the "
+		    "data file is cut short: %jd bytes, its pages need %" PRIu64,
+		    path, (intmax_t)data->st_size, need);
+	return BALE_OK;
+}
+
 /* Open @path's environment and read its key list. */
 static int lmdb_env_create(struct bale_reader *r, const char *path,
     int nosubdir, const struct stat *data, struct lmdb_env **out)
@@ -184,15 +228,20 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	if (err == 0)
 		err = mdb_env_open(e->env, path, flags | (nosubdir ?
 		    MDB_NOSUBDIR : 0), 0644);
-	if (err == 0)
-		err = mdb_txn_begin(e->env, NULL, MDB_RDONLY, &txn);
-	if (err == 0)
-		err = mdb_dbi_open(txn, NULL, 0, &e->dbi);
-	if (err == 0)
-		err = mdb_env_get_fd(e->env, &e->fd);
-	rc = err ? lmdb_env_fail(r, path, err) : lmdb_load_keys(r, e, txn);
+	rc = err ? lmdb_env_fail(r, path, err) :
+	    lmdb_check_size(r, e->env, path, data);
 	if (rc == BALE_OK)
+		err = mdb_txn_begin(e->env, NULL, MDB_RDONLY, &txn);
+	if (rc == BALE_OK && err == 0)
+		err = mdb_dbi_open(txn, NULL, 0, &e->dbi);
+	if (rc == BALE_OK && err == 0)
+		err = mdb_env_get_fd(e->env, &e->fd);
+	e->size = (uint64_t)data->st_size;
+	if (rc == BALE_OK && err == 0)	/* before a value is looked at */
 		e->map = lmdb_find_map(txn, e->dbi);
+	if (rc == BALE_OK)
+		rc = err ? lmdb_env_fail(r, path, err) :
+		    lmdb_load_keys(r, e, txn);
 	e->state = calloc(e->n ? e->n : 1, sizeof(*e->state));
 	if (rc == BALE_OK && !e->state)
 		rc = bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");

@@ -24,6 +24,7 @@ struct lmdb_env {
 	MDB_dbi dbi;
 	int fd;
 	const char *map;	/* where LMDB mapped the file, or NULL */
+	uint64_t size;		/* of the data file when it was opened */
 	atomic_int populate;	/* MADV_POPULATE_READ works */
 	int caffe;
 	char **keys;		/* sample i's key (caffe: the whole key) */
@@ -37,6 +38,11 @@ struct lmdb_env {
  *  with the others; give it back with lmdb_env_put(). */
 int lmdb_env_get(struct bale_reader *r, const char *path,
     const char *data_file, int nosubdir, struct lmdb_env **out);
+
+/** 1 when value @v, as LMDB returned it, lies inside the file (always,
+ *  when the map was not found). A damaged page can give a size that
+ *  reaches past the file's end, and touching that kills the process. */
+int lmdb_env_holds(const struct lmdb_env *e, const MDB_val *v);
 
 /** Give @e back; the last handle closes it. */
 void lmdb_env_put(struct lmdb_env *e);

@@ -55,6 +55,12 @@ static int lmdb_rfail(struct bale_reader *r, const char *what, int err)
 
 /* ---- a handle --------------------------------------------------------- */
 
+static int lmdb_outside(struct bale_reader *r, const char *key)
+{
+	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: its value "
+	    "reaches past the end of the data file (a damaged page)", key);
+}
+
 /* Copy @v's bytes with one pread at their file offset. */
 static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
     const MDB_val *v, const unsigned char **out)
@@ -149,6 +155,9 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		    ".image and .json records are not all there", key);
 	if (err)
 		return lmdb_rfail(r, key, err);
+	if (!lmdb_env_holds(st->e, &cls) || !lmdb_env_holds(st->e, &img) ||
+	    (!st->no_meta && !lmdb_env_holds(st->e, &json)))
+		return lmdb_outside(r, key);
 	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
@@ -182,6 +191,8 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 
 	if (err)
 		return lmdb_rfail(r, key, err);
+	if (!lmdb_env_holds(st->e, &v))
+		return lmdb_outside(r, key);
 	if (lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
 	    &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
@@ -246,7 +257,8 @@ static void lmdb_info_value(struct lmdb_r *st, const char *name,
 	MDB_val v;
 
 	bale_buf_printf(&st->info, ",\"%s\":", name);
-	if (mdb_get(st->txn, st->e->dbi, &k, &v) == 0)
+	if (mdb_get(st->txn, st->e->dbi, &k, &v) == 0 &&
+	    lmdb_env_holds(st->e, &v))
 		bale_buf_add(&st->info, v.mv_data, v.mv_size);
 	else
 		bale_buf_puts(&st->info, "null");
