@@ -1,0 +1,199 @@
+"""What packing buys a PyTorch user: DataLoader samples/s (batch 64, random
+order, first batch not timed) for torchvision's ImageFolder on the raw
+tree, bale's Datasets on each output, and hand-written Datasets; and the
+bare reader (a Python loop of r[i]) against C `bale bench`.
+
+    torch_loader.py prepare TREE OUT          pack the outputs into OUT
+    torch_loader.py loader TREE OUT --storage NAME --json FILE [options]
+    torch_loader.py bare TREE OUT --json FILE [--bale BALE] [options]
+    torch_loader.py report FILE               tables (markdown) and a chart
+
+Run by bench/torch_loader.sh, which also mounts TREE and OUT over sshfs.
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+VARIANTS = {"pass": [], "r256": ["--resize", "shorter:256"],
+            "px": ["--pixels", "224x224"]}
+
+
+def prepare(tree, out, bale):
+    for name, flags in VARIANTS.items():
+        dest = f"{out}/{name}"
+        if os.path.exists(f"{dest}/.complete"):
+            continue
+        subprocess.run([bale, "pack", tree, "-f", "wds,lmdb,hdf5", "-o", dest,
+                        "-q", "--force", *flags], check=True)
+        open(f"{dest}/.complete", "w").close()
+
+
+def drop_caches():
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def warm_up(roots):
+    """Read every file under @roots once, so that warm runs are warm
+    (the page cache holds them all: about 9.5 GB on a 24 GB machine)."""
+    for root in roots:
+        for folder, _, files in os.walk(root):
+            for name in files:
+                with open(os.path.join(folder, name), "rb") as f:
+                    while f.read(1 << 20):
+                        pass
+
+
+def raw_collate(batch):
+    return [x for x, _ in batch], [y for _, y in batch]
+
+
+def measure(name, paths, mode, workers, cache, samples, seed):
+    """Samples/s of one DataLoader pass over @samples samples."""
+    from torch.utils.data import DataLoader
+    from torch.utils.data.dataloader import default_collate
+    import torch_datasets as D
+    variant, random_access, make = D.DATASETS[name]
+    transform = D.full_transform(variant == "px") if mode == "full" else None
+    ds = make(paths, transform)
+    order = None
+    if random_access:
+        order = list(range(len(ds)))
+        random.Random(seed).shuffle(order)
+        order = order[:samples]
+    dl = DataLoader(ds, batch_size=64, sampler=order, num_workers=workers,
+                    collate_fn=raw_collate if mode == "raw" else
+                    default_collate)
+    if cache == "cold":
+        drop_caches()
+    it = iter(dl)
+    next(it)                  # workers started, first batch in
+    count, t0 = 0, time.perf_counter()
+    for _, labels in it:
+        count += len(labels)
+        if count + 64 >= samples:
+            break
+    seconds = time.perf_counter() - t0
+    del it
+    return count / seconds
+
+
+def run_loader(args):
+    import torch_datasets as D
+    paths = {"tree": args.tree}
+    paths.update({v: f"{args.out}/{v}" for v in VARIANTS})
+    names = args.datasets.split(",") if args.datasets else list(D.DATASETS)
+    with open(args.json, "a") as log:
+        for cache in args.caches.split(","):
+            if cache == "warm":
+                warm_up(paths.values())
+            for mode in args.modes.split(","):
+                for workers in map(int, args.workers.split(",")):
+                    for run in range(args.runs):
+                        k = run % len(names)
+                        for name in names[k:] + names[:k]:
+                            n = args.samples * (2 if mode == "raw" else 1)
+                            rate = measure(name, paths, mode, workers, cache,
+                                           n, args.seed + run)
+                            row = dict(kind="loader", storage=args.storage,
+                                       cache=cache, mode=mode,
+                                       workers=workers, dataset=name,
+                                       run=run, rate=rate)
+                            log.write(json.dumps(row) + "\n")
+                            log.flush()
+                            print(json.dumps(row), file=sys.stderr)
+
+
+def python_loop(reader, order, threads):
+    """Samples/s of r[i] over @order, split among @threads threads that
+    share the reader; every byte checksummed."""
+    parts = [order[t::threads] for t in range(threads)]
+
+    def work(part):
+        for i in part:
+            zlib.crc32(reader[i].data)
+    pool = [threading.Thread(target=work, args=(p,)) for p in parts]
+    t0 = time.perf_counter()
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return len(order) / (time.perf_counter() - t0)
+
+
+def c_bench(bale, tree, output, threads, samples, seed, runs):
+    """C bale bench's median samples/s for @output (warm), per thread
+    count."""
+    tmp = f"/tmp/bale-bench-{os.getpid()}.json"
+    subprocess.run([bale, "bench", output, "--against", tree, "-t",
+                    ",".join(map(str, threads)), "-k", str(samples),
+                    "--seed", str(seed), "-r", str(runs), "--json", tmp],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(tmp) as f:
+        result = json.load(f)
+    os.unlink(tmp)
+    return result
+
+
+def run_bare(args):
+    import bale
+    outputs = {"wds": "data-shards.json", "lmdb": "data.lmdb",
+               "hdf5": "data.h5"}
+    with open(args.json, "a") as log:
+        for fmt, name in outputs.items():
+            path = f"{args.out}/pass/{name}"
+            reader = bale.open(path, meta=False)
+            order = list(range(len(reader)))
+            random.Random(args.seed).shuffle(order)
+            order = order[:args.samples]
+            python_loop(reader, order, 1)        # warm the cache
+            for threads in (1, 2):
+                rates = [python_loop(reader, order, threads)
+                         for _ in range(args.runs)]
+                row = dict(kind="bare", format=fmt, threads=threads,
+                           python=statistics.median(rates), python_runs=rates)
+                log.write(json.dumps(row) + "\n")
+                print(json.dumps(row), file=sys.stderr)
+            log.write(json.dumps(dict(kind="c_bench", format=fmt, result=c_bench(
+                args.bale, args.tree, path, (1, 2), args.samples, args.seed,
+                args.runs))) + "\n")
+            log.flush()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("what", choices=["prepare", "loader", "bare", "report"])
+    p.add_argument("tree", nargs="?")
+    p.add_argument("out", nargs="?")
+    p.add_argument("--storage", default="local")
+    p.add_argument("--json")
+    p.add_argument("--bale", default="build/bale")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--samples", type=int, default=768)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--caches", default="warm,cold")
+    p.add_argument("--modes", default="raw,full")
+    p.add_argument("--datasets", default="")
+    args = p.parse_args()
+    if args.what == "prepare":
+        prepare(args.tree, args.out, args.bale)
+    elif args.what == "loader":
+        run_loader(args)
+    elif args.what == "bare":
+        run_bare(args)
+    else:
+        import torch_report
+        torch_report.report(args.tree)
+
+
+if __name__ == "__main__":
+    main()
