@@ -54,6 +54,19 @@ def pack(src, out, fmt, *flags, name="data"):
             "hdf5": f"{out}/{name}.h5"}[fmt]
 
 
+def each_layout(test, src, check):
+    """check(fmt, layout, output) for src packed in every layout built,
+    each a subTest of @test; the number of layouts checked."""
+    ran = 0
+    for fmt, layout, flags in LAYOUTS:
+        if built(fmt):
+            with test.subTest(format=fmt, layout=layout):
+                check(fmt, layout, pack(src, f"{test.tmp}/{fmt}-{layout}",
+                                        fmt, *flags))
+            ran += 1
+    return ran
+
+
 def image_folder(src):
     """torchvision's ImageFolder samples of src: [(path, label)]."""
     import torchvision

@@ -35,23 +35,17 @@ class ReaderTest(common.TempTest):
                 self.assertEqual(s.crc32, zlib.crc32(s.data))
 
     def test_every_layout(self):
-        ran = 0
-        for fmt, layout, flags in common.LAYOUTS:
-            if not common.built(fmt):
-                continue
-            with self.subTest(format=fmt, layout=layout):
-                out = common.pack(self.src, f"{self.tmp}/{fmt}-{layout}",
-                                  fmt, *flags)
-                r = bale.open(out)
-                self.assertEqual(r.format, fmt)
-                self.check_samples(r)
-                self.check_samples(bale.open(out, meta=False))
-                classes = sorted({os.path.relpath(p, self.src).split(os.sep)[0]
-                                  for p, _ in self.truth})
-                if layout != "caffe":    # a Datum file records no names
-                    self.assertEqual(r.classes, classes)
-                ran += 1
-        self.assertGreater(ran, 0)
+        classes = sorted({os.path.relpath(p, self.src).split(os.sep)[0]
+                          for p, _ in self.truth})
+
+        def check(fmt, layout, out):
+            r = bale.open(out)
+            self.assertEqual(r.format, fmt)
+            self.check_samples(r)
+            self.check_samples(bale.open(out, meta=False))
+            if layout != "caffe":    # a Datum file records no names
+                self.assertEqual(r.classes, classes)
+        self.assertGreater(common.each_layout(self, self.src, check), 0)
 
     def test_indexing(self):
         fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
