@@ -5,9 +5,8 @@
 #   bench/sshfs_loopback.sh up DIR MNT    serve DIR, mount it at MNT
 #   bench/sshfs_loopback.sh down MNT      unmount, stop that sshd
 #
-# State (keys, sshd config and pid) lives in MNT.state/. The mount keeps
-# sshfs's defaults (kernel page cache on, as users run it), so that a warm
-# run is warm; cold runs drop the page cache as for local files.
+# State (keys, sshd config and pid) lives in MNT.state/. The mount has
+# sshfs's defaults plus SSHFS_OPTIONS (e.g. auto_cache) when set.
 set -eu
 cmd=$1
 case $cmd in
@@ -36,7 +35,8 @@ EOF
     for _ in $(seq 50); do [ -s "$state/sshd.pid" ] && break; sleep 0.1; done
     sshfs -p "$port" -o IdentityFile="$state/user" \
         -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-        -o LogLevel=ERROR "$(id -un)@127.0.0.1:$dir" "$mnt"
+        -o LogLevel=ERROR ${SSHFS_OPTIONS:+-o "$SSHFS_OPTIONS"} \
+        "$(id -un)@127.0.0.1:$dir" "$mnt"
     ;;
 down)
     mnt=$2

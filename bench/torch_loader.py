@@ -52,14 +52,9 @@ def warm_up(roots):
                         pass
 
 
-def raw_collate(batch):
-    return [x for x, _ in batch], [y for _, y in batch]
-
-
 def measure(name, paths, mode, workers, cache, samples, seed):
     """Samples/s of one DataLoader pass over @samples samples."""
     from torch.utils.data import DataLoader
-    from torch.utils.data.dataloader import default_collate
     import torch_datasets as D
     variant, random_access, make = D.DATASETS[name]
     transform = D.full_transform(variant == "px") if mode == "full" else None
@@ -69,9 +64,9 @@ def measure(name, paths, mode, workers, cache, samples, seed):
         order = list(range(len(ds)))
         random.Random(seed).shuffle(order)
         order = order[:samples]
-    dl = DataLoader(ds, batch_size=64, sampler=order, num_workers=workers,
-                    collate_fn=raw_collate if mode == "raw" else
-                    default_collate)
+    # torch's default collate, as users have it: bytes stay a list,
+    # arrays and tensors are stacked into one tensor per batch
+    dl = DataLoader(ds, batch_size=64, sampler=order, num_workers=workers)
     if cache == "cold":
         drop_caches()
     it = iter(dl)

@@ -8,7 +8,7 @@
 # (loopback). Then the bare reader: a Python loop of r[i] against C
 # bale bench.
 #
-#   bench/torch_loader.sh [-r RUNS] [local] [sshfs] [bare]
+#   bench/torch_loader.sh [-r RUNS] [local] [sshfs] [sshfs-cache] [bare]
 #
 # Needs root for cold runs (drop_caches), python3-torch/torchvision,
 # openssh-server and sshfs. Results: build/bench/torch-results.jsonl
@@ -18,10 +18,10 @@ cd "$(dirname "$0")/.."
 runs=3
 if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(local sshfs bare)
+[ ${#parts[@]} -gt 0 ] || parts=(local sshfs sshfs-cache bare)
 dir=${BENCH_DIR:-build/bench}
-tree=$dir/tree-110k
-out=$dir/torch-out
+tree=$PWD/$dir/tree-110k
+out=$PWD/$dir/torch-out
 results=$PWD/$dir/torch-results.jsonl
 PY=/usr/bin/python3
 export PYTHONPATH=$PWD/build/python
@@ -33,18 +33,24 @@ loader() { # STORAGE TREE OUT
 }
 for part in "${parts[@]}"; do
     case $part in
-    local) loader local "$PWD/$tree" "$PWD/$out" ;;
-    sshfs)
+    local) loader local "$tree" "$out" ;;
+    sshfs|sshfs-cache)
+        # sshfs: its defaults (a file's cached pages dropped at each
+        # open); sshfs-cache: -o auto_cache (kept while the file is
+        # unchanged: what a read-only dataset mount wants)
         mnt=$dir/sshfs
+        [ "$part" = sshfs ] || export SSHFS_OPTIONS=auto_cache
         bench/sshfs_loopback.sh up "$dir" "$mnt"
         trap 'bench/sshfs_loopback.sh down "$mnt"' EXIT
-        loader sshfs "$PWD/$mnt/tree-110k" "$PWD/$mnt/torch-out"
+        loader "$part" "$PWD/$mnt/tree-110k" "$PWD/$mnt/torch-out"
         bench/sshfs_loopback.sh down "$mnt"
         trap - EXIT
+        unset SSHFS_OPTIONS
         ;;
     bare)
-        (cd bench && $PY torch_loader.py bare "$PWD/$tree" "$PWD/$out" \
-            --bale "$PWD/build/bale" --runs 5 --samples 4000 --json "$results")
+        bale=$PWD/build/bale
+        (cd bench && $PY torch_loader.py bare "$tree" "$out" \
+            --bale "$bale" --runs 5 --samples 4000 --json "$results")
         ;;
     esac
 done
