@@ -16,6 +16,7 @@ from ._shards import ShardStream
 
 __all__ = ["ImageDataset", "ShardStream", "decode_sample"]
 
+
 class ImageDataset(torch.utils.data.Dataset):
     """ds[i] == (transform(image), target_transform(label)) of sample i.
 
