@@ -82,18 +82,20 @@ static struct ext_handle ext_pool_take(ext_reader *self)
 static void ext_pool_give(ext_reader *self, struct ext_handle h)
 {
 	struct ext_handle *grown;
+	size_t cap = self->cap * 2 + 2;
 
-	if (h.pid == getpid() && self->nidle == self->cap) {
-		grown = realloc(self->idle, (self->cap * 2 + 2) * sizeof(*grown));
-		if (grown) {
-			self->idle = grown;
-			self->cap = self->cap * 2 + 2;
+	if (h.pid != getpid())	/* an ancestor's: neither kept nor closed */
+		return;
+	if (self->nidle == self->cap) {
+		grown = realloc(self->idle, cap * sizeof(*grown));
+		if (!grown) {
+			bale_reader_free(h.r);
+			return;
 		}
+		self->idle = grown;
+		self->cap = cap;
 	}
-	if (h.pid == getpid() && self->nidle < self->cap)
-		self->idle[self->nidle++] = h;
-	else if (h.pid == getpid())
-		bale_reader_free(h.r);
+	self->idle[self->nidle++] = h;
 }
 
 /* Take a handle, opening one if none is idle; -1 with an exception
@@ -197,11 +199,9 @@ static void ext_reader_dealloc(PyObject *o)
 	ext_reader *self = (ext_reader *)o;
 	size_t i;
 
-	/* handles inherited over a fork are the parent's: left alone */
+	ext_pool_check_fork(self);	/* inherited handles: left alone */
 	for (i = 0; i < self->nidle; i++)
-		if (self->generation == ext_fork_generation &&
-		    self->idle[i].pid == getpid())
-			bale_reader_free(self->idle[i].r);
+		bale_reader_free(self->idle[i].r);
 	for (i = 0; self->opts && i < 2 * self->nopts; i++)
 		free(self->opts[i]);
 	free(self->opts);
