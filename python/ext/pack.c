@@ -117,35 +117,40 @@ static const char **ext_str_array(PyObject *seq)
 	return a;
 }
 
-static PyObject *ext_pack_stats(struct bale_pipeline *p)
+/* bale_pipeline_skipped() and bale_pipeline_warning(): item @i's path
+ * (or subject) and text. */
+typedef int (*ext_pair_fn)(const struct bale_pipeline *p, size_t i,
+    const char **a, const char **b);
+
+/* [(path, text)] of every item @get gives, or NULL with an exception. */
+static PyObject *ext_pack_pairs(struct bale_pipeline *p, ext_pair_fn get)
 {
-	struct bale_pack_stats s;
-	PyObject *skipped = PyList_New(0);
-	PyObject *warnings = PyList_New(0);
+	PyObject *list = PyList_New(0);
 	PyObject *item;
 	const char *a;
 	const char *b;
 	size_t i;
 
+	for (i = 0; list && get(p, i, &a, &b) == BALE_OK; i++) {
+		item = Py_BuildValue("(Ns)", PyUnicode_DecodeFSDefault(a), b);
+		if (!item || PyList_Append(list, item) != 0)
+			Py_CLEAR(list);
+		Py_XDECREF(item);
+	}
+	return list;
+}
+
+static PyObject *ext_pack_stats(struct bale_pipeline *p)
+{
+	struct bale_pack_stats s;
+
 	bale_pipeline_stats(p, &s);
-	for (i = 0; skipped && bale_pipeline_skipped(p, i, &a, &b) == BALE_OK;
-	    i++) {
-		item = Py_BuildValue("(Ns)", PyUnicode_DecodeFSDefault(a), b);
-		if (!item || PyList_Append(skipped, item) != 0)
-			Py_CLEAR(skipped);
-		Py_XDECREF(item);
-	}
-	for (i = 0; warnings && bale_pipeline_warning(p, i, &a, &b) ==
-	    BALE_OK; i++) {
-		item = Py_BuildValue("(Ns)", PyUnicode_DecodeFSDefault(a), b);
-		if (!item || PyList_Append(warnings, item) != 0)
-			Py_CLEAR(warnings);
-		Py_XDECREF(item);
-	}
 	return Py_BuildValue("{sKsKsKsKsKsKsdsNsN}", "found", s.found,
 	    "packed", s.packed, "skipped", s.skipped, "ignored", s.ignored,
 	    "bytes", s.bytes, "resumed_at", s.resumed_at, "seconds",
-	    s.seconds, "skipped_inputs", skipped, "warnings", warnings);
+	    s.seconds, "skipped_inputs", ext_pack_pairs(p,
+	    bale_pipeline_skipped), "warnings", ext_pack_pairs(p,
+	    bale_pipeline_warning));
 }
 
 static const char *const ext_remedies[] = {
