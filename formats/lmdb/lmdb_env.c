@@ -91,7 +91,7 @@ static int lmdb_add_key(struct lmdb_env *e, const char *k, size_t n,
 	return e->arena.failed ? -1 : 0;
 }
 
-static int lmdb_outside(struct bale_reader *r, const char *what)
+int lmdb_env_outside(struct bale_reader *r, const char *what)
 {
 	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s reaches past "
 	    "the end of the data file (a damaged page)", what);
@@ -115,7 +115,7 @@ static int lmdb_list_keys(struct bale_reader *r, struct lmdb_env *e,
 		op = MDB_NEXT;
 		if (!lmdb_env_holds(e, &k)) {
 			mdb_cursor_close(c);
-			return lmdb_outside(r, "a key");
+			return lmdb_env_outside(r, "a key");
 		}
 		if (lmdb_add_key(e, k.mv_data, k.mv_size, &cap) != 0)
 			break;
@@ -146,7 +146,7 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
 		v.mv_data = "";		/* no key list to walk */
 		v.mv_size = 0;
 	} else if (!lmdb_env_holds(e, &v)) {
-		return lmdb_outside(r, "__keys__");
+		return lmdb_env_outside(r, "__keys__");
 	}
 	/* default layout: one key per line */
 	for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {

@@ -44,6 +44,10 @@ int lmdb_env_get(struct bale_reader *r, const char *path,
  *  reaches past the file's end, and touching that kills the process. */
 int lmdb_env_holds(const struct lmdb_env *e, const MDB_val *v);
 
+/** The error for @what (a key, a sample) whose bytes lie outside the
+ *  file: BALE_EBACKEND, with the message set on @r. */
+int lmdb_env_outside(struct bale_reader *r, const char *what);
+
 /** Give @e back; the last handle closes it. */
 void lmdb_env_put(struct lmdb_env *e);
 

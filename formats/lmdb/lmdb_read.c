@@ -55,12 +55,6 @@ static int lmdb_rfail(struct bale_reader *r, const char *what, int err)
 
 /* ---- a handle --------------------------------------------------------- */
 
-static int lmdb_value_outside(struct bale_reader *r, const char *key)
-{
-	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: its value "
-	    "reaches past the end of the data file (a damaged page)", key);
-}
-
 /* Copy @v's bytes with one pread at their file offset. */
 static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
     const MDB_val *v, const unsigned char **out)
@@ -157,7 +151,7 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		return lmdb_rfail(r, key, err);
 	if (!lmdb_env_holds(st->e, &cls) || !lmdb_env_holds(st->e, &img) ||
 	    (!st->no_meta && !lmdb_env_holds(st->e, &json)))
-		return lmdb_value_outside(r, key);
+		return lmdb_env_outside(r, key);
 	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
@@ -192,7 +186,7 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 	if (err)
 		return lmdb_rfail(r, key, err);
 	if (!lmdb_env_holds(st->e, &v))
-		return lmdb_value_outside(r, key);
+		return lmdb_env_outside(r, key);
 	if (lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
 	    &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
