@@ -57,10 +57,9 @@ def find_outputs(path, format=None):
         return [path] if format in (None, found) else []
     if not os.path.isdir(path):
         raise NotFoundError(f"'{path}' is not an output nor a folder")
-    names = sorted(os.listdir(path))
-    paths = (os.path.join(path, n) for n in names)
-    return [p for p in paths
-            if output_format(p) and format in (None, output_format(p))]
+    paths = [os.path.join(path, n) for n in sorted(os.listdir(path))]
+    found = [(p, output_format(p)) for p in paths]     # one probe each
+    return [p for p, f in found if f and format in (None, f)]
 
 
 def _resolve(path, format):
