@@ -26,6 +26,11 @@ def built(fmt):
                for line in BUILT.splitlines())
 
 
+def built_formats():
+    """The formats that write, of those built in."""
+    return [f for f in ("wds", "lmdb", "hdf5") if built(f)]
+
+
 def need_torch():
     """Skip the whole test (meson's 77) without torch and torchvision."""
     try:
@@ -65,6 +70,17 @@ def each_layout(test, src, check):
                                         fmt, *flags))
             ran += 1
     return ran
+
+
+def random_outputs(test, n, classes, max_px):
+    """A random tree of @n images in @test's scratch folder, packed once
+    per format built, each in a folder of its own (skips the test when
+    none is built). (tree, {format: output path})."""
+    need_any_format()
+    src = os.path.join(test.tmp, "in")
+    mkdata("random", src, "-n", str(n), "--classes", str(classes),
+           "--min", "16", "--max", str(max_px))
+    return src, {f: pack(src, f"{test.tmp}/{f}", f) for f in built_formats()}
 
 
 def image_folder(src):

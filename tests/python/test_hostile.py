@@ -39,24 +39,15 @@ class HostileTest(common.TempTest):
 
     def setUp(self):
         super().setUp()
-        common.need_any_format()
-        self.src = os.path.join(self.tmp, "in")
-        common.mkdata("random", self.src, "-n", "12", "--classes", "3",
-                      "--min", "16", "--max", "40")
-        self.good = {f: common.pack(self.src, f"{self.tmp}/good", f)
-                     for f in ("wds", "lmdb", "hdf5") if common.built(f)}
+        _, self.good = common.random_outputs(self, 12, 3, 40)
 
     def copy(self, fmt):
-        """A fresh copy of the good output of fmt; its path."""
+        """A fresh copy of the good output of fmt (alone in its folder);
+        its path."""
         good = self.good[fmt]
         bad = f"{self.tmp}/bad"
         shutil.rmtree(bad, ignore_errors=True)
-        if fmt == "wds":
-            shutil.copytree(os.path.dirname(good), bad)
-        else:
-            os.mkdir(bad)
-            copy = shutil.copytree if os.path.isdir(good) else shutil.copy
-            copy(good, f"{bad}/{os.path.basename(good)}")
+        shutil.copytree(os.path.dirname(good), bad)
         return f"{bad}/{os.path.basename(good)}"
 
     def test_tools_hostile_cases(self):

@@ -24,7 +24,7 @@ class PackTest(common.TempTest):
     def setUp(self):
         super().setUp()
         common.need_any_format()
-        self.formats = [f for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        self.formats = common.built_formats()
         self.src = os.path.join(self.tmp, "in")
         common.mkdata("tricky", self.src)
 

@@ -52,12 +52,8 @@ class ProcessTest(common.TempTest):
 
     def setUp(self):
         super().setUp()
-        common.need_any_format()
-        self.src = os.path.join(self.tmp, "in")
-        common.mkdata("random", self.src, "-n", "60", "--classes", "4",
-                      "--min", "16", "--max", "48")
-        self.outputs = [common.pack(self.src, f"{self.tmp}/{f}", f)
-                        for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        _, outputs = common.random_outputs(self, 60, 4, 48)
+        self.outputs = list(outputs.values())
 
     def test_threads(self):
         """Four threads on one Reader, and four with one each, read what

@@ -71,7 +71,7 @@ class ReaderTest(common.TempTest):
         self.check_samples(r)
 
     def test_folder_of_outputs(self):
-        formats = [f for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        formats = common.built_formats()
         out = f"{self.tmp}/out"
         common.pack(self.src, out, formats[0])
         self.assertEqual(bale.open(out).format, formats[0])
@@ -86,7 +86,7 @@ class ReaderTest(common.TempTest):
     def test_pixels(self):
         """--pixels outputs read as H x W x 3 arrays, equal in every
         format to the .npy members of the wds shard."""
-        formats = [f for f in ("wds", "lmdb", "hdf5") if common.built(f)]
+        formats = common.built_formats()
         arrays = {}
         for fmt in formats:
             out = common.pack(self.src, f"{self.tmp}/px-{fmt}", fmt,
