@@ -37,6 +37,14 @@ def pil_rgb(data):
         return img.convert("RGB")
 
 
+def hand_item(data, label, transform):
+    """What a hand-written Dataset returns: the bytes as they are, or
+    decoded with PIL and transformed."""
+    if transform is None:
+        return data, label
+    return transform(pil_rgb(data)), label
+
+
 class HandLMDB(Dataset):
     """py-lmdb, one environment per worker process, readahead off; keys
     from bale's __keys__ record; the image and the label, one get each."""
@@ -61,10 +69,8 @@ class HandLMDB(Dataset):
             self.txn = self.env.begin()
             self.pid = os.getpid()
         k = self.keys[i]
-        data = self.txn.get(k + b".image")
-        label = int(self.txn.get(k + b".cls"))
-        image = pil_rgb(data) if self.transform else data
-        return (self.transform(image) if self.transform else image), label
+        return hand_item(self.txn.get(k + b".image"),
+                         int(self.txn.get(k + b".cls")), self.transform)
 
 
 class HandH5(Dataset):
@@ -89,10 +95,8 @@ class HandH5(Dataset):
             self.images = self.file["images"]
             self.pid = os.getpid()
         a, b = self.offsets[i], self.offsets[i + 1]
-        data = self.images[a:b].tobytes()
-        image = pil_rgb(data) if self.transform else data
-        return (self.transform(image) if self.transform else image), \
-            int(self.labels[i])
+        return hand_item(self.images[a:b].tobytes(), int(self.labels[i]),
+                         self.transform)
 
 
 class HandTar(IterableDataset):
@@ -126,12 +130,9 @@ class HandTar(IterableDataset):
         ext = next(e for e in ("jpg", "jpeg", "png", "npy") if e in sample)
         data = sample[ext]
         label = int(sample["cls"])
-        if ext == "npy":
-            image = np.load(io.BytesIO(data))
-        elif self.transform:
-            image = pil_rgb(data)
-        else:
-            image = data
+        if ext != "npy":
+            return hand_item(data, label, self.transform)
+        image = np.load(io.BytesIO(data))
         return (self.transform(image) if self.transform else image), label
 
 
