@@ -14,12 +14,9 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
-import threading
 import time
-import zlib
 
 VARIANTS = {"pass": [], "r256": ["--resize", "shorter:256"],
             "px": ["--pixels", "224x224"]}
@@ -107,62 +104,6 @@ def run_loader(args):
                             print(json.dumps(row), file=sys.stderr)
 
 
-def python_loop(reader, order, threads):
-    """Samples/s of r[i] over @order, split among @threads threads that
-    share the reader; every byte checksummed."""
-    parts = [order[t::threads] for t in range(threads)]
-
-    def work(part):
-        for i in part:
-            zlib.crc32(reader[i].data)
-    pool = [threading.Thread(target=work, args=(p,)) for p in parts]
-    t0 = time.perf_counter()
-    for t in pool:
-        t.start()
-    for t in pool:
-        t.join()
-    return len(order) / (time.perf_counter() - t0)
-
-
-def c_bench(bale, tree, output, threads, samples, seed, runs):
-    """C bale bench's median samples/s for @output (warm), per thread
-    count."""
-    tmp = f"/tmp/bale-bench-{os.getpid()}.json"
-    subprocess.run([bale, "bench", output, "--against", tree, "-t",
-                    ",".join(map(str, threads)), "-k", str(samples),
-                    "--seed", str(seed), "-r", str(runs), "--json", tmp],
-                   check=True, stdout=subprocess.DEVNULL)
-    with open(tmp) as f:
-        result = json.load(f)
-    os.unlink(tmp)
-    return result
-
-
-def run_bare(args):
-    import bale
-    outputs = {"wds": "data-shards.json", "lmdb": "data.lmdb",
-               "hdf5": "data.h5"}
-    with open(args.json, "a") as log:
-        for fmt, name in outputs.items():
-            path = f"{args.out}/pass/{name}"
-            reader = bale.open(path, meta=False)
-            order = list(range(len(reader)))
-            random.Random(args.seed).shuffle(order)
-            order = order[:args.samples]
-            python_loop(reader, order, 1)        # warm the cache
-            for threads in (1, 2):
-                rates = [python_loop(reader, order, threads)
-                         for _ in range(args.runs)]
-                row = dict(kind="bare", format=fmt, threads=threads,
-                           python=statistics.median(rates), python_runs=rates)
-                log.write(json.dumps(row) + "\n")
-                print(json.dumps(row), file=sys.stderr)
-            log.write(json.dumps(dict(kind="c_bench", format=fmt, result=c_bench(
-                args.bale, args.tree, path, (1, 2), args.samples, args.seed,
-                args.runs))) + "\n")
-            log.flush()
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("what", choices=["prepare", "loader", "bare", "report"])
@@ -184,7 +125,9 @@ def main():
     elif args.what == "loader":
         run_loader(args)
     elif args.what == "bare":
-        run_bare(args)
+        import torch_bare
+        with open(args.json, "a") as log:
+            torch_bare.run(args, log)
     else:
         import torch_report
         torch_report.report(args.tree)

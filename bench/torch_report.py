@@ -20,7 +20,7 @@ PAIRS = [("bale-lmdb-pass", "hand-lmdb"), ("bale-hdf5-pass", "hand-h5py"),
 
 def load(path):
     rates = collections.defaultdict(list)
-    bare, cbench = {}, {}
+    bare = collections.defaultdict(list)
     with open(path) as f:
         for line in f:
             r = json.loads(line)
@@ -28,15 +28,10 @@ def load(path):
                 key = (r["storage"], r["mode"], r["cache"], r["workers"],
                        r["dataset"])
                 rates[key].append(r["rate"])
-            elif r["kind"] == "bare":
-                bare[(r["format"], r["threads"])] = r["python"]
-            else:
-                for row in r["result"]["results"]:
-                    if row["target"] == r["format"]:
-                        cbench[(r["format"], row["threads"])] = \
-                            row["median_samples_per_s"]
+            elif r["kind"] == "bare_run":
+                bare[(r["format"], r["threads"])].append(r)
     medians = {k: statistics.median(v) for k, v in rates.items()}
-    return medians, bare, cbench
+    return medians, bare
 
 
 def loader_tables(med):
@@ -63,19 +58,35 @@ def loader_tables(med):
     return out
 
 
-def bare_table(bare, cbench):
-    out = ["\nbare reader, warm, random order (samples/s)\n",
-           "| format | threads | Python r[i] loop | C bale bench | ratio |",
-           "|---|---:|---:|---:|---:|"]
-    for (fmt, t), py in sorted(bare.items()):
-        c = cbench.get((fmt, t))
-        out.append(f"| {fmt} | {t} | {py:,.0f} | "
-                   f"{c:,.0f} | {py / c:.2f} |" if c else
-                   f"| {fmt} | {t} | {py:,.0f} | | |")
+def bare_medians(runs):
+    """Medians over runs of each rate, and of the per-run ratios."""
+    def m(f):
+        return statistics.median(f(r) for r in runs)
+    out = dict(python=m(lambda r: r["python"]), c=m(lambda r: r["c"]),
+               ratio=m(lambda r: r["python"] / r["c"]), runs=len(runs))
+    if "pread" in runs[0]:
+        out["pread"] = m(lambda r: r["pread"])
+        out["to_pread"] = m(lambda r: r["python"] / r["pread"])
+        out["pread_ratio"] = m(lambda r: r["pread"] / r["c"])
     return out
 
 
-def targets(med, bare, cbench):
+def bare_table(bare):
+    out = ["\nbare reader, warm, random order (samples/s; ratios are "
+           "medians of per-run ratios)\n",
+           "| format | threads | Python r[i] loop | C bale bench | ratio "
+           "| Python os.pread loop (x C) | r[i] x os.pread |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for (fmt, t), runs in sorted(bare.items()):
+        b = bare_medians(runs)
+        pread = (f"{b['pread']:,.0f} ({b['pread_ratio']:.2f}) | "
+                 f"{b['to_pread']:.2f}" if "pread" in b else " | ")
+        out.append(f"| {fmt} | {t} | {b['python']:,.0f} | {b['c']:,.0f} | "
+                   f"{b['ratio']:.2f} | {pread} |")
+    return out
+
+
+def targets(med, bare):
     out = ["\ntargets\n"]
     worse = [(k, mine, med[k[:4] + (mine,)], med[k[:4] + (hand,)])
              for mine, hand in PAIRS for k in med
@@ -85,7 +96,7 @@ def targets(med, bare, cbench):
                f"{'every cell' if not worse else f'{len(worse)} cells not'}")
     for k, mine, a, b in worse:
         out.append(f"  - {k[:4]} {mine} {a:,.0f} < {b:,.0f}")
-    ratios = [bare[k] / cbench[k] for k in bare if k in cbench]
+    ratios = [bare_medians(runs)["ratio"] for runs in bare.values()]
     if ratios:
         out.append(f"- bare Python loop / C bale bench: min {min(ratios):.2f}"
                    f" (target >= 0.9)")
@@ -145,9 +156,9 @@ def svg(med, path):
 
 
 def report(path):
-    med, bare, cbench = load(path)
-    for line in loader_tables(med) + bare_table(bare, cbench) + \
-            targets(med, bare, cbench):
+    med, bare = load(path)
+    for line in loader_tables(med) + bare_table(bare) + \
+            targets(med, bare):
         print(line)
     chart = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "results", "torch_loader.svg")

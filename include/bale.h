@@ -35,6 +35,7 @@ enum bale_status {
 	BALE_EEXIST = -8,	/* output exists and replacing it was not asked */
 	BALE_EINPUT = -9,	/* an input was bad and --strict was given */
 	BALE_EINTR = -10,	/* stopped on request */
+	BALE_ENOTSUP = -11,	/* the backend cannot do that */
 };
 
 /** The library version, "MAJOR.MINOR.PATCH". */
@@ -157,6 +158,25 @@ BALE_API int bale_reader_count(struct bale_reader *r, uint64_t *n);
 /** Sample @i, 0 <= i < count, in output order. */
 BALE_API int bale_reader_get(struct bale_reader *r, uint64_t i,
     struct bale_blob *out);
+
+/** Sample @i's data size, when the reader knows it without any I/O
+ *  (from an index it holds in memory): BALE_OK, else BALE_ENOTSUP. Lets
+ *  a caller make the memory for a get before it starts. */
+BALE_API int bale_reader_size(struct bale_reader *r, uint64_t i,
+    size_t *size);
+
+/** Memory of the caller's for a sample's data bytes: @size bytes, or
+ *  NULL when there is none (the get then fails with BALE_ENOMEM). */
+typedef void *(*bale_dest_fn)(void *ctx, size_t size);
+
+/** Have get() put the data bytes in memory of the caller's instead of
+ *  the reader's buffer: once a get knows the sample's size it calls
+ *  @dest(@ctx, size) exactly once and blob.data points there. A caller
+ *  that keeps the bytes (a Python bytes object, a batch buffer) so
+ *  saves a copy: the backends read straight into it. When a get fails,
+ *  whatever @dest handed out is the caller's to free. NULL: off. */
+BALE_API int bale_reader_set_dest(struct bale_reader *r, bale_dest_fn dest,
+    void *ctx);
 
 /** The files backing the output, NULL-terminated (for cache eviction). */
 BALE_API int bale_reader_files(struct bale_reader *r, const char *const **list);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 2
+#define BALE_BACKEND_ABI 3
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -79,6 +79,10 @@ struct bale_reader_ops {
 	 * layout, classes ...), valid while the reader is open. */
 	int (*info)(struct bale_reader *r, void *st, const char **json);
 	void (*release)(void *st);
+	/* Optional: sample @i's data size when it is known without I/O
+	 * (an index in memory); BALE_ENOTSUP otherwise. */
+	int (*size)(struct bale_reader *r, void *st, uint64_t i,
+	    size_t *size);
 };
 
 enum bale_caps {
@@ -122,6 +126,15 @@ struct bale_backend {
 	size_t reader_priv;
 	const struct bale_reader_ops *reader;	/* NULL: write-only */
 };
+
+/** Where a get() puts a sample's @size data bytes: the caller's memory
+ *  when it set a destination (bale_reader_set_dest), else @own (the
+ *  backend's buffer, already big enough). Call it at most once per get,
+ *  for the data bytes only; a get that never calls it, leaving blob.data
+ *  in place, has the core copy them into the destination. NULL: no
+ *  memory (fail the get with BALE_ENOMEM). */
+BALE_API unsigned char *bale_reader_data_buffer(struct bale_reader *r,
+    unsigned char *own, size_t size);
 
 /** Record why @r failed; returns @rc. */
 BALE_API int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt,

@@ -24,6 +24,7 @@ const char *bale_strerror(int rc)
 	case BALE_EEXIST: return "output exists";
 	case BALE_EINPUT: return "bad input";
 	case BALE_EINTR: return "interrupted";
+	case BALE_ENOTSUP: return "not supported by this format";
 	default: return "unknown error";
 	}
 }

@@ -65,16 +65,16 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	if (bale_input_open(&in, st->rootfd, path) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
 		    in.err.msg);
-	if (bale_grow(&st->buf, &st->bufcap, in.size) != 0) {
+	if (bale_grow(&st->buf, &st->bufcap, in.size ? in.size : 1) != 0 ||
+	    !(out->data = bale_reader_data_buffer(r, st->buf, in.size))) {
 		bale_input_close(&in);
 		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
 	}
 	out->size = in.size;
-	if (bale_input_read(&in, st->buf) != 0)
+	if (bale_input_read(&in, (unsigned char *)out->data) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
 		    in.err.msg);
 	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
-	out->data = st->buf;
 	out->key = st->key;
 	out->path = path;
 	out->label = bale_walk_label(st->walk, (size_t)i);

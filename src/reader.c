@@ -14,6 +14,9 @@ struct bale_reader {
 	const char *opt_key[READER_MAX_OPTIONS];
 	const char *opt_value[READER_MAX_OPTIONS];
 	size_t nopts;
+	bale_dest_fn dest;	/* the caller's memory for data bytes */
+	void *dest_ctx;
+	int dest_used;		/* this get called dest already */
 	struct bale_errbuf err;
 };
 
@@ -125,6 +128,48 @@ int bale_reader_count(struct bale_reader *r, uint64_t *n)
 	return rc ? rc : r->be->reader->count(r, r->priv, n);
 }
 
+int bale_reader_size(struct bale_reader *r, uint64_t i, size_t *size)
+{
+	int rc = reader_check(r);
+
+	if (rc)
+		return rc;
+	return r->be->reader->size ? r->be->reader->size(r, r->priv, i, size) :
+	    BALE_ENOTSUP;
+}
+
+int bale_reader_set_dest(struct bale_reader *r, bale_dest_fn dest,
+    void *ctx)
+{
+	r->dest = dest;
+	r->dest_ctx = ctx;
+	return BALE_OK;
+}
+
+unsigned char *bale_reader_data_buffer(struct bale_reader *r,
+    unsigned char *own, size_t size)
+{
+	if (!r->dest)
+		return own;
+	r->dest_used = 1;
+	return r->dest(r->dest_ctx, size);
+}
+
+/* A backend that found the bytes in place (a memory map, a library's
+ * buffer) did not read them into the destination: copy them there. */
+static int reader_copy_to_dest(struct bale_reader *r, struct bale_blob *out)
+{
+	unsigned char *p = r->dest(r->dest_ctx, out->size);
+
+	if (!p)
+		return bale_reader_seterr(r, BALE_ENOMEM,
+		    "%s: no memory for sample bytes", r->be->name);
+	if (out->size)
+		memcpy(p, out->data, out->size);
+	out->data = p;
+	return BALE_OK;
+}
+
 int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out)
 {
 	int rc = reader_check(r);
@@ -132,7 +177,11 @@ int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out)
 	if (rc)
 		return rc;
 	memset(out, 0, sizeof(*out));
-	return r->be->reader->get(r, r->priv, i, out);
+	r->dest_used = 0;
+	rc = r->be->reader->get(r, r->priv, i, out);
+	if (rc == BALE_OK && r->dest && !r->dest_used)
+		rc = reader_copy_to_dest(r, out);
+	return rc;
 }
 
 int bale_reader_files(struct bale_reader *r, const char *const **list)

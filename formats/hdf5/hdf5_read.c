@@ -308,18 +308,20 @@ static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
 static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
     uint64_t i, struct bale_blob *out)
 {
+	size_t size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+	unsigned char *to = bale_reader_data_buffer(r, st->buf, size);
 	int rc = BALE_OK;
 
+	if (!to)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
 	pthread_mutex_lock(&hdf5_lock);
-	if (bale_hdf5_pixels_get(st->images, i, st->buf) != 0)
+	if (bale_hdf5_pixels_get(st->images, i, to) != 0)
 		rc = hdf5_rfail(r, "cannot read images");	/* reads HDF5's
 								 * error stack */
 	pthread_mutex_unlock(&hdf5_lock);
-	if (rc != BALE_OK)
-		return rc;
-	out->data = st->buf;
-	out->size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
-	return BALE_OK;
+	out->data = to;
+	out->size = size;
+	return rc;
 }
 
 static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
@@ -382,9 +384,10 @@ static int hdf5_rcount(struct bale_reader *r, void *priv, uint64_t *n)
 	return BALE_OK;
 }
 
-/* Bytes [lo, hi) of images: preads, one per run of adjacent chunks. */
+/* Bytes [lo, hi) of images into @to: preads, one per run of adjacent
+ * chunks. */
 static int hdf5_pread_range(struct bale_reader *r, struct hdf5_r *st,
-    uint64_t lo, uint64_t hi)
+    unsigned char *to, uint64_t lo, uint64_t hi)
 {
 	uint64_t pos = lo;
 	uint64_t c;
@@ -400,7 +403,7 @@ static int hdf5_pread_range(struct bale_reader *r, struct hdf5_r *st,
 			run_end += st->chunk;
 		}
 		run_end = run_end < hi ? run_end : hi;
-		got = pread(st->fd, st->buf + (pos - lo), run_end - pos,
+		got = pread(st->fd, to + (pos - lo), run_end - pos,
 		    (off_t)(st->chunk_addr[pos / st->chunk] + pos % st->chunk));
 		if (got != (ssize_t)(run_end - pos))
 			return bale_reader_seterr(r, BALE_EIO,
@@ -453,10 +456,33 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
 		    "at sample %" PRIu64, i);
 	out->size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
-	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0)
+	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0 ||
+	    !(out->data = bale_reader_data_buffer(r, st->buf, out->size)))
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	out->data = st->buf;
-	return hdf5_pread_range(r, st, st->offsets[i], st->offsets[i + 1]);
+	return hdf5_pread_range(r, st, (unsigned char *)out->data,
+	    st->offsets[i], st->offsets[i + 1]);
+}
+
+/* Known up front except in the variable-length layout, whose lengths
+ * HDF5 keeps. */
+static int hdf5_rsize(struct bale_reader *r, void *priv, uint64_t i,
+    size_t *size)
+{
+	struct hdf5_r *st = priv;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
+		    PRIu64, i);
+	if (st->vlen)
+		return BALE_ENOTSUP;
+	if (st->pixels)
+		*size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+	else if (st->offsets[i] <= st->offsets[i + 1])
+		*size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
+	else
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
+		    "at sample %" PRIu64, i);
+	return BALE_OK;
 }
 
 static int hdf5_rfiles(struct bale_reader *r, void *priv,
@@ -510,4 +536,5 @@ const struct bale_reader_ops bale_hdf5_reader = {
 	.files = hdf5_rfiles,
 	.info = hdf5_rinfo,
 	.release = hdf5_rrelease,
+	.size = hdf5_rsize,
 };

@@ -55,20 +55,23 @@ static int lmdb_rfail(struct bale_reader *r, const char *what, int err)
 
 /* ---- a handle --------------------------------------------------------- */
 
-/* Copy @v's bytes with one pread at their file offset. */
+/* Copy @v's bytes with one pread at their file offset, into the data
+ * buffer. */
 static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
     const MDB_val *v, const unsigned char **out)
 {
 	const char *p = v->mv_data;
+	unsigned char *to;
 	ssize_t got;
 
-	if (bale_grow(&st->buf, &st->bufcap, v->mv_size) != 0)
+	if (bale_grow(&st->buf, &st->bufcap, v->mv_size) != 0 ||
+	    !(to = bale_reader_data_buffer(r, st->buf, v->mv_size)))
 		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
-	got = pread(st->e->fd, st->buf, v->mv_size, (off_t)(p - st->e->map));
+	got = pread(st->e->fd, to, v->mv_size, (off_t)(p - st->e->map));
 	if (got != (ssize_t)v->mv_size)
 		return bale_reader_seterr(r, BALE_EIO, "lmdb: cannot read: %s",
 		    got < 0 ? strerror(errno) : "short read");
-	*out = st->buf;
+	*out = to;
 	return BALE_OK;
 }
 

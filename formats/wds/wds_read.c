@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define WDS_MAX_SPAN ((uint64_t)1 << 32)
@@ -244,6 +245,36 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 	return BALE_OK;
 }
 
+/* Bytes [lo, hi) of @e's shard, which hold its image and the members
+ * around it, with one preadv: the members into st->buf at their offset
+ * in the span (where wds_fill_blob looks), the image into the data
+ * buffer, which is the caller's memory when it gave some. */
+static int wds_read_span(struct bale_reader *r, struct wds_r *st,
+    const struct wds_entry *e, uint64_t lo, uint64_t hi,
+    struct bale_blob *out)
+{
+	size_t before = (size_t)(e->image.off - lo);
+	size_t size = (size_t)e->image.size;
+	struct iovec iov[3];
+	ssize_t got;
+
+	if (bale_grow(&st->buf, &st->bufcap, (size_t)(hi - lo) + 1) != 0)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	out->data = bale_reader_data_buffer(r, st->buf + before, size);
+	if (!out->data)
+		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	out->size = size;
+	iov[0] = (struct iovec){ st->buf, before };
+	iov[1] = (struct iovec){ (void *)out->data, size };
+	iov[2] = (struct iovec){ st->buf + before + size,
+	    (size_t)(hi - lo) - before - size };
+	got = preadv(st->fds[e->shard], iov, 3, (off_t)lo);
+	if (got != (ssize_t)(hi - lo))
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
+	return BALE_OK;
+}
+
 static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -251,7 +282,7 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	const struct wds_entry *e;
 	uint64_t lo;
 	uint64_t hi;
-	ssize_t got;
+	int rc;
 
 	if (i >= st->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
@@ -270,16 +301,23 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	    (!st->images_only && e->cls.off + e->cls.size > hi))
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
 		    " points past the end of '%s'", i, st->paths[e->shard]);
-	if (bale_grow(&st->buf, &st->bufcap, (size_t)(hi - lo)) != 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-	got = pread(st->fds[e->shard], st->buf, (size_t)(hi - lo), (off_t)lo);
-	if (got != (ssize_t)(hi - lo))
-		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
-		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
-	out->data = st->buf + (e->image.off - lo);
-	out->size = (size_t)e->image.size;
+	rc = wds_read_span(r, st, e, lo, hi, out);
+	if (rc != BALE_OK)
+		return rc;
 	out->key = st->arena.data + e->key;
 	return st->images_only ? BALE_OK : wds_fill_blob(r, st, e, lo, out);
+}
+
+static int wds_rsize(struct bale_reader *r, void *priv, uint64_t i,
+    size_t *size)
+{
+	struct wds_r *st = priv;
+
+	if (i >= st->n)
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
+		    PRIu64, i);
+	*size = (size_t)st->entries[i].image.size;
+	return BALE_OK;
 }
 
 static int wds_rfiles(struct bale_reader *r, void *priv,
@@ -328,4 +366,5 @@ const struct bale_reader_ops wds_reader = {
 	.files = wds_rfiles,
 	.info = wds_rinfo,
 	.release = wds_rrelease,
+	.size = wds_rsize,
 };

@@ -12,7 +12,7 @@ pickles (it reopens by path).
 """
 import ast
 import builtins
-import collections
+import functools
 import json
 import os
 import tempfile
@@ -24,18 +24,8 @@ __version__ = _bale.version
 __all__ = ["Error", "NotFoundError", "Reader", "Sample", "find_outputs",
            "formats", "open", "output_format", "pack"]
 
-Sample = collections.namedtuple("Sample", "data label key path crc32")
-Sample.__doc__ = """One stored sample.
+Sample = _bale.Sample     # a struct sequence, made in C per read
 
-data:  the stored bytes; for outputs made with --pixels, a read-only
-       numpy uint8 array of H x W x 3
-label: the class index (-1: none)
-key:   the sample's key in the output
-path:  its source path below the packed folder (None when the output
-       does not record it, or the Reader was opened with meta=False)
-crc32: the stored zlib CRC-32 of data's bytes, or None"""
-
-_NPY_MAGIC = b"\x93NUMPY"
 _npy_headers = {}
 
 
@@ -102,49 +92,40 @@ def _npy_array(data):
     return a.reshape(shape, order=order)
 
 
-class Reader:
-    """Random access to one packed output (see bale.open)."""
+def _rows_array(data, shape):
+    """A row of HDF5's pixels layout as a numpy array, without a copy."""
+    import numpy
+    return numpy.frombuffer(data, numpy.uint8).reshape(shape)
+
+
+class Reader(_bale.Reader):
+    """Random access to one packed output (see bale.open).
+
+    len(r); r[i] (negative from the end) and r[a:b] read Samples in C,
+    with the GIL released while the bytes are read."""
 
     def __init__(self, path, format=None, *, meta=True, options=None):
         self._args = (os.fspath(path), format, bool(meta),
                       dict(options or {}))
-        self._open()
-
-    def _open(self):
         path, format, meta, options = self._args
         options = {str(k): str(v) for k, v in options.items()}
         if not meta:
             options["meta"] = "0"
-        self._r = _bale.Reader(_resolve(path, format), format, options)
-        self._n = len(self._r)
+        super().__init__(_resolve(path, format), format, options)
         self._info = None
         # HDF5's pixels layout stores bare rows: shape from the info
         shape = self.info.get("shape") if self.format == "hdf5" else None
-        self._shape = tuple(shape) if shape else None
-
-    def __len__(self):
-        return self._n
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        data, label, key, path, crc = self._r[i]
-        if self._shape:
-            import numpy
-            data = numpy.frombuffer(data, numpy.uint8).reshape(self._shape)
-        elif data[:6] == _NPY_MAGIC:
-            data = _npy_array(data)
-        return Sample(data, label, key, path, crc)
-
-    def __iter__(self):
-        for i in range(self._n):
-            yield self[i]
+        if shape:
+            self._set_convert(functools.partial(_rows_array,
+                                                shape=tuple(shape)), True)
+        else:
+            self._set_convert(_npy_array)
 
     @property
     def info(self):
         """What the output records about itself (format-specific keys)."""
         if self._info is None:
-            self._info = json.loads(self._r.info())
+            self._info = json.loads(self._info_json())
         return self._info
 
     @property
@@ -154,29 +135,16 @@ class Reader:
         return list(info.get("classes") or
                     info.get("bale", {}).get("classes") or [])
 
-    @property
-    def format(self):
-        return self._r.format
-
-    @property
-    def path(self):
-        """The output read (inside the folder bale.open was given)."""
-        return self._r.path
-
-    def files(self):
-        """The files that back the output."""
-        return self._r.files()
-
-    def __getstate__(self):
-        return self._args
-
-    def __setstate__(self, state):
-        self._args = state
-        self._open()
+    def __reduce__(self):
+        return _reopen, self._args     # a new process opens its own
 
     def __repr__(self):
         return (f"<bale.Reader {self.format} '{self.path}', "
-                f"{self._n} samples>")
+                f"{len(self)} samples>")
+
+
+def _reopen(path, format, meta, options):
+    return Reader(path, format, meta=meta, options=options)
 
 
 def open(path, format=None, *, meta=True, options=None):

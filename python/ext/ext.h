@@ -21,6 +21,9 @@ PyObject *ext_raise(int rc, const char *msg);
 
 extern PyTypeObject ext_reader_type;
 
+/* bale.Sample, a struct sequence: (data, label, key, path, crc32). */
+extern PyTypeObject *ext_sample_type;
+
 /** _bale.pack(...): run the pipeline (reader.c's sibling, pack.c). */
 PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw);
 

@@ -104,18 +104,42 @@ static int ext_add_errors(PyObject *m)
 	return 0;
 }
 
+PyTypeObject *ext_sample_type;
+
+static PyStructSequence_Field ext_sample_fields[] = {
+	{ "data", "the stored bytes; for outputs made with --pixels, a "
+	  "read-only numpy uint8 array of H x W x 3" },
+	{ "label", "the class index (-1: none)" },
+	{ "key", "the sample's key in the output" },
+	{ "path", "its source path below the packed folder (None when the "
+	  "output does not record it, or the Reader was opened with "
+	  "meta=False)" },
+	{ "crc32", "the stored zlib CRC-32 of data's bytes, or None" },
+	{ NULL, NULL },
+};
+
+static PyStructSequence_Desc ext_sample_desc = {
+	"bale.Sample", "One stored sample: (data, label, key, path, crc32).",
+	ext_sample_fields, 5,
+};
+
 PyMODINIT_FUNC PyInit__bale(void)
 {
 	PyObject *m;
 
 	if (PyType_Ready(&ext_reader_type) != 0)
 		return NULL;
+	ext_sample_type = PyStructSequence_NewType(&ext_sample_desc);
+	if (!ext_sample_type)
+		return NULL;
 	m = PyModule_Create(&ext_module);
 	if (!m)
 		return NULL;
 	Py_INCREF(&ext_reader_type);
+	Py_INCREF(ext_sample_type);	/* one for the module, one kept */
 	if (ext_add_errors(m) != 0 ||
 	    PyModule_AddObject(m, "Reader", (PyObject *)&ext_reader_type) ||
+	    PyModule_AddObject(m, "Sample", (PyObject *)ext_sample_type) ||
 	    PyModule_AddStringConstant(m, "version", bale_version()) != 0 ||
 	    pthread_atfork(NULL, NULL, ext_after_fork_child) != 0) {
 		Py_DECREF(m);

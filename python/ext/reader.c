@@ -2,7 +2,7 @@
  *
  * A C reader handle serves one thread at a time, so a Reader keeps a pool
  * of them: a call takes an idle handle (or opens one), reads with the GIL
- * released, copies the sample into Python objects and gives the handle
+ * released, straight into a new bytes object, and gives the handle
  * back. Threads may therefore share one Reader and still read in
  * parallel, each on its own handle. The pool is only touched with the GIL
  * held, so it needs no lock of its own (and no lock can be caught
@@ -35,6 +35,8 @@ typedef struct {
 	size_t cap;
 	uint64_t count;
 	char opened_as[32];	/* the format of the first handle */
+	PyObject *convert;	/* data -> array, or NULL (_set_convert) */
+	int convert_all;	/* every sample, not only .npy ones */
 } ext_reader;
 
 /* ---- the handle pool -------------------------------------------------- */
@@ -208,6 +210,7 @@ static void ext_reader_dealloc(PyObject *o)
 	free(self->idle);
 	free(self->path);
 	free(self->format);
+	Py_CLEAR(self->convert);
 	Py_TYPE(o)->tp_free(o);
 }
 
@@ -223,24 +226,84 @@ static PyObject *ext_str_or_none(const char *s)
 	return PyUnicode_DecodeFSDefault(s);
 }
 
-/* (data, label, key, path, crc32) of one sample, copied. */
-static PyObject *ext_blob_tuple(const struct bale_blob *b)
-{
-	PyObject *crc = b->has_crc32 ? PyLong_FromUnsignedLong(b->crc32) :
-	    (Py_INCREF(Py_None), Py_None);
-	PyObject *t = Py_BuildValue("(y#LNNN)", (const char *)b->data,
-	    (Py_ssize_t)b->size, (long long)b->label, ext_str_or_none(b->key),
-	    ext_str_or_none(b->path), crc);
+static const unsigned char ext_npy_magic[6] = "\x93NUMPY";
 
-	return t;
+/* @data as the caller sees it: an array for --pixels outputs (the
+ * converter the bale package set), else the bytes. Steals @data. */
+static PyObject *ext_sample_data(ext_reader *self, PyObject *data)
+{
+	PyObject *array;
+
+	if (!self->convert || (!self->convert_all &&
+	    (PyBytes_GET_SIZE(data) < 6 || memcmp(PyBytes_AS_STRING(data),
+	    ext_npy_magic, 6) != 0)))
+		return data;
+	array = PyObject_CallOneArg(self->convert, data);
+	Py_DECREF(data);
+	return array;
+}
+
+/* A bale.Sample of @b; @data is the bytes object the sample was read
+ * into (a reference stolen). */
+static PyObject *ext_blob_sample(ext_reader *self, const struct bale_blob *b,
+    PyObject *data)
+{
+	PyObject *s = PyStructSequence_New(ext_sample_type);
+	PyObject *v[5];
+	int i;
+
+	v[0] = ext_sample_data(self, data);
+	v[1] = PyLong_FromLongLong((long long)b->label);
+	v[2] = ext_str_or_none(b->key);
+	v[3] = ext_str_or_none(b->path);
+	v[4] = b->has_crc32 ? PyLong_FromUnsignedLong(b->crc32) :
+	    (Py_INCREF(Py_None), Py_None);
+	for (i = 0; i < 5; i++) {
+		if (!v[i] || !s)
+			Py_CLEAR(s);
+		if (s)
+			PyStructSequence_SET_ITEM(s, i, v[i]);
+		else
+			Py_XDECREF(v[i]);
+	}
+	return s;
+}
+
+/* A get in progress without the GIL: the thread state to take it back
+ * with, and the bytes object the sample's data is read into. */
+struct ext_dest {
+	PyThreadState *ts;
+	PyObject *bytes;
+};
+
+/* bale_dest_fn: a bytes object of @size for the reader to read into,
+ * so the sample reaches Python without a copy: the one made before the
+ * read when the reader knew the size, else a new one, for which the
+ * GIL is taken back just that long (a round trip that costs a second
+ * thread reading at once more than the allocation itself). */
+static void *ext_dest_bytes(void *ctx, size_t size)
+{
+	struct ext_dest *d = ctx;
+
+	if (d->bytes && (size_t)PyBytes_GET_SIZE(d->bytes) == size)
+		return PyBytes_AS_STRING(d->bytes);
+	PyEval_RestoreThread(d->ts);
+	Py_CLEAR(d->bytes);
+	if (size <= (size_t)PY_SSIZE_T_MAX)
+		d->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+	PyErr_Clear();	/* the reader reports no memory itself */
+	d->ts = PyEval_SaveThread();
+	return d->bytes ? PyBytes_AS_STRING(d->bytes) : NULL;
 }
 
 static PyObject *ext_reader_item(PyObject *o, Py_ssize_t i)
 {
 	ext_reader *self = (ext_reader *)o;
+	struct ext_dest dest = { NULL, NULL };
 	struct bale_blob blob;
 	struct ext_handle h;
-	PyObject *t = NULL;
+	PyObject *t;
+	size_t size;
 	int rc;
 
 	if (i < 0 || (uint64_t)i >= self->count) {
@@ -249,15 +312,79 @@ static PyObject *ext_reader_item(PyObject *o, Py_ssize_t i)
 	}
 	if (ext_pool_take_open(self, &h) != 0)
 		return NULL;
-	Py_BEGIN_ALLOW_THREADS
+	if (bale_reader_size(h.r, (uint64_t)i, &size) == BALE_OK &&
+	    size <= (size_t)PY_SSIZE_T_MAX)
+		dest.bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+	PyErr_Clear();	/* no memory now: the reader tries again */
+	bale_reader_set_dest(h.r, ext_dest_bytes, &dest);
+	dest.ts = PyEval_SaveThread();
 	rc = bale_reader_get(h.r, (uint64_t)i, &blob);
-	Py_END_ALLOW_THREADS
-	if (rc == BALE_OK)
-		t = ext_blob_tuple(&blob);
-	else
-		ext_raise(rc, bale_reader_errmsg(h.r));
+	PyEval_RestoreThread(dest.ts);
+	bale_reader_set_dest(h.r, NULL, NULL);
+	if (rc != BALE_OK || !dest.bytes) {
+		Py_XDECREF(dest.bytes);
+		ext_raise(rc != BALE_OK ? rc : BALE_ENOMEM,
+		    bale_reader_errmsg(h.r));
+		ext_pool_give(self, h);
+		return NULL;
+	}
+	/* before the handle, which owns the key, is given back */
+	t = ext_blob_sample(self, &blob, dest.bytes);
 	ext_pool_give(self, h);
 	return t;
+}
+
+/* r[i] with negative i from the end, or r[a:b:c] as a list. */
+static PyObject *ext_reader_subscript(PyObject *o, PyObject *key)
+{
+	Py_ssize_t n = (Py_ssize_t)((ext_reader *)o)->count;
+	Py_ssize_t i, start, stop, step, len;
+	PyObject *list;
+	PyObject *s;
+
+	if (PyIndex_Check(key)) {
+		i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+		if (i == -1 && PyErr_Occurred())
+			return NULL;
+		return ext_reader_item(o, i < 0 ? i + n : i);
+	}
+	if (!PySlice_Check(key))
+		return PyErr_Format(PyExc_TypeError, "sample indices are "
+		    "integers or slices, not %.200s", Py_TYPE(key)->tp_name);
+	if (PySlice_Unpack(key, &start, &stop, &step) < 0)
+		return NULL;
+	len = PySlice_AdjustIndices(n, &start, &stop, step);
+	list = PyList_New(len);
+	for (i = 0; list && i < len; i++) {
+		s = ext_reader_item(o, start + i * step);
+		if (!s)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, i, s);
+	}
+	return list;
+}
+
+/* The bale package's hook for --pixels outputs: @convert(bytes) makes
+ * the array; called for every sample when @always, else for .npy
+ * ones. None: bytes as they are. */
+static PyObject *ext_reader_set_convert(PyObject *o, PyObject *args)
+{
+	ext_reader *self = (ext_reader *)o;
+	PyObject *convert;
+	int always = 0;
+
+	if (!PyArg_ParseTuple(args, "O|p", &convert, &always))
+		return NULL;
+	if (convert != Py_None && !PyCallable_Check(convert)) {
+		PyErr_SetString(PyExc_TypeError, "convert must be callable");
+		return NULL;
+	}
+	Py_XDECREF(self->convert);
+	self->convert = convert == Py_None ? NULL : (Py_INCREF(convert),
+	    convert);
+	self->convert_all = always;
+	Py_RETURN_NONE;
 }
 
 static PyObject *ext_reader_info(PyObject *o, PyObject *unused)
@@ -335,8 +462,10 @@ static PyObject *ext_reader_path(PyObject *o, void *closure)
 }
 
 static PyMethodDef ext_reader_methods[] = {
-	{ "info", ext_reader_info, METH_NOARGS,
-	  "info() -> JSON text of what the output records about itself" },
+	{ "_info_json", ext_reader_info, METH_NOARGS,
+	  "JSON text of what the output records about itself" },
+	{ "_set_convert", ext_reader_set_convert, METH_VARARGS,
+	  "_set_convert(fn, always=False): fn(bytes) -> the sample's data" },
 	{ "files", ext_reader_files, METH_NOARGS,
 	  "files() -> the files that back the output" },
 	{ "_handle_pids", ext_reader_handle_pids, METH_NOARGS,
@@ -355,17 +484,23 @@ static PySequenceMethods ext_reader_seq = {
 	.sq_item = ext_reader_item,
 };
 
+static PyMappingMethods ext_reader_map = {
+	.mp_length = ext_reader_len,
+	.mp_subscript = ext_reader_subscript,
+};
+
 PyTypeObject ext_reader_type = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "bale._bale.Reader",
 	.tp_basicsize = sizeof(ext_reader),
-	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	.tp_doc = "Reader(path, format=None, options=None): one packed "
-	    "output; r[i] -> (data, label, key, path, crc32)",
+	    "output; r[i] -> bale.Sample (bale.Reader is the one to use)",
 	.tp_new = PyType_GenericNew,
 	.tp_init = ext_reader_init,
 	.tp_dealloc = ext_reader_dealloc,
 	.tp_as_sequence = &ext_reader_seq,
+	.tp_as_mapping = &ext_reader_map,
 	.tp_methods = ext_reader_methods,
 	.tp_getset = ext_reader_getset,
 };

@@ -237,11 +237,73 @@ static int check_blob(const struct bale_blob *b, unsigned s, uint64_t i,
 	return 0;
 }
 
+/* Memory of the caller's for the data bytes (bale_reader_set_dest): a
+ * new buffer each get, the calls counted; @refuse plays out of memory. */
+struct dest {
+	unsigned char *p;
+	unsigned calls;
+	int refuse;
+};
+
+static void *dest_alloc(void *ctx, size_t size)
+{
+	struct dest *d = ctx;
+
+	d->calls++;
+	free(d->p);
+	d->p = d->refuse ? NULL : malloc(size ? size : 1);
+	return d->p;
+}
+
+/* Sample @i through a destination: the reader must ask for it once and
+ * leave the bytes there; bale_reader_size, when the reader knows the
+ * size up front, must agree. */
+static int get_into_dest(struct bale_reader *r, struct dest *d, uint64_t i,
+    struct bale_blob *b)
+{
+	size_t size;
+	int rc;
+
+	d->calls = 0;
+	rc = bale_reader_get(r, i, b);
+	if (rc != BALE_OK)
+		return rc;
+	if (d->calls != 1 || b->data != d->p) {
+		fprintf(stderr, "conformance: sample %" PRIu64 ": destination "
+		    "asked %u times, data %s it\n", i, d->calls,
+		    b->data == d->p ? "in" : "not in");
+		return BALE_EINVAL;
+	}
+	rc = bale_reader_size(r, i, &size);
+	if (rc == BALE_ENOTSUP || (rc == BALE_OK && size == b->size))
+		return BALE_OK;
+	fprintf(stderr, "conformance: sample %" PRIu64 ": size %zu up front, "
+	    "%zu read\n", i, size, b->size);
+	return BALE_EINVAL;
+}
+
+/* A destination that has no memory fails the get, and the handle reads
+ * on afterwards. */
+static int dest_refused(struct bale_reader *r, struct dest *d)
+{
+	struct bale_blob b;
+	int rc;
+
+	d->refuse = 1;
+	rc = bale_reader_get(r, 0, &b);
+	d->refuse = 0;
+	if (rc == BALE_ENOMEM)
+		return 0;
+	fprintf(stderr, "conformance: a refused destination gave %d\n", rc);
+	return 1;
+}
+
 /* Two handles on the output, with reader options @opts (KEY=VALUE);
  * three passes over every sample, the handles taking turns: readers may
  * fetch a sample differently the first time and on repeat reads (lmdb
  * map=1: pread, then its pages mapped), and handles of one process may
- * share state (lmdb: one environment per file). */
+ * share state (lmdb: one environment per file). The second reads into
+ * a destination of its own. */
 static int cmd_read(const char *backend, const char *dir, char **opts,
     int nopts)
 {
@@ -249,6 +311,7 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 	unsigned char *want = malloc(6u << 20);
 	struct bale_reader *r[2] = { NULL, NULL };
 	struct bale_reader *bad_r = NULL;
+	struct dest d = { NULL, 0, 0 };
 	struct bale_blob b;
 	char path[4096];
 	uint64_t n = 0;
@@ -283,10 +346,13 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 		fprintf(stderr, "conformance: %" PRIu64 " samples\n", n);
 		bad = 1;
 	}
+	bale_reader_set_dest(r[1], dest_alloc, &d);
+	bad = bad || dest_refused(r[1], &d);
 	for (k = 0; !bad && k < 3 * n; k++) {
 		i = (k * 7919) % n;	/* a fixed shuffle: 7919 is prime */
 		bad_r = r[k % 2];
-		if (bale_reader_get(bad_r, i, &b) != BALE_OK)
+		if ((k % 2 ? get_into_dest(bad_r, &d, i, &b) :
+		    bale_reader_get(bad_r, i, &b)) != BALE_OK)
 			goto out_fail;
 		bad = check_blob(&b, written_sample(be->caps & BALE_CAP_EMPTY,
 		    i), i, want);
@@ -294,6 +360,7 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 	bale_reader_free(r[0]);
 	bale_reader_free(r[1]);
 	free(want);
+	free(d.p);
 	return bad;
 out_fail:
 	fprintf(stderr, "conformance: read: %s\n",
@@ -301,6 +368,7 @@ out_fail:
 	bale_reader_free(r[0]);
 	bale_reader_free(r[1]);
 	free(want);
+	free(d.p);
 	return 1;
 }
 

@@ -35,12 +35,12 @@ def data_file_fds(path):
 
 def forked_child(order):
     """In a forked child: read with the parent's Reader."""
-    usable = READER._r._handle_pids()     # what the next read may use
+    usable = READER._handle_pids()     # what the next read may use
     if any(pid != os.getpid() for pid in usable):
         return "the child would read with the parent's handles", usable
     got = digest(READER, order)
     fds = data_file_fds(READER.path) if READER.format == "lmdb" else set()
-    return os.getpid(), READER._r._handle_pids(), got, fds
+    return os.getpid(), READER._handle_pids(), got, fds
 
 
 def pickled_child(blob):
@@ -82,7 +82,7 @@ class ProcessTest(common.TempTest):
                 for got in results.values():
                     self.assertEqual(got, want)
                 # the shared reader grew a handle per concurrent thread
-                self.assertGreaterEqual(len(shared._r._handle_pids()), 1)
+                self.assertGreaterEqual(len(shared._handle_pids()), 1)
 
     def test_fork(self):
         global READER
@@ -91,7 +91,7 @@ class ProcessTest(common.TempTest):
                 READER = bale.open(out)
                 order = list(range(len(READER)))
                 want = digest(READER, order)     # the parent has handles
-                parent_pids = READER._r._handle_pids()
+                parent_pids = READER._handle_pids()
                 parent_fds = data_file_fds(READER.path) \
                     if READER.format == "lmdb" else set()
                 self.assertEqual(set(parent_pids), {os.getpid()})
@@ -112,7 +112,7 @@ class ProcessTest(common.TempTest):
                                         "the parent's LMDB environment")
                 # and the parent's reader still works
                 self.assertEqual(digest(READER, order), want)
-                self.assertEqual(READER._r._handle_pids(), parent_pids)
+                self.assertEqual(READER._handle_pids(), parent_pids)
 
     def test_pickle_spawn_forkserver(self):
         for out in self.outputs:
