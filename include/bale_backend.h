@@ -79,8 +79,9 @@ struct bale_reader_ops {
 	 * layout, classes ...), valid while the reader is open. */
 	int (*info)(struct bale_reader *r, void *st, const char **json);
 	void (*release)(void *st);
-	/* Optional: sample @i's data size when it is known without I/O
-	 * (an index in memory); BALE_ENOTSUP otherwise. */
+	/* Optional: sample @i's data size (i < count, checked by the
+	 * core) when it is known without I/O (an index in memory);
+	 * BALE_ENOTSUP otherwise. */
 	int (*size)(struct bale_reader *r, void *st, uint64_t i,
 	    size_t *size);
 };

@@ -1,6 +1,7 @@
 /* reader.c - the state machine around one backend's reader ops. */
 #include "bale_backend.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -130,9 +131,15 @@ int bale_reader_count(struct bale_reader *r, uint64_t *n)
 
 int bale_reader_size(struct bale_reader *r, uint64_t i, size_t *size)
 {
+	uint64_t n = 0;
 	int rc = reader_check(r);
 
-	if (rc)
+	if (rc == BALE_OK)
+		rc = r->be->reader->count(r, r->priv, &n);
+	if (rc == BALE_OK && i >= n)
+		rc = bale_reader_seterr(r, BALE_EINVAL, "%s: no sample %"
+		    PRIu64, r->be->name, i);
+	if (rc != BALE_OK)
 		return rc;
 	return r->be->reader->size ? r->be->reader->size(r, r->priv, i, size) :
 	    BALE_ENOTSUP;

@@ -470,9 +470,6 @@ static int hdf5_rsize(struct bale_reader *r, void *priv, uint64_t i,
 {
 	struct hdf5_r *st = priv;
 
-	if (i >= st->n)
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
-		    PRIu64, i);
 	if (st->vlen)
 		return BALE_ENOTSUP;
 	if (st->pixels)

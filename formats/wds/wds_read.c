@@ -313,9 +313,7 @@ static int wds_rsize(struct bale_reader *r, void *priv, uint64_t i,
 {
 	struct wds_r *st = priv;
 
-	if (i >= st->n)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
-		    PRIu64, i);
+	(void)r;
 	*size = (size_t)st->entries[i].image.size;
 	return BALE_OK;
 }

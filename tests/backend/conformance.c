@@ -283,18 +283,26 @@ static int get_into_dest(struct bale_reader *r, struct dest *d, uint64_t i,
 }
 
 /* A destination that has no memory fails the get, and the handle reads
- * on afterwards. */
-static int dest_refused(struct bale_reader *r, struct dest *d)
+ * on afterwards; a size past the end is an error, not a guess. */
+static int dest_refused(struct bale_reader *r, struct dest *d, uint64_t n)
 {
 	struct bale_blob b;
+	size_t size;
 	int rc;
 
 	d->refuse = 1;
 	rc = bale_reader_get(r, 0, &b);
 	d->refuse = 0;
-	if (rc == BALE_ENOMEM)
+	if (rc != BALE_ENOMEM) {
+		fprintf(stderr, "conformance: a refused destination gave %d\n",
+		    rc);
+		return 1;
+	}
+	rc = bale_reader_size(r, n, &size);
+	if (rc == BALE_EINVAL)
 		return 0;
-	fprintf(stderr, "conformance: a refused destination gave %d\n", rc);
+	fprintf(stderr, "conformance: the size of sample %" PRIu64 " of %"
+	    PRIu64 " gave %d\n", n, n, rc);
 	return 1;
 }
 
@@ -347,7 +355,7 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 		bad = 1;
 	}
 	bale_reader_set_dest(r[1], dest_alloc, &d);
-	bad = bad || dest_refused(r[1], &d);
+	bad = bad || dest_refused(r[1], &d, n);
 	for (k = 0; !bad && k < 3 * n; k++) {
 		i = (k * 7919) % n;	/* a fixed shuffle: 7919 is prime */
 		bad_r = r[k % 2];
