@@ -165,6 +165,11 @@ BALE_API int bale_reader_get(struct bale_reader *r, uint64_t i,
 BALE_API int bale_reader_size(struct bale_reader *r, uint64_t i,
     size_t *size);
 
+/** Sample @i's label alone: without reading its bytes where the format
+ *  keeps labels apart (all of bale's), else by reading the sample. */
+BALE_API int bale_reader_label(struct bale_reader *r, uint64_t i,
+    int64_t *label);
+
 /** Memory of the caller's for a sample's data bytes: @size bytes, or
  *  NULL when there is none (the get then fails with BALE_ENOMEM). */
 typedef void *(*bale_dest_fn)(void *ctx, size_t size);

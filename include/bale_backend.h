@@ -84,6 +84,10 @@ struct bale_reader_ops {
 	 * BALE_ENOTSUP otherwise. */
 	int (*size)(struct bale_reader *r, void *st, uint64_t i,
 	    size_t *size);
+	/* Optional: sample @i's label (i < count, checked by the core)
+	 * without its bytes; without it the core reads the sample. */
+	int (*label)(struct bale_reader *r, void *st, uint64_t i,
+	    int64_t *label);
 };
 
 enum bale_caps {

@@ -81,6 +81,14 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	return BALE_OK;
 }
 
+static int folder_label(struct bale_reader *r, void *priv, uint64_t i,
+    int64_t *label)
+{
+	(void)r;
+	*label = bale_walk_label(((struct folder_r *)priv)->walk, (size_t)i);
+	return BALE_OK;
+}
+
 static int folder_files(struct bale_reader *r, void *priv,
     const char *const **list)
 {
@@ -147,6 +155,7 @@ static const struct bale_reader_ops folder_reader = {
 	.files = folder_files,
 	.info = folder_info,
 	.release = folder_release,
+	.label = folder_label,
 };
 
 const struct bale_backend bale_backend_folder = {

@@ -129,7 +129,8 @@ int bale_reader_count(struct bale_reader *r, uint64_t *n)
 	return rc ? rc : r->be->reader->count(r, r->priv, n);
 }
 
-int bale_reader_size(struct bale_reader *r, uint64_t i, size_t *size)
+/* Open, and @i names a sample. */
+static int reader_check_index(struct bale_reader *r, uint64_t i)
 {
 	uint64_t n = 0;
 	int rc = reader_check(r);
@@ -139,10 +140,32 @@ int bale_reader_size(struct bale_reader *r, uint64_t i, size_t *size)
 	if (rc == BALE_OK && i >= n)
 		rc = bale_reader_seterr(r, BALE_EINVAL, "%s: no sample %"
 		    PRIu64, r->be->name, i);
+	return rc;
+}
+
+int bale_reader_size(struct bale_reader *r, uint64_t i, size_t *size)
+{
+	int rc = reader_check_index(r, i);
+
 	if (rc != BALE_OK)
 		return rc;
 	return r->be->reader->size ? r->be->reader->size(r, r->priv, i, size) :
 	    BALE_ENOTSUP;
+}
+
+int bale_reader_label(struct bale_reader *r, uint64_t i, int64_t *label)
+{
+	bale_dest_fn dest = r->dest;
+	struct bale_blob b;
+	int rc = reader_check_index(r, i);
+
+	if (rc != BALE_OK || r->be->reader->label)
+		return rc ? rc : r->be->reader->label(r, r->priv, i, label);
+	r->dest = NULL;		/* the bytes are not the caller's business */
+	rc = bale_reader_get(r, i, &b);
+	r->dest = dest;
+	*label = b.label;
+	return rc;
 }
 
 int bale_reader_set_dest(struct bale_reader *r, bale_dest_fn dest,

@@ -482,6 +482,14 @@ static int hdf5_rsize(struct bale_reader *r, void *priv, uint64_t i,
 	return BALE_OK;
 }
 
+static int hdf5_rlabel(struct bale_reader *r, void *priv, uint64_t i,
+    int64_t *label)
+{
+	(void)r;
+	*label = ((struct hdf5_r *)priv)->labels[i];
+	return BALE_OK;
+}
+
 static int hdf5_rfiles(struct bale_reader *r, void *priv,
     const char *const **list)
 {
@@ -534,4 +542,5 @@ const struct bale_reader_ops bale_hdf5_reader = {
 	.info = hdf5_rinfo,
 	.release = hdf5_rrelease,
 	.size = hdf5_rsize,
+	.label = hdf5_rlabel,
 };

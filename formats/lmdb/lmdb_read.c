@@ -203,6 +203,39 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 	return lmdb_value(r, st, i, &data, &out->data);
 }
 
+/* The label alone: the K.cls record, or the Datum's label field (its
+ * data bytes skipped, not read). */
+static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
+    int64_t *label)
+{
+	struct lmdb_r *st = priv;
+	const char *key = st->e->keys[i];
+	const unsigned char *data;
+	char want[600];
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v;
+	size_t n;
+	int err;
+
+	if (!st->e->caffe) {
+		if (k.mv_size + sizeof(".cls") > sizeof(want))
+			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key "
+			    "'%.40s...' is too long", key);
+		k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
+		k.mv_data = want;
+	}
+	err = mdb_get(st->txn, st->e->dbi, &k, &v);
+	if (err)
+		return lmdb_rfail(r, key, err);
+	if (!lmdb_env_holds(st->e, &v))
+		return lmdb_env_outside(r, key);
+	if (st->e->caffe ? lmdb_caffe_parse(v.mv_data, v.mv_size, &data, &n,
+	    label) != 0 : bale_meta_label(v.mv_data, v.mv_size, label) != 0)
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
+		    key);
+	return BALE_OK;
+}
+
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -324,6 +357,7 @@ const struct bale_reader_ops bale_lmdb_reader = {
 	.open = lmdb_ropen,
 	.count = lmdb_rcount,
 	.get = lmdb_rget,
+	.label = lmdb_rlabel,
 	.files = lmdb_rfiles,
 	.info = lmdb_rinfo,
 	.release = lmdb_rrelease,

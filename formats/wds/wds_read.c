@@ -318,6 +318,29 @@ static int wds_rsize(struct bale_reader *r, void *priv, uint64_t i,
 	return BALE_OK;
 }
 
+/* The .cls member alone: a few bytes. */
+static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
+    int64_t *label)
+{
+	struct wds_r *st = priv;
+	const struct wds_entry *e = &st->entries[i];
+	char cls[32];
+	ssize_t got;
+
+	if (e->cls.size > sizeof(cls) ||
+	    e->cls.off + e->cls.size > st->sizes[e->shard])
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
+		    " has a bad .cls member", i);
+	got = pread(st->fds[e->shard], cls, (size_t)e->cls.size,
+	    (off_t)e->cls.off);
+	if (got != (ssize_t)e->cls.size)
+		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
+	if (bale_meta_label(cls, (size_t)e->cls.size, label) != 0)
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
+	return BALE_OK;
+}
+
 static int wds_rfiles(struct bale_reader *r, void *priv,
     const char *const **list)
 {
@@ -365,4 +388,5 @@ const struct bale_reader_ops wds_reader = {
 	.info = wds_rinfo,
 	.release = wds_rrelease,
 	.size = wds_rsize,
+	.label = wds_rlabel,
 };

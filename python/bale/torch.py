@@ -23,8 +23,9 @@ class ImageDataset(torch.utils.data.Dataset):
     path:    any bale output, or a folder holding one (see bale.open)
     decode:  "pil" (default), "tensor" or "raw" (see decode_sample)
     format, options: as for bale.open
-    Like ImageFolder: .classes, .class_to_idx, .targets, .samples (the
-    last two read every sample's label once, on first use).
+    Like ImageFolder: .classes, .class_to_idx, .targets (the labels,
+    without reading the images), .samples (reads every sample once, on
+    first use, for its path).
     """
 
     def __init__(self, path, transform=None, target_transform=None, *,
@@ -39,6 +40,7 @@ class ImageDataset(torch.utils.data.Dataset):
         self.classes = self.reader.classes
         self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
         self._samples = None
+        self._targets = None
 
     def __len__(self):
         return len(self.reader)
@@ -65,7 +67,10 @@ class ImageDataset(torch.utils.data.Dataset):
 
     @property
     def targets(self):
-        return [label for _, label in self.samples]
+        """Every sample's label, in order (read without the bytes)."""
+        if self._targets is None:
+            self._targets = self.reader.labels()
+        return self._targets
 
     def __repr__(self):
         return (f"ImageDataset({self.reader.format} '{self.root}', "

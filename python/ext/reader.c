@@ -387,6 +387,45 @@ static PyObject *ext_reader_set_convert(PyObject *o, PyObject *args)
 	Py_RETURN_NONE;
 }
 
+/* Every sample's label, in order; the formats that keep labels apart
+ * (all of bale's) give them without reading the samples' bytes. */
+static PyObject *ext_reader_labels(PyObject *o, PyObject *unused)
+{
+	ext_reader *self = (ext_reader *)o;
+	int64_t *labels = malloc((size_t)(self->count + 1) * sizeof(*labels));
+	struct ext_handle h;
+	PyObject *list = NULL;
+	PyObject *v;
+	uint64_t i;
+	int rc = BALE_OK;
+
+	(void)unused;
+	if (!labels)
+		return PyErr_NoMemory();
+	if (ext_pool_take_open(self, &h) != 0) {
+		free(labels);
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	for (i = 0; rc == BALE_OK && i < self->count; i++)
+		rc = bale_reader_label(h.r, i, &labels[i]);
+	Py_END_ALLOW_THREADS
+	if (rc != BALE_OK)
+		ext_raise(rc, bale_reader_errmsg(h.r));
+	else
+		list = PyList_New((Py_ssize_t)self->count);
+	for (i = 0; list && i < self->count; i++) {
+		v = PyLong_FromLongLong((long long)labels[i]);
+		if (!v)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+	}
+	ext_pool_give(self, h);
+	free(labels);
+	return list;
+}
+
 static PyObject *ext_reader_info(PyObject *o, PyObject *unused)
 {
 	ext_reader *self = (ext_reader *)o;
@@ -462,6 +501,9 @@ static PyObject *ext_reader_path(PyObject *o, void *closure)
 }
 
 static PyMethodDef ext_reader_methods[] = {
+	{ "labels", ext_reader_labels, METH_NOARGS,
+	  "labels() -> every sample's label, in order, without reading the "
+	  "samples' bytes (bale's formats keep labels apart)" },
 	{ "_info_json", ext_reader_info, METH_NOARGS,
 	  "JSON text of what the output records about itself" },
 	{ "_set_convert", ext_reader_set_convert, METH_VARARGS,

@@ -282,6 +282,21 @@ static int get_into_dest(struct bale_reader *r, struct dest *d, uint64_t i,
 	return BALE_EINVAL;
 }
 
+/* The label alone is the label the get gave. */
+static int label_agrees(struct bale_reader *r, uint64_t i,
+    const struct bale_blob *b)
+{
+	int64_t label = -2;
+	int rc = bale_reader_label(r, i, &label);
+
+	if (rc == BALE_OK && label == b->label)
+		return 0;
+	fprintf(stderr, "conformance: sample %" PRIu64 ": label %" PRId64
+	    " alone (rc %d), %" PRId64 " with the bytes\n", i, label, rc,
+	    b->label);
+	return 1;
+}
+
 /* A destination that has no memory fails the get, and the handle reads
  * on afterwards; a size past the end is an error, not a guess. */
 static int dest_refused(struct bale_reader *r, struct dest *d, uint64_t n)
@@ -363,7 +378,7 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 		    bale_reader_get(bad_r, i, &b)) != BALE_OK)
 			goto out_fail;
 		bad = check_blob(&b, written_sample(be->caps & BALE_CAP_EMPTY,
-		    i), i, want);
+		    i), i, want) || label_agrees(bad_r, i, &b);
 	}
 	bale_reader_free(r[0]);
 	bale_reader_free(r[1]);
