@@ -50,7 +50,7 @@ for part in "${parts[@]}"; do
     bare)
         bale=$PWD/build/bale
         (cd bench && $PY torch_loader.py bare "$tree" "$out" \
-            --bale "$bale" --runs 5 --samples 4000 --json "$results")
+            --bale "$bale" --runs 7 --samples 4000 --json "$results")
         ;;
     esac
 done
