@@ -291,6 +291,12 @@ static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
 	return ok ? BALE_OK : hdf5_rfail(r, "cannot locate image chunks");
 }
 
+/* The bytes of one sample of the pixels layout: H x W x 3. */
+static size_t hdf5_row_bytes(const struct hdf5_r *st)
+{
+	return (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+}
+
 static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
 {
 	uint64_t n;
@@ -299,8 +305,7 @@ static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
 	    &st->pixels_w) != 0 || n != st->n)
 		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images is "
 		    "not count x H x W x 3 bytes (layout pixels)");
-	if (bale_grow(&st->buf, &st->bufcap, (size_t)st->pixels_w *
-	    (size_t)st->pixels_h * 3) != 0)
+	if (bale_grow(&st->buf, &st->bufcap, hdf5_row_bytes(st)) != 0)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
 	return BALE_OK;
 }
@@ -308,7 +313,7 @@ static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
 static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
     uint64_t i, struct bale_blob *out)
 {
-	size_t size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
+	size_t size = hdf5_row_bytes(st);
 	unsigned char *to = bale_reader_data_buffer(r, st->buf, size);
 	int rc = BALE_OK;
 
@@ -427,6 +432,26 @@ static int hdf5_rget_vlen(struct bale_reader *r, struct hdf5_r *st,
 	return BALE_OK;
 }
 
+/* Sample @i's data size, known up front except in the variable-length
+ * layout, whose lengths HDF5 keeps (BALE_ENOTSUP); its offsets checked
+ * against their neighbours and the end. */
+static int hdf5_sample_size(struct bale_reader *r, const struct hdf5_r *st,
+    uint64_t i, size_t *size)
+{
+	if (st->vlen)
+		return BALE_ENOTSUP;
+	if (st->pixels) {
+		*size = hdf5_row_bytes(st);
+		return BALE_OK;
+	}
+	if (st->offsets[i] > st->offsets[i + 1] ||
+	    st->offsets[i + 1] > st->offsets[st->n])
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
+		    "at sample %" PRIu64, i);
+	*size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
+	return BALE_OK;
+}
+
 static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -451,11 +476,9 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 		pthread_mutex_unlock(&hdf5_lock);
 		return rc;
 	}
-	if (st->offsets[i] > st->offsets[i + 1] ||
-	    st->offsets[i + 1] > st->offsets[st->n])
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
-		    "at sample %" PRIu64, i);
-	out->size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
+	rc = hdf5_sample_size(r, st, i, &out->size);
+	if (rc != BALE_OK)
+		return rc;
 	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0 ||
 	    !(out->data = bale_reader_data_buffer(r, st->buf, out->size)))
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
@@ -463,23 +486,10 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	    st->offsets[i], st->offsets[i + 1]);
 }
 
-/* Known up front except in the variable-length layout, whose lengths
- * HDF5 keeps. */
 static int hdf5_rsize(struct bale_reader *r, void *priv, uint64_t i,
     size_t *size)
 {
-	struct hdf5_r *st = priv;
-
-	if (st->vlen)
-		return BALE_ENOTSUP;
-	if (st->pixels)
-		*size = (size_t)st->pixels_w * (size_t)st->pixels_h * 3;
-	else if (st->offsets[i] <= st->offsets[i + 1])
-		*size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
-	else
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
-		    "at sample %" PRIu64, i);
-	return BALE_OK;
+	return hdf5_sample_size(r, priv, i, size);
 }
 
 static int hdf5_rlabel(struct bale_reader *r, void *priv, uint64_t i,

@@ -116,6 +116,23 @@ static int lmdb_value(struct bale_reader *r, struct lmdb_r *st, uint64_t i,
 	return lmdb_pread(r, st, v, out);
 }
 
+/* Room for a sample key and its longest suffix, .image: more than
+ * LMDB's 511-byte keys. */
+#define LMDB_KEY_ROOM 600
+
+/* @k: sample @key's K.cls record, spelled out in @want (LMDB_KEY_ROOM
+ * bytes). */
+static int lmdb_cls_key(struct bale_reader *r, const char *key, char *want,
+    MDB_val *k)
+{
+	if (strlen(key) + sizeof(".image") > LMDB_KEY_ROOM)
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key "
+		    "'%.40s...' is too long", key);
+	k->mv_size = (size_t)snprintf(want, LMDB_KEY_ROOM, "%s.cls", key);
+	k->mv_data = want;
+	return BALE_OK;
+}
+
 /* Default layout: K.cls, K.image and K.json are adjacent keys: one
  * cursor descent finds the first, one step each the others. */
 static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
@@ -127,15 +144,12 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	MDB_val cls;
 	MDB_val json;
 	MDB_val k;
-	char want[600];
+	char want[LMDB_KEY_ROOM];
 	int64_t stored = 0;
 	int err;
 
-	if (len + sizeof(".image") > sizeof(want))	/* over LMDB's 511 */
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key "
-		    "'%.40s...' is too long", key);
-	k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
-	k.mv_data = want;
+	if (lmdb_cls_key(r, key, want, &k) != BALE_OK)
+		return BALE_EINVAL;
 	err = mdb_cursor_get(st->cursor, &k, &cls, MDB_SET);
 	if (err == 0)
 		err = mdb_cursor_get(st->cursor, &k, &img, MDB_NEXT);
@@ -211,19 +225,14 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	struct lmdb_r *st = priv;
 	const char *key = st->e->keys[i];
 	const unsigned char *data;
-	char want[600];
+	char want[LMDB_KEY_ROOM];
 	MDB_val k = { strlen(key), (void *)key };
 	MDB_val v;
 	size_t n;
 	int err;
 
-	if (!st->e->caffe) {
-		if (k.mv_size + sizeof(".cls") > sizeof(want))
-			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key "
-			    "'%.40s...' is too long", key);
-		k.mv_size = (size_t)snprintf(want, sizeof(want), "%s.cls", key);
-		k.mv_data = want;
-	}
+	if (!st->e->caffe && lmdb_cls_key(r, key, want, &k) != BALE_OK)
+		return BALE_EINVAL;
 	err = mdb_get(st->txn, st->e->dbi, &k, &v);
 	if (err)
 		return lmdb_rfail(r, key, err);

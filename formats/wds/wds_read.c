@@ -245,6 +245,15 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 	return BALE_OK;
 }
 
+/* The error for a pread of shard @shard that returned @got bytes, not
+ * all it asked for. */
+static int wds_read_failed(struct bale_reader *r, const struct wds_r *st,
+    uint32_t shard, ssize_t got)
+{
+	return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+	    st->paths[shard], got < 0 ? strerror(errno) : "short read");
+}
+
 /* Bytes [lo, hi) of @e's shard, which hold its image and the members
  * around it, with one preadv: the members into st->buf at their offset
  * in the span (where wds_fill_blob looks), the image into the data
@@ -269,10 +278,8 @@ static int wds_read_span(struct bale_reader *r, struct wds_r *st,
 	iov[2] = (struct iovec){ st->buf + before + size,
 	    (size_t)(hi - lo) - before - size };
 	got = preadv(st->fds[e->shard], iov, 3, (off_t)lo);
-	if (got != (ssize_t)(hi - lo))
-		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
-		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
-	return BALE_OK;
+	return got == (ssize_t)(hi - lo) ? BALE_OK :
+	    wds_read_failed(r, st, e->shard, got);
 }
 
 static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
@@ -334,8 +341,7 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	got = pread(st->fds[e->shard], cls, (size_t)e->cls.size,
 	    (off_t)e->cls.off);
 	if (got != (ssize_t)e->cls.size)
-		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
-		    st->paths[e->shard], got < 0 ? strerror(errno) : "short read");
+		return wds_read_failed(r, st, e->shard, got);
 	if (bale_meta_label(cls, (size_t)e->cls.size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
 	return BALE_OK;

@@ -276,6 +276,18 @@ struct ext_dest {
 	PyObject *bytes;
 };
 
+/* A new bytes object of @size to read into, or NULL with no exception
+ * set: the reader reports a missing buffer as no memory itself. */
+static PyObject *ext_new_bytes(size_t size)
+{
+	PyObject *bytes = NULL;
+
+	if (size <= (size_t)PY_SSIZE_T_MAX)
+		bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+	PyErr_Clear();
+	return bytes;
+}
+
 /* bale_dest_fn: a bytes object of @size for the reader to read into,
  * so the sample reaches Python without a copy: the one made before the
  * read when the reader knew the size, else a new one, for which the
@@ -288,10 +300,7 @@ static void *ext_dest_bytes(void *ctx, size_t size)
 	if (d->bytes && (size_t)PyBytes_GET_SIZE(d->bytes) == size)
 		return PyBytes_AS_STRING(d->bytes);
 	PyEval_RestoreThread(d->ts);
-	Py_CLEAR(d->bytes);
-	if (size <= (size_t)PY_SSIZE_T_MAX)
-		d->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-	PyErr_Clear();	/* the reader reports no memory itself */
+	Py_XSETREF(d->bytes, ext_new_bytes(size));
 	d->ts = PyEval_SaveThread();
 	return d->bytes ? PyBytes_AS_STRING(d->bytes) : NULL;
 }
@@ -312,10 +321,8 @@ static PyObject *ext_reader_item(PyObject *o, Py_ssize_t i)
 	}
 	if (ext_pool_take_open(self, &h) != 0)
 		return NULL;
-	if (bale_reader_size(h.r, (uint64_t)i, &size) == BALE_OK &&
-	    size <= (size_t)PY_SSIZE_T_MAX)
-		dest.bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
-	PyErr_Clear();	/* no memory now: the reader tries again */
+	if (bale_reader_size(h.r, (uint64_t)i, &size) == BALE_OK)
+		dest.bytes = ext_new_bytes(size);	/* NULL: asked again */
 	bale_reader_set_dest(h.r, ext_dest_bytes, &dest);
 	dest.ts = PyEval_SaveThread();
 	rc = bale_reader_get(h.r, (uint64_t)i, &blob);
