@@ -36,6 +36,7 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 
 	bale_errbuf_clear(&in->err);
 	in->size = 0;
+	in->is_member = 0;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	in->fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
 	    O_NOCTTY);
@@ -51,12 +52,26 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 	return BALE_OK;
 }
 
+int bale_input_member(struct bale_input *in, const struct bale_walk_member *m)
+{
+	bale_errbuf_clear(&in->err);
+	in->fd = -1;
+	in->is_member = 1;
+	in->member = *m;
+	in->size = (size_t)m->size;
+	if (m->size == 0)
+		return input_skip(in, "empty file (0 bytes)", 0);
+	return BALE_OK;
+}
+
 int bale_input_read(struct bale_input *in, unsigned char *buf)
 {
 	size_t got = 0;
 	unsigned char extra;
 	ssize_t n;
 
+	if (in->is_member)
+		return bale_input_read_member(in, buf);
 	while (got < in->size) {
 		n = read(in->fd, buf + got, in->size - got);
 		if (n < 0 && errno == EINTR)

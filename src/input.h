@@ -8,13 +8,16 @@
 #define BALE_INPUT_H
 
 #include "bale_backend.h"
+#include "walk.h"
 
 #include <stddef.h>
 
 struct bale_input {
-	int fd;
+	int fd;			/* a file opened here, or -1 */
 	size_t size;
 	struct bale_errbuf err;	/* why a call failed */
+	int is_member;		/* an archive member: @member says where */
+	struct bale_walk_member member;
 };
 
 /** Open @rel below folder @dirfd and learn its size.
@@ -22,10 +25,17 @@ struct bale_input {
  *  @in->err) */
 int bale_input_open(struct bale_input *in, int dirfd, const char *rel);
 
+/** Take archive member @m (its archive stays open, owned by the walk).
+ *  @return BALE_OK, or BALE_EINPUT when it must be skipped (empty) */
+int bale_input_member(struct bale_input *in, const struct bale_walk_member *m);
+
 /** Read the whole file into @buf (in->size bytes) and close it.
  *  @return BALE_OK, or BALE_EINPUT when the file must be skipped (see
  *  @in->err) */
 int bale_input_read(struct bale_input *in, unsigned char *buf);
+
+/** bale_input_read() of an archive member (input_member.c). */
+int bale_input_read_member(struct bale_input *in, unsigned char *buf);
 
 /** Close a file that will not be read. */
 void bale_input_close(struct bale_input *in);

@@ -61,6 +61,17 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
 	return BALE_OK;
 }
 
+/* Open the input at output position @pos: a file, or an archive member. */
+static int pipe_input_open(struct pipe_run *run, uint64_t pos,
+    struct bale_input *in)
+{
+	struct bale_walk_member m;
+
+	if (bale_walk_member(run->walk, (size_t)run->order[pos], &m))
+		return bale_input_member(in, &m);
+	return bale_input_open(in, run->rootfd, pipe_path(run, pos));
+}
+
 /* Read, encode and checksum the input at window slot @pos (the input at
  * run->first + @pos). NULL: abort (or no memory). */
 static struct pipe_sample *pipe_make(struct pipe_run *run,
@@ -72,8 +83,7 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 
 	if (!s)
 		return NULL;
-	if (bale_input_open(&in, run->rootfd,
-	    pipe_path(run, run->first + pos)) != 0)
+	if (pipe_input_open(run, run->first + pos, &in) != 0)
 		goto out_skip;
 	if (bale_reorder_reserve(run->ro, pos, in.size) != 0) {
 		bale_input_close(&in);

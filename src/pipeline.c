@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int bale_pipeline_new(struct bale_pipeline **out)
@@ -26,9 +27,32 @@ int bale_pipeline_new(struct bale_pipeline **out)
 	return BALE_OK;
 }
 
-static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
+/* 1 if @src is an archive file rather than a folder. */
+static int pipe_src_is_archive(const char *src)
+{
+	struct stat st;
+
+	return stat(src, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+/* A folder (or a list file's base) or an archive. */
+static int pipe_walk_source(struct pipe_run *run, struct bale_errbuf *err)
 {
 	const struct bale_pack_opts *o = run->opts;
+
+	bale_errbuf_clear(err);
+	run->archive_src = pipe_src_is_archive(o->src);
+	if (run->archive_src && o->list)
+		return bale_errbuf_set(err, BALE_EINVAL, "a list file with "
+		    "an archive source is not supported yet");
+	if (run->archive_src)
+		return bale_walk_archive(run->walk, o->src);
+	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
+	    bale_walk_folder(run->walk, o->src);
+}
+
+static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
+{
 	enum bale_walk_note_kind kind;
 	const char *path;
 	const char *why;
@@ -38,8 +62,9 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_walk_new(&run->walk);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	rc = o->list ? bale_walk_list(run->walk, o->src, o->list) :
-	    bale_walk_folder(run->walk, o->src);
+	rc = pipe_walk_source(run, &p->err);
+	if (rc != BALE_OK && p->err.rc == rc)
+		return rc;
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_walk_errmsg(run->walk));
@@ -94,6 +119,8 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	rc = pipe_open_writers(p, run, &ds);
 	if (rc != BALE_OK)
 		return rc;
+	if (run->archive_src)
+		return BALE_OK;	/* the walk holds the archive open */
 	run->rootfd = open(o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (run->rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,

@@ -40,7 +40,8 @@ struct pipe_run {
 	struct bale_walk *walk;
 	uint64_t *order;	/* output position -> walk index */
 	uint64_t first;		/* position this run starts at (resume) */
-	int rootfd;
+	int rootfd;		/* the source folder; -1 for an archive */
+	int archive_src;	/* the source is a tar or zip file */
 	struct bale_reorder *ro;
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;

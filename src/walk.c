@@ -1,5 +1,5 @@
 /* walk.c - collect and order the samples of a folder tree or list file. */
-#include "walk.h"
+#include "walk_int.h"
 
 #include "bale.h"
 #include "bale_backend.h"
@@ -14,37 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct walk_item {
-	size_t path;		/* arena offset of "class/sub/name.jpg" */
-	size_t dirlen;		/* length of "class/sub" */
-	int64_t label;
-};
-
-struct walk_note {
-	enum bale_walk_note_kind kind;
-	size_t path;
-	size_t reason;
-};
-
 /* The folders above the one being read, to spot symlink loops. */
 struct walk_frame {
 	dev_t dev;
 	ino_t ino;
 	const struct walk_frame *up;
-};
-
-struct bale_walk {
-	struct bale_buf arena;	/* NUL-separated strings */
-	struct walk_item *items;
-	size_t nitems;
-	size_t capitems;
-	struct walk_note *notes;
-	size_t nnotes;
-	size_t capnotes;
-	char **classes;
-	size_t nclasses;
-	int rootfd;
-	struct bale_errbuf err;
 };
 
 /* torchvision.datasets.folder.IMG_EXTENSIONS */
@@ -78,7 +52,7 @@ int bale_walk_new(struct bale_walk **out)
 	return BALE_OK;
 }
 
-static int walk_nomem(struct bale_walk *w)
+int walk_nomem(struct bale_walk *w)
 {
 	return bale_errbuf_set(&w->err, BALE_ENOMEM, "walk: no memory");
 }
@@ -93,7 +67,7 @@ static size_t walk_intern(struct bale_walk *w, const char *s, size_t n)
 	return w->arena.failed ? (size_t)-1 : off;
 }
 
-static int walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
+int walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap * 2 : 1024;
 	void *p;
@@ -108,7 +82,7 @@ static int walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
+int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason)
 {
 	struct walk_note *n;
@@ -126,7 +100,7 @@ static int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
 	return BALE_OK;
 }
 
-static int walk_add_item(struct bale_walk *w, const char *path, size_t len,
+int walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label)
 {
 	struct walk_item *it;
@@ -140,6 +114,8 @@ static int walk_add_item(struct bale_walk *w, const char *path, size_t len,
 		return walk_nomem(w);
 	it->dirlen = dirlen;
 	it->label = label;
+	it->archive = -1;
+	it->seq = w->nitems;
 	w->nitems++;
 	return BALE_OK;
 }
@@ -318,8 +294,17 @@ static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 		return c;
 	if (a->dirlen != b->dirlen)
 		return a->dirlen < b->dirlen ? -1 : 1;
-	return strcmp(arena + a->path + a->dirlen + 1,
+	c = strcmp(arena + a->path + a->dirlen + 1,
 	    arena + b->path + b->dirlen + 1);
+	if (c != 0)
+		return c;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void walk_sort_items(struct bale_walk *w)
+{
+	qsort_r(w->items, w->nitems, sizeof(*w->items), walk_cmp_items,
+	    w->arena.data);
 }
 
 static int walk_open_root(struct bale_walk *w, const char *root)
@@ -375,8 +360,7 @@ int bale_walk_folder(struct bale_walk *w, const char *root)
 	if (rc == BALE_OK)
 		rc = walk_classes(w);
 	if (rc == BALE_OK)
-		qsort_r(w->items, w->nitems, sizeof(*w->items),
-		    walk_cmp_items, w->arena.data);
+		walk_sort_items(w);
 	return rc;
 }
 
@@ -506,5 +490,9 @@ void bale_walk_free(struct bale_walk *w)
 	bale_buf_release(&w->arena);
 	if (w->rootfd >= 0)
 		close(w->rootfd);
+	for (i = 0; i < w->narchives; i++)
+		close(w->archives[i]);
+	free(w->archives);
+	walk_classes_release(&w->found);
 	free(w);
 }

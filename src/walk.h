@@ -7,6 +7,9 @@
  * when their name ends, case-insensitively, in one of torchvision's image
  * extensions. Hidden files and folders count, as they do in torchvision.
  * A list file gives "relative/path<TAB>label" lines, kept in file order.
+ * A tar or zip archive follows the same rules on its member paths (and a
+ * tar whose members are tars gives one class per inner tar); its samples
+ * are read in place, at their offsets (bale_walk_member).
  */
 #ifndef BALE_WALK_H
 #define BALE_WALK_H
@@ -34,6 +37,36 @@ int bale_walk_folder(struct bale_walk *w, const char *root);
  *  @return BALE_OK, or BALE_EINVAL with the line number of a bad line,
  *  BALE_ENOENT, BALE_EIO, BALE_ENOMEM */
 int bale_walk_list(struct bale_walk *w, const char *root, const char *list);
+
+/** Collect the samples of the uncompressed tar (or tar of per-class
+ *  tars) or zip archive at @path; ImageFolder rules on member paths.
+ *  @return BALE_OK, BALE_ENOENT (no archive, no class), BALE_EINPUT
+ *  (not an archive bale reads, or damaged before its first member),
+ *  BALE_EIO, BALE_ENOMEM */
+int bale_walk_archive(struct bale_walk *w, const char *path);
+
+/** How an archive member is stored. */
+#define BALE_WALK_STORED 0
+#define BALE_WALK_DEFLATED 8
+
+/* Where an archive member's bytes lie. */
+struct bale_walk_member {
+	int fd;			/* the archive (owned by the walk) */
+	int method;		/* BALE_WALK_STORED or _DEFLATED */
+	int has_crc;		/* check @crc (zip) after reading */
+	uint32_t crc;
+	uint64_t offset;
+	uint64_t size;		/* bytes once read */
+	uint64_t csize;		/* bytes stored */
+};
+
+/** 1 with @m filled when sample @i is an archive member, 0 when it is a
+ *  file below the root. */
+int bale_walk_member(const struct bale_walk *w, size_t i,
+    struct bale_walk_member *m);
+
+/** 1 if @name ends in ".tar" (case-insensitively). */
+int bale_walk_is_archive_name(const char *name);
 
 size_t bale_walk_count(const struct bale_walk *w);
 const char *bale_walk_path(const struct bale_walk *w, size_t i);

@@ -1,0 +1,352 @@
+/* walk_archive.c - the members of a tar, a tar of per-class tars, or a
+ * zip, found by one scan of their headers and left in place: each sample
+ * records where its bytes lie and the workers read them with pread. */
+#include "walk_int.h"
+
+#include "bale.h"
+#include "tar_scan.h"
+#include "zip_scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One member of an outer tar, kept until it is known whether the tar is
+ * a tar of tars. */
+struct arc_entry {
+	size_t name;		/* offset in arc_scan.names */
+	enum walk_member_kind kind;
+	char type;
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct arc_scan {
+	struct bale_walk *w;
+	int32_t archive;
+	const char *prefix;	/* inner tar: its class */
+	struct arc_entry *ents;
+	size_t nents;
+	size_t capents;
+	struct bale_buf names;
+};
+
+int bale_walk_is_archive_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 4 && strcasecmp(name + n - 4, ".tar") == 0;
+}
+
+static enum walk_member_kind arc_tar_kind(enum bale_tar_kind k)
+{
+	switch (k) {
+	case BALE_TAR_FILE: return WALK_FILE;
+	case BALE_TAR_DIR: return WALK_DIR;
+	case BALE_TAR_SYMLINK: return WALK_SYMLINK;
+	case BALE_TAR_HARDLINK: return WALK_HARDLINK;
+	case BALE_TAR_SPECIAL: return WALK_SPECIAL;
+	default: return WALK_OTHER;
+	}
+}
+
+static enum walk_member_kind arc_zip_kind(enum bale_zip_kind k)
+{
+	switch (k) {
+	case BALE_ZIP_FILE: return WALK_FILE;
+	case BALE_ZIP_DIR: return WALK_DIR;
+	case BALE_ZIP_SYMLINK: return WALK_SYMLINK;
+	default: return WALK_SPECIAL;
+	}
+}
+
+/* bale_tar_scan callback: remember the member (outer tar). */
+static int arc_keep(void *ctx, const struct bale_tar_member *m)
+{
+	struct arc_scan *s = ctx;
+	struct arc_entry *e;
+
+	if (walk_grow((void **)&s->ents, &s->capents, s->nents + 1,
+	    sizeof(*s->ents)) != 0)
+		return walk_nomem(s->w);
+	e = &s->ents[s->nents++];
+	e->name = s->names.len;
+	bale_buf_puts(&s->names, m->name);
+	bale_buf_add(&s->names, "", 1);
+	e->kind = arc_tar_kind(m->kind);
+	e->type = m->type;
+	e->offset = m->offset;
+	e->size = m->size;
+	return s->names.failed ? walk_nomem(s->w) : BALE_OK;
+}
+
+static int arc_take_tar(struct arc_scan *s, const char *name,
+    enum walk_member_kind kind, char type, uint64_t offset, uint64_t size)
+{
+	struct walk_member m;
+
+	memset(&m, 0, sizeof(m));
+	m.name = name;
+	m.prefix = s->prefix;
+	m.nested = s->prefix != NULL;
+	m.kind = kind;
+	m.type = type;
+	m.archive = s->archive;
+	m.method = BALE_WALK_STORED;
+	m.offset = offset;
+	m.size = size;
+	m.csize = size;
+	return walk_take_member(s->w, &m);
+}
+
+/* bale_tar_scan callback for an inner tar: take the member at once. */
+static int arc_take_inner(void *ctx, const struct bale_tar_member *m)
+{
+	return arc_take_tar(ctx, m->name, arc_tar_kind(m->kind), m->type,
+	    m->offset, m->size);
+}
+
+/* A scan that stopped on damage keeps what it found before, noted. */
+static int arc_damaged(struct bale_walk *w, const char *where, int rc,
+    int found_any, struct bale_errbuf *err)
+{
+	char why[sizeof(err->msg) + 64];
+
+	if (rc != BALE_EINPUT)
+		return bale_errbuf_copy(&w->err, err);
+	if (!found_any)
+		return bale_errbuf_set(&w->err, BALE_EINPUT, "'%s': %s",
+		    where, err->msg);
+	snprintf(why, sizeof(why), "%s; nothing after it is read",
+	    err->msg);
+	return walk_add_note(w, BALE_NOTE_SKIPPED, where, why);
+}
+
+/* Each inner tar of a tar of tars is the class its file name says. */
+static int arc_inner_tar(struct arc_scan *s, int fd,
+    const struct arc_entry *e)
+{
+	const char *name = s->names.data + e->name;
+	const char *base = strrchr(name, '/');
+	struct bale_errbuf err;
+	char *class;
+	size_t before = s->w->nitems + s->w->nnotes;
+	int rc;
+
+	base = base ? base + 1 : name;
+	class = strndup(base, strlen(base) - 4);
+	if (!class)
+		return walk_nomem(s->w);
+	if (!*class || strcmp(class, ".") == 0 || strcmp(class, "..") == 0) {
+		free(class);
+		return walk_add_note(s->w, BALE_NOTE_SKIPPED, name,
+		    "an inner tar's name must name its class");
+	}
+	s->prefix = class;
+	rc = bale_tar_scan(fd, e->offset, e->offset + e->size, arc_take_inner,
+	    s, &err);
+	s->prefix = NULL;
+	free(class);
+	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
+		return rc;
+	return arc_damaged(s->w, name, rc,
+	    s->w->nitems + s->w->nnotes > before, &err);
+}
+
+/* A tar of tars: tars among its files, and no image outside them. */
+static int arc_is_tar_of_tars(const struct arc_scan *s)
+{
+	const char *name;
+	int tars = 0;
+	size_t i;
+
+	for (i = 0; i < s->nents; i++) {
+		if (s->ents[i].kind != WALK_FILE)
+			continue;
+		name = s->names.data + s->ents[i].name;
+		if (bale_walk_is_image(name))
+			return 0;
+		tars += bale_walk_is_archive_name(name);
+	}
+	return tars > 0;
+}
+
+static int arc_take_entries(struct arc_scan *s, int fd)
+{
+	const struct arc_entry *e;
+	int nested = arc_is_tar_of_tars(s);
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = 0; rc == BALE_OK && i < s->nents; i++) {
+		e = &s->ents[i];
+		if (!nested)
+			rc = arc_take_tar(s, s->names.data + e->name, e->kind,
+			    e->type, e->offset, e->size);
+		else if (e->kind == WALK_FILE && bale_walk_is_archive_name(
+		    s->names.data + e->name))
+			rc = arc_inner_tar(s, fd, e);
+		else if (e->kind != WALK_DIR)
+			rc = walk_add_note(s->w, BALE_NOTE_IGNORED,
+			    s->names.data + e->name,
+			    "not a class tar (in a tar of tars)");
+	}
+	return rc;
+}
+
+static int arc_walk_tar(struct arc_scan *s, int fd, uint64_t size,
+    const char *path)
+{
+	struct bale_errbuf err;
+	int rc;
+
+	rc = bale_tar_scan(fd, 0, size, arc_keep, s, &err);
+	if (rc != BALE_OK && s->w->err.rc)	/* a callback failed */
+		return rc;
+	if (rc != BALE_OK) {
+		rc = arc_damaged(s->w, path, rc, s->nents > 0, &err);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	return arc_take_entries(s, fd);
+}
+
+/* bale_zip_scan callback. */
+static int arc_take_zip(void *ctx, const struct bale_zip_member *z,
+    const char *why)
+{
+	struct arc_scan *s = ctx;
+	struct walk_member m;
+
+	memset(&m, 0, sizeof(m));
+	m.name = z->name;
+	m.kind = arc_zip_kind(z->kind);
+	m.why = why;
+	m.archive = s->archive;
+	m.method = z->method > 255 ? 255 : (uint8_t)z->method;
+	m.encrypted = (uint8_t)z->encrypted;
+	m.has_crc = 1;
+	m.crc = z->crc;
+	m.offset = z->offset;
+	m.size = z->size;
+	m.csize = z->csize;
+	return walk_take_member(s->w, &m);
+}
+
+static int arc_walk_zip(struct arc_scan *s, int fd, uint64_t size,
+    const char *path)
+{
+	struct bale_errbuf err;
+	int rc;
+
+	rc = bale_zip_scan(fd, size, arc_take_zip, s, &err);
+	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
+		return rc;
+	return bale_errbuf_set(&s->w->err, rc, "'%s': %s", path, err.msg);
+}
+
+/* The name of a compression bale sees at the start of @head, or NULL. */
+static const char *arc_compression(const unsigned char *head, size_t n)
+{
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		return "gzip";
+	if (n >= 3 && memcmp(head, "BZh", 3) == 0)
+		return "bzip2";
+	if (n >= 6 && memcmp(head, "\xfd" "7zXZ\0", 6) == 0)
+		return "xz";
+	if (n >= 4 && memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0)
+		return "zstd";
+	return NULL;
+}
+
+static int arc_detect_and_walk(struct arc_scan *s, int fd, uint64_t size,
+    const char *path)
+{
+	unsigned char head[BALE_TAR_BLOCK];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+	const char *comp;
+
+	if (n < 0)
+		return bale_errbuf_set(&s->w->err, BALE_EIO,
+		    "walk: cannot read '%s': %s", path, strerror(errno));
+	if (n == BALE_TAR_BLOCK && bale_tar_is_header(head))
+		return arc_walk_tar(s, fd, size, path);
+	if ((n >= 4 && memcmp(head, "PK\3\4", 4) == 0) ||
+	    bale_zip_probe(fd, size))
+		return arc_walk_zip(s, fd, size, path);
+	comp = arc_compression(head, (size_t)n);
+	if (comp)
+		return bale_errbuf_set(&s->w->err, BALE_EINPUT,
+		    "walk: '%s' is %s-compressed; compressed archives are not "
+		    "read yet (decompress it to a .tar first)", path, comp);
+	return bale_errbuf_set(&s->w->err, BALE_EINPUT,
+	    "walk: '%s' is not a tar or zip archive", path);
+}
+
+/* Open @path and keep it open: the samples are read from it later. */
+static int arc_open(struct bale_walk *w, const char *path, uint64_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return bale_errbuf_set(&w->err,
+		    errno == ENOENT ? BALE_ENOENT : BALE_EIO,
+		    "walk: cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return bale_errbuf_set(&w->err, BALE_EINPUT,
+		    "walk: '%s' is not a regular file", path);
+	}
+	if (walk_grow((void **)&w->archives, &w->caparchives,
+	    w->narchives + 1, sizeof(int)) != 0) {
+		close(fd);
+		return walk_nomem(w);
+	}
+	w->archives[w->narchives++] = fd;
+	*size = (uint64_t)st.st_size;
+	return BALE_OK;
+}
+
+int bale_walk_archive(struct bale_walk *w, const char *path)
+{
+	struct arc_scan s;
+	uint64_t size = 0;
+	int rc;
+
+	rc = arc_open(w, path, &size);
+	if (rc != BALE_OK)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	s.w = w;
+	s.archive = (int32_t)(w->narchives - 1);
+	bale_errbuf_clear(&w->err);
+	rc = arc_detect_and_walk(&s, w->archives[s.archive], size, path);
+	free(s.ents);
+	bale_buf_release(&s.names);
+	if (rc == BALE_OK)
+		rc = walk_members_finish(w, path);
+	return rc;
+}
+
+int bale_walk_member(const struct bale_walk *w, size_t i,
+    struct bale_walk_member *m)
+{
+	const struct walk_item *it = &w->items[i];
+
+	if (it->archive < 0)
+		return 0;
+	m->fd = w->archives[it->archive];
+	m->method = it->method;
+	m->has_crc = it->has_crc;
+	m->crc = it->crc;
+	m->offset = it->offset;
+	m->size = it->size;
+	m->csize = it->csize;
+	return 1;
+}

@@ -1,0 +1,108 @@
+/* walk_int.h - what walk.c (folders, list files) and walk_archive.c
+ * (tar and zip archives) share: the sample list they build. */
+#ifndef BALE_WALK_INT_H
+#define BALE_WALK_INT_H
+
+#include "walk.h"
+
+#include "bale_backend.h"
+
+#include <sys/types.h>
+
+struct walk_item {
+	size_t path;		/* arena offset of "class/sub/name.jpg" */
+	size_t dirlen;		/* length of "class/sub" */
+	int64_t label;
+	int32_t archive;	/* index in bale_walk.archives, -1: a file */
+	uint8_t method;		/* archive members: BALE_MEMBER_* */
+	uint8_t has_crc;
+	uint32_t crc;
+	uint64_t offset;	/* of the member's data in its archive */
+	uint64_t size;		/* bytes once read */
+	uint64_t csize;		/* bytes stored */
+	uint64_t seq;		/* archive order: the last duplicate wins */
+};
+
+struct walk_note {
+	enum bale_walk_note_kind kind;
+	size_t path;
+	size_t reason;
+};
+
+/* Class names as an archive walk meets them (any order), by id. */
+struct walk_classes {
+	char **names;
+	size_t n;
+	size_t cap;
+	size_t *slots;		/* hash table of id + 1, 0 empty */
+	size_t nslots;
+};
+
+struct bale_walk {
+	struct bale_buf arena;	/* NUL-separated strings */
+	struct walk_item *items;
+	size_t nitems;
+	size_t capitems;
+	struct walk_note *notes;
+	size_t nnotes;
+	size_t capnotes;
+	char **classes;
+	size_t nclasses;
+	int rootfd;
+	int *archives;		/* open archive files items point into */
+	size_t narchives;
+	size_t caparchives;
+	struct walk_classes found;	/* archives: labels are their ids
+					 * until walk_members_finish() */
+	struct bale_errbuf err;
+};
+
+int walk_nomem(struct bale_walk *w);
+/** Make room for @need elements of @elem bytes in *@arr. 0 or -1. */
+int walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
+int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
+    const char *path, const char *reason);
+/** Append a sample (a file below the root; an archive walker then sets
+ *  the location fields of the last item). */
+int walk_add_item(struct bale_walk *w, const char *path, size_t len,
+    size_t dirlen, int64_t label);
+/** Sort the items in torchvision order (equal paths: archive order). */
+void walk_sort_items(struct bale_walk *w);
+
+/* walk_member.c: ImageFolder rules for the members of archives */
+
+enum walk_member_kind {
+	WALK_FILE,
+	WALK_DIR,
+	WALK_SYMLINK,
+	WALK_HARDLINK,
+	WALK_SPECIAL,		/* device node, FIFO */
+	WALK_OTHER,		/* a tar type bale does not read */
+};
+
+/* One member as an archive scan found it. */
+struct walk_member {
+	const char *name;	/* as stored */
+	const char *prefix;	/* tar of tars: the class its tar names */
+	enum walk_member_kind kind;
+	char type;		/* tar type flag (for WALK_OTHER) */
+	const char *why;	/* why it cannot be read, or NULL */
+	int nested;		/* found inside an inner tar */
+	int32_t archive;
+	uint8_t method;
+	uint8_t encrypted;
+	uint8_t has_crc;
+	uint32_t crc;
+	uint64_t offset;
+	uint64_t size;
+	uint64_t csize;
+};
+
+/** Turn one member into a sample, a class, or a note. */
+int walk_take_member(struct bale_walk *w, const struct walk_member *m);
+/** After every member: labels from sorted class names, torchvision
+ *  order, the last of duplicate names kept. */
+int walk_members_finish(struct bale_walk *w, const char *src);
+void walk_classes_release(struct walk_classes *c);
+
+#endif

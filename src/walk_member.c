@@ -1,0 +1,322 @@
+/* walk_member.c - ImageFolder rules applied to the member paths of an
+ * archive, so that packing it gives what extracting it and packing the
+ * folder would: first path component = class, torchvision's extensions
+ * and order, the last copy of a duplicated name (extraction overwrites).
+ */
+#include "walk_int.h"
+
+#include "bale.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* A deflated member may not claim more than this once inflated: a real
+ * image never comes near it, a zip bomb does. */
+#define WALK_MAX_INFLATED ((uint64_t)1 << 30)
+
+static uint64_t walk_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int walk_classes_rehash(struct walk_classes *c)
+{
+	size_t nslots = c->nslots ? c->nslots * 2 : 256;
+	size_t *slots = calloc(nslots, sizeof(*slots));
+	size_t i, k;
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < c->n; i++) {
+		k = walk_hash(c->names[i], strlen(c->names[i])) & (nslots - 1);
+		while (slots[k])
+			k = (k + 1) & (nslots - 1);
+		slots[k] = i + 1;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->nslots = nslots;
+	return 0;
+}
+
+/* The id of class @name (@n bytes), added when new; -1: no memory. */
+static int64_t walk_class_id(struct walk_classes *c, const char *name,
+    size_t n)
+{
+	size_t k;
+	char *copy;
+
+	if (c->n * 2 >= c->nslots && walk_classes_rehash(c) != 0)
+		return -1;
+	k = walk_hash(name, n) & (c->nslots - 1);
+	for (; c->slots[k]; k = (k + 1) & (c->nslots - 1)) {
+		copy = c->names[c->slots[k] - 1];
+		if (strncmp(copy, name, n) == 0 && copy[n] == '\0')
+			return (int64_t)c->slots[k] - 1;
+	}
+	if (walk_grow((void **)&c->names, &c->cap, c->n + 1,
+	    sizeof(*c->names)) != 0 || !(copy = strndup(name, n)))
+		return -1;
+	c->names[c->n] = copy;
+	c->slots[k] = ++c->n;
+	return (int64_t)c->n - 1;
+}
+
+void walk_classes_release(struct walk_classes *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->slots);
+	memset(c, 0, sizeof(*c));
+}
+
+/* @name as extraction would place it: "./" and empty parts dropped, no
+ * trailing slash, under @prefix when given. 0, or -1 when it would land
+ * outside the folder (absolute, or a ".." part). */
+static int walk_clean_path(struct bale_buf *out, const char *prefix,
+    const char *name)
+{
+	const char *p = name;
+	const char *e;
+	size_t n;
+
+	bale_buf_reset(out);
+	if (*name == '/')
+		return -1;
+	if (prefix)
+		bale_buf_puts(out, prefix);
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '/');
+		if (!e)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if (n == 0 || (n == 1 && p[0] == '.'))
+			continue;
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (out->len)
+			bale_buf_add(out, "/", 1);
+		bale_buf_add(out, p, n);
+	}
+	bale_buf_add(out, "", 1);	/* NUL, not counted */
+	out->len--;
+	return 0;
+}
+
+/* Why a member cannot be a sample, or NULL. Links and special members
+ * are refused whatever their names: a link may stand for a folder. */
+static const char *walk_member_refusal(const struct walk_member *m,
+    char *buf, size_t len)
+{
+	switch (m->kind) {
+	case WALK_FILE:
+	case WALK_DIR:
+		break;
+	case WALK_SYMLINK:
+		return "symbolic link member (links inside an archive are "
+		    "not followed)";
+	case WALK_HARDLINK:
+		return "hard link member (links inside an archive are not "
+		    "followed)";
+	case WALK_SPECIAL:
+		return "device node or FIFO member";
+	case WALK_OTHER:
+		snprintf(buf, len, "tar member of type '%c' (sparse, "
+		    "multi-volume or unknown) is not read", m->type);
+		return buf;
+	}
+	if (m->why)
+		return m->why;
+	if (m->encrypted)
+		return "encrypted member";
+	if (m->method != BALE_WALK_STORED && m->method != BALE_WALK_DEFLATED) {
+		snprintf(buf, len, "compression method %u is not supported",
+		    (unsigned)m->method);
+		return buf;
+	}
+	if (m->method == BALE_WALK_DEFLATED && m->size > WALK_MAX_INFLATED) {
+		snprintf(buf, len, "claims %llu bytes once inflated (more "
+		    "than 1 GiB: a zip bomb?)", (unsigned long long)m->size);
+		return buf;
+	}
+	return NULL;
+}
+
+static int walk_add_member(struct bale_walk *w, const struct walk_member *m,
+    const struct bale_buf *path, int64_t label)
+{
+	struct walk_item *it;
+	int rc;
+
+	rc = walk_add_item(w, path->data, path->len,
+	    (size_t)(strrchr(path->data, '/') - path->data), label);
+	if (rc != BALE_OK)
+		return rc;
+	it = &w->items[w->nitems - 1];
+	it->archive = m->archive;
+	it->method = m->method;
+	it->has_crc = m->has_crc;
+	it->crc = m->crc;
+	it->offset = m->offset;
+	it->size = m->size;
+	it->csize = m->csize;
+	return BALE_OK;
+}
+
+/* A member at a clean @path: a class and a sample, or a note. */
+static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
+    const struct bale_buf *path)
+{
+	const char *slash = strchr(path->data, '/');
+	const char *why;
+	char buf[160];
+	int64_t label;
+
+	if (!slash)
+		return m->kind == WALK_DIR ? BALE_OK :
+		    walk_add_note(w, BALE_NOTE_IGNORED, path->data,
+		    "outside any class folder");
+	label = walk_class_id(&w->found, path->data,
+	    (size_t)(slash - path->data));
+	if (label < 0)
+		return walk_nomem(w);
+	if (m->kind == WALK_DIR)
+		return BALE_OK;
+	if (m->kind != WALK_FILE) {
+		why = walk_member_refusal(m, buf, sizeof(buf));
+		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
+	}
+	if (m->nested && bale_walk_is_archive_name(path->data))
+		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
+		    "archive nested more than one level deep (not read)");
+	if (!bale_walk_is_image(path->data))
+		return walk_add_note(w, BALE_NOTE_IGNORED, path->data,
+		    "not an image extension");
+	why = walk_member_refusal(m, buf, sizeof(buf));
+	if (why)
+		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
+	return walk_add_member(w, m, path, label);
+}
+
+int walk_take_member(struct bale_walk *w, const struct walk_member *m)
+{
+	struct bale_buf path = BALE_BUF_INIT;
+	int rc;
+
+	if (walk_clean_path(&path, m->prefix, m->name) != 0)
+		rc = walk_add_note(w, BALE_NOTE_SKIPPED, m->name,
+		    "unsafe member path (absolute or with '..')");
+	else if (path.failed)
+		rc = walk_nomem(w);
+	else if (path.len == 0)
+		rc = BALE_OK;	/* the archive's own top folder */
+	else
+		rc = walk_place_member(w, m, &path);
+	bale_buf_release(&path);
+	return rc;
+}
+
+static int walk_cmp_names(const void *a, const void *b)
+{
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+/* Labels: class ids become positions in bytewise-sorted name order. */
+static int walk_label_classes(struct bale_walk *w)
+{
+	struct walk_classes *c = &w->found;
+	char ***byname = malloc((c->n ? c->n : 1) * sizeof(*byname));
+	int64_t *label = malloc((c->n ? c->n : 1) * sizeof(*label));
+	size_t i;
+
+	w->classes = calloc(c->n ? c->n : 1, sizeof(char *));
+	if (!byname || !label || !w->classes) {
+		free(byname);
+		free(label);
+		return walk_nomem(w);
+	}
+	for (i = 0; i < c->n; i++)
+		byname[i] = &c->names[i];
+	qsort(byname, c->n, sizeof(*byname), walk_cmp_names);
+	for (i = 0; i < c->n; i++) {
+		label[byname[i] - c->names] = (int64_t)i;
+		w->classes[i] = *byname[i];
+		*byname[i] = NULL;	/* now owned by w->classes */
+	}
+	w->nclasses = c->n;
+	for (i = 0; i < w->nitems; i++)
+		w->items[i].label = label[w->items[i].label];
+	free(byname);
+	free(label);
+	return BALE_OK;
+}
+
+/* Sorted items with equal paths: keep the last in archive order. */
+static int walk_drop_duplicates(struct bale_walk *w)
+{
+	const char *a = w->arena.data;
+	size_t i, kept = 0;
+	int rc;
+
+	for (i = 0; i < w->nitems; i++) {
+		if (i + 1 < w->nitems && strcmp(a + w->items[i].path,
+		    a + w->items[i + 1].path) == 0) {
+			rc = walk_add_note(w, BALE_NOTE_SKIPPED,
+			    a + w->items[i].path, "duplicate member name: "
+			    "a later copy in the archive is used, as "
+			    "extraction would");
+			if (rc != BALE_OK)
+				return rc;
+			a = w->arena.data;	/* the note may move it */
+			continue;
+		}
+		w->items[kept++] = w->items[i];
+	}
+	w->nitems = kept;
+	return BALE_OK;
+}
+
+static int walk_warn_empty_classes(struct bale_walk *w)
+{
+	size_t *count = calloc(w->nclasses ? w->nclasses : 1, sizeof(*count));
+	size_t i;
+	int rc = BALE_OK;
+
+	if (!count)
+		return walk_nomem(w);
+	for (i = 0; i < w->nitems; i++)
+		count[w->items[i].label]++;
+	for (i = 0; rc == BALE_OK && i < w->nclasses; i++)
+		if (count[i] == 0)
+			rc = walk_add_note(w, BALE_NOTE_WARNING, w->classes[i],
+			    "class folder holds no image; its label is kept");
+	free(count);
+	return rc;
+}
+
+int walk_members_finish(struct bale_walk *w, const char *src)
+{
+	int rc;
+
+	if (w->found.n == 0)
+		return bale_errbuf_set(&w->err, BALE_ENOENT,
+		    "walk: no class folder in '%s' (expected members "
+		    "CLASS/IMAGE, or a tar of per-class tars)", src);
+	rc = walk_label_classes(w);
+	walk_classes_release(&w->found);
+	if (rc != BALE_OK)
+		return rc;
+	walk_sort_items(w);
+	rc = walk_drop_duplicates(w);
+	return rc == BALE_OK ? walk_warn_empty_classes(w) : rc;
+}
