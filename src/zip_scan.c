@@ -186,7 +186,9 @@ static enum bale_zip_kind zip_kind(const unsigned char *c, const char *name,
 {
 	unsigned mode = le32(c + 38) >> 16;
 
-	if (c[5] == ZIP_UNIX_HOST && mode) {
+	/* Unix attributes say the type when their type bits are set (some
+	 * writers leave them zero: then the name decides) */
+	if (c[5] == ZIP_UNIX_HOST && (mode & S_IFMT)) {
 		if (S_ISLNK(mode))
 			return BALE_ZIP_SYMLINK;
 		if (S_ISDIR(mode))

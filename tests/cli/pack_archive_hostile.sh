@@ -1,0 +1,75 @@
+#!/bin/bash
+# Hostile archives are inputs like any other: unsafe paths, links,
+# devices, duplicates, empty and cut-short members, nested tars, wrong
+# CRCs, zip bombs, encrypted and unknown-method members are each skipped
+# with their reason (exit 3) while the good members are packed, byte for
+# byte; an archive bale cannot read at all fails the run with a message.
+. "$TESTS/cli/lib.sh"
+f=$(any_backend)
+"$MKDATA" tricky "$T/in"
+img="$T/in/10/ten.jpg"
+"$PY" "$TESTS/cli/make_hostile_archives.py" "$img" "$T/h"
+pack() { # ARCHIVE: pack it into $T/o-ARCHIVE with its report
+    run timeout 60 "$BALE" pack "$T/h/$1" -f "$f" -o "$T/o-$1" \
+        --report "$T/$1.json"
+}
+# report ARCHIVE PACKED 'path: reason-part' ... : exactly these skipped
+report() {
+    "$PY" - "$T/$1.json" "${@:2}" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+packed, want = int(sys.argv[2]), sys.argv[3:]
+assert r["packed"] == packed, (r["packed"], packed)
+got = {e["path"]: e["reason"] for e in r["skipped_files"]}
+assert len(got) == len(want), (sorted(got), want)
+for w in want:
+    path, part = w.split(": ", 1)
+    assert path in got and part in got[path], (w, got.get(path))
+PY
+}
+out_file() { # OUTPUT-DIR: the output of format $f in it
+    ls -d "$1"/data-shards.json "$1"/data.lmdb "$1"/data.h5 2>/dev/null | head -1
+}
+
+pack bad.tar
+expect_status 3
+expect_stderr "skipped '../evil.jpg': unsafe member path"
+report bad.tar 2 "../evil.jpg: unsafe" "/abs/x.jpg: unsafe" \
+    "cls/../../up.jpg: unsafe" "cls/link.jpg: symbolic link" \
+    "cls/hard.jpg: hard link" "cls/dev.jpg: device node" \
+    "cls/fifo.jpg: device node" "cls/dup.jpg: duplicate member name" \
+    "cls/empty.jpg: empty file"
+# the samples: cls/dup.jpg as the archive's last copy, then cls/good.jpg
+o=$(out_file "$T/o-bad.tar")
+"$BALE" cat "$o" 0 -f "$f" >"$T/dup"
+"$BALE" cat "$o" 1 -f "$f" >"$T/good"
+"$PY" -c 'import sys; a = open(sys.argv[1], "rb").read()
+assert open(sys.argv[2], "rb").read() == a[::-1], "dup is not the last copy"
+assert open(sys.argv[3], "rb").read() == a, "good differs"' "$img" "$T/dup" "$T/good"
+
+pack cut.tar
+expect_status 3
+report cut.tar 2 "$T/h/cut.tar: runs past the end of the archive"
+
+pack nested.tar
+expect_status 3
+report nested.tar 1 "animal/deeper.tar: nested more than one level"
+
+pack bad.zip
+expect_status 3
+report bad.zip 1 "cls/crc.jpg: CRC-32 differs" "cls/bomb.jpg: zip bomb" \
+    "cls/enc.jpg: encrypted" "cls/method.jpg: compression method 12" \
+    "cls/lies.jpg: inflates to more than" "cls/link.jpg: symbolic link"
+"$BALE" cat "$(out_file "$T/o-bad.zip")" 0 -f "$f" | cmp - "$img"
+
+# archives that cannot be read at all: a clear failure, no output
+for a in cut.zip garbage.tar; do
+    pack "$a"
+    expect_status 1
+    expect_no_output "$T/o-$a"
+done
+pack cut.zip
+expect_stderr "no end of central directory"
+pack garbage.tar
+expect_stderr "is not a tar or zip archive"
+exit 0
