@@ -303,7 +303,8 @@ static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 
 void walk_sort_items(struct bale_walk *w)
 {
-	qsort_r(w->items, w->nitems, sizeof(*w->items), walk_cmp_items,
+	if (w->nitems > 1)	/* items is NULL when there are none */
+		qsort_r(w->items, w->nitems, sizeof(*w->items), walk_cmp_items,
 	    w->arena.data);
 }
 

@@ -15,6 +15,8 @@
 /* A deflated member may not claim more than this once inflated: a real
  * image never comes near it, a zip bomb does. */
 #define WALK_MAX_INFLATED ((uint64_t)1 << 30)
+/* Deflate gives at most about 1032 bytes per byte stored. */
+#define WALK_MAX_DEFLATE_RATIO 1100
 
 static uint64_t walk_hash(const char *s, size_t n)
 {
@@ -144,9 +146,14 @@ static const char *walk_member_refusal(const struct walk_member *m,
 		    (unsigned)m->method);
 		return buf;
 	}
-	if (m->method == BALE_WALK_DEFLATED && m->size > WALK_MAX_INFLATED) {
-		snprintf(buf, len, "claims %llu bytes once inflated (more "
-		    "than 1 GiB: a zip bomb?)", (unsigned long long)m->size);
+	if (m->method == BALE_WALK_STORED && m->size != m->csize)
+		return "stored member whose two sizes disagree";
+	if (m->method == BALE_WALK_DEFLATED && (m->size > WALK_MAX_INFLATED ||
+	    m->size / WALK_MAX_DEFLATE_RATIO > m->csize)) {
+		snprintf(buf, len, "claims %llu bytes once inflated from %llu "
+		    "(over 1 GiB, or more than deflate can give: a zip bomb?)",
+		    (unsigned long long)m->size,
+		    (unsigned long long)m->csize);
 		return buf;
 	}
 	return NULL;
@@ -261,23 +268,35 @@ static int walk_label_classes(struct bale_walk *w)
 	return BALE_OK;
 }
 
+/* Note a duplicate: its path is copied out first, since the note grows
+ * the arena the path lives in. */
+static int walk_note_duplicate(struct bale_walk *w, size_t path)
+{
+	char *copy = strdup(w->arena.data + path);
+	int rc;
+
+	if (!copy)
+		return walk_nomem(w);
+	rc = walk_add_note(w, BALE_NOTE_SKIPPED, copy, "duplicate member "
+	    "name: a later copy in the archive is used, as extraction "
+	    "would");
+	free(copy);
+	return rc;
+}
+
 /* Sorted items with equal paths: keep the last in archive order. */
 static int walk_drop_duplicates(struct bale_walk *w)
 {
-	const char *a = w->arena.data;
 	size_t i, kept = 0;
 	int rc;
 
 	for (i = 0; i < w->nitems; i++) {
-		if (i + 1 < w->nitems && strcmp(a + w->items[i].path,
-		    a + w->items[i + 1].path) == 0) {
-			rc = walk_add_note(w, BALE_NOTE_SKIPPED,
-			    a + w->items[i].path, "duplicate member name: "
-			    "a later copy in the archive is used, as "
-			    "extraction would");
+		if (i + 1 < w->nitems && strcmp(w->arena.data +
+		    w->items[i].path, w->arena.data +
+		    w->items[i + 1].path) == 0) {
+			rc = walk_note_duplicate(w, w->items[i].path);
 			if (rc != BALE_OK)
 				return rc;
-			a = w->arena.data;	/* the note may move it */
 			continue;
 		}
 		w->items[kept++] = w->items[i];

@@ -250,7 +250,7 @@ static int zip_entry(int fd, uint64_t size, const unsigned char *c,
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	memset(&m, 0, sizeof(m));
 	m.name = name;
-	m.kind = zip_kind(c, name, n);
+	m.kind = zip_kind(c, name, strlen(name));
 	m.method = le16(c + 10);
 	m.encrypted = le16(c + 8) & 1;
 	m.crc = le32(c + 16);

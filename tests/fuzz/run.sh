@@ -1,6 +1,7 @@
 #!/bin/bash
 # Run one libFuzzer target for FUZZ_SECONDS (default 20) from seeds made
-# here: bale-mkimages' images (decode, exif), bale's own JSON (json), a
+# here: bale-mkimages' images (decode, exif), bale's own JSON (json),
+# archives of a small tree (archive), a
 # small real wds output (wds), the records of real LMDB outputs (lmdb),
 # or recipes for bale-like HDF5 files (hdf5).
 #   tests/fuzz/run.sh TARGET       (from the fuzz build's tests folder)
@@ -56,6 +57,10 @@ for name in ("d", "c"):
             out.write(bytes([options]) + records)
 PYEOF
         ;;
+    archive)    # a small tree as a tar, a tar of tars and zips
+        "$MKDATA" random "$tmp/src" -n 6 --classes 2 --min 8 --max 16
+        /usr/bin/python3 "$(dirname "$0")/../cli/make_archives.py" \
+            "$tmp/src" "$work/seeds" ;;
     hdf5)   # recipes (see fuzz_hdf5.c): each layout, 5 samples, as bale
         for layout in 0 1 2; do
             { printf "\\x0$layout\\x05\\x0a\\x0b\\x0c\\x0d\\x0e"
