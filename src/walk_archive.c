@@ -97,10 +97,10 @@ static int arc_take_tar(struct arc_scan *s, const char *name,
 	m.kind = kind;
 	m.type = type;
 	m.archive = s->archive;
-	m.method = BALE_WALK_STORED;
-	m.offset = offset;
-	m.size = size;
-	m.csize = size;
+	m.loc.method = BALE_WALK_STORED;
+	m.loc.offset = offset;
+	m.loc.size = size;
+	m.loc.csize = size;
 	return walk_take_member(s->w, &m);
 }
 
@@ -228,13 +228,13 @@ static int arc_take_zip(void *ctx, const struct bale_zip_member *z,
 	m.kind = arc_zip_kind(z->kind);
 	m.why = why;
 	m.archive = s->archive;
-	m.method = z->method > 255 ? 255 : (uint8_t)z->method;
-	m.encrypted = (uint8_t)z->encrypted;
-	m.has_crc = 1;
-	m.crc = z->crc;
-	m.offset = z->offset;
-	m.size = z->size;
-	m.csize = z->csize;
+	m.encrypted = z->encrypted;
+	m.loc.method = (int)z->method;
+	m.loc.has_crc = 1;
+	m.loc.crc = z->crc;
+	m.loc.offset = z->offset;
+	m.loc.size = z->size;
+	m.loc.csize = z->csize;
 	return walk_take_member(s->w, &m);
 }
 
@@ -341,12 +341,7 @@ int bale_walk_member(const struct bale_walk *w, size_t i,
 
 	if (it->archive < 0)
 		return 0;
+	*m = it->loc;
 	m->fd = w->archives[it->archive];
-	m->method = it->method;
-	m->has_crc = it->has_crc;
-	m->crc = it->crc;
-	m->offset = it->offset;
-	m->size = it->size;
-	m->csize = it->csize;
 	return 1;
 }

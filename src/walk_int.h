@@ -14,12 +14,7 @@ struct walk_item {
 	size_t dirlen;		/* length of "class/sub" */
 	int64_t label;
 	int32_t archive;	/* index in bale_walk.archives, -1: a file */
-	uint8_t method;		/* archive members: BALE_MEMBER_* */
-	uint8_t has_crc;
-	uint32_t crc;
-	uint64_t offset;	/* of the member's data in its archive */
-	uint64_t size;		/* bytes once read */
-	uint64_t csize;		/* bytes stored */
+	struct bale_walk_member loc;	/* an archive member's (no fd) */
 	uint64_t seq;		/* archive order: the last duplicate wins */
 };
 
@@ -89,13 +84,8 @@ struct walk_member {
 	const char *why;	/* why it cannot be read, or NULL */
 	int nested;		/* found inside an inner tar */
 	int32_t archive;
-	uint8_t method;
-	uint8_t encrypted;
-	uint8_t has_crc;
-	uint32_t crc;
-	uint64_t offset;
-	uint64_t size;
-	uint64_t csize;
+	int encrypted;
+	struct bale_walk_member loc;	/* where its bytes lie (no fd) */
 };
 
 /** Turn one member into a sample, a class, or a note. */

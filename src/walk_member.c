@@ -115,6 +115,27 @@ static int walk_clean_path(struct bale_buf *out, const char *prefix,
 	return 0;
 }
 
+/* Why a member stored this way cannot be read, or NULL. */
+static const char *walk_storage_refusal(const struct bale_walk_member *l,
+    char *buf, size_t len)
+{
+	if (l->method != BALE_WALK_STORED && l->method != BALE_WALK_DEFLATED) {
+		snprintf(buf, len, "compression method %u is not supported",
+		    (unsigned)l->method);
+		return buf;
+	}
+	if (l->method == BALE_WALK_STORED && l->size != l->csize)
+		return "stored member whose two sizes disagree";
+	if (l->method == BALE_WALK_DEFLATED && (l->size > WALK_MAX_INFLATED ||
+	    l->size / WALK_MAX_DEFLATE_RATIO > l->csize)) {
+		snprintf(buf, len, "claims %llu bytes once inflated from %llu "
+		    "(over 1 GiB, or more than deflate can give: a zip bomb?)",
+		    (unsigned long long)l->size, (unsigned long long)l->csize);
+		return buf;
+	}
+	return NULL;
+}
+
 /* Why a member cannot be a sample, or NULL. Links and special members
  * are refused whatever their names: a link may stand for a folder. */
 static const char *walk_member_refusal(const struct walk_member *m,
@@ -141,22 +162,7 @@ static const char *walk_member_refusal(const struct walk_member *m,
 		return m->why;
 	if (m->encrypted)
 		return "encrypted member";
-	if (m->method != BALE_WALK_STORED && m->method != BALE_WALK_DEFLATED) {
-		snprintf(buf, len, "compression method %u is not supported",
-		    (unsigned)m->method);
-		return buf;
-	}
-	if (m->method == BALE_WALK_STORED && m->size != m->csize)
-		return "stored member whose two sizes disagree";
-	if (m->method == BALE_WALK_DEFLATED && (m->size > WALK_MAX_INFLATED ||
-	    m->size / WALK_MAX_DEFLATE_RATIO > m->csize)) {
-		snprintf(buf, len, "claims %llu bytes once inflated from %llu "
-		    "(over 1 GiB, or more than deflate can give: a zip bomb?)",
-		    (unsigned long long)m->size,
-		    (unsigned long long)m->csize);
-		return buf;
-	}
-	return NULL;
+	return walk_storage_refusal(&m->loc, buf, len);
 }
 
 static int walk_add_member(struct bale_walk *w, const struct walk_member *m,
@@ -171,12 +177,7 @@ static int walk_add_member(struct bale_walk *w, const struct walk_member *m,
 		return rc;
 	it = &w->items[w->nitems - 1];
 	it->archive = m->archive;
-	it->method = m->method;
-	it->has_crc = m->has_crc;
-	it->crc = m->crc;
-	it->offset = m->offset;
-	it->size = m->size;
-	it->csize = m->csize;
+	it->loc = m->loc;
 	return BALE_OK;
 }
 
