@@ -248,6 +248,12 @@ BALE_API int bale_file_sync_parent(const char *path);
 /** Write all @n bytes to @fd, retrying short writes. @return 0 or -1 */
 BALE_API int bale_file_write_all(int fd, const void *data, size_t n);
 
+/** Read @n bytes at @off of @fd, retrying short reads until the end of
+ *  the file; *@got says how many came (fewer than @n: the file ends).
+ *  @return 0, or -1 on a read error (errno says why) */
+BALE_API int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
+    size_t *got);
+
 /** Create folder @path and its missing parents. @return 0 or -1 */
 BALE_API int bale_file_mkdirs(const char *path);
 

@@ -1,4 +1,4 @@
-/* file.c - atomic replace, full writes, mkdir -p. */
+/* file.c - atomic replace, full reads and writes, mkdir -p. */
 #include "bale_backend.h"
 
 
@@ -23,6 +23,25 @@ int bale_file_write_all(int fd, const void *data, size_t n)
 			return -1;
 		p += w;
 		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
+    size_t *got)
+{
+	ssize_t r;
+
+	*got = 0;
+	while (*got < n) {
+		r = pread(fd, (char *)buf + *got, n - *got, (off_t)(off + *got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		*got += (size_t)r;
 	}
 	return 0;
 }

@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define MEMBER_CHUNK ((size_t)256 << 10)	/* compressed bytes per read */
@@ -25,20 +24,13 @@ static int member_skip(struct bale_input *in, const char *what, int err)
 static int member_pread(struct bale_input *in, unsigned char *buf, size_t n,
     uint64_t off)
 {
-	size_t got = 0;
-	ssize_t r;
+	size_t got;
 
-	while (got < n) {
-		r = pread(in->member.fd, buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return member_skip(in, "read error in the archive", errno);
-		if (r == 0)
-			return member_skip(in, "the archive shrank while being "
-			    "read", 0);
-		got += (size_t)r;
-	}
+	if (bale_file_pread_full(in->member.fd, buf, n, off, &got) != 0)
+		return member_skip(in, "read error in the archive", errno);
+	if (got < n)
+		return member_skip(in, "the archive shrank while being read",
+		    0);
 	return BALE_OK;
 }
 

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Header fields (offset, length) of POSIX ustar. */
 #define TAR_NAME 0
@@ -41,21 +40,9 @@ static int tar_damaged(struct tar_scan *t, const char *what)
 static int tar_pread(struct tar_scan *t, void *buf, size_t n, uint64_t off,
     size_t *got)
 {
-	ssize_t r;
-
-	*got = 0;
-	while (*got < n) {
-		r = pread(t->fd, (char *)buf + *got, n - *got,
-		    (off_t)(off + *got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return bale_errbuf_set(t->err, BALE_EIO,
-			    "cannot read the archive: %s", strerror(errno));
-		if (r == 0)
-			break;
-		*got += (size_t)r;
-	}
+	if (bale_file_pread_full(t->fd, buf, n, off, got) != 0)
+		return bale_errbuf_set(t->err, BALE_EIO,
+		    "cannot read the archive: %s", strerror(errno));
 	return BALE_OK;
 }
 

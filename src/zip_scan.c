@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define ZIP_EOCD_SIG 0x06054b50u
 #define ZIP_EOCD_LEN 22
@@ -53,20 +52,13 @@ static int zip_damaged(struct bale_errbuf *err, const char *what)
 static int zip_pread(int fd, void *buf, size_t n, uint64_t off,
     struct bale_errbuf *err)
 {
-	size_t got = 0;
-	ssize_t r;
+	size_t got;
 
-	while (got < n) {
-		r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return bale_errbuf_set(err, BALE_EIO,
-			    "cannot read the archive: %s", strerror(errno));
-		if (r == 0)
-			return zip_damaged(err, "the archive is cut short");
-		got += (size_t)r;
-	}
+	if (bale_file_pread_full(fd, buf, n, off, &got) != 0)
+		return bale_errbuf_set(err, BALE_EIO,
+		    "cannot read the archive: %s", strerror(errno));
+	if (got < n)
+		return zip_damaged(err, "the archive is cut short");
 	return BALE_OK;
 }
 
@@ -149,8 +141,6 @@ static int zip_find_dir(int fd, uint64_t size, struct zip_dir *d,
 	if (le16(e + 4) != 0 || le16(e + 6) != 0)
 		return bale_errbuf_set(err, BALE_EINPUT,
 		    "multi-part zip archives are not supported");
-	if (d->offset > size || d->size > size - d->offset)
-		return zip_damaged(err, "central directory past the end");
 	return BALE_OK;
 }
 
