@@ -36,15 +36,10 @@ static int pipe_src_is_archive(const char *src)
 }
 
 /* A folder (or a list file's base) or an archive. */
-static int pipe_walk_source(struct pipe_run *run, struct bale_errbuf *err)
+static int pipe_walk_source(struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 
-	bale_errbuf_clear(err);
-	run->archive_src = pipe_src_is_archive(o->src);
-	if (run->archive_src && o->list)
-		return bale_errbuf_set(err, BALE_EINVAL, "a list file with "
-		    "an archive source is not supported yet");
 	if (run->archive_src)
 		return bale_walk_archive(run->walk, o->src);
 	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
@@ -62,9 +57,7 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_walk_new(&run->walk);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	rc = pipe_walk_source(run, &p->err);
-	if (rc != BALE_OK && p->err.rc == rc)
-		return rc;
+	rc = pipe_walk_source(run);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_walk_errmsg(run->walk));
@@ -152,6 +145,10 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (o->name && (!*o->name || strchr(o->name, '/')))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
+	run->archive_src = pipe_src_is_archive(o->src);
+	if (run->archive_src && o->list)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file with "
+		    "an archive source is not supported yet");
 	if (!o->encode)
 		return BALE_OK;
 	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)

@@ -114,8 +114,7 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
 		return walk_nomem(w);
 	it->dirlen = dirlen;
 	it->label = label;
-	it->archive = -1;
-	it->seq = w->nitems;
+	it->member = 0;
 	w->nitems++;
 	return BALE_OK;
 }
@@ -298,7 +297,7 @@ static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 	    arena + b->path + b->dirlen + 1);
 	if (c != 0)
 		return c;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return a->member < b->member ? -1 : a->member > b->member;
 }
 
 void walk_sort_items(struct bale_walk *w)
@@ -494,6 +493,7 @@ void bale_walk_free(struct bale_walk *w)
 	for (i = 0; i < w->narchives; i++)
 		close(w->archives[i]);
 	free(w->archives);
+	free(w->members);
 	walk_classes_release(&w->found);
 	free(w);
 }

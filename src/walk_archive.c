@@ -28,7 +28,7 @@ struct arc_entry {
 
 struct arc_scan {
 	struct bale_walk *w;
-	int32_t archive;
+	int fd;			/* the archive */
 	const char *prefix;	/* inner tar: its class */
 	struct arc_entry *ents;
 	size_t nents;
@@ -96,7 +96,7 @@ static int arc_take_tar(struct arc_scan *s, const char *name,
 	m.nested = s->prefix != NULL;
 	m.kind = kind;
 	m.type = type;
-	m.archive = s->archive;
+	m.loc.fd = s->fd;
 	m.loc.method = BALE_WALK_STORED;
 	m.loc.offset = offset;
 	m.loc.size = size;
@@ -227,7 +227,7 @@ static int arc_take_zip(void *ctx, const struct bale_zip_member *z,
 	m.name = z->name;
 	m.kind = arc_zip_kind(z->kind);
 	m.why = why;
-	m.archive = s->archive;
+	m.loc.fd = s->fd;
 	m.encrypted = z->encrypted;
 	m.loc.method = (int)z->method;
 	m.loc.has_crc = 1;
@@ -324,9 +324,9 @@ int bale_walk_archive(struct bale_walk *w, const char *path)
 		return rc;
 	memset(&s, 0, sizeof(s));
 	s.w = w;
-	s.archive = (int32_t)(w->narchives - 1);
+	s.fd = w->archives[w->narchives - 1];
 	bale_errbuf_clear(&w->err);
-	rc = arc_detect_and_walk(&s, w->archives[s.archive], size, path);
+	rc = arc_detect_and_walk(&s, s.fd, size, path);
 	free(s.ents);
 	bale_buf_release(&s.names);
 	if (rc == BALE_OK)
@@ -337,11 +337,10 @@ int bale_walk_archive(struct bale_walk *w, const char *path)
 int bale_walk_member(const struct bale_walk *w, size_t i,
     struct bale_walk_member *m)
 {
-	const struct walk_item *it = &w->items[i];
+	size_t k = w->items[i].member;
 
-	if (it->archive < 0)
+	if (k == 0)
 		return 0;
-	*m = it->loc;
-	m->fd = w->archives[it->archive];
+	*m = w->members[k - 1];
 	return 1;
 }

@@ -13,9 +13,10 @@ struct walk_item {
 	size_t path;		/* arena offset of "class/sub/name.jpg" */
 	size_t dirlen;		/* length of "class/sub" */
 	int64_t label;
-	int32_t archive;	/* index in bale_walk.archives, -1: a file */
-	struct bale_walk_member loc;	/* an archive member's (no fd) */
-	uint64_t seq;		/* archive order: the last duplicate wins */
+	size_t member;		/* 1 + index in bale_walk.members, 0 for a
+				 * file below the root; members are kept in
+				 * archive order, so it also orders equal
+				 * paths (the last duplicate wins) */
 };
 
 struct walk_note {
@@ -47,6 +48,9 @@ struct bale_walk {
 	int *archives;		/* open archive files items point into */
 	size_t narchives;
 	size_t caparchives;
+	struct bale_walk_member *members;	/* where archive samples lie */
+	size_t nmembers;
+	size_t capmembers;
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until walk_members_finish() */
 	struct bale_errbuf err;
@@ -57,8 +61,8 @@ int walk_nomem(struct bale_walk *w);
 int walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
 int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason);
-/** Append a sample (a file below the root; an archive walker then sets
- *  the location fields of the last item). */
+/** Append a sample: a file below the root (an archive walker then sets
+ *  the last item's member). */
 int walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label);
 /** Sort the items in torchvision order (equal paths: archive order). */
@@ -83,9 +87,8 @@ struct walk_member {
 	char type;		/* tar type flag (for WALK_OTHER) */
 	const char *why;	/* why it cannot be read, or NULL */
 	int nested;		/* found inside an inner tar */
-	int32_t archive;
 	int encrypted;
-	struct bale_walk_member loc;	/* where its bytes lie (no fd) */
+	struct bale_walk_member loc;	/* where its bytes lie */
 };
 
 /** Turn one member into a sample, a class, or a note. */

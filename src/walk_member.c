@@ -168,16 +168,17 @@ static const char *walk_member_refusal(const struct walk_member *m,
 static int walk_add_member(struct bale_walk *w, const struct walk_member *m,
     const struct bale_buf *path, int64_t label)
 {
-	struct walk_item *it;
 	int rc;
 
 	rc = walk_add_item(w, path->data, path->len,
 	    (size_t)(strrchr(path->data, '/') - path->data), label);
 	if (rc != BALE_OK)
 		return rc;
-	it = &w->items[w->nitems - 1];
-	it->archive = m->archive;
-	it->loc = m->loc;
+	if (walk_grow((void **)&w->members, &w->capmembers, w->nmembers + 1,
+	    sizeof(*w->members)) != 0)
+		return walk_nomem(w);
+	w->members[w->nmembers++] = m->loc;
+	w->items[w->nitems - 1].member = w->nmembers;
 	return BALE_OK;
 }
 
