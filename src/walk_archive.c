@@ -128,8 +128,7 @@ static int arc_damaged(struct bale_walk *w, const char *where, int rc,
 }
 
 /* Each inner tar of a tar of tars is the class its file name says. */
-static int arc_inner_tar(struct arc_scan *s, int fd,
-    const struct arc_entry *e)
+static int arc_inner_tar(struct arc_scan *s, const struct arc_entry *e)
 {
 	const char *name = s->names.data + e->name;
 	const char *base = strrchr(name, '/');
@@ -148,7 +147,7 @@ static int arc_inner_tar(struct arc_scan *s, int fd,
 		    "an inner tar's name must name its class");
 	}
 	s->prefix = class;
-	rc = bale_tar_scan(fd, e->offset, e->offset + e->size, arc_take_inner,
+	rc = bale_tar_scan(s->fd, e->offset, e->offset + e->size, arc_take_inner,
 	    s, &err);
 	s->prefix = NULL;
 	free(class);
@@ -176,7 +175,7 @@ static int arc_is_tar_of_tars(const struct arc_scan *s)
 	return tars > 0;
 }
 
-static int arc_take_entries(struct arc_scan *s, int fd)
+static int arc_take_entries(struct arc_scan *s)
 {
 	const struct arc_entry *e;
 	int nested = arc_is_tar_of_tars(s);
@@ -190,7 +189,7 @@ static int arc_take_entries(struct arc_scan *s, int fd)
 			    e->type, e->offset, e->size);
 		else if (e->kind == WALK_FILE && bale_walk_is_archive_name(
 		    s->names.data + e->name))
-			rc = arc_inner_tar(s, fd, e);
+			rc = arc_inner_tar(s, e);
 		else if (e->kind != WALK_DIR)
 			rc = walk_add_note(s->w, BALE_NOTE_IGNORED,
 			    s->names.data + e->name,
@@ -199,13 +198,13 @@ static int arc_take_entries(struct arc_scan *s, int fd)
 	return rc;
 }
 
-static int arc_walk_tar(struct arc_scan *s, int fd, uint64_t size,
+static int arc_walk_tar(struct arc_scan *s, uint64_t size,
     const char *path)
 {
 	struct bale_errbuf err;
 	int rc;
 
-	rc = bale_tar_scan(fd, 0, size, arc_keep, s, &err);
+	rc = bale_tar_scan(s->fd, 0, size, arc_keep, s, &err);
 	if (rc != BALE_OK && s->w->err.rc)	/* a callback failed */
 		return rc;
 	if (rc != BALE_OK) {
@@ -213,7 +212,7 @@ static int arc_walk_tar(struct arc_scan *s, int fd, uint64_t size,
 		if (rc != BALE_OK)
 			return rc;
 	}
-	return arc_take_entries(s, fd);
+	return arc_take_entries(s);
 }
 
 /* bale_zip_scan callback. */
@@ -238,13 +237,13 @@ static int arc_take_zip(void *ctx, const struct bale_zip_member *z,
 	return walk_take_member(s->w, &m);
 }
 
-static int arc_walk_zip(struct arc_scan *s, int fd, uint64_t size,
+static int arc_walk_zip(struct arc_scan *s, uint64_t size,
     const char *path)
 {
 	struct bale_errbuf err;
 	int rc;
 
-	rc = bale_zip_scan(fd, size, arc_take_zip, s, &err);
+	rc = bale_zip_scan(s->fd, size, arc_take_zip, s, &err);
 	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
 		return rc;
 	return bale_errbuf_set(&s->w->err, rc, "'%s': %s", path, err.msg);
@@ -264,21 +263,21 @@ static const char *arc_compression(const unsigned char *head, size_t n)
 	return NULL;
 }
 
-static int arc_detect_and_walk(struct arc_scan *s, int fd, uint64_t size,
+static int arc_detect_and_walk(struct arc_scan *s, uint64_t size,
     const char *path)
 {
 	unsigned char head[BALE_TAR_BLOCK];
-	ssize_t n = pread(fd, head, sizeof(head), 0);
+	ssize_t n = pread(s->fd, head, sizeof(head), 0);
 	const char *comp;
 
 	if (n < 0)
 		return bale_errbuf_set(&s->w->err, BALE_EIO,
 		    "walk: cannot read '%s': %s", path, strerror(errno));
 	if (n == BALE_TAR_BLOCK && bale_tar_is_header(head))
-		return arc_walk_tar(s, fd, size, path);
+		return arc_walk_tar(s, size, path);
 	if ((n >= 4 && memcmp(head, "PK\3\4", 4) == 0) ||
-	    bale_zip_probe(fd, size))
-		return arc_walk_zip(s, fd, size, path);
+	    bale_zip_probe(s->fd, size))
+		return arc_walk_zip(s, size, path);
 	comp = arc_compression(head, (size_t)n);
 	if (comp)
 		return bale_errbuf_set(&s->w->err, BALE_EINPUT,
@@ -326,7 +325,7 @@ int bale_walk_archive(struct bale_walk *w, const char *path)
 	s.w = w;
 	s.fd = w->archives[w->narchives - 1];
 	bale_errbuf_clear(&w->err);
-	rc = arc_detect_and_walk(&s, s.fd, size, path);
+	rc = arc_detect_and_walk(&s, size, path);
 	free(s.ents);
 	bale_buf_release(&s.names);
 	if (rc == BALE_OK)
