@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 	bale_errbuf_clear(&in->err);
 	in->size = 0;
 	in->is_member = 0;
+	in->data = NULL;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	in->fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
 	    O_NOCTTY);
@@ -56,10 +58,24 @@ int bale_input_member(struct bale_input *in, const struct bale_walk_member *m)
 {
 	bale_errbuf_clear(&in->err);
 	in->fd = -1;
+	in->data = NULL;
 	in->is_member = 1;
 	in->member = *m;
 	in->size = (size_t)m->size;
 	if (m->size == 0)
+		return input_skip(in, "empty file (0 bytes)", 0);
+	return BALE_OK;
+}
+
+int bale_input_bytes(struct bale_input *in, unsigned char *data,
+    size_t size)
+{
+	bale_errbuf_clear(&in->err);
+	in->fd = -1;
+	in->is_member = 0;
+	in->data = data;
+	in->size = size;
+	if (size == 0)
 		return input_skip(in, "empty file (0 bytes)", 0);
 	return BALE_OK;
 }
@@ -93,4 +109,6 @@ void bale_input_close(struct bale_input *in)
 	if (in->fd >= 0)
 		close(in->fd);
 	in->fd = -1;
+	free(in->data);
+	in->data = NULL;
 }

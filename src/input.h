@@ -16,6 +16,8 @@ struct bale_input {
 	int fd;			/* a file opened here, or -1 */
 	size_t size;
 	struct bale_errbuf err;	/* why a call failed */
+	unsigned char *data;	/* bytes read already (a streamed member),
+				 * for the caller to take; else NULL */
 	int is_member;		/* an archive member: @member says where */
 	struct bale_walk_member member;
 };
@@ -29,6 +31,11 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel);
  *  @return BALE_OK, or BALE_EINPUT when it must be skipped (empty) */
 int bale_input_member(struct bale_input *in, const struct bale_walk_member *m);
 
+/** Take the @size bytes at @data (malloc'd), read already: in->data.
+ *  @return BALE_OK, or BALE_EINPUT when they must be skipped (empty) */
+int bale_input_bytes(struct bale_input *in, unsigned char *data,
+    size_t size);
+
 /** Read the whole file into @buf (in->size bytes) and close it.
  *  @return BALE_OK, or BALE_EINPUT when the file must be skipped (see
  *  @in->err) */
@@ -37,7 +44,7 @@ int bale_input_read(struct bale_input *in, unsigned char *buf);
 /** bale_input_read() of an archive member (input_member.c). */
 int bale_input_read_member(struct bale_input *in, unsigned char *buf);
 
-/** Close a file that will not be read. */
+/** Close a file that will not be read (or free bytes not taken). */
 void bale_input_close(struct bale_input *in);
 
 #endif

@@ -4,6 +4,7 @@
 #include "pipeline.h"
 
 #include "input.h"
+#include "stream_feed.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -61,15 +62,37 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
 	return BALE_OK;
 }
 
-/* Open the input at output position @pos: a file, or an archive member. */
+/* A member of a compressed archive: its bytes, once the feed has them.
+ * Every streamed position is taken, skipped or not, so the feed's window
+ * moves on. */
+static int pipe_input_streamed(struct pipe_run *run, uint64_t pos,
+    struct bale_input *in)
+{
+	unsigned char *data = NULL;
+	size_t size = 0;
+	int rc = bale_stream_feed_take(run->feed, pos, &data, &size,
+	    &in->err);
+
+	if (rc != BALE_OK) {
+		in->fd = -1;
+		in->data = NULL;
+		return rc;
+	}
+	return bale_input_bytes(in, data, size);
+}
+
+/* Open the input at output position @pos: a file, or an archive member.
+ * @return BALE_OK, BALE_EINPUT (skip it: in->err), BALE_EINTR (abort) */
 static int pipe_input_open(struct pipe_run *run, uint64_t pos,
     struct bale_input *in)
 {
 	struct bale_walk_member m;
 
-	if (bale_walk_member(run->walk, (size_t)run->order[pos], &m))
-		return bale_input_member(in, &m);
-	return bale_input_open(in, run->rootfd, pipe_path(run, pos));
+	if (!bale_walk_member(run->walk, (size_t)run->order[pos], &m))
+		return bale_input_open(in, run->rootfd, pipe_path(run, pos));
+	if (m.method == BALE_WALK_STREAMED)
+		return pipe_input_streamed(run, pos, in);
+	return bale_input_member(in, &m);
 }
 
 /* Read, encode and checksum the input at window slot @pos (the input at
@@ -83,7 +106,12 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 
 	if (!s)
 		return NULL;
-	if (pipe_input_open(run, run->first + pos, &in) != 0)
+	rc = pipe_input_open(run, run->first + pos, &in);
+	if (rc == BALE_EINTR) {
+		free(s);
+		return NULL;
+	}
+	if (rc != BALE_OK)
 		goto out_skip;
 	if (bale_reorder_reserve(run->ro, pos, in.size) != 0) {
 		bale_input_close(&in);
@@ -91,14 +119,16 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 		return NULL;
 	}
 	s->held = in.size;
-	s->data = malloc(in.size);
-	if (!s->data) {
+	if (in.data) {		/* read already (streamed) */
+		s->data = in.data;
+		in.data = NULL;
+	} else if (!(s->data = malloc(in.size))) {
 		bale_input_close(&in);
 		free(s);
 		return NULL;
-	}
-	if (bale_input_read(&in, s->data) != 0)
+	} else if (bale_input_read(&in, s->data) != 0) {
 		goto out_skip;
+	}
 	s->size = in.size;
 	if (enc) {
 		rc = pipe_encode(run, enc, pos, s);
@@ -320,6 +350,13 @@ int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	    run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
+	rc = bale_stream_feed_start(&run->feed, run->walk, run->order,
+	    run->first, bale_walk_count(run->walk), window, &p->err);
+	if (rc != BALE_OK) {
+		bale_reorder_free(run->ro);
+		run->ro = NULL;
+		return rc;
+	}
 	for (; started < run->threads; started++) {
 		me[started] = (struct pipe_worker){ run, started };
 		if (pthread_create(&tid[started], NULL, pipe_worker,
@@ -332,9 +369,12 @@ int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	else
 		rc = pipe_consume(p, run);
 	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
+	bale_stream_feed_abort(run->feed);	/* or waiting for the feed */
 	pipe_tune_close(&run->tune);	/* and any parked one */
 	while (started > 0)
 		pthread_join(tid[--started], NULL);
+	bale_stream_feed_free(run->feed, &p->stream);
+	run->feed = NULL;
 	for (i = 0; i < bale_reorder_slots(run->ro); i++)
 		pipe_sample_free(bale_reorder_leftover(run->ro, i));
 	bale_reorder_free(run->ro);

@@ -58,6 +58,7 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	rc = pipe_walk_source(run);
+	p->walk_seconds = pipe_since(&run->t0);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_walk_errmsg(run->walk));
@@ -162,6 +163,8 @@ static void pipe_reset(struct bale_pipeline *p)
 	bale_report_free(p->report);
 	p->report = NULL;
 	memset(&p->stats, 0, sizeof(p->stats));
+	memset(&p->stream, 0, sizeof(p->stream));
+	p->walk_seconds = 0;
 	bale_errbuf_clear(&p->err);
 }
 
@@ -279,6 +282,8 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	    p->err.rc == BALE_EINTR ? "interrupted" : "failed";
 	run.error = p->err.rc == BALE_OK ? NULL : p->err.msg;
 	run.threads = p->threads_peak;
+	run.walk_seconds = p->walk_seconds;
+	run.stream = &p->stream;
 	bale_report_json(p->report, &run, &b);
 	if (b.failed)
 		rc = BALE_ENOMEM;

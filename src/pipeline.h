@@ -15,6 +15,7 @@
 #include "encode.h"
 #include "journal.h"
 #include "reorder.h"
+#include "stream_feed.h"
 #include "report.h"
 #include "walk.h"
 #include "pipe_tune.h"
@@ -43,6 +44,7 @@ struct pipe_run {
 	int rootfd;		/* the source folder; -1 for an archive */
 	int archive_src;	/* the source is a tar or zip file */
 	struct bale_reorder *ro;
+	struct bale_stream_feed *feed;	/* a compressed archive's samples */
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
 	unsigned threads;	/* reader threads started */
@@ -69,6 +71,8 @@ struct bale_pipeline {
 	atomic_int stop;	/* lock-free, so safe to set from a handler */
 	struct bale_report *report;
 	struct bale_pack_stats stats;
+	double walk_seconds;	/* listing the source */
+	struct bale_stream_feed_stats stream;	/* a compressed archive's */
 };
 
 static inline double pipe_since(const struct timespec *t0)

@@ -152,6 +152,20 @@ static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
 	    (double)s->bytes / 1e6 / secs);
 }
 
+/* Where the time went before the samples flowed, and how often a
+ * compressed archive was read (its listing pass not counted). */
+static void report_timing(struct bale_buf *b,
+    const struct bale_report_run *run)
+{
+	bale_buf_printf(b, ",\"walk_seconds\":%.6f", run->walk_seconds);
+	bale_buf_printf(b, ",\"stream_passes\":%u",
+	    run->stream ? run->stream->passes : 0);
+	bale_buf_printf(b, ",\"stream_seconds\":%.6f",
+	    run->stream ? run->stream->seconds : 0.0);
+	bale_buf_printf(b, ",\"stream_peak_bytes\":%llu",
+	    run->stream ? (unsigned long long)run->stream->peak_bytes : 0ull);
+}
+
 static void report_lists(struct bale_buf *b, const struct bale_report *r)
 {
 	const char *path;
@@ -208,6 +222,7 @@ void bale_report_json(const struct bale_report *r,
 	bale_json_kv_str(b, "output", run->opts->out, 0);
 	report_options(b, run);
 	report_stats(b, run->stats);
+	report_timing(b, run);
 	report_lists(b, r);
 	bale_buf_puts(b, "}\n");
 }

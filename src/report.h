@@ -4,6 +4,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "stream_feed.h"
 #include "walk.h"
 
 #include <stddef.h>
@@ -17,6 +18,9 @@ struct bale_report_run {
 	const char *status;		/* "complete" or "failed" */
 	const char *error;		/* message when failed, else NULL */
 	unsigned threads;
+	double walk_seconds;		/* from the start to the list made */
+	const struct bale_stream_feed_stats *stream;	/* passes over a
+					 * compressed archive (0: none) */
 };
 
 int bale_report_new(struct bale_report **out);

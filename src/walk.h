@@ -38,8 +38,9 @@ int bale_walk_folder(struct bale_walk *w, const char *root);
  *  BALE_ENOENT, BALE_EIO, BALE_ENOMEM */
 int bale_walk_list(struct bale_walk *w, const char *root, const char *list);
 
-/** Collect the samples of the uncompressed tar (or tar of per-class
- *  tars) or zip archive at @path; ImageFolder rules on member paths.
+/** Collect the samples of the tar (or tar of per-class tars), the
+ *  compressed tar or the zip archive at @path; ImageFolder rules on
+ *  member paths.
  *  @return BALE_OK, BALE_ENOENT (no archive, no class), BALE_EINPUT
  *  (not an archive bale reads, or damaged before its first member),
  *  BALE_EIO, BALE_ENOMEM */
@@ -48,6 +49,8 @@ int bale_walk_archive(struct bale_walk *w, const char *path);
 /** How an archive member is stored. */
 #define BALE_WALK_STORED 0
 #define BALE_WALK_DEFLATED 8
+#define BALE_WALK_STREAMED (-1)	/* compressed tar: @offset is the
+					 * member's ordinal in the stream */
 
 /* Where an archive member's bytes lie. */
 struct bale_walk_member {

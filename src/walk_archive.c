@@ -1,7 +1,7 @@
 /* walk_archive.c - the members of a tar, a tar of per-class tars, or a
  * zip, found by one scan of their headers and left in place: each sample
  * records where its bytes lie and the workers read them with pread. */
-#include "walk_int.h"
+#include "walk_arc.h"
 
 #include "bale.h"
 #include "tar_scan.h"
@@ -16,26 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* One member of an outer tar, kept until it is known whether the tar is
- * a tar of tars. */
-struct arc_entry {
-	size_t name;		/* offset in arc_scan.names */
-	enum walk_member_kind kind;
-	char type;
-	uint64_t offset;
-	uint64_t size;
-};
-
-struct arc_scan {
-	struct bale_walk *w;
-	int fd;			/* the archive */
-	const char *prefix;	/* inner tar: its class */
-	struct arc_entry *ents;
-	size_t nents;
-	size_t capents;
-	struct bale_buf names;
-};
-
 int bale_walk_is_archive_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -43,7 +23,7 @@ int bale_walk_is_archive_name(const char *name)
 	return n >= 4 && strcasecmp(name + n - 4, ".tar") == 0;
 }
 
-static enum walk_member_kind arc_tar_kind(enum bale_tar_kind k)
+enum walk_member_kind arc_tar_kind(enum bale_tar_kind k)
 {
 	switch (k) {
 	case BALE_TAR_FILE: return WALK_FILE;
@@ -65,24 +45,35 @@ static enum walk_member_kind arc_zip_kind(enum bale_zip_kind k)
 	}
 }
 
-/* bale_tar_scan callback: remember the member (outer tar). */
-static int arc_keep(void *ctx, const struct bale_tar_member *m)
+int arc_keep_entry(struct arc_scan *s, const char *name,
+    enum walk_member_kind kind, uint64_t offset, uint64_t size)
 {
-	struct arc_scan *s = ctx;
 	struct arc_entry *e;
 
 	if (walk_grow((void **)&s->ents, &s->capents, s->nents + 1,
 	    sizeof(*s->ents)) != 0)
 		return walk_nomem(s->w);
 	e = &s->ents[s->nents++];
+	memset(e, 0, sizeof(*e));
 	e->name = s->names.len;
-	bale_buf_puts(&s->names, m->name);
+	bale_buf_puts(&s->names, name);
 	bale_buf_add(&s->names, "", 1);
-	e->kind = arc_tar_kind(m->kind);
-	e->type = m->type;
-	e->offset = m->offset;
-	e->size = m->size;
+	e->kind = kind;
+	e->offset = offset;
+	e->size = size;
 	return s->names.failed ? walk_nomem(s->w) : BALE_OK;
+}
+
+/* bale_tar_scan callback: remember the member (outer tar). */
+static int arc_keep(void *ctx, const struct bale_tar_member *m)
+{
+	struct arc_scan *s = ctx;
+	int rc = arc_keep_entry(s, m->name, arc_tar_kind(m->kind), m->offset,
+	    m->size);
+
+	if (rc == BALE_OK)
+		s->ents[s->nents - 1].type = m->type;
+	return rc;
 }
 
 static int arc_take_tar(struct arc_scan *s, const char *name,
@@ -97,11 +88,17 @@ static int arc_take_tar(struct arc_scan *s, const char *name,
 	m.kind = kind;
 	m.type = type;
 	m.loc.fd = s->fd;
-	m.loc.method = BALE_WALK_STORED;
+	m.loc.method = s->streamed ? BALE_WALK_STREAMED : BALE_WALK_STORED;
 	m.loc.offset = offset;
 	m.loc.size = size;
 	m.loc.csize = size;
 	return walk_take_member(s->w, &m);
+}
+
+static int arc_take_entry(struct arc_scan *s, const struct arc_entry *e)
+{
+	return arc_take_tar(s, s->names.data + e->name, e->kind, e->type,
+	    e->offset, e->size);
 }
 
 /* bale_tar_scan callback for an inner tar: take the member at once. */
@@ -112,7 +109,7 @@ static int arc_take_inner(void *ctx, const struct bale_tar_member *m)
 }
 
 /* A scan that stopped on damage keeps what it found before, noted. */
-static int arc_damaged(struct bale_walk *w, const char *where, int rc,
+int arc_damaged(struct bale_walk *w, const char *where, int rc,
     int found_any, struct bale_errbuf *err)
 {
 	char why[sizeof(err->msg) + 64];
@@ -127,10 +124,35 @@ static int arc_damaged(struct bale_walk *w, const char *where, int rc,
 	return walk_add_note(w, BALE_NOTE_SKIPPED, where, why);
 }
 
-/* Each inner tar of a tar of tars is the class its file name says. */
-static int arc_inner_tar(struct arc_scan *s, const struct arc_entry *e)
+/* An inner tar in place: scanned with pread where it lies. */
+static int arc_scan_inner(struct arc_scan *s, const struct arc_entry *e,
+    struct bale_errbuf *err)
 {
-	const char *name = s->names.data + e->name;
+	return bale_tar_scan(s->fd, e->offset, e->offset + e->size,
+	    arc_take_inner, s, err);
+}
+
+/* A streamed inner tar: its members were listed with the outer ones. */
+static int arc_take_listed_inner(struct arc_scan *s, size_t tar,
+    struct bale_errbuf *err)
+{
+	const struct arc_entry *e = &s->ents[tar];
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = tar + 1; rc == BALE_OK && i < s->nents &&
+	    s->ents[i].inner_of == tar + 1; i++)
+		rc = arc_take_entry(s, &s->ents[i]);
+	if (rc != BALE_OK || !e->damage)
+		return rc;
+	return bale_errbuf_set(err, BALE_EINPUT, "%s",
+	    s->names.data + e->damage - 1);
+}
+
+/* Each inner tar of a tar of tars is the class its file name says. */
+static int arc_inner_tar(struct arc_scan *s, size_t tar)
+{
+	const char *name = s->names.data + s->ents[tar].name;
 	const char *base = strrchr(name, '/');
 	struct bale_errbuf err;
 	char *class;
@@ -147,8 +169,8 @@ static int arc_inner_tar(struct arc_scan *s, const struct arc_entry *e)
 		    "an inner tar's name must name its class");
 	}
 	s->prefix = class;
-	rc = bale_tar_scan(s->fd, e->offset, e->offset + e->size, arc_take_inner,
-	    s, &err);
+	rc = s->streamed ? arc_take_listed_inner(s, tar, &err) :
+	    arc_scan_inner(s, &s->ents[tar], &err);
 	s->prefix = NULL;
 	free(class);
 	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
@@ -165,7 +187,7 @@ static int arc_is_tar_of_tars(const struct arc_scan *s)
 	size_t i;
 
 	for (i = 0; i < s->nents; i++) {
-		if (s->ents[i].kind != WALK_FILE)
+		if (s->ents[i].kind != WALK_FILE || s->ents[i].inner_of)
 			continue;
 		name = s->names.data + s->ents[i].name;
 		if (bale_walk_is_image(name))
@@ -175,7 +197,7 @@ static int arc_is_tar_of_tars(const struct arc_scan *s)
 	return tars > 0;
 }
 
-static int arc_take_entries(struct arc_scan *s)
+int arc_take_entries(struct arc_scan *s)
 {
 	const struct arc_entry *e;
 	int nested = arc_is_tar_of_tars(s);
@@ -184,12 +206,13 @@ static int arc_take_entries(struct arc_scan *s)
 
 	for (i = 0; rc == BALE_OK && i < s->nents; i++) {
 		e = &s->ents[i];
+		if (e->inner_of)
+			continue;	/* taken with its tar, if at all */
 		if (!nested)
-			rc = arc_take_tar(s, s->names.data + e->name, e->kind,
-			    e->type, e->offset, e->size);
+			rc = arc_take_entry(s, e);
 		else if (e->kind == WALK_FILE && bale_walk_is_archive_name(
 		    s->names.data + e->name))
-			rc = arc_inner_tar(s, e);
+			rc = arc_inner_tar(s, i);
 		else if (e->kind != WALK_DIR)
 			rc = walk_add_note(s->w, BALE_NOTE_IGNORED,
 			    s->names.data + e->name,
@@ -249,26 +272,13 @@ static int arc_walk_zip(struct arc_scan *s, uint64_t size,
 	return bale_errbuf_set(&s->w->err, rc, "'%s': %s", path, err.msg);
 }
 
-/* The name of a compression bale sees at the start of @head, or NULL. */
-static const char *arc_compression(const unsigned char *head, size_t n)
-{
-	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
-		return "gzip";
-	if (n >= 3 && memcmp(head, "BZh", 3) == 0)
-		return "bzip2";
-	if (n >= 6 && memcmp(head, "\xfd" "7zXZ\0", 6) == 0)
-		return "xz";
-	if (n >= 4 && memcmp(head, "\x28\xb5\x2f\xfd", 4) == 0)
-		return "zstd";
-	return NULL;
-}
-
 static int arc_detect_and_walk(struct arc_scan *s, uint64_t size,
     const char *path)
 {
 	unsigned char head[BALE_TAR_BLOCK];
 	ssize_t n = pread(s->fd, head, sizeof(head), 0);
-	const char *comp;
+	struct bale_errbuf err;
+	int rc;
 
 	if (n < 0)
 		return bale_errbuf_set(&s->w->err, BALE_EIO,
@@ -278,13 +288,13 @@ static int arc_detect_and_walk(struct arc_scan *s, uint64_t size,
 	if ((n >= 4 && memcmp(head, "PK\3\4", 4) == 0) ||
 	    bale_zip_probe(s->fd, size))
 		return arc_walk_zip(s, size, path);
-	comp = arc_compression(head, (size_t)n);
-	if (comp)
-		return bale_errbuf_set(&s->w->err, BALE_EINPUT,
-		    "walk: '%s' is %s-compressed; compressed archives are not "
-		    "read yet (decompress it to a .tar first)", path, comp);
-	return bale_errbuf_set(&s->w->err, BALE_EINPUT,
-	    "walk: '%s' is not a tar or zip archive", path);
+	rc = arc_list_stream(s, path, &err);
+	if (rc == BALE_OK || s->w->err.rc)
+		return rc;
+	if (rc != BALE_EINPUT)
+		return bale_errbuf_copy(&s->w->err, &err);
+	return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' is not "
+	    "a tar, compressed tar or zip archive (%s)", path, err.msg);
 }
 
 /* Open @path and keep it open: the samples are read from it later. */

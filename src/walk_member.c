@@ -12,8 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
-/* A deflated member may not claim more than this once inflated: a real
- * image never comes near it, a zip bomb does. */
+/* A deflated or streamed member may not claim more than this once
+ * inflated: a real image never comes near it, a bomb does (a streamed
+ * member's claimed size alone decides what is allocated for it). */
 #define WALK_MAX_INFLATED ((uint64_t)1 << 30)
 /* Deflate gives at most about 1032 bytes per byte stored. */
 #define WALK_MAX_DEFLATE_RATIO 1100
@@ -119,6 +120,13 @@ static int walk_clean_path(struct bale_buf *out, const char *prefix,
 static const char *walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len)
 {
+	if (l->method == BALE_WALK_STREAMED && l->size > WALK_MAX_INFLATED) {
+		snprintf(buf, len, "claims %llu bytes in a compressed archive "
+		    "(over 1 GiB: a bomb?)", (unsigned long long)l->size);
+		return buf;
+	}
+	if (l->method == BALE_WALK_STREAMED)
+		return NULL;
 	if (l->method != BALE_WALK_STORED && l->method != BALE_WALK_DEFLATED) {
 		snprintf(buf, len, "compression method %u is not supported",
 		    (unsigned)l->method);

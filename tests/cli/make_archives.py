@@ -7,9 +7,17 @@ bale packs in place, written into DIR:
   stored.zip    members stored, with folder entries
   deflated.zip  members deflated
   tars.tar      a tar of per-class tars, CLASS.tar each (pax)
+  gnu.tar.bz2, tars.tar.gz
+                the same, compressed
+  shuffled.tar.xz
+                pax, members in a seeded random order (not torchvision's)
 """
+import bz2
+import gzip
 import io
+import lzma
 import os
+import random
 import sys
 import tarfile
 import zipfile
@@ -26,10 +34,18 @@ def members(src):
             yield os.path.normpath(os.path.join(rel, f))
 
 
-def write_tar(path, src, fmt, prefix=""):
-    with tarfile.open(path, "w", format=fmt) as t:
-        for rel in members(src):
+def write_tar(path, src, fmt, prefix="", shuffle=False, mode="w"):
+    names = list(members(src))
+    if shuffle:
+        random.Random(7).shuffle(names)
+    with tarfile.open(path, mode, format=fmt) as t:
+        for rel in names:
             t.add(os.path.join(src, rel), prefix + rel, recursive=False)
+
+
+def compress(path, opener, suffix):
+    with open(path, "rb") as f, opener(path + suffix, "wb") as out:
+        out.write(f.read())
 
 
 def write_zip(path, src, method):
@@ -63,6 +79,10 @@ def main():
     write_zip(f"{out}/stored.zip", src, zipfile.ZIP_STORED)
     write_zip(f"{out}/deflated.zip", src, zipfile.ZIP_DEFLATED)
     write_tar_of_tars(f"{out}/tars.tar", src)
+    compress(f"{out}/gnu.tar", bz2.open, ".bz2")
+    compress(f"{out}/tars.tar", gzip.open, ".gz")
+    write_tar(f"{out}/shuffled.tar.xz", src, tarfile.PAX_FORMAT,
+              shuffle=True, mode="w:xz")
 
 
 if __name__ == "__main__":

@@ -13,13 +13,20 @@ archive source, written into DIR. IMAGE gives the member bytes.
                symlink, and one good member
   cut.zip      a zip without its end (central directory lost)
   garbage.tar  bytes that are no archive
+  bad.tar.gz   bad.tar, gzipped
+  cut.tar.gz   six members a-f.jpg, gzipped, the stream cut off inside f
+  bomb.tar.gz  a good member, then one whose header claims 2 GiB
+  garbage.tar.gz
+               a gzip header, then bytes that are no archive
 """
+import gzip
 import io
 import os
 import struct
 import sys
 import tarfile
 import zipfile
+import zlib
 
 
 def add(t, name, data=b"", **kw):
@@ -98,6 +105,32 @@ def bad_zip(path, img):
     open(path, "wb").write(bytes(data))
 
 
+def cut_tar_gz(path, img):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as t:
+        for name in "abcdef":
+            add(t, f"cls/{name}.jpg", img)
+    data = raw.getvalue()
+    cut = data.rindex(img[:64]) + len(img) // 2    # inside f.jpg
+    # a gzip stream flushed at the cut and never ended, as a download
+    # cut off there would leave it
+    z = zlib.compressobj(6, zlib.DEFLATED, 31)
+    open(path, "wb").write(z.compress(data[:cut]) +
+                           z.flush(zlib.Z_SYNC_FLUSH))
+
+
+def bomb_tar_gz(path, img):
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as t:
+        add(t, "cls/good.jpg", img)
+    data = raw.getvalue().rstrip(b"\0")
+    data += b"\0" * (-len(data) % 512)
+    info = tarfile.TarInfo("cls/bomb.jpg")
+    info.size = 2 << 30
+    data += info.tobuf(tarfile.GNU_FORMAT) + b"\0" * (1 << 20)
+    open(path, "wb").write(gzip.compress(data))
+
+
 def main():
     img = open(sys.argv[1], "rb").read()
     out = sys.argv[2]
@@ -109,6 +142,12 @@ def main():
     good = open(f"{out}/bad.zip", "rb").read()
     open(f"{out}/cut.zip", "wb").write(good[:good.rindex(b"PK\x01\x02")])
     open(f"{out}/garbage.tar", "wb").write(bytes(range(256)) * 8)
+    bad = open(f"{out}/bad.tar", "rb").read()
+    open(f"{out}/bad.tar.gz", "wb").write(gzip.compress(bad))
+    cut_tar_gz(f"{out}/cut.tar.gz", img)
+    bomb_tar_gz(f"{out}/bomb.tar.gz", img)
+    open(f"{out}/garbage.tar.gz", "wb").write(
+        b"\x1f\x8b\x08\x00" + bytes(range(256)) * 8)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Hostile archives are inputs like any other: unsafe paths, links,
 # devices, duplicates, empty and cut-short members, nested tars, wrong
-# CRCs, zip bombs, encrypted and unknown-method members are each skipped
-# with their reason (exit 3) while the good members are packed, byte for
-# byte; an archive bale cannot read at all fails the run with a message.
+# CRCs, zip and tar bombs, encrypted and unknown-method members are each
+# skipped with their reason (exit 3) while the good members are packed,
+# byte for byte, compressed or not; an archive bale cannot read at all
+# fails the run with a message.
 . "$TESTS/cli/lib.sh"
 f=$(any_backend)
 "$MKDATA" tricky "$T/in"
@@ -31,25 +32,46 @@ out_file() { # OUTPUT-DIR: the output of format $f in it
     ls -d "$1"/data-shards.json "$1"/data.lmdb "$1"/data.h5 2>/dev/null | head -1
 }
 
-pack bad.tar
-expect_status 3
-expect_stderr "skipped '../evil.jpg': unsafe member path"
-report bad.tar 2 "../evil.jpg: unsafe" "/abs/x.jpg: unsafe" \
-    "cls/../../up.jpg: unsafe" "cls/link.jpg: symbolic link" \
-    "cls/hard.jpg: hard link" "cls/dev.jpg: device node" \
-    "cls/fifo.jpg: device node" "cls/dup.jpg: duplicate member name" \
-    "cls/empty.jpg: empty file"
-# the samples: cls/dup.jpg as the archive's last copy, then cls/good.jpg
-o=$(out_file "$T/o-bad.tar")
-"$BALE" cat "$o" 0 -f "$f" >"$T/dup"
-"$BALE" cat "$o" 1 -f "$f" >"$T/good"
-"$PY" -c 'import sys; a = open(sys.argv[1], "rb").read()
+for a in bad.tar bad.tar.gz; do
+    pack $a
+    expect_status 3
+    expect_stderr "skipped '../evil.jpg': unsafe member path"
+    report $a 2 "../evil.jpg: unsafe" "/abs/x.jpg: unsafe" \
+        "cls/../../up.jpg: unsafe" "cls/link.jpg: symbolic link" \
+        "cls/hard.jpg: hard link" "cls/dev.jpg: device node" \
+        "cls/fifo.jpg: device node" "cls/dup.jpg: duplicate member name" \
+        "cls/empty.jpg: empty file"
+    # the samples: cls/dup.jpg as the archive's last copy, then cls/good.jpg
+    o=$(out_file "$T/o-$a")
+    "$BALE" cat "$o" 0 -f "$f" >"$T/dup"
+    "$BALE" cat "$o" 1 -f "$f" >"$T/good"
+    "$PY" -c 'import sys; a = open(sys.argv[1], "rb").read()
 assert open(sys.argv[2], "rb").read() == a[::-1], "dup is not the last copy"
 assert open(sys.argv[3], "rb").read() == a, "good differs"' "$img" "$T/dup" "$T/good"
+done
 
 pack cut.tar
 expect_status 3
 report cut.tar 2 "$T/h/cut.tar: runs past the end of the archive"
+
+# a compressed tar cut short: the members before the cut are packed;
+# the one it cuts is skipped with its reason, and so are those libarchive
+# had decompressed only in part (its last block before the cut is lost)
+pack cut.tar.gz
+expect_status 3
+"$PY" - "$T/cut.tar.gz.json" "$T/h/cut.tar.gz" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+skipped = {e["path"]: e["reason"] for e in r["skipped_files"]}
+assert "damaged after" in skipped.pop(sys.argv[2]), r["skipped_files"]
+assert all("truncated" in why for why in skipped.values()), skipped
+assert r["packed"] >= 3 and r["packed"] + len(skipped) >= 5, r
+PY
+# a header claiming 2 GiB is refused from its size, not allocated
+pack bomb.tar.gz
+expect_status 3
+report bomb.tar.gz 1 "cls/bomb.jpg: claims 2147483648 bytes" \
+    "$T/h/bomb.tar.gz: damaged after 2 members"
 
 pack nested.tar
 expect_status 3
@@ -63,7 +85,7 @@ report bad.zip 1 "cls/crc.jpg: CRC-32 differs" "cls/bomb.jpg: zip bomb" \
 "$BALE" cat "$(out_file "$T/o-bad.zip")" 0 -f "$f" | cmp - "$img"
 
 # archives that cannot be read at all: a clear failure, no output
-for a in cut.zip garbage.tar; do
+for a in cut.zip garbage.tar garbage.tar.gz; do
     pack "$a"
     expect_status 1
     expect_no_output "$T/o-$a"
@@ -71,7 +93,9 @@ done
 pack cut.zip
 expect_stderr "no end of central directory"
 pack garbage.tar
-expect_stderr "is not a tar or zip archive"
+expect_stderr "is not a tar, compressed tar or zip archive"
+pack garbage.tar.gz
+expect_stderr "is not a tar, compressed tar or zip archive"
 # a list file cannot name an archive's members yet: refused, not ignored
 printf 'cls/good.jpg\t0\n' >"$T/list.tsv"
 run "$BALE" pack "$T/h/bad.tar" --list "$T/list.tsv" -f "$f" -o "$T/o-list"

@@ -1,0 +1,50 @@
+/* stream_feed.h - the samples of a compressed tar for the workers.
+ *
+ * A compressed stream cannot be read at offsets, and its order is not
+ * torchvision's: one thread decompresses it front to back and keeps the
+ * members the workers will want soon, at most @bound bytes of them past
+ * the first one still wanted (that one is always kept). A member met too
+ * early to fit is left for another pass over the stream; a member met
+ * while its turn is near waits for room instead. So an archive in sorted
+ * order takes one pass, and one in any order about its size / @bound.
+ */
+#ifndef BALE_STREAM_FEED_H
+#define BALE_STREAM_FEED_H
+
+#include "bale_backend.h"
+#include "walk.h"
+
+#include <stdint.h>
+
+struct bale_stream_feed;
+
+struct bale_stream_feed_stats {
+	unsigned passes;	/* over the stream, the walk's not counted */
+	double seconds;		/* the feeding thread's time */
+	uint64_t peak_bytes;	/* most member bytes held at once */
+};
+
+/** Start feeding output positions [@first, @n) (walk index
+ *  @order[pos]) when the walk has streamed samples; *@out stays NULL
+ *  when it has none.
+ *  @return BALE_OK, BALE_ENOMEM, BALE_ENOTSUP (several compressed
+ *  archives) with @err set */
+int bale_stream_feed_start(struct bale_stream_feed **out,
+    const struct bale_walk *w, const uint64_t *order, uint64_t first,
+    uint64_t n, size_t bound, struct bale_errbuf *err);
+
+/** Wait for the bytes of position @pos, and take them (the caller frees
+ *  *@data). Each position is taken once.
+ *  @return BALE_OK; BALE_EINPUT when the member could not be read
+ *  (@why says why); BALE_EINTR after bale_stream_feed_abort() */
+int bale_stream_feed_take(struct bale_stream_feed *f, uint64_t pos,
+    unsigned char **data, size_t *size, struct bale_errbuf *why);
+
+/** Stop feeding and wake every waiting taker. */
+void bale_stream_feed_abort(struct bale_stream_feed *f);
+
+/** Abort, wait for the thread, free what was never taken. */
+void bale_stream_feed_free(struct bale_stream_feed *f,
+    struct bale_stream_feed_stats *stats);
+
+#endif

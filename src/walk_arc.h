@@ -1,0 +1,54 @@
+/* walk_arc.h - what the archive walkers share: walk_archive.c (tar and
+ * zip read in place) and walk_stream.c (compressed tars, streamed). A tar
+ * is listed whole before any member is taken, since only its whole list
+ * says whether it is a tar of tars. */
+#ifndef BALE_WALK_ARC_H
+#define BALE_WALK_ARC_H
+
+#include "walk_int.h"
+
+#include "tar_scan.h"
+
+/* One member of a tar as listed. */
+struct arc_entry {
+	size_t name;		/* offset in arc_scan.names */
+	enum walk_member_kind kind;
+	char type;
+	uint64_t offset;	/* of its data; streamed: its ordinal */
+	uint64_t size;
+	size_t inner_of;	/* streamed: 1 + index of the inner tar it is
+				 * in, 0 at the top level */
+	size_t damage;		/* streamed inner tar: 1 + names offset of
+				 * why its listing stopped, 0 if whole */
+};
+
+struct arc_scan {
+	struct bale_walk *w;
+	int fd;			/* the archive */
+	int streamed;		/* compressed: read front to back */
+	const char *prefix;	/* inner tar: its class */
+	struct arc_entry *ents;
+	size_t nents;
+	size_t capents;
+	struct bale_buf names;
+};
+
+enum walk_member_kind arc_tar_kind(enum bale_tar_kind k);
+/** List a member (type, inner_of, damage: 0). */
+int arc_keep_entry(struct arc_scan *s, const char *name,
+    enum walk_member_kind kind, uint64_t offset, uint64_t size);
+/** Take the listed members: as they are, or those of each inner tar. */
+int arc_take_entries(struct arc_scan *s);
+/** A listing stopped by damage (@rc BALE_EINPUT) keeps what it found
+ *  before it, noted; any other error fails the walk. */
+int arc_damaged(struct bale_walk *w, const char *where, int rc,
+    int found_any, struct bale_errbuf *err);
+
+/* walk_stream.c */
+
+/** List the compressed tar @s->fd: BALE_EINPUT when libarchive does not
+ *  read it as one (@err says why, nothing listed). */
+int arc_list_stream(struct arc_scan *s, const char *path,
+    struct bale_errbuf *err);
+
+#endif

@@ -1,0 +1,71 @@
+/* walk_stream.c - list a compressed tar (one pass of decompression, the
+ * data skipped). Its samples are named by their ordinals in the stream:
+ * the pipeline's stream feeder (stream_feed.c) reads them on its passes. */
+#include "walk_arc.h"
+
+#include "bale.h"
+#include "tar_stream.h"
+
+#include <string.h>
+
+struct stream_list {
+	struct arc_scan *s;
+	size_t tar;		/* 1 + index of the inner tar being listed */
+};
+
+/* Remember why the listing of the current inner tar stopped. */
+static int stream_note_damage(struct stream_list *l, const char *why)
+{
+	struct arc_scan *s = l->s;
+
+	if (!l->tar)
+		return BALE_OK;
+	s->ents[l->tar - 1].damage = s->names.len + 1;
+	bale_buf_puts(&s->names, why);
+	bale_buf_add(&s->names, "", 1);
+	return s->names.failed ? walk_nomem(s->w) : BALE_OK;
+}
+
+static int stream_keep(void *ctx, struct bale_tar_stream *ts,
+    const struct bale_stream_member *m)
+{
+	struct stream_list *l = ctx;
+	struct arc_scan *s = l->s;
+	enum walk_member_kind kind = arc_tar_kind(m->kind);
+	int rc;
+
+	(void)ts;
+	if (m->damage)
+		return stream_note_damage(l, m->damage);
+	if (!m->outer)
+		l->tar = 0;
+	rc = arc_keep_entry(s, m->name, kind, m->ordinal, m->size);
+	if (rc != BALE_OK)
+		return rc;
+	if (m->outer)
+		s->ents[s->nents - 1].inner_of = l->tar;
+	else if (kind == WALK_FILE && bale_walk_is_archive_name(m->name))
+		l->tar = s->nents;
+	return BALE_OK;
+}
+
+int arc_list_stream(struct arc_scan *s, const char *path,
+    struct bale_errbuf *err)
+{
+	struct stream_list l = { s, 0 };
+	uint64_t met = 0;
+	int rc;
+
+	s->streamed = 1;
+	rc = bale_tar_stream_scan(s->fd, stream_keep, &l, &met, err);
+	if (rc != BALE_OK && s->w->err.rc)	/* a callback failed */
+		return rc;
+	if (rc != BALE_OK && met == 0)
+		return rc;	/* not a compressed tar at all */
+	if (rc != BALE_OK) {
+		rc = arc_damaged(s->w, path, rc, 1, err);
+		if (rc != BALE_OK)
+			return rc;
+	}
+	return arc_take_entries(s);
+}
