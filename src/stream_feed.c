@@ -112,6 +112,7 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 	struct bale_stream_feed *f = ctx;
 	uint64_t i;
 	int keep;
+	int rc;
 
 	if (m->damage || m->ordinal >= f->nordinals ||
 	    !f->index_of[m->ordinal])
@@ -119,8 +120,9 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 	i = f->index_of[m->ordinal] - 1;
 	pthread_mutex_lock(&f->lock);
 	if (f->aborted || f->unread == 0) {
+		rc = f->aborted ? BALE_EINTR : FEED_ALL_READ;
 		pthread_mutex_unlock(&f->lock);
-		return f->aborted ? BALE_EINTR : FEED_ALL_READ;
+		return rc;
 	}
 	keep = f->state[i] == FEED_EMPTY && feed_wait_room(f, i);
 	if (f->state[i] == FEED_EMPTY && !keep)

@@ -1,11 +1,13 @@
 /* fuzz_archive.c - the archive source on hostile bytes: the input is
- * written to a scratch file, walked as a tar (or tar of tars) or zip, and
- * every sample the walk found is read in place, as bale pack's workers
- * read it. Checks that member locations stay inside the file and that a
- * member read either fails with a reason or fills exactly its size. */
+ * written to a scratch file, walked as a tar (or tar of tars), a
+ * compressed tar or a zip, and every sample the walk found is read, as
+ * bale pack's workers read it: in place, or from the stream feed. Checks
+ * that member locations stay inside the file and that a member read
+ * either fails with a reason or gives exactly its size. */
 #include "bale.h"
 #include "input.h"
 #include "scratch.h"
+#include "stream_feed.h"
 #include "walk.h"
 
 #include <stddef.h>
@@ -37,6 +39,41 @@ static void fuzz_read_member(const struct bale_walk_member *m, size_t fsize)
 	free(buf);
 }
 
+/* Take every sample of a compressed archive from the feed, in order. */
+static void fuzz_feed(const struct bale_walk *w)
+{
+	size_t n = bale_walk_count(w);
+	struct bale_stream_feed *f;
+	struct bale_errbuf err;
+	struct bale_walk_member m;
+	unsigned char *data;
+	uint64_t *order = calloc(n ? n : 1, sizeof(*order));
+	size_t size;
+	size_t i;
+	int rc;
+
+	for (i = 0; order && i < n; i++)
+		order[i] = i;
+	/* a small bound, so hostile orders take several passes */
+	if (!order || bale_stream_feed_start(&f, w, order, 0, n, 4096,
+	    &err) != BALE_OK || !f) {
+		free(order);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		bale_walk_member(w, i, &m);
+		rc = bale_stream_feed_take(f, i, &data, &size, &err);
+		if (rc == BALE_OK && size != m.size)
+			abort();	/* not the size it was listed with */
+		if (rc == BALE_OK)
+			free(data);
+		else if (rc != BALE_EINPUT || !err.msg[0])
+			abort();	/* a failure without a reason */
+	}
+	bale_stream_feed_free(f, NULL);
+	free(order);
+}
+
 static void fuzz_walk(const char *path, size_t fsize)
 {
 	struct bale_walk_member m;
@@ -57,9 +94,11 @@ static void fuzz_walk(const char *path, size_t fsize)
 			if (bale_walk_label(w, i) < 0 || (size_t)bale_walk_label(
 			    w, i) >= bale_walk_nclasses(w))
 				abort();
-			if (i < FUZZ_MAX_READS && bale_walk_member(w, i, &m))
+			if (i < FUZZ_MAX_READS && bale_walk_member(w, i, &m) &&
+			    m.method != BALE_WALK_STREAMED)
 				fuzz_read_member(&m, fsize);
 		}
+		fuzz_feed(w);
 	} else if (!bale_walk_errmsg(w)[0]) {
 		abort();	/* a failure without a message */
 	}

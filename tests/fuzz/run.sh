@@ -57,7 +57,7 @@ for name in ("d", "c"):
             out.write(bytes([options]) + records)
 PYEOF
         ;;
-    archive)    # a small tree as a tar, a tar of tars and zips
+    archive)    # a small tree as tars, a tar of tars, compressed tars, zips
         "$MKDATA" random "$tmp/src" -n 6 --classes 2 --min 8 --max 16
         /usr/bin/python3 "$(dirname "$0")/../cli/make_archives.py" \
             "$tmp/src" "$work/seeds" ;;
