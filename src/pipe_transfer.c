@@ -174,6 +174,7 @@ static void *pipe_worker(void *arg)
 			bale_reorder_abort(run->ro);	/* wakes the writer */
 			break;
 		}
+		pipe_prefetch(run, pos);
 		s = pipe_make(run, enc, pos);
 		if (!s) {
 			/* no memory, or the run was stopped: stop everyone */
@@ -350,11 +351,14 @@ int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	    run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
+	pthread_mutex_init(&run->prefetch_lock, NULL);
+	run->prefetched = 0;
 	rc = bale_stream_feed_start(&run->feed, run->walk, run->order,
 	    run->first, bale_walk_count(run->walk), window, &p->err);
 	if (rc != BALE_OK) {
 		bale_reorder_free(run->ro);
 		run->ro = NULL;
+		pthread_mutex_destroy(&run->prefetch_lock);
 		return rc;
 	}
 	for (; started < run->threads; started++) {
@@ -379,5 +383,6 @@ int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 		pipe_sample_free(bale_reorder_leftover(run->ro, i));
 	bale_reorder_free(run->ro);
 	run->ro = NULL;
+	pthread_mutex_destroy(&run->prefetch_lock);
 	return rc;
 }

@@ -3,6 +3,7 @@
  *   pipeline.c        the public calls; setting a run up, tearing it down
  *   pipe_transfer.c   the workers (read, encode, checksum) and the writing
  *                     side (samples in order to every writer)
+ *   pipe_prefetch.c   read-ahead in an archive's order
  *   pipe_writers.c    the writers: the format list, option routing,
  *                     finishing and publishing
  *   pipe_journal.c    the resume journal: reading it, following the
@@ -20,6 +21,7 @@
 #include "walk.h"
 #include "pipe_tune.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -45,6 +47,8 @@ struct pipe_run {
 	int archive_src;	/* the source is a tar or zip file */
 	struct bale_reorder *ro;
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
+	pthread_mutex_t prefetch_lock;
+	uint64_t prefetched;	/* read ahead up to this position */
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
 	unsigned threads;	/* reader threads started */
@@ -99,6 +103,12 @@ int pipe_stopped(struct bale_pipeline *p);
 /** The error of a run stopped on request after @done inputs. */
 int pipe_stop_error(struct bale_pipeline *p, const struct pipe_run *run,
     uint64_t done);
+
+/* pipe_prefetch.c */
+
+/** A worker took output position run->first + @pos: read ahead what
+ *  follows, for an archive source read in place. */
+void pipe_prefetch(struct pipe_run *run, uint64_t pos);
 
 /* pipe_writers.c */
 

@@ -4,6 +4,7 @@
 #include "bale.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,14 @@
 #define TAR_PREFIX 345
 #define TAR_PREFIX_LEN 155
 
+/* Read ahead of the scan by this much, in steps of half of it. */
+#define TAR_READ_AHEAD ((uint64_t)4 << 20)
+
 struct tar_scan {
 	int fd;
 	uint64_t pos;		/* of the next header */
 	uint64_t end;
+	uint64_t ahead;		/* read ahead up to here */
 	char *name;		/* pending long name (GNU 'L' or pax path) */
 	uint64_t pax_size;
 	int has_pax_size;
@@ -289,6 +294,28 @@ static int tar_header(struct tar_scan *t, const unsigned char *h,
 	return rc;
 }
 
+/* Each header's place is known only once the one before is read: on a
+ * cold cache, one small read after another, each waiting for the disk
+ * (0.70 s for the 10 000 members of a 1 GB tar). Reading ahead of the
+ * scan makes it one sequential read (0.34 s; steps of 2, 8, 16 and 64 MB
+ * gave 0.43, 0.32, 0.55 and 0.72 s), whose data the workers then find
+ * cached (or, for an archive larger than memory, read again: still
+ * cheaper than a disk round trip per member). */
+static void tar_read_ahead(struct tar_scan *t)
+{
+	uint64_t len;
+
+	if (t->pos + TAR_READ_AHEAD / 2 < t->ahead || t->ahead >= t->end)
+		return;
+	if (t->ahead < t->pos)
+		t->ahead = t->pos;
+	len = t->end - t->ahead < TAR_READ_AHEAD ? t->end - t->ahead :
+	    TAR_READ_AHEAD;
+	(void)posix_fadvise(t->fd, (off_t)t->ahead, (off_t)len,
+	    POSIX_FADV_WILLNEED);
+	t->ahead += len;
+}
+
 int bale_tar_scan(int fd, uint64_t start, uint64_t end,
     bale_tar_member_fn fn, void *ctx, struct bale_errbuf *err)
 {
@@ -303,6 +330,7 @@ int bale_tar_scan(int fd, uint64_t start, uint64_t end,
 	t.end = end;
 	t.err = err;
 	while (rc == BALE_OK && t.pos < t.end) {
+		tar_read_ahead(&t);
 		rc = tar_pread(&t, h, sizeof(h), t.pos, &got);
 		if (rc != BALE_OK)
 			break;
