@@ -255,8 +255,3 @@ int bale_tar_stream_read(struct bale_tar_stream *s, unsigned char *buf,
 	}
 	return BALE_OK;
 }
-
-const char *bale_tar_stream_filter(const struct bale_tar_stream *s)
-{
-	return archive_filter_name(s->outer, 0);
-}

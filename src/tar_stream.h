@@ -48,7 +48,4 @@ int bale_tar_stream_scan(int fd, bale_stream_member_fn fn, void *ctx,
 int bale_tar_stream_read(struct bale_tar_stream *s, unsigned char *buf,
     size_t size, struct bale_errbuf *err);
 
-/** The compression of the stream being read ("gzip", ...). */
-const char *bale_tar_stream_filter(const struct bale_tar_stream *s);
-
 #endif
