@@ -51,7 +51,7 @@ static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
 	for (pos = from; pos < total && *n < PREFETCH_SAMPLES &&
 	    bytes < PREFETCH_BYTES; pos++) {
 		if (!bale_walk_member(run->walk, (size_t)run->order[pos], &m) ||
-		    m.method == BALE_WALK_STREAMED)
+		    bale_walk_is_fed(m.method))
 			continue;
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;

@@ -62,11 +62,12 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
 	return BALE_OK;
 }
 
-/* A member of a compressed archive: its bytes, once the feed has them.
- * Every streamed position is taken, skipped or not, so the feed's window
- * moves on. */
-static int pipe_input_streamed(struct pipe_run *run, uint64_t pos,
-    struct bale_input *in)
+/* A member of a compressed archive or a sample of a packed output: its
+ * bytes, once the feed has them, checked against the checksum the
+ * output stored. Every fed position is taken, skipped or not, so the
+ * feed's window moves on. */
+static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
+    const struct bale_walk_member *m, struct bale_input *in)
 {
 	unsigned char *data = NULL;
 	size_t size = 0;
@@ -77,6 +78,13 @@ static int pipe_input_streamed(struct pipe_run *run, uint64_t pos,
 		in->fd = -1;
 		in->data = NULL;
 		return rc;
+	}
+	if (m->has_crc && bale_crc32(data, size) != m->crc) {
+		free(data);
+		in->fd = -1;
+		in->data = NULL;
+		return bale_errbuf_set(&in->err, BALE_EINPUT, "its bytes do not "
+		    "match the checksum the source stored (damaged)");
 	}
 	return bale_input_bytes(in, data, size);
 }
@@ -90,8 +98,8 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 
 	if (!bale_walk_member(run->walk, (size_t)run->order[pos], &m))
 		return bale_input_open(in, run->rootfd, pipe_path(run, pos));
-	if (m.method == BALE_WALK_STREAMED)
-		return pipe_input_streamed(run, pos, in);
+	if (bale_walk_is_fed(m.method))
+		return pipe_input_fed(run, pos, &m, in);
 	return bale_input_member(in, &m);
 }
 

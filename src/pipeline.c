@@ -35,11 +35,13 @@ static int pipe_src_is_archive(const char *src)
 	return stat(src, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
-/* A folder (or a list file's base) or an archive. */
+/* A folder (or a list file's base), an archive, or a packed output. */
 static int pipe_walk_source(struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 
+	if (run->packed_src)
+		return bale_walk_dataset(run->walk, o->src, NULL);
 	if (run->archive_src)
 		return bale_walk_archive(run->walk, o->src);
 	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
@@ -146,7 +148,11 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (o->name && (!*o->name || strchr(o->name, '/')))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
-	run->archive_src = pipe_src_is_archive(o->src);
+	run->packed_src = bale_output_format(o->src) != NULL;
+	run->archive_src = run->packed_src || pipe_src_is_archive(o->src);
+	if (run->packed_src && o->list)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
+		    "cannot select from a packed output");
 	if (run->archive_src && o->list)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file with "
 		    "an archive source is not supported yet");

@@ -44,7 +44,9 @@ struct pipe_run {
 	uint64_t *order;	/* output position -> walk index */
 	uint64_t first;		/* position this run starts at (resume) */
 	int rootfd;		/* the source folder; -1 for an archive */
-	int archive_src;	/* the source is a tar or zip file */
+	int archive_src;	/* the source is a file (or an output), not
+				 * a folder: the walk holds it open */
+	int packed_src;		/* the source is an output bale reads */
 	struct bale_reorder *ro;
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
 	pthread_mutex_t prefetch_lock;

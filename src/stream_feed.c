@@ -1,48 +1,13 @@
 /* stream_feed.c - one thread passes over a compressed tar and hands its
  * members to the workers in a sliding window of their output order. */
-#include "stream_feed.h"
+#include "feed_int.h"
 
 #include "bale.h"
 #include "tar_stream.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-enum feed_state {
-	FEED_EMPTY,		/* not read yet */
-	FEED_READY,		/* bytes in data[] */
-	FEED_FAILED,		/* why[] says why */
-	FEED_TAKEN,
-};
-
-/* A pass ends early once every position is read (not an error). */
-#define FEED_ALL_READ 1
-
-struct bale_stream_feed {
-	int fd;
-	uint64_t first;		/* output position of index 0 */
-	uint64_t count;		/* positions fed */
-	uint64_t *index_of;	/* ordinal -> 1 + index, 0 if not fed */
-	uint64_t nordinals;
-	uint64_t *prefix;	/* bytes of indexes [0, i) */
-	size_t bound;
-	unsigned char **data;
-	char **why;
-	unsigned char *state;
-	uint64_t next;		/* lowest index not taken */
-	uint64_t unread;	/* indexes still FEED_EMPTY */
-	uint64_t held;		/* bytes read and not taken */
-	int missed;		/* this pass left a member for the next */
-	int aborted;
-	pthread_mutex_t lock;
-	pthread_cond_t ready;	/* a member was read (or failed) */
-	pthread_cond_t room;	/* a member was taken */
-	pthread_t thread;
-	int started;
-	struct bale_stream_feed_stats stats;
-};
 
 /* ---- the feeding thread --------------------------------------------- */
 
@@ -54,7 +19,7 @@ static int feed_fits(const struct bale_stream_feed *f, uint64_t i)
 }
 
 /* Under the lock: record how index @i ended; @why is copied. */
-static void feed_settle(struct bale_stream_feed *f, uint64_t i,
+void feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why)
 {
 	if (why) {
@@ -74,7 +39,7 @@ static void feed_settle(struct bale_stream_feed *f, uint64_t i,
 /* Wait (under the lock) until index @i fits, while waiting can help:
  * the first index wanted is read, so a worker will take it.
  * @return 1 if it fits, 0 if it must wait for another pass */
-static int feed_wait_room(struct bale_stream_feed *f, uint64_t i)
+int feed_wait_room(struct bale_stream_feed *f, uint64_t i)
 {
 	while (!feed_fits(f, i) && !f->aborted &&
 	    f->state[f->next] != FEED_EMPTY)
@@ -156,7 +121,7 @@ static void feed_fail_rest(struct bale_stream_feed *f, const char *why)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static double feed_now(void)
+double feed_now(void)
 {
 	struct timespec t;
 
@@ -216,11 +181,14 @@ static int feed_find_stream(const struct bale_walk *w, uint64_t *nord,
 
 static int feed_alloc(struct bale_stream_feed *f)
 {
-	f->index_of = calloc(f->nordinals, sizeof(*f->index_of));
-	f->prefix = calloc(f->count + 1, sizeof(*f->prefix));
-	f->data = calloc(f->count ? f->count : 1, sizeof(*f->data));
-	f->why = calloc(f->count ? f->count : 1, sizeof(*f->why));
-	f->state = calloc(f->count ? f->count : 1, 1);
+	size_t nord = f->nordinals ? (size_t)f->nordinals : 1;
+	size_t n = f->count ? (size_t)f->count : 1;
+
+	f->index_of = calloc(nord, sizeof(*f->index_of));
+	f->prefix = calloc(n + 1, sizeof(*f->prefix));
+	f->data = calloc(n, sizeof(*f->data));
+	f->why = calloc(n, sizeof(*f->why));
+	f->state = calloc(n, 1);
 	return f->index_of && f->prefix && f->data && f->why && f->state ?
 	    BALE_OK : BALE_ENOMEM;
 }
@@ -234,27 +202,19 @@ static void feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
 
 	for (i = 0; i < f->count; i++) {
 		bale_walk_member(w, (size_t)order[f->first + i], &m);
-		f->index_of[m.offset] = i + 1;
+		if (f->fd >= 0)
+			f->index_of[m.offset] = i + 1;
 		f->prefix[i + 1] = f->prefix[i] + m.size;
 	}
 }
 
-int bale_stream_feed_start(struct bale_stream_feed **out,
-    const struct bale_walk *w, const uint64_t *order, uint64_t first,
-    uint64_t n, size_t bound, struct bale_errbuf *err)
+static struct bale_stream_feed *feed_new(int fd, uint64_t nord,
+    uint64_t first, uint64_t n, size_t bound)
 {
-	struct bale_stream_feed *f;
-	uint64_t nord;
-	int fd;
-	int rc;
+	struct bale_stream_feed *f = calloc(1, sizeof(*f));
 
-	*out = NULL;
-	rc = feed_find_stream(w, &nord, &fd, err);
-	if (rc != BALE_OK || fd < 0 || first >= n)
-		return rc;
-	f = calloc(1, sizeof(*f));
 	if (!f)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		return NULL;
 	f->fd = fd;
 	f->first = first;
 	f->count = n - first;
@@ -266,15 +226,54 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	pthread_cond_init(&f->room, NULL);
 	if (feed_alloc(f) != BALE_OK) {
 		bale_stream_feed_free(f, NULL);
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		return NULL;
 	}
+	return f;
+}
+
+/* Set up for the walk's one packed output or compressed tar, then start
+ * the thread that reads it. */
+static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
+    const uint64_t *order, int packed, struct bale_errbuf *err)
+{
+	int rc = BALE_OK;
+
 	feed_map(f, w, order);
-	if (pthread_create(&f->thread, NULL, feed_main, f) != 0) {
-		bale_stream_feed_free(f, NULL);
+	if (packed)
+		rc = feed_packed_open(f, w, order, err);
+	if (rc != BALE_OK)
+		return rc;
+	if (pthread_create(&f->thread, NULL, packed ? feed_packed_main :
+	    feed_main, f) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "cannot start the "
-		    "thread that decompresses the archive");
-	}
+		    "thread that reads the source");
 	f->started = 1;
+	return BALE_OK;
+}
+
+int bale_stream_feed_start(struct bale_stream_feed **out,
+    const struct bale_walk *w, const uint64_t *order, uint64_t first,
+    uint64_t n, size_t bound, struct bale_errbuf *err)
+{
+	struct bale_stream_feed *f;
+	const char *format;
+	int packed = bale_walk_dataset_source(w, &format) != NULL;
+	uint64_t nord = 0;
+	int fd = -1;
+	int rc;
+
+	*out = NULL;
+	rc = packed ? BALE_OK : feed_find_stream(w, &nord, &fd, err);
+	if (rc != BALE_OK || (fd < 0 && !packed) || first >= n)
+		return rc;
+	f = feed_new(fd, nord, first, n, bound);
+	if (!f)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	rc = feed_launch(f, w, order, packed, err);
+	if (rc != BALE_OK) {
+		bale_stream_feed_free(f, NULL);
+		return rc;
+	}
 	*out = f;
 	return BALE_OK;
 }
@@ -338,6 +337,8 @@ void bale_stream_feed_free(struct bale_stream_feed *f,
 		free(f->data[i]);
 	for (i = 0; f->why && i < f->count; i++)
 		free(f->why[i]);
+	bale_reader_free(f->reader);
+	free(f->sample_of);
 	free(f->index_of);
 	free(f->prefix);
 	free(f->data);

@@ -1,4 +1,5 @@
-/* stream_feed.h - the samples of a compressed tar for the workers.
+/* stream_feed.h - the samples of a compressed tar, or of a packed output
+ * read as the source, for the workers.
  *
  * A compressed stream cannot be read at offsets, and its order is not
  * torchvision's: one thread decompresses it front to back and keeps the
@@ -7,6 +8,8 @@
  * early to fit is left for another pass over the stream; a member met
  * while its turn is near waits for room instead. So an archive in sorted
  * order takes one pass, and one in any order about its size / @bound.
+ * A packed output (bale_walk_dataset) is read by one reader in output
+ * order, within the same bound: one pass, whatever the order.
  */
 #ifndef BALE_STREAM_FEED_H
 #define BALE_STREAM_FEED_H
@@ -19,16 +22,17 @@
 struct bale_stream_feed;
 
 struct bale_stream_feed_stats {
-	unsigned passes;	/* over the stream, the walk's not counted */
+	unsigned passes;	/* over the source, the walk's not counted */
 	double seconds;		/* the feeding thread's time */
 	uint64_t peak_bytes;	/* most member bytes held at once */
 };
 
 /** Start feeding output positions [@first, @n) (walk index
- *  @order[pos]) when the walk has streamed samples; *@out stays NULL
- *  when it has none.
+ *  @order[pos]) when the walk has streamed or packed samples; *@out
+ *  stays NULL when it has none.
  *  @return BALE_OK, BALE_ENOMEM, BALE_ENOTSUP (several compressed
- *  archives) with @err set */
+ *  archives), BALE_EINPUT (the packed output no longer opens), with
+ *  @err set */
 int bale_stream_feed_start(struct bale_stream_feed **out,
     const struct bale_walk *w, const uint64_t *order, uint64_t first,
     uint64_t n, size_t bound, struct bale_errbuf *err);

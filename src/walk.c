@@ -494,6 +494,8 @@ void bale_walk_free(struct bale_walk *w)
 		close(w->archives[i]);
 	free(w->archives);
 	free(w->members);
+	free(w->dataset);
+	free(w->dataset_format);
 	walk_classes_release(&w->found);
 	free(w);
 }

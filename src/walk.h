@@ -46,17 +46,38 @@ int bale_walk_list(struct bale_walk *w, const char *root, const char *list);
  *  BALE_EIO, BALE_ENOMEM */
 int bale_walk_archive(struct bale_walk *w, const char *path);
 
+/** Collect the samples of the output bale (or Caffe) packed at @path,
+ *  as its reader (@format, NULL: recognised by content) gives them: in
+ *  its order, with its labels, class names and source paths.
+ *  @return BALE_OK, BALE_EINPUT (unreadable), BALE_ENOMEM */
+int bale_walk_dataset(struct bale_walk *w, const char *path,
+    const char *format);
+
+/** The packed output a dataset walk read (NULL: none), its format in
+ *  *@format: the feed opens its own reader on it. */
+const char *bale_walk_dataset_source(const struct bale_walk *w,
+    const char **format);
+
 /** How an archive member is stored. */
 #define BALE_WALK_STORED 0
 #define BALE_WALK_DEFLATED 8
 #define BALE_WALK_STREAMED (-1)	/* compressed tar: @offset is the
 					 * member's ordinal in the stream */
+#define BALE_WALK_PACKED (-2)	/* a packed output's sample: @offset is
+					 * its index there, @fd is -1 */
+
+/** 1 when samples stored by @method come from the feed (stream_feed.h)
+ *  rather than from reads at offsets. */
+static inline int bale_walk_is_fed(int method)
+{
+	return method < 0;
+}
 
 /* Where an archive member's bytes lie. */
 struct bale_walk_member {
 	int fd;			/* the archive (owned by the walk) */
 	int method;		/* BALE_WALK_STORED or _DEFLATED */
-	int has_crc;		/* check @crc (zip) after reading */
+	int has_crc;		/* check @crc (zip, packed) after reading */
 	uint32_t crc;
 	uint64_t offset;
 	uint64_t size;		/* bytes once read */

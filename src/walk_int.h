@@ -44,6 +44,7 @@ struct bale_walk {
 	size_t capnotes;
 	char **classes;
 	size_t nclasses;
+	size_t capclasses;	/* dataset walks grow @classes */
 	int rootfd;
 	int *archives;		/* open archive files items point into */
 	size_t narchives;
@@ -51,6 +52,8 @@ struct bale_walk {
 	struct bale_walk_member *members;	/* where archive samples lie */
 	size_t nmembers;
 	size_t capmembers;
+	char *dataset;		/* a packed output read as the source */
+	char *dataset_format;
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until walk_members_finish() */
 	struct bale_errbuf err;

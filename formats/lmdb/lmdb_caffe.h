@@ -23,7 +23,9 @@ struct lmdb_caffe_frame {
 void lmdb_caffe_frame(struct lmdb_caffe_frame *f, size_t size, int64_t label);
 
 /** Find the data and the label in the Datum @p[0..n). A missing label
- *  leaves *label as it was. @return 0, or -1 if it is not a Datum */
+ *  leaves *label as it was. @return 0, -1 if it is not a Datum, -2 if
+ *  its data are raw pixels (channels x height x width, not encoded: what
+ *  convert_imageset writes without --encoded) rather than an image file */
 int lmdb_caffe_parse(const unsigned char *p, size_t n,
     const unsigned char **data, size_t *size, int64_t *label);
 

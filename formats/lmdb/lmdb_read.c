@@ -204,8 +204,13 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 		return lmdb_rfail(r, key, err);
 	if (!lmdb_env_holds(st->e, &v))
 		return lmdb_env_outside(r, key);
-	if (lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
-	    &out->label) != 0)
+	err = lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
+	    &out->label);
+	if (err == -2)
+		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' holds raw "
+		    "pixels (a Caffe Datum not encoded), not an image file",
+		    key);
+	if (err != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
 		    "Caffe Datum", key);
 	data.mv_data = (void *)p;
@@ -239,7 +244,7 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	if (!lmdb_env_holds(st->e, &v))
 		return lmdb_env_outside(r, key);
 	if (st->e->caffe ? lmdb_caffe_parse(v.mv_data, v.mv_size, &data, &n,
-	    label) != 0 : bale_meta_label(v.mv_data, v.mv_size, label) != 0)
+	    label) == -1 : bale_meta_label(v.mv_data, v.mv_size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
 	return BALE_OK;

@@ -1,0 +1,69 @@
+/* feed_int.h - what the two producers of the feed share: stream_feed.c
+ * (passes over a compressed tar, and the feed itself) and feed_packed.c
+ * (the samples of a packed output, read in output order). */
+#ifndef BALE_FEED_INT_H
+#define BALE_FEED_INT_H
+
+#include "stream_feed.h"
+
+#include <pthread.h>
+
+enum feed_state {
+	FEED_EMPTY,		/* not read yet */
+	FEED_READY,		/* bytes in data[] */
+	FEED_FAILED,		/* why[] says why */
+	FEED_TAKEN,
+};
+
+/* A pass ends early once every position is read (not an error). */
+#define FEED_ALL_READ 1
+
+struct bale_reader;
+
+struct bale_stream_feed {
+	int fd;			/* a compressed tar's, or -1 */
+	struct bale_reader *reader;	/* or a packed output's */
+	uint64_t *sample_of;	/* packed: index -> sample there */
+	uint64_t first;		/* output position of index 0 */
+	uint64_t count;		/* positions fed */
+	uint64_t *index_of;	/* ordinal -> 1 + index, 0 if not fed */
+	uint64_t nordinals;
+	uint64_t *prefix;	/* bytes of indexes [0, i) */
+	size_t bound;
+	unsigned char **data;
+	char **why;
+	unsigned char *state;
+	uint64_t next;		/* lowest index not taken */
+	uint64_t unread;	/* indexes still FEED_EMPTY */
+	uint64_t held;		/* bytes read and not taken */
+	int missed;		/* this pass left a member for the next */
+	int aborted;
+	pthread_mutex_t lock;
+	pthread_cond_t ready;	/* a member was read (or failed) */
+	pthread_cond_t room;	/* a member was taken */
+	pthread_t thread;
+	int started;
+	struct bale_stream_feed_stats stats;
+};
+
+/* Under the lock: record how index @i ended; @why is copied. */
+void feed_settle(struct bale_stream_feed *f, uint64_t i,
+    unsigned char *data, const char *why);
+
+/* Wait (under the lock) until index @i fits, while waiting can help.
+ * @return 1 if it fits, 0 if it must wait for another pass */
+int feed_wait_room(struct bale_stream_feed *f, uint64_t i);
+
+double feed_now(void);
+
+/* feed_packed.c */
+
+/** Open the feed's reader on the walk's packed output and map indexes
+ *  to its samples. @return BALE_OK, or a failure with @err set */
+int feed_packed_open(struct bale_stream_feed *f, const struct bale_walk *w,
+    const uint64_t *order, struct bale_errbuf *err);
+
+/** The thread: read every index in turn. */
+void *feed_packed_main(void *arg);
+
+#endif

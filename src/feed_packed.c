@@ -1,0 +1,88 @@
+/* feed_packed.c - the samples of a packed output read as the source,
+ * fed in output order by one reader: the backends' readers are one per
+ * thread, and the bytes go straight into memory the workers then own. */
+#include "feed_int.h"
+
+#include "bale.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int feed_packed_open(struct bale_stream_feed *f, const struct bale_walk *w,
+    const uint64_t *order, struct bale_errbuf *err)
+{
+	struct bale_walk_member m;
+	const char *format;
+	const char *path = bale_walk_dataset_source(w, &format);
+	uint64_t i;
+	int rc;
+
+	f->sample_of = malloc((f->count ? f->count : 1) *
+	    sizeof(*f->sample_of));
+	if (!f->sample_of || bale_reader_new(&f->reader) != BALE_OK)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	for (i = 0; i < f->count; i++) {
+		bale_walk_member(w, (size_t)order[f->first + i], &m);
+		f->sample_of[i] = m.offset;
+	}
+	rc = bale_reader_open(f->reader, format, path);
+	if (rc == BALE_ENOMEM)
+		return bale_errbuf_set(err, rc, "no memory");
+	if (rc != BALE_OK)
+		return bale_errbuf_set(err, BALE_EINPUT, "'%s': %s", path,
+		    bale_reader_errmsg(f->reader));
+	return BALE_OK;
+}
+
+/* bale_reader_set_dest: the sample's own malloc'd memory. */
+static void *feed_packed_dest(void *ctx, size_t size)
+{
+	unsigned char **buf = ctx;
+
+	*buf = malloc(size ? size : 1);
+	return *buf;
+}
+
+/* Read index @i (its turn has come, or it fits the bound). */
+static void feed_packed_read(struct bale_stream_feed *f, uint64_t i)
+{
+	unsigned char *buf = NULL;
+	const char *why = NULL;
+	struct bale_blob b;
+	int rc;
+
+	bale_reader_set_dest(f->reader, feed_packed_dest, &buf);
+	rc = bale_reader_get(f->reader, f->sample_of[i], &b);
+	if (rc == BALE_ENOMEM)
+		why = "no memory for the sample";
+	else if (rc != BALE_OK)
+		why = bale_reader_errmsg(f->reader);
+	else if (b.size != f->prefix[i + 1] - f->prefix[i])
+		why = "the sample changed size since the output was listed";
+	if (why) {
+		free(buf);
+		buf = NULL;
+	}
+	pthread_mutex_lock(&f->lock);
+	feed_settle(f, i, buf, why);
+	pthread_mutex_unlock(&f->lock);
+}
+
+void *feed_packed_main(void *arg)
+{
+	struct bale_stream_feed *f = arg;
+	double t0 = feed_now();
+	uint64_t i;
+	int go = 1;
+
+	f->stats.passes = 1;
+	for (i = 0; go && i < f->count; i++) {
+		pthread_mutex_lock(&f->lock);
+		go = feed_wait_room(f, i);
+		pthread_mutex_unlock(&f->lock);
+		if (go)
+			feed_packed_read(f, i);
+	}
+	f->stats.seconds = feed_now() - t0;
+	return NULL;
+}

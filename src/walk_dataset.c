@@ -1,0 +1,165 @@
+/* walk_dataset.c - a packed output (bale's LMDB, HDF5 or WebDataset
+ * shard list, or a Caffe-layout LMDB) as the source: its samples in its
+ * own order, with its labels, class names and the source paths it
+ * recorded. The walk reads each sample once to learn its path and size;
+ * the feed (stream_feed.h) reads the bytes again, in output order, with
+ * a reader of its own. */
+#include "walk_int.h"
+
+#include "bale.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Labels above this are refused: a label is an index into the class
+ * list every format writes, so a wild one would make it huge. */
+#define DATASET_MAX_LABEL ((int64_t)1 << 24)
+
+/* The "classes" array of the reader's info: at the top (lmdb, hdf5) or
+ * in the "bale" object (wds). NULL when it has none. */
+static const char *dataset_classes_json(const char *info, const char **vend)
+{
+	const char *end = info + strlen(info);
+	const char *bale;
+	const char *bend;
+	const char *v = bale_jsonr_find(info, end, "classes", vend);
+
+	if (v && *v == '[')
+		return v;
+	bale = bale_jsonr_find(info, end, "bale", &bend);
+	v = bale ? bale_jsonr_find(bale, bend, "classes", vend) : NULL;
+	return v && *v == '[' ? v : NULL;
+}
+
+/* Class names from the output's own list (null entries stay NULL). */
+static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
+{
+	const char *info;
+	const char *cur;
+	const char *v;
+	const char *vend;
+	const char *end;
+
+	if (bale_reader_info(r, &info) != BALE_OK || !info)
+		return BALE_OK;
+	cur = dataset_classes_json(info, &end);
+	if (!cur)
+		return BALE_OK;
+	while ((v = bale_jsonr_next(&cur, end, &vend)) != NULL) {
+		if (walk_grow((void **)&w->classes, &w->capclasses,
+		    w->nclasses + 1, sizeof(*w->classes)) != 0)
+			return walk_nomem(w);
+		w->classes[w->nclasses] = *v == '"' ?
+		    bale_jsonr_string(v, vend) : NULL;
+		if (*v == '"' && !w->classes[w->nclasses])
+			return walk_nomem(w);
+		w->nclasses++;
+	}
+	return BALE_OK;
+}
+
+/* Unnamed classes up to @label, so every label indexes the list. */
+static int dataset_cover_label(struct bale_walk *w, int64_t label)
+{
+	while ((int64_t)w->nclasses <= label) {
+		if (walk_grow((void **)&w->classes, &w->capclasses,
+		    w->nclasses + 1, sizeof(*w->classes)) != 0)
+			return walk_nomem(w);
+		w->classes[w->nclasses++] = NULL;
+	}
+	return BALE_OK;
+}
+
+/* Sample @i: its path (the key when the output kept none), label and
+ * size, or a note saying why it cannot be converted. */
+static int dataset_take(struct bale_walk *w, struct bale_reader *r,
+    uint64_t i)
+{
+	struct bale_blob b;
+	struct bale_walk_member m;
+	const char *path;
+	const char *slash;
+	char where[32];
+	int rc = bale_reader_get(r, i, &b);
+
+	snprintf(where, sizeof(where), "sample %" PRIu64, i);
+	if (rc == BALE_ENOMEM)
+		return walk_nomem(w);
+	if (rc != BALE_OK)
+		return walk_add_note(w, BALE_NOTE_SKIPPED, where,
+		    bale_reader_errmsg(r));
+	path = b.path && *b.path ? b.path : b.key;
+	if (b.label < 0 || b.label > DATASET_MAX_LABEL)
+		return walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		    "label outside 0..16777216");
+	if (b.size == 0)
+		return walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		    "empty sample");
+	rc = dataset_cover_label(w, b.label);
+	slash = strrchr(path, '/');
+	if (rc == BALE_OK)
+		rc = walk_add_item(w, path, strlen(path),
+		    slash ? (size_t)(slash - path) : 0, b.label);
+	if (rc != BALE_OK)
+		return rc;
+	memset(&m, 0, sizeof(m));
+	m.fd = -1;
+	m.method = BALE_WALK_PACKED;
+	m.offset = i;
+	m.size = m.csize = b.size;
+	m.has_crc = b.has_crc32;	/* checked when the feed reads it */
+	m.crc = b.crc32;
+	if (walk_grow((void **)&w->members, &w->capmembers, w->nmembers + 1,
+	    sizeof(*w->members)) != 0)
+		return walk_nomem(w);
+	w->members[w->nmembers++] = m;
+	w->items[w->nitems - 1].member = w->nmembers;
+	return BALE_OK;
+}
+
+static int dataset_walk(struct bale_walk *w, struct bale_reader *r,
+    const char *path, const char *format)
+{
+	uint64_t n = 0;
+	uint64_t i;
+	int rc = bale_reader_open(r, format, path);
+
+	if (rc == BALE_OK)
+		rc = bale_reader_count(r, &n);
+	if (rc == BALE_ENOMEM)
+		return walk_nomem(w);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&w->err, BALE_EINPUT, "walk: '%s': %s",
+		    path, bale_reader_errmsg(r));
+	w->dataset = strdup(path);
+	w->dataset_format = strdup(bale_reader_format(r));
+	if (!w->dataset || !w->dataset_format)
+		return walk_nomem(w);
+	rc = dataset_read_classes(w, r);
+	for (i = 0; rc == BALE_OK && i < n; i++)
+		rc = dataset_take(w, r, i);
+	return rc;
+}
+
+int bale_walk_dataset(struct bale_walk *w, const char *path,
+    const char *format)
+{
+	struct bale_reader *r;
+	int rc;
+
+	bale_errbuf_clear(&w->err);
+	if (bale_reader_new(&r) != BALE_OK)
+		return walk_nomem(w);
+	rc = dataset_walk(w, r, path, format);
+	bale_reader_free(r);
+	return rc;
+}
+
+const char *bale_walk_dataset_source(const struct bale_walk *w,
+    const char **format)
+{
+	*format = w->dataset_format;
+	return w->dataset;
+}
