@@ -7,6 +7,7 @@
  */
 #include "pipeline.h"
 
+#include "shard_set.h"
 #include "shuffle.h"
 
 #include <errno.h>
@@ -42,6 +43,9 @@ static int pipe_walk_source(struct pipe_run *run)
 
 	if (run->packed_src)
 		return bale_walk_dataset(run->walk, o->src, NULL);
+	if (run->nshards)
+		return bale_walk_shards(run->walk,
+		    (const char *const *)run->shards, run->nshards);
 	if (run->archive_src)
 		return bale_walk_archive(run->walk, o->src);
 	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
@@ -136,12 +140,15 @@ static void pipe_release(struct pipe_run *run)
 	free(run->journal_path);
 	free(run->order);
 	bale_walk_free(run->walk);
+	bale_shard_set_free(run->shards, run->nshards);
 	pipe_tune_release(&run->tune);
 }
 
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
+	int rc;
+
 	if (!o->src || !o->out || !o->formats)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "source, output and format are required");
@@ -149,7 +156,12 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
 	run->packed_src = bale_output_format(o->src) != NULL;
-	run->archive_src = run->packed_src || pipe_src_is_archive(o->src);
+	rc = run->packed_src ? 0 : bale_shard_set(o->src, &run->shards,
+	    &run->nshards, &p->err);
+	if (rc < 0)
+		return rc;
+	run->archive_src = rc == 1 || run->packed_src ||
+	    pipe_src_is_archive(o->src);
 	if (run->packed_src && o->list)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
 		    "cannot select from a packed output");

@@ -47,6 +47,8 @@ struct pipe_run {
 	int archive_src;	/* the source is a file (or an output), not
 				 * a folder: the walk holds it open */
 	int packed_src;		/* the source is an output bale reads */
+	char **shards;		/* or WebDataset shards (shard_set.h) */
+	size_t nshards;
 	struct bale_reorder *ro;
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
 	pthread_mutex_t prefetch_lock;

@@ -119,6 +119,32 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
 	return BALE_OK;
 }
 
+int walk_add_located(struct bale_walk *w, const char *path, size_t dirlen,
+    int64_t label, const struct bale_walk_member *loc)
+{
+	int rc = walk_add_item(w, path, strlen(path), dirlen, label);
+
+	if (rc != BALE_OK)
+		return rc;
+	if (walk_grow((void **)&w->members, &w->capmembers, w->nmembers + 1,
+	    sizeof(*w->members)) != 0)
+		return walk_nomem(w);
+	w->members[w->nmembers++] = *loc;
+	w->items[w->nitems - 1].member = w->nmembers;
+	return BALE_OK;
+}
+
+int walk_cover_label(struct bale_walk *w, int64_t label)
+{
+	while ((int64_t)w->nclasses <= label) {
+		if (walk_grow((void **)&w->classes, &w->capclasses,
+		    w->nclasses + 1, sizeof(*w->classes)) != 0)
+			return walk_nomem(w);
+		w->classes[w->nclasses++] = NULL;
+	}
+	return BALE_OK;
+}
+
 /* 1 if the entry is a folder, following symlinks as os.walk does. */
 static int walk_is_dir(int dirfd, const struct dirent *de)
 {

@@ -46,6 +46,14 @@ int bale_walk_list(struct bale_walk *w, const char *root, const char *list);
  *  BALE_EIO, BALE_ENOMEM */
 int bale_walk_archive(struct bale_walk *w, const char *path);
 
+/** Collect the samples of the WebDataset shards (uncompressed tars) at
+ *  @paths, in that order, grouped by key as webdataset groups them. (A
+ *  single tar with KEY.cls members is read so by bale_walk_archive too.)
+ *  @return BALE_OK, BALE_ENOENT, BALE_EINPUT (a shard unreadable before
+ *  its first member), BALE_ENOTSUP (compressed), BALE_EIO, BALE_ENOMEM */
+int bale_walk_shards(struct bale_walk *w, const char *const *paths,
+    size_t n);
+
 /** Collect the samples of the output bale (or Caffe) packed at @path,
  *  as its reader (@format, NULL: recognised by content) gives them: in
  *  its order, with its labels, class names and source paths.

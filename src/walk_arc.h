@@ -26,6 +26,7 @@ struct arc_scan {
 	struct bale_walk *w;
 	int fd;			/* the archive */
 	int streamed;		/* compressed: read front to back */
+	int wds;		/* a WebDataset shard, whatever it holds */
 	const char *prefix;	/* inner tar: its class */
 	struct arc_entry *ents;
 	size_t nents;
@@ -43,6 +44,15 @@ int arc_take_entries(struct arc_scan *s);
  *  before it, noted; any other error fails the walk. */
 int arc_damaged(struct bale_walk *w, const char *where, int rc,
     int found_any, struct bale_errbuf *err);
+
+/* walk_wds.c */
+
+/** 1 when the listed tar holds WebDataset samples: KEY.cls members. */
+int wds_is_shard(const struct arc_scan *s);
+/** Take the listed members as WebDataset samples, in their order. */
+int wds_take_entries(struct arc_scan *s);
+/** After the last shard: warn of the members not carried over. */
+int wds_note_dropped(struct bale_walk *w);
 
 /* walk_stream.c */
 

@@ -200,10 +200,15 @@ static int arc_is_tar_of_tars(const struct arc_scan *s)
 int arc_take_entries(struct arc_scan *s)
 {
 	const struct arc_entry *e;
-	int nested = arc_is_tar_of_tars(s);
+	int nested;
 	size_t i;
 	int rc = BALE_OK;
 
+	if (s->wds || wds_is_shard(s)) {
+		s->w->keyed = 1;
+		return wds_take_entries(s);
+	}
+	nested = arc_is_tar_of_tars(s);
 	for (i = 0; rc == BALE_OK && i < s->nents; i++) {
 		e = &s->ents[i];
 		if (e->inner_of)
@@ -322,7 +327,9 @@ static int arc_open(struct bale_walk *w, const char *path, uint64_t *size)
 	return BALE_OK;
 }
 
-int bale_walk_archive(struct bale_walk *w, const char *path)
+/* List archive @path and take its members (as WebDataset samples when
+ * @wds, or when it holds them); the walk is finished by the caller. */
+static int arc_walk_one(struct bale_walk *w, const char *path, int wds)
 {
 	struct arc_scan s;
 	uint64_t size = 0;
@@ -334,13 +341,40 @@ int bale_walk_archive(struct bale_walk *w, const char *path)
 	memset(&s, 0, sizeof(s));
 	s.w = w;
 	s.fd = w->archives[w->narchives - 1];
-	bale_errbuf_clear(&w->err);
+	s.wds = wds;
 	rc = arc_detect_and_walk(&s, size, path);
 	free(s.ents);
 	bale_buf_release(&s.names);
-	if (rc == BALE_OK)
-		rc = walk_members_finish(w, path);
 	return rc;
+}
+
+/* WebDataset samples keep their order; their classes are what the
+ * samples said. */
+static int arc_finish(struct bale_walk *w, const char *src)
+{
+	return w->keyed ? wds_note_dropped(w) : walk_members_finish(w, src);
+}
+
+int bale_walk_archive(struct bale_walk *w, const char *path)
+{
+	int rc;
+
+	bale_errbuf_clear(&w->err);
+	rc = arc_walk_one(w, path, 0);
+	return rc == BALE_OK ? arc_finish(w, path) : rc;
+}
+
+int bale_walk_shards(struct bale_walk *w, const char *const *paths,
+    size_t n)
+{
+	size_t i;
+	int rc = BALE_OK;
+
+	bale_errbuf_clear(&w->err);
+	w->keyed = 1;
+	for (i = 0; rc == BALE_OK && i < n; i++)
+		rc = arc_walk_one(w, paths[i], 1);
+	return rc == BALE_OK ? wds_note_dropped(w) : rc;
 }
 
 int bale_walk_member(const struct bale_walk *w, size_t i,

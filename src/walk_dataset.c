@@ -60,18 +60,6 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
 	return BALE_OK;
 }
 
-/* Unnamed classes up to @label, so every label indexes the list. */
-static int dataset_cover_label(struct bale_walk *w, int64_t label)
-{
-	while ((int64_t)w->nclasses <= label) {
-		if (walk_grow((void **)&w->classes, &w->capclasses,
-		    w->nclasses + 1, sizeof(*w->classes)) != 0)
-			return walk_nomem(w);
-		w->classes[w->nclasses++] = NULL;
-	}
-	return BALE_OK;
-}
-
 /* Sample @i: its path (the key when the output kept none), label and
  * size, or a note saying why it cannot be converted. */
 static int dataset_take(struct bale_walk *w, struct bale_reader *r,
@@ -97,11 +85,7 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	if (b.size == 0)
 		return walk_add_note(w, BALE_NOTE_SKIPPED, path,
 		    "empty sample");
-	rc = dataset_cover_label(w, b.label);
-	slash = strrchr(path, '/');
-	if (rc == BALE_OK)
-		rc = walk_add_item(w, path, strlen(path),
-		    slash ? (size_t)(slash - path) : 0, b.label);
+	rc = walk_cover_label(w, b.label);
 	if (rc != BALE_OK)
 		return rc;
 	memset(&m, 0, sizeof(m));
@@ -111,12 +95,9 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	m.size = m.csize = b.size;
 	m.has_crc = b.has_crc32;	/* checked when the feed reads it */
 	m.crc = b.crc32;
-	if (walk_grow((void **)&w->members, &w->capmembers, w->nmembers + 1,
-	    sizeof(*w->members)) != 0)
-		return walk_nomem(w);
-	w->members[w->nmembers++] = m;
-	w->items[w->nitems - 1].member = w->nmembers;
-	return BALE_OK;
+	slash = strrchr(path, '/');
+	return walk_add_located(w, path, slash ? (size_t)(slash - path) : 0,
+	    b.label, &m);
 }
 
 static int dataset_walk(struct bale_walk *w, struct bale_reader *r,

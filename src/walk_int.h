@@ -52,6 +52,9 @@ struct bale_walk {
 	struct bale_walk_member *members;	/* where archive samples lie */
 	size_t nmembers;
 	size_t capmembers;
+	int keyed;		/* WebDataset samples: kept in their order */
+	uint64_t dropped;	/* their members bale does not store */
+	char dropped_ext[16];	/* the first one's extension */
 	char *dataset;		/* a packed output read as the source */
 	char *dataset_format;
 	struct walk_classes found;	/* archives: labels are their ids
@@ -68,6 +71,13 @@ int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
  *  the last item's member). */
 int walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label);
+/** Append a sample whose bytes lie at @loc (an archive member, a
+ *  packed output's sample). */
+int walk_add_located(struct bale_walk *w, const char *path, size_t dirlen,
+    int64_t label, const struct bale_walk_member *loc);
+/** Grow the class list, unnamed, until @label indexes it (sources that
+ *  give labels and maybe names: packed outputs, WebDataset). */
+int walk_cover_label(struct bale_walk *w, int64_t label);
 /** Sort the items in torchvision order (equal paths: archive order). */
 void walk_sort_items(struct bale_walk *w);
 

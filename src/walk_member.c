@@ -173,23 +173,6 @@ static const char *walk_member_refusal(const struct walk_member *m,
 	return walk_storage_refusal(&m->loc, buf, len);
 }
 
-static int walk_add_member(struct bale_walk *w, const struct walk_member *m,
-    const struct bale_buf *path, int64_t label)
-{
-	int rc;
-
-	rc = walk_add_item(w, path->data, path->len,
-	    (size_t)(strrchr(path->data, '/') - path->data), label);
-	if (rc != BALE_OK)
-		return rc;
-	if (walk_grow((void **)&w->members, &w->capmembers, w->nmembers + 1,
-	    sizeof(*w->members)) != 0)
-		return walk_nomem(w);
-	w->members[w->nmembers++] = m->loc;
-	w->items[w->nitems - 1].member = w->nmembers;
-	return BALE_OK;
-}
-
 /* A member at a clean @path: a class and a sample, or a note. */
 static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
     const struct bale_buf *path)
@@ -222,7 +205,8 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 	why = walk_member_refusal(m, buf, sizeof(buf));
 	if (why)
 		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
-	return walk_add_member(w, m, path, label);
+	return walk_add_located(w, path->data,
+	    (size_t)(strrchr(path->data, '/') - path->data), label, &m->loc);
 }
 
 int walk_take_member(struct bale_walk *w, const struct walk_member *m)

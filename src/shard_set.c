@@ -1,0 +1,231 @@
+/* shard_set.c - which sources name a set of WebDataset shards: a folder
+ * holding .tar files and no subfolder (an ImageFolder tree has class
+ * folders), or a brace pattern as webdataset takes it
+ * ("train-{000000..000146}.tar", "{a,b}.tar"). */
+#include "shard_set.h"
+
+#include "bale.h"
+#include "walk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* More names than any dataset has shards: a pattern past it is a typo. */
+#define SHARD_MAX_NAMES 1000000
+
+struct shard_names {
+	char **v;
+	size_t n;
+	size_t cap;
+	int nomem;
+};
+
+static void shard_add(struct shard_names *s, char *name)
+{
+	char **v;
+
+	if (!name || s->nomem) {
+		s->nomem = 1;
+		free(name);
+		return;
+	}
+	if (s->n == s->cap) {
+		v = realloc(s->v, (s->cap ? s->cap * 2 : 64) * sizeof(*v));
+		if (!v) {
+			s->nomem = 1;
+			free(name);
+			return;
+		}
+		s->v = v;
+		s->cap = s->cap ? s->cap * 2 : 64;
+	}
+	s->v[s->n++] = name;
+}
+
+static int shard_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .tar files of folder @dir, sorted; 0 when it has a subfolder (or
+ * no .tar file): then it is not a shard folder. */
+static int shard_folder(const char *dir, struct shard_names *s)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	char *path;
+	int subdir = 0;
+
+	if (!d)
+		return 0;
+	while (!subdir && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			s->nomem = 1;
+			break;
+		}
+		if (stat(path, &st) != 0)
+			st.st_mode = 0;	/* gone, or a broken link */
+		subdir = S_ISDIR(st.st_mode);
+		if (S_ISREG(st.st_mode) &&
+		    bale_walk_is_archive_name(de->d_name))
+			shard_add(s, path);
+		else
+			free(path);
+	}
+	closedir(d);
+	if (subdir)
+		return 0;
+	qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
+	return s->n > 0;
+}
+
+/* "{lo..hi}": the two numbers and the width to pad to (when either is
+ * written with a leading zero). 0 if @body is not such a range. */
+static int shard_range(const char *body, size_t len, long *lo, long *hi,
+    int *width)
+{
+	char buf[64];
+	char *dots;
+	char *end;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, body, len);
+	buf[len] = '\0';
+	dots = strstr(buf, "..");
+	if (!dots || dots == buf)
+		return 0;
+	*dots = '\0';
+	errno = 0;
+	*lo = strtol(buf, &end, 10);
+	if (*end || errno)
+		return 0;
+	*hi = strtol(dots + 2, &end, 10);
+	if (*end || errno || dots[2] == '\0')
+		return 0;
+	*width = (buf[0] == '0' && buf[1]) || (dots[2] == '0' && dots[3]) ?
+	    (int)(strlen(buf) > strlen(dots + 2) ? strlen(buf) :
+	    strlen(dots + 2)) : 0;
+	return 1;
+}
+
+static void shard_expand(struct shard_names *s, const char *done,
+    const char *rest);
+
+/* One alternative of a brace: @head + @alt, then the rest expanded. */
+static void shard_alternative(struct shard_names *s, const char *done,
+    size_t dlen, const char *alt, size_t alen, const char *rest)
+{
+	char *head;
+
+	if (asprintf(&head, "%.*s%.*s", (int)dlen, done, (int)alen, alt) < 0) {
+		s->nomem = 1;
+		return;
+	}
+	shard_expand(s, head, rest);
+	free(head);
+}
+
+static void shard_expand_brace(struct shard_names *s, const char *done,
+    const char *open, const char *close)
+{
+	const char *body = open + 1;
+	size_t len = (size_t)(close - body);
+	size_t dlen = strlen(done);
+	char num[32];
+	long lo, hi, i;
+	int width;
+	const char *c;
+
+	if (shard_range(body, len, &lo, &hi, &width)) {
+		for (i = lo; !s->nomem && s->n <= SHARD_MAX_NAMES;
+		    i += lo <= hi ? 1 : -1) {
+			snprintf(num, sizeof(num), "%0*ld", width, i);
+			shard_alternative(s, done, dlen, num, strlen(num),
+			    close + 1);
+			if (i == hi)
+				break;
+		}
+		return;
+	}
+	for (c = body; !s->nomem && s->n <= SHARD_MAX_NAMES; c++) {
+		const char *comma = memchr(c, ',', (size_t)(close - c));
+		const char *e = comma ? comma : close;
+
+		shard_alternative(s, done, dlen, c, (size_t)(e - c), close + 1);
+		if (!comma)
+			break;
+		c = comma;
+	}
+}
+
+/* Expand the first brace of @rest (after @done, already literal). */
+static void shard_expand(struct shard_names *s, const char *done,
+    const char *rest)
+{
+	const char *open = strchr(rest, '{');
+	const char *close = open ? strchr(open, '}') : NULL;
+	char *head;
+
+	if (s->nomem || s->n > SHARD_MAX_NAMES)
+		return;
+	if (!close) {
+		if (asprintf(&head, "%s%s", done, rest) < 0)
+			head = NULL;
+		shard_add(s, head);
+		return;
+	}
+	if (asprintf(&head, "%s%.*s", done, (int)(open - rest), rest) < 0) {
+		s->nomem = 1;
+		return;
+	}
+	shard_expand_brace(s, head, open, close);
+	free(head);
+}
+
+void bale_shard_set_free(char **paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int bale_shard_set(const char *src, char ***paths, size_t *n,
+    struct bale_errbuf *err)
+{
+	struct shard_names s = { NULL, 0, 0, 0 };
+	struct stat st;
+	int found;
+
+	*paths = NULL;
+	*n = 0;
+	if (stat(src, &st) == 0)
+		found = S_ISDIR(st.st_mode) && shard_folder(src, &s);
+	else if (strchr(src, '{') && strchr(src, '}')) {
+		shard_expand(&s, "", src);
+		found = 1;
+	} else
+		found = 0;
+	if (s.nomem || s.n > SHARD_MAX_NAMES) {
+		bale_shard_set_free(s.v, s.n);
+		return s.nomem ? bale_errbuf_set(err, BALE_ENOMEM, "no memory")
+		    : bale_errbuf_set(err, BALE_EINVAL, "'%s' names over a "
+		    "million shards", src);
+	}
+	if (!found) {
+		bale_shard_set_free(s.v, s.n);
+		return 0;
+	}
+	*paths = s.v;
+	*n = s.n;
+	return 1;
+}

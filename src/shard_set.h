@@ -1,0 +1,19 @@
+/* shard_set.h - a source naming a set of WebDataset shards: a folder of
+ * .tar files (and no subfolder), or a brace pattern. */
+#ifndef BALE_SHARD_SET_H
+#define BALE_SHARD_SET_H
+
+#include "bale_backend.h"
+
+#include <stddef.h>
+
+/** The shards @src names, in order (a folder's sorted by name; a
+ *  pattern's as expanded, left for the walk to find or not).
+ *  @return 1 with *@paths set (free with bale_shard_set_free), 0 when
+ *  @src names no shard set, or BALE_ENOMEM / BALE_EINVAL with @err */
+int bale_shard_set(const char *src, char ***paths, size_t *n,
+    struct bale_errbuf *err);
+
+void bale_shard_set_free(char **paths, size_t n);
+
+#endif
