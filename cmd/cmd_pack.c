@@ -198,9 +198,12 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 		if (c == '?' || pack_flag(a, c, optarg) != 0)
 			return CLI_USAGE;
 	}
-	if (optind != argc - 1)
-		return cli_usage_error("pack", "expected one SRC folder");
+	if (optind >= argc)
+		return cli_usage_error("pack", "expected a SRC folder, archive "
+		    "or output");
 	a->opts.src = argv[optind];
+	if (optind + 1 < argc)	/* argv is NULL-terminated */
+		a->opts.more_srcs = (const char *const *)argv + optind + 1;
 	if (!a->opts.formats)
 		return cli_usage_error("pack", "choose a format with -f");
 	if (!a->opts.out)

@@ -255,6 +255,12 @@ struct bale_pack_opts {
 	const struct bale_encode_opts *encode;	/* NULL: bytes as read */
 	bale_progress_fn progress;	/* called from the writing thread */
 	void *progress_arg;
+	const char *const *more_srcs;	/* further archives packed with
+					 * @src as one dataset (as if all
+					 * were extracted into one folder, in
+					 * this order; WebDataset shards: one
+					 * after another), NULL-terminated;
+					 * NULL: @src alone */
 };
 
 /** The default read-ahead bound of the reorder window. */

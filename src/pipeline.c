@@ -46,6 +46,8 @@ static int pipe_walk_source(struct pipe_run *run)
 	if (run->nshards)
 		return bale_walk_shards(run->walk,
 		    (const char *const *)run->shards, run->nshards);
+	if (run->nsrcs > 1)
+		return bale_walk_archives(run->walk, run->srcs, run->nsrcs);
 	if (run->archive_src)
 		return bale_walk_archive(run->walk, o->src);
 	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
@@ -141,7 +143,45 @@ static void pipe_release(struct pipe_run *run)
 	free(run->order);
 	bale_walk_free(run->walk);
 	bale_shard_set_free(run->shards, run->nshards);
+	free(run->srcs);
 	pipe_tune_release(&run->tune);
+}
+
+static int pipe_check_encode(struct bale_pipeline *p, struct pipe_run *run)
+{
+	if (!run->opts->encode)
+		return BALE_OK;
+	if (bale_encode_cfg_parse(&run->encode_cfg, run->opts->encode,
+	    &p->err) != 0)
+		return p->err.rc;
+	run->encode = &run->encode_cfg;
+	return BALE_OK;
+}
+
+/* Several sources: archives all, listed in one array with @src first. */
+static int pipe_check_sources(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const struct bale_pack_opts *o = run->opts;
+	size_t n = 1;
+
+	while (o->more_srcs && o->more_srcs[n - 1])
+		n++;
+	if (n == 1)
+		return BALE_OK;
+	run->srcs = malloc(n * sizeof(*run->srcs));
+	if (!run->srcs)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	run->srcs[0] = o->src;
+	memcpy(run->srcs + 1, o->more_srcs, (n - 1) * sizeof(*run->srcs));
+	run->nsrcs = n;
+	for (n = 0; n < run->nsrcs; n++)
+		if (!pipe_src_is_archive(run->srcs[n]))
+			return bale_errbuf_set(&p->err, BALE_EINVAL, "'%s': "
+			    "several sources must all be archive files (tar, "
+			    "compressed tar, zip)", run->srcs[n]);
+	run->archive_src = 1;
+	return o->list ? bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
+	    "with several sources is not supported") : BALE_OK;
 }
 
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
@@ -155,6 +195,9 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (o->name && (!*o->name || strchr(o->name, '/')))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
+	rc = pipe_check_sources(p, run);
+	if (rc != BALE_OK || run->nsrcs > 1)
+		return rc != BALE_OK ? rc : pipe_check_encode(p, run);
 	run->packed_src = bale_output_format(o->src) != NULL;
 	rc = run->packed_src ? 0 : bale_shard_set(o->src, &run->shards,
 	    &run->nshards, &p->err);
@@ -168,12 +211,7 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (run->archive_src && o->list)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file with "
 		    "an archive source is not supported yet");
-	if (!o->encode)
-		return BALE_OK;
-	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)
-		return p->err.rc;
-	run->encode = &run->encode_cfg;
-	return BALE_OK;
+	return pipe_check_encode(p, run);
 }
 
 static void pipe_reset(struct bale_pipeline *p)

@@ -47,6 +47,8 @@ struct pipe_run {
 	int archive_src;	/* the source is a file (or an output), not
 				 * a folder: the walk holds it open */
 	int packed_src;		/* the source is an output bale reads */
+	const char **srcs;	/* several archives: src, then more_srcs */
+	size_t nsrcs;		/* 0 for one source */
 	char **shards;		/* or WebDataset shards (shard_set.h) */
 	size_t nshards;
 	struct bale_reorder *ro;

@@ -46,6 +46,12 @@ int bale_walk_list(struct bale_walk *w, const char *root, const char *list);
  *  BALE_EIO, BALE_ENOMEM */
 int bale_walk_archive(struct bale_walk *w, const char *path);
 
+/** bale_walk_archive() of several archives as one dataset: ImageFolder
+ *  archives as if all were extracted into one folder in this order (a
+ *  later copy of a path wins); WebDataset shards one after another. */
+int bale_walk_archives(struct bale_walk *w, const char *const *paths,
+    size_t n);
+
 /** Collect the samples of the WebDataset shards (uncompressed tars) at
  *  @paths, in that order, grouped by key as webdataset groups them. (A
  *  single tar with KEY.cls members is read so by bale_walk_archive too.)

@@ -357,11 +357,28 @@ static int arc_finish(struct bale_walk *w, const char *src)
 
 int bale_walk_archive(struct bale_walk *w, const char *path)
 {
-	int rc;
+	return bale_walk_archives(w, &path, 1);
+}
+
+int bale_walk_archives(struct bale_walk *w, const char *const *paths,
+    size_t n)
+{
+	size_t i;
+	int keyed = 0;
+	int rc = BALE_OK;
 
 	bale_errbuf_clear(&w->err);
-	rc = arc_walk_one(w, path, 0);
-	return rc == BALE_OK ? arc_finish(w, path) : rc;
+	for (i = 0; rc == BALE_OK && i < n; i++) {
+		rc = arc_walk_one(w, paths[i], 0);
+		if (i == 0)
+			keyed = w->keyed;
+		if (rc == BALE_OK && keyed != w->keyed)
+			rc = bale_errbuf_set(&w->err, BALE_EINVAL, "walk: '%s' "
+			    "and '%s': WebDataset shards and ImageFolder "
+			    "archives cannot make one dataset", paths[0],
+			    paths[i]);
+	}
+	return rc == BALE_OK ? arc_finish(w, paths[0]) : rc;
 }
 
 int bale_walk_shards(struct bale_walk *w, const char *const *paths,

@@ -62,4 +62,30 @@ biggest = max(os.path.getsize(p) for p in paths if os.path.isfile(p))
 assert small["stream_peak_bytes"] <= 4096 + biggest, small
 assert large["stream_peak_bytes"] > small["stream_peak_bytes"], large
 PY
+# several archives, one dataset: as if all were extracted into one folder
+# (a class split between a tar and a zip, the loose file in the zip)
+tar -C "$T/in" -cf "$T/part1.tar" -- -dash 10 9 apple/sub
+"$PY" - "$T/in" "$T/part2.zip" <<'PY'
+import os, sys, zipfile
+root, out = sys.argv[1:3]
+with zipfile.ZipFile(out, "w") as z:
+    for d, _, fs in os.walk(root):
+        for f in fs:
+            rel = os.path.relpath(os.path.join(d, f), root)
+            if not rel.startswith(("-dash/", "10/", "9/", "apple/sub/")):
+                z.write(os.path.join(d, f), rel)
+PY
+run "$BALE" pack "$T/part1.tar" "$T/part2.zip" -f "$formats" -o "$T/parts" -j3
+expect_status 0
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/parts"
+run "$BALE" pack "$T/part1.tar" "$T/in" -f "$formats" -o "$T/mixed"
+expect_status 1
+expect_stderr "several sources must all be archive files"
+gzip -k "$T/part1.tar"
+tar -C "$T/in" -czf "$T/part3.tar.gz" Zebra
+run "$BALE" pack "$T/part1.tar.gz" "$T/part3.tar.gz" -f "$formats" \
+    -o "$T/two-streams"
+expect_status 1
+expect_stderr "several compressed archives in one run are not read yet"
+expect_no_output "$T/two-streams"
 exit 0
