@@ -26,13 +26,16 @@ struct pack_args {
 };
 
 static const char pack_help[] =
-"usage: bale pack SRC -f FORMAT[,FORMAT...] -o OUTDIR [options]\n"
+"usage: bale pack SRC [SRC...] -f FORMAT[,FORMAT...] -o OUTDIR [options]\n"
 "\n"
 "Pack the ImageFolder tree SRC (one subfolder per class) into OUTDIR,\n"
 "reading every input once for all formats: NAME-*.tar (wds), NAME.lmdb\n"
 "(lmdb), NAME.h5 (hdf5). SRC may also be a tar, a tar of per-class tars\n"
 "or a zip, read in place, or a compressed tar (.tar.gz, .tar.xz, ...),\n"
-"streamed within --window (the same rules on member paths).\n"
+"streamed within --window (the same rules on member paths); several\n"
+"archives pack as one dataset. SRC may be an output to convert: bale's\n"
+"LMDB, HDF5 file or shard list, a Caffe LMDB, or WebDataset shards (a\n"
+"folder of .tar files, a brace pattern 'a-{000..009}.tar').\n"
 "\n"
 "  -f, --format LIST     output formats, comma-separated (built: see\n"
 "                        'bale --help')\n"
