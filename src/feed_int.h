@@ -50,6 +50,11 @@ struct bale_stream_feed {
 void feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why);
 
+/* Hand index @i its bytes @data, or fail it with @why (then @data, if
+ * any, is freed); takes the lock. */
+void feed_deliver(struct bale_stream_feed *f, uint64_t i,
+    unsigned char *data, const char *why);
+
 /* Wait (under the lock) until index @i fits, while waiting can help.
  * @return 1 if it fits, 0 if it must wait for another pass */
 int feed_wait_room(struct bale_stream_feed *f, uint64_t i);

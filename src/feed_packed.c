@@ -59,13 +59,7 @@ static void feed_packed_read(struct bale_stream_feed *f, uint64_t i)
 		why = bale_reader_errmsg(f->reader);
 	else if (b.size != f->prefix[i + 1] - f->prefix[i])
 		why = "the sample changed size since the output was listed";
-	if (why) {
-		free(buf);
-		buf = NULL;
-	}
-	pthread_mutex_lock(&f->lock);
-	feed_settle(f, i, buf, why);
-	pthread_mutex_unlock(&f->lock);
+	feed_deliver(f, i, buf, why);
 }
 
 void *feed_packed_main(void *arg)

@@ -36,6 +36,16 @@ void feed_settle(struct bale_stream_feed *f, uint64_t i,
 	pthread_cond_broadcast(&f->ready);
 }
 
+void feed_deliver(struct bale_stream_feed *f, uint64_t i,
+    unsigned char *data, const char *why)
+{
+	if (why)
+		free(data);
+	pthread_mutex_lock(&f->lock);
+	feed_settle(f, i, why ? NULL : data, why);
+	pthread_mutex_unlock(&f->lock);
+}
+
 /* Wait (under the lock) until index @i fits, while waiting can help:
  * the first index wanted is read, so a worker will take it.
  * @return 1 if it fits, 0 if it must wait for another pass */
@@ -61,13 +71,7 @@ static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
 		why = "no memory for the member";
 	else if (bale_tar_stream_read(ts, buf, size, &err) != BALE_OK)
 		why = err.msg;
-	if (why) {
-		free(buf);
-		buf = NULL;
-	}
-	pthread_mutex_lock(&f->lock);
-	feed_settle(f, i, buf, why);
-	pthread_mutex_unlock(&f->lock);
+	feed_deliver(f, i, buf, why);
 }
 
 /* bale_tar_stream_scan callback. */

@@ -15,8 +15,7 @@ import sys
 
 import lmdb
 
-EXTS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff",
-        ".webp")
+from imagefolder import samples
 
 
 def varint(v):
@@ -34,16 +33,6 @@ def field_varint(num, v):
 
 def field_bytes(num, b):
     return varint(num << 3 | 2) + varint(len(b)) + b
-
-
-def samples(root):
-    classes = sorted(e.name for e in os.scandir(root) if e.is_dir())
-    for label, c in enumerate(classes):
-        for d, _, files in sorted(os.walk(os.path.join(root, c),
-                                          followlinks=True)):
-            for f in sorted(files):
-                if f.lower().endswith(EXTS):
-                    yield os.path.relpath(os.path.join(d, f), root), label
 
 
 def main():

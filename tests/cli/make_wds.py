@@ -17,18 +17,7 @@ import sys
 import tarfile
 import zlib
 
-EXTS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff",
-        ".webp")
-
-
-def samples(root):
-    classes = sorted(e.name for e in os.scandir(root) if e.is_dir())
-    for label, c in enumerate(classes):
-        for d, _, files in sorted(os.walk(os.path.join(root, c),
-                                          followlinks=True)):
-            for f in sorted(files):
-                if f.lower().endswith(EXTS):
-                    yield os.path.relpath(os.path.join(d, f), root), label
+from imagefolder import samples
 
 
 def add(tar, name, data):
