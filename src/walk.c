@@ -119,10 +119,12 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
 	return BALE_OK;
 }
 
-int walk_add_located(struct bale_walk *w, const char *path, size_t dirlen,
-    int64_t label, const struct bale_walk_member *loc)
+int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
+    const struct bale_walk_member *loc)
 {
-	int rc = walk_add_item(w, path, strlen(path), dirlen, label);
+	const char *slash = strrchr(path, '/');
+	int rc = walk_add_item(w, path, strlen(path),
+	    slash ? (size_t)(slash - path) : 0, label);
 
 	if (rc != BALE_OK)
 		return rc;

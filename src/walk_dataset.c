@@ -68,7 +68,6 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	struct bale_blob b;
 	struct bale_walk_member m;
 	const char *path;
-	const char *slash;
 	char where[32];
 	int rc = bale_reader_get(r, i, &b);
 
@@ -95,9 +94,7 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	m.size = m.csize = b.size;
 	m.has_crc = b.has_crc32;	/* checked when the feed reads it */
 	m.crc = b.crc32;
-	slash = strrchr(path, '/');
-	return walk_add_located(w, path, slash ? (size_t)(slash - path) : 0,
-	    b.label, &m);
+	return walk_add_located(w, path, b.label, &m);
 }
 
 static int dataset_walk(struct bale_walk *w, struct bale_reader *r,

@@ -73,8 +73,8 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label);
 /** Append a sample whose bytes lie at @loc (an archive member, a
  *  packed output's sample). */
-int walk_add_located(struct bale_walk *w, const char *path, size_t dirlen,
-    int64_t label, const struct bale_walk_member *loc);
+int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
+    const struct bale_walk_member *loc);
 /** Grow the class list, unnamed, until @label indexes it (sources that
  *  give labels and maybe names: packed outputs, WebDataset). */
 int walk_cover_label(struct bale_walk *w, int64_t label);

@@ -205,8 +205,7 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 	why = walk_member_refusal(m, buf, sizeof(buf));
 	if (why)
 		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
-	return walk_add_located(w, path->data,
-	    (size_t)(strrchr(path->data, '/') - path->data), label, &m->loc);
+	return walk_add_located(w, path->data, label, &m->loc);
 }
 
 int walk_take_member(struct bale_walk *w, const struct walk_member *m)

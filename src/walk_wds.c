@@ -211,7 +211,6 @@ static int wds_add_sample(struct bale_walk *w, const struct wds_group *g,
 	const struct arc_entry *e = &g->s->ents[g->image];
 	const char *path = m->path && *m->path ? m->path :
 	    wds_name(g->s, (size_t)g->image);
-	const char *slash = strrchr(path, '/');
 	struct bale_walk_member loc;
 	int rc = wds_name_class(w, m->label, &m->class);
 
@@ -222,8 +221,7 @@ static int wds_add_sample(struct bale_walk *w, const struct wds_group *g,
 	loc.method = BALE_WALK_STORED;
 	loc.offset = e->offset;
 	loc.size = loc.csize = e->size;
-	return walk_add_located(w, path, slash ? (size_t)(slash - path) : 0,
-	    m->label, &loc);
+	return walk_add_located(w, path, m->label, &loc);
 }
 
 static int wds_take_group(struct bale_walk *w, struct wds_group *g)
