@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Labels above this are refused: a label is an index into the class
- * list every format writes, so a wild one would make it huge. */
-#define DATASET_MAX_LABEL ((int64_t)1 << 24)
-
 /* The "classes" array of the reader's info: at the top (lmdb, hdf5) or
  * in the "bale" object (wds). NULL when it has none. */
 static const char *dataset_classes_json(const char *info, const char **vend)
@@ -41,6 +37,8 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
 	const char *v;
 	const char *vend;
 	const char *end;
+	size_t k;
+	int rc;
 
 	if (bale_reader_info(r, &info) != BALE_OK || !info)
 		return BALE_OK;
@@ -48,14 +46,12 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
 	if (!cur)
 		return BALE_OK;
 	while ((v = bale_jsonr_next(&cur, end, &vend)) != NULL) {
-		if (walk_grow((void **)&w->classes, &w->capclasses,
-		    w->nclasses + 1, sizeof(*w->classes)) != 0)
+		k = w->nclasses;
+		rc = walk_cover_label(w, (int64_t)k);
+		if (rc != BALE_OK)
+			return rc;
+		if (*v == '"' && !(w->classes[k] = bale_jsonr_string(v, vend)))
 			return walk_nomem(w);
-		w->classes[w->nclasses] = *v == '"' ?
-		    bale_jsonr_string(v, vend) : NULL;
-		if (*v == '"' && !w->classes[w->nclasses])
-			return walk_nomem(w);
-		w->nclasses++;
 	}
 	return BALE_OK;
 }
@@ -78,7 +74,7 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 		return walk_add_note(w, BALE_NOTE_SKIPPED, where,
 		    bale_reader_errmsg(r));
 	path = b.path && *b.path ? b.path : b.key;
-	if (b.label < 0 || b.label > DATASET_MAX_LABEL)
+	if (b.label < 0 || b.label > WALK_MAX_LABEL)
 		return walk_add_note(w, BALE_NOTE_SKIPPED, path,
 		    "label outside 0..16777216");
 	if (b.size == 0)

@@ -75,6 +75,11 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
  *  packed output's sample). */
 int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
     const struct bale_walk_member *loc);
+/* The highest label a source may give (packed outputs, WebDataset): a
+ * label indexes the class list every format writes, so a wild one
+ * would make that list huge. */
+#define WALK_MAX_LABEL ((int64_t)1 << 24)
+
 /** Grow the class list, unnamed, until @label indexes it (sources that
  *  give labels and maybe names: packed outputs, WebDataset). */
 int walk_cover_label(struct bale_walk *w, int64_t label);

@@ -17,7 +17,6 @@
 
 #define WDS_MAX_CLS 64			/* bytes of a .cls member */
 #define WDS_MAX_JSON ((uint64_t)1 << 20)	/* of a .json member */
-#define WDS_MAX_LABEL ((int64_t)1 << 24)	/* as walk_dataset.c */
 
 /* One sample's members, as a group of listed entries. */
 struct wds_group {
@@ -168,7 +167,7 @@ static void wds_read_json(const struct wds_group *g, struct wds_meta *m)
 		return;
 	v = bale_jsonr_find(json, json + strlen(json), "label", &vend);
 	if (v && bale_jsonr_u64(v, vend, &n) == 0 &&
-	    n <= (uint64_t)WDS_MAX_LABEL) {
+	    n <= (uint64_t)WALK_MAX_LABEL) {
 		m->label = (int64_t)n;
 		m->has_label = 1;
 	}
@@ -188,7 +187,7 @@ static const char *wds_label(const struct wds_group *g, struct wds_meta *m)
 		    "\"label\" in KEY.json)";
 	text = wds_read_small(g->s, (size_t)g->cls, WDS_MAX_CLS);
 	ok = text && bale_meta_label(text, strlen(text), &m->label) == 0 &&
-	    m->label >= 0 && m->label <= WDS_MAX_LABEL;
+	    m->label >= 0 && m->label <= WALK_MAX_LABEL;
 	free(text);
 	return ok ? NULL : "its .cls is not a label in 0..16777216";
 }
