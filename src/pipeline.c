@@ -147,27 +147,14 @@ static void pipe_release(struct pipe_run *run)
 	pipe_tune_release(&run->tune);
 }
 
-static int pipe_check_encode(struct bale_pipeline *p, struct pipe_run *run)
-{
-	if (!run->opts->encode)
-		return BALE_OK;
-	if (bale_encode_cfg_parse(&run->encode_cfg, run->opts->encode,
-	    &p->err) != 0)
-		return p->err.rc;
-	run->encode = &run->encode_cfg;
-	return BALE_OK;
-}
-
 /* Several sources: archives all, listed in one array with @src first. */
-static int pipe_check_sources(struct bale_pipeline *p, struct pipe_run *run)
+static int pipe_several_sources(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	size_t n = 1;
 
-	while (o->more_srcs && o->more_srcs[n - 1])
+	while (o->more_srcs[n - 1])
 		n++;
-	if (n == 1)
-		return BALE_OK;
 	run->srcs = malloc(n * sizeof(*run->srcs));
 	if (!run->srcs)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
@@ -180,13 +167,43 @@ static int pipe_check_sources(struct bale_pipeline *p, struct pipe_run *run)
 			    "several sources must all be archive files (tar, "
 			    "compressed tar, zip)", run->srcs[n]);
 	run->archive_src = 1;
-	return o->list ? bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
-	    "with several sources is not supported") : BALE_OK;
+	return BALE_OK;
+}
+
+/* What the source is: a folder, archives, shards or a packed output. */
+static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const char *src = run->opts->src;
+	int rc;
+
+	if (run->opts->more_srcs && run->opts->more_srcs[0])
+		return pipe_several_sources(p, run);
+	run->packed_src = bale_output_format(src) != NULL;
+	rc = run->packed_src ? 0 : bale_shard_set(src, &run->shards,
+	    &run->nshards, &p->err);
+	if (rc < 0)
+		return rc;
+	run->archive_src = rc == 1 || run->packed_src ||
+	    pipe_src_is_archive(src);
+	return BALE_OK;
+}
+
+/* Why a list file cannot go with this source, or NULL. */
+static const char *pipe_list_refusal(const struct pipe_run *run)
+{
+	if (run->nsrcs > 1)
+		return "a list file with several sources is not supported";
+	if (run->packed_src)
+		return "a list file cannot select from a packed output";
+	if (run->archive_src)
+		return "a list file with an archive source is not supported yet";
+	return NULL;
 }
 
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
+	const char *why;
 	int rc;
 
 	if (!o->src || !o->out || !o->formats)
@@ -195,23 +212,18 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (o->name && (!*o->name || strchr(o->name, '/')))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
-	rc = pipe_check_sources(p, run);
-	if (rc != BALE_OK || run->nsrcs > 1)
-		return rc != BALE_OK ? rc : pipe_check_encode(p, run);
-	run->packed_src = bale_output_format(o->src) != NULL;
-	rc = run->packed_src ? 0 : bale_shard_set(o->src, &run->shards,
-	    &run->nshards, &p->err);
-	if (rc < 0)
+	rc = pipe_classify_source(p, run);
+	if (rc != BALE_OK)
 		return rc;
-	run->archive_src = rc == 1 || run->packed_src ||
-	    pipe_src_is_archive(o->src);
-	if (run->packed_src && o->list)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
-		    "cannot select from a packed output");
-	if (run->archive_src && o->list)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file with "
-		    "an archive source is not supported yet");
-	return pipe_check_encode(p, run);
+	why = o->list ? pipe_list_refusal(run) : NULL;
+	if (why)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
+	if (!o->encode)
+		return BALE_OK;
+	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)
+		return p->err.rc;
+	run->encode = &run->encode_cfg;
+	return BALE_OK;
 }
 
 static void pipe_reset(struct bale_pipeline *p)
