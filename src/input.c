@@ -38,6 +38,7 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 	bale_errbuf_clear(&in->err);
 	in->size = 0;
 	in->is_member = 0;
+	in->crc_known = 0;
 	in->data = NULL;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 	in->fd = openat(dirfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
@@ -59,6 +60,7 @@ int bale_input_member(struct bale_input *in, const struct bale_walk_member *m)
 	bale_errbuf_clear(&in->err);
 	in->fd = -1;
 	in->data = NULL;
+	in->crc_known = 0;
 	in->is_member = 1;
 	in->member = *m;
 	in->size = (size_t)m->size;
@@ -73,6 +75,7 @@ int bale_input_bytes(struct bale_input *in, unsigned char *data,
 	bale_errbuf_clear(&in->err);
 	in->fd = -1;
 	in->is_member = 0;
+	in->crc_known = 0;
 	in->data = data;
 	in->size = size;
 	if (size == 0)

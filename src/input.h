@@ -18,6 +18,9 @@ struct bale_input {
 	struct bale_errbuf err;	/* why a call failed */
 	unsigned char *data;	/* bytes read already (a streamed member),
 				 * for the caller to take; else NULL */
+	int crc_known;		/* @crc is the crc32 of the bytes (checked
+				 * against the one a packed source stored) */
+	uint32_t crc;
 	int is_member;		/* an archive member: @member says where */
 	struct bale_walk_member member;
 };

@@ -71,22 +71,22 @@ static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
 {
 	unsigned char *data = NULL;
 	size_t size = 0;
-	int rc = bale_stream_feed_take(run->feed, pos, &data, &size,
-	    &in->err);
+	int rc;
 
-	if (rc != BALE_OK) {
-		in->fd = -1;
-		in->data = NULL;
+	in->fd = -1;
+	in->data = NULL;
+	rc = bale_stream_feed_take(run->feed, pos, &data, &size, &in->err);
+	if (rc != BALE_OK)
 		return rc;
-	}
 	if (m->has_crc && bale_crc32(data, size) != m->crc) {
 		free(data);
-		in->fd = -1;
-		in->data = NULL;
 		return bale_errbuf_set(&in->err, BALE_EINPUT, "its bytes do not "
 		    "match the checksum the source stored (damaged)");
 	}
-	return bale_input_bytes(in, data, size);
+	rc = bale_input_bytes(in, data, size);
+	in->crc_known = m->has_crc;	/* checked: not computed again */
+	in->crc = m->crc;
+	return rc;
 }
 
 /* Open the input at output position @pos: a file, or an archive member.
@@ -147,7 +147,7 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 			return NULL;
 		}
 	}
-	s->crc = bale_crc32(s->data, s->size);
+	s->crc = !enc && in.crc_known ? in.crc : bale_crc32(s->data, s->size);
 	return s;
 out_skip:
 	bale_errbuf_copy(&s->why, &in.err);
