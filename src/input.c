@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int input_skip(struct bale_input *in, const char *what, int err)
+int bale_input_skip(struct bale_input *in, const char *what, int err)
 {
 	bale_input_close(in);
 	if (err)
@@ -25,10 +25,10 @@ static int input_open_failed(struct bale_input *in, int dirfd,
 
 	if (err == ENOENT && fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0
 	    && S_ISLNK(st.st_mode))
-		return input_skip(in, "broken symlink", 0);
+		return bale_input_skip(in, "broken symlink", 0);
 	if (err == ELOOP)
-		return input_skip(in, "symlink loop", 0);
-	return input_skip(in, "cannot open", err);
+		return bale_input_skip(in, "symlink loop", 0);
+	return bale_input_skip(in, "cannot open", err);
 }
 
 int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
@@ -46,11 +46,11 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 	if (in->fd < 0)
 		return input_open_failed(in, dirfd, rel, errno);
 	if (fstat(in->fd, &st) != 0)
-		return input_skip(in, "cannot stat", errno);
+		return bale_input_skip(in, "cannot stat", errno);
 	if (!S_ISREG(st.st_mode))
-		return input_skip(in, "not a regular file", 0);
+		return bale_input_skip(in, "not a regular file", 0);
 	if (st.st_size == 0)
-		return input_skip(in, "empty file (0 bytes)", 0);
+		return bale_input_skip(in, "empty file (0 bytes)", 0);
 	in->size = (size_t)st.st_size;
 	return BALE_OK;
 }
@@ -65,7 +65,7 @@ int bale_input_member(struct bale_input *in, const struct bale_walk_member *m)
 	in->member = *m;
 	in->size = (size_t)m->size;
 	if (m->size == 0)
-		return input_skip(in, "empty file (0 bytes)", 0);
+		return bale_input_skip(in, "empty file (0 bytes)", 0);
 	return BALE_OK;
 }
 
@@ -79,7 +79,7 @@ int bale_input_bytes(struct bale_input *in, unsigned char *data,
 	in->data = data;
 	in->size = size;
 	if (size == 0)
-		return input_skip(in, "empty file (0 bytes)", 0);
+		return bale_input_skip(in, "empty file (0 bytes)", 0);
 	return BALE_OK;
 }
 
@@ -96,13 +96,13 @@ int bale_input_read(struct bale_input *in, unsigned char *buf)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return input_skip(in, "read error", errno);
+			return bale_input_skip(in, "read error", errno);
 		if (n == 0)
-			return input_skip(in, "file shrank while being read", 0);
+			return bale_input_skip(in, "file shrank while being read", 0);
 		got += (size_t)n;
 	}
 	if (read(in->fd, &extra, 1) > 0)
-		return input_skip(in, "file grew while being read", 0);
+		return bale_input_skip(in, "file grew while being read", 0);
 	bale_input_close(in);
 	return BALE_OK;
 }

@@ -39,6 +39,10 @@ int bale_input_member(struct bale_input *in, const struct bale_walk_member *m);
 int bale_input_bytes(struct bale_input *in, unsigned char *data,
     size_t size);
 
+/** Close @in and say why it is skipped: @what, then strerror(@err)
+ *  unless @err is 0. @return BALE_EINPUT */
+int bale_input_skip(struct bale_input *in, const char *what, int err);
+
 /** Read the whole file into @buf (in->size bytes) and close it.
  *  @return BALE_OK, or BALE_EINPUT when the file must be skipped (see
  *  @in->err) */

@@ -12,14 +12,6 @@
 
 #define MEMBER_CHUNK ((size_t)256 << 10)	/* compressed bytes per read */
 
-static int member_skip(struct bale_input *in, const char *what, int err)
-{
-	if (err)
-		return bale_errbuf_set(&in->err, BALE_EINPUT, "%s: %s", what,
-		    strerror(err));
-	return bale_errbuf_set(&in->err, BALE_EINPUT, "%s", what);
-}
-
 /* Read @n bytes at @off; the archive changing under us is a skip. */
 static int member_pread(struct bale_input *in, unsigned char *buf, size_t n,
     uint64_t off)
@@ -27,9 +19,9 @@ static int member_pread(struct bale_input *in, unsigned char *buf, size_t n,
 	size_t got;
 
 	if (bale_file_pread_full(in->member.fd, buf, n, off, &got) != 0)
-		return member_skip(in, "read error in the archive", errno);
+		return bale_input_skip(in, "read error in the archive", errno);
 	if (got < n)
-		return member_skip(in, "the archive shrank while being read",
+		return bale_input_skip(in, "the archive shrank while being read",
 		    0);
 	return BALE_OK;
 }
@@ -54,15 +46,15 @@ static int member_inflate_chunks(struct bale_input *in, z_stream *z,
 		}
 		zrc = inflate(z, Z_NO_FLUSH);
 		if (zrc == Z_BUF_ERROR && z->avail_out == 0)
-			return member_skip(in, "inflates to more than the size "
+			return bale_input_skip(in, "inflates to more than the size "
 			    "the archive declares", 0);
 		if (zrc == Z_BUF_ERROR)
-			return member_skip(in, "compressed data cut short", 0);
+			return bale_input_skip(in, "compressed data cut short", 0);
 	}
 	if (zrc != Z_STREAM_END)
-		return member_skip(in, z->msg ? z->msg : "bad deflate data", 0);
+		return bale_input_skip(in, z->msg ? z->msg : "bad deflate data", 0);
 	if (z->avail_out != 0)
-		return member_skip(in, "inflates to less than the size the "
+		return bale_input_skip(in, "inflates to less than the size the "
 		    "archive declares", 0);
 	return BALE_OK;
 }
@@ -74,15 +66,15 @@ static int member_inflate(struct bale_input *in, unsigned char *buf)
 	int rc;
 
 	if (!chunk)
-		return member_skip(in, "no memory to inflate", 0);
+		return bale_input_skip(in, "no memory to inflate", 0);
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, -MAX_WBITS) != Z_OK) {	/* raw deflate */
 		free(chunk);
-		return member_skip(in, "no memory to inflate", 0);
+		return bale_input_skip(in, "no memory to inflate", 0);
 	}
 	z.next_out = buf;
 	z.avail_out = (uInt)in->size;
-	rc = in->size > UINT_MAX ? member_skip(in, "a deflated member over "
+	rc = in->size > UINT_MAX ? bale_input_skip(in, "a deflated member over "
 	    "4 GiB is not supported", 0) : member_inflate_chunks(in, &z, chunk);
 	inflateEnd(&z);
 	free(chunk);
@@ -96,12 +88,12 @@ int bale_input_read_member(struct bale_input *in, unsigned char *buf)
 	if (in->member.method == BALE_WALK_DEFLATED)
 		rc = member_inflate(in, buf);
 	else if (in->member.csize != in->member.size)
-		rc = member_skip(in, "stored member whose sizes disagree", 0);
+		rc = bale_input_skip(in, "stored member whose sizes disagree", 0);
 	else
 		rc = member_pread(in, buf, in->size, in->member.offset);
 	if (rc == BALE_OK && in->member.has_crc &&
 	    bale_crc32(buf, in->size) != in->member.crc)
-		rc = member_skip(in, "CRC-32 differs from the archive's "
+		rc = bale_input_skip(in, "CRC-32 differs from the archive's "
 		    "(damaged member)", 0);
 	return rc;
 }
