@@ -23,7 +23,7 @@ struct bale_reader;
 struct bale_stream_feed {
 	int fd;			/* a compressed tar's, or -1 */
 	struct bale_reader *reader;	/* or a packed output's */
-	uint64_t *sample_of;	/* packed: index -> sample there */
+	uint64_t *sample_of;	/* packed: index -> sample there; else NULL */
 	uint64_t first;		/* output position of index 0 */
 	uint64_t count;		/* positions fed */
 	uint64_t *index_of;	/* ordinal -> 1 + index, 0 if not fed */
@@ -63,10 +63,10 @@ double feed_now(void);
 
 /* feed_packed.c */
 
-/** Open the feed's reader on the walk's packed output and map indexes
- *  to its samples. @return BALE_OK, or a failure with @err set */
-int feed_packed_open(struct bale_stream_feed *f, const struct bale_walk *w,
-    const uint64_t *order, struct bale_errbuf *err);
+/** Open the feed's reader on the packed output at @path (@format).
+ *  @return BALE_OK, or a failure with @err set */
+int feed_packed_open(struct bale_stream_feed *f, const char *path,
+    const char *format, struct bale_errbuf *err);
 
 /** The thread: read every index in turn. */
 void *feed_packed_main(void *arg);

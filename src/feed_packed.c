@@ -6,25 +6,14 @@
 #include "bale.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-int feed_packed_open(struct bale_stream_feed *f, const struct bale_walk *w,
-    const uint64_t *order, struct bale_errbuf *err)
+int feed_packed_open(struct bale_stream_feed *f, const char *path,
+    const char *format, struct bale_errbuf *err)
 {
-	struct bale_walk_member m;
-	const char *format;
-	const char *path = bale_walk_dataset_source(w, &format);
-	uint64_t i;
 	int rc;
 
-	f->sample_of = malloc((f->count ? f->count : 1) *
-	    sizeof(*f->sample_of));
-	if (!f->sample_of || bale_reader_new(&f->reader) != BALE_OK)
+	if (bale_reader_new(&f->reader) != BALE_OK)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	for (i = 0; i < f->count; i++) {
-		bale_walk_member(w, (size_t)order[f->first + i], &m);
-		f->sample_of[i] = m.offset;
-	}
 	rc = bale_reader_open(f->reader, format, path);
 	if (rc == BALE_ENOMEM)
 		return bale_errbuf_set(err, rc, "no memory");

@@ -183,11 +183,13 @@ static int feed_find_stream(const struct bale_walk *w, uint64_t *nord,
 	return BALE_OK;
 }
 
-static int feed_alloc(struct bale_stream_feed *f)
+static int feed_alloc(struct bale_stream_feed *f, int packed)
 {
 	size_t nord = f->nordinals ? (size_t)f->nordinals : 1;
 	size_t n = f->count ? (size_t)f->count : 1;
 
+	if (packed && !(f->sample_of = calloc(n, sizeof(*f->sample_of))))
+		return BALE_ENOMEM;
 	f->index_of = calloc(nord, sizeof(*f->index_of));
 	f->prefix = calloc(n + 1, sizeof(*f->prefix));
 	f->data = calloc(n, sizeof(*f->data));
@@ -197,7 +199,8 @@ static int feed_alloc(struct bale_stream_feed *f)
 	    BALE_OK : BALE_ENOMEM;
 }
 
-/* Map ordinals to indexes, sum the sizes in output order. */
+/* Map stream ordinals to indexes (or indexes to a packed output's
+ * samples), sum the sizes in output order. */
 static void feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
     const uint64_t *order)
 {
@@ -206,13 +209,15 @@ static void feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
 
 	for (i = 0; i < f->count; i++) {
 		bale_walk_member(w, (size_t)order[f->first + i], &m);
-		if (f->fd >= 0)
+		if (f->sample_of)
+			f->sample_of[i] = m.offset;
+		else
 			f->index_of[m.offset] = i + 1;
 		f->prefix[i + 1] = f->prefix[i] + m.size;
 	}
 }
 
-static struct bale_stream_feed *feed_new(int fd, uint64_t nord,
+static struct bale_stream_feed *feed_new(int fd, int packed, uint64_t nord,
     uint64_t first, uint64_t n, size_t bound)
 {
 	struct bale_stream_feed *f = calloc(1, sizeof(*f));
@@ -228,7 +233,7 @@ static struct bale_stream_feed *feed_new(int fd, uint64_t nord,
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->ready, NULL);
 	pthread_cond_init(&f->room, NULL);
-	if (feed_alloc(f) != BALE_OK) {
+	if (feed_alloc(f, packed) != BALE_OK) {
 		bale_stream_feed_free(f, NULL);
 		return NULL;
 	}
@@ -240,11 +245,13 @@ static struct bale_stream_feed *feed_new(int fd, uint64_t nord,
 static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
     const uint64_t *order, int packed, struct bale_errbuf *err)
 {
+	const char *format;
+	const char *path = bale_walk_dataset_source(w, &format);
 	int rc = BALE_OK;
 
 	feed_map(f, w, order);
 	if (packed)
-		rc = feed_packed_open(f, w, order, err);
+		rc = feed_packed_open(f, path, format, err);
 	if (rc != BALE_OK)
 		return rc;
 	if (pthread_create(&f->thread, NULL, packed ? feed_packed_main :
@@ -270,7 +277,7 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	rc = packed ? BALE_OK : feed_find_stream(w, &nord, &fd, err);
 	if (rc != BALE_OK || (fd < 0 && !packed) || first >= n)
 		return rc;
-	f = feed_new(fd, nord, first, n, bound);
+	f = feed_new(fd, packed, nord, first, n, bound);
 	if (!f)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	rc = feed_launch(f, w, order, packed, err);
