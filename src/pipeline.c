@@ -47,9 +47,10 @@ static int pipe_walk_source(struct pipe_run *run)
 		return bale_walk_shards(run->walk,
 		    (const char *const *)run->shards, run->nshards);
 	if (run->nsrcs > 1)
-		return bale_walk_archives(run->walk, run->srcs, run->nsrcs);
+		return bale_walk_archives(run->walk, run->srcs, run->nsrcs,
+		    o->list);
 	if (run->archive_src)
-		return bale_walk_archive(run->walk, o->src);
+		return bale_walk_archives(run->walk, &o->src, 1, o->list);
 	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
 	    bale_walk_folder(run->walk, o->src);
 }
@@ -191,12 +192,10 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 /* Why a list file cannot go with this source, or NULL. */
 static const char *pipe_list_refusal(const struct pipe_run *run)
 {
-	if (run->nsrcs > 1)
-		return "a list file with several sources is not supported";
 	if (run->packed_src)
 		return "a list file cannot select from a packed output";
-	if (run->archive_src)
-		return "a list file with an archive source is not supported yet";
+	if (run->nshards)
+		return "a list file cannot select from WebDataset shards";
 	return NULL;
 }
 

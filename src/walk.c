@@ -82,22 +82,41 @@ int walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Append a note to @arr, its strings interned in the arena. */
+static int walk_note_into(struct bale_walk *w, struct walk_notes *arr,
+    enum bale_walk_note_kind kind, const char *path, const char *reason)
+{
+	struct walk_note n;
+
+	n.kind = kind;
+	n.path = walk_intern(w, path, strlen(path));
+	n.reason = walk_intern(w, reason, strlen(reason));
+	if (n.path == (size_t)-1 || n.reason == (size_t)-1)
+		return walk_nomem(w);
+	return walk_push_note(w, arr, &n);
+}
+
+int walk_push_note(struct bale_walk *w, struct walk_notes *arr,
+    const struct walk_note *n)
+{
+	if (walk_grow((void **)&arr->v, &arr->cap, arr->n + 1,
+	    sizeof(*arr->v)) != 0)
+		return walk_nomem(w);
+	arr->v[arr->n++] = *n;
+	return BALE_OK;
+}
+
 int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason)
 {
-	struct walk_note *n;
+	return walk_note_into(w, &w->notes, kind, path, reason);
+}
 
-	if (walk_grow((void **)&w->notes, &w->capnotes, w->nnotes + 1,
-	    sizeof(*w->notes)) != 0)
-		return walk_nomem(w);
-	n = &w->notes[w->nnotes];
-	n->kind = kind;
-	n->path = walk_intern(w, path, strlen(path));
-	n->reason = walk_intern(w, reason, strlen(reason));
-	if (n->path == (size_t)-1 || n->reason == (size_t)-1)
-		return walk_nomem(w);
-	w->nnotes++;
-	return BALE_OK;
+int walk_add_refused(struct bale_walk *w, const char *path,
+    const char *reason)
+{
+	return walk_note_into(w, &w->refused, BALE_NOTE_SKIPPED, path,
+	    reason);
 }
 
 int walk_add_item(struct bale_walk *w, const char *path, size_t len,
@@ -394,7 +413,7 @@ int bale_walk_folder(struct bale_walk *w, const char *root)
 
 /* "path<TAB>label" with the label a non-negative decimal integer. */
 static int walk_list_line(struct bale_walk *w, char *line, size_t lineno,
-    int64_t *maxlabel)
+    struct walk_list_reader *r)
 {
 	char *tab = strrchr(line, '\t');
 	char *end;
@@ -411,12 +430,13 @@ static int walk_list_line(struct bale_walk *w, char *line, size_t lineno,
 		return bale_errbuf_set(&w->err, BALE_EINVAL,
 		    "list: line %zu: label '%s' is not an integer in 0..%d",
 		    lineno, tab + 1, INT32_MAX);
-	if (label > *maxlabel)
-		*maxlabel = label;
-	return walk_add_item(w, line, strlen(line), 0, label);
+	if (label > r->maxlabel)
+		r->maxlabel = label;
+	return r->take(w, line, label, r->ctx);
 }
 
-static int walk_read_list(struct bale_walk *w, FILE *f, int64_t *maxlabel)
+static int walk_read_lines(struct bale_walk *w, FILE *f,
+    struct walk_list_reader *r)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -429,7 +449,7 @@ static int walk_read_list(struct bale_walk *w, FILE *f, int64_t *maxlabel)
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
 		if (n > 0)
-			rc = walk_list_line(w, line, lineno, maxlabel);
+			rc = walk_list_line(w, line, lineno, r);
 	}
 	if (rc == BALE_OK && ferror(f))
 		rc = bale_errbuf_set(&w->err, BALE_EIO, "list: read error: %s",
@@ -438,27 +458,42 @@ static int walk_read_list(struct bale_walk *w, FILE *f, int64_t *maxlabel)
 	return rc;
 }
 
-int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
+int walk_read_list(struct bale_walk *w, const char *list,
+    struct walk_list_reader *r)
 {
-	int64_t maxlabel = -1;
-	FILE *f;
+	FILE *f = fopen(list, "r");
 	int rc;
 
-	rc = walk_open_root(w, root);
-	if (rc != BALE_OK)
-		return rc;
-	f = fopen(list, "r");
+	r->maxlabel = -1;
 	if (!f)
 		return bale_errbuf_set(&w->err,
 		    errno == ENOENT ? BALE_ENOENT : BALE_EIO,
 		    "list: cannot open '%s': %s", list, strerror(errno));
-	rc = walk_read_list(w, f, &maxlabel);
+	rc = walk_read_lines(w, f, r);
 	fclose(f);
 	if (rc != BALE_OK)
 		return rc;
-	w->nclasses = (size_t)(maxlabel + 1);
+	/* the labels index a class list with no names */
+	w->nclasses = (size_t)(r->maxlabel + 1);
 	w->classes = calloc(w->nclasses ? w->nclasses : 1, sizeof(char *));
 	return w->classes ? BALE_OK : walk_nomem(w);
+}
+
+/* A listed file below the root: read (or found missing) later. */
+static int walk_take_listed_file(struct bale_walk *w, const char *path,
+    int64_t label, void *ctx)
+{
+	(void)ctx;
+	return walk_add_item(w, path, strlen(path), 0, label);
+}
+
+int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
+{
+	struct walk_list_reader r = { walk_take_listed_file, NULL, -1 };
+	int rc;
+
+	rc = walk_open_root(w, root);
+	return rc == BALE_OK ? walk_read_list(w, list, &r) : rc;
 }
 
 size_t bale_walk_count(const struct bale_walk *w)
@@ -488,15 +523,15 @@ const char *const *bale_walk_classes(const struct bale_walk *w)
 
 size_t bale_walk_nnotes(const struct bale_walk *w)
 {
-	return w->nnotes;
+	return w->notes.n;
 }
 
 void bale_walk_note(const struct bale_walk *w, size_t i,
     enum bale_walk_note_kind *kind, const char **path, const char **reason)
 {
-	*kind = w->notes[i].kind;
-	*path = w->arena.data + w->notes[i].path;
-	*reason = w->arena.data + w->notes[i].reason;
+	*kind = w->notes.v[i].kind;
+	*path = w->arena.data + w->notes.v[i].path;
+	*reason = w->arena.data + w->notes.v[i].reason;
 }
 
 const char *bale_walk_errmsg(const struct bale_walk *w)
@@ -514,7 +549,8 @@ void bale_walk_free(struct bale_walk *w)
 		free(w->classes[i]);
 	free(w->classes);
 	free(w->items);
-	free(w->notes);
+	free(w->notes.v);
+	free(w->refused.v);
 	bale_buf_release(&w->arena);
 	if (w->rootfd >= 0)
 		close(w->rootfd);

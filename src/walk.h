@@ -48,9 +48,12 @@ int bale_walk_archive(struct bale_walk *w, const char *path);
 
 /** bale_walk_archive() of several archives as one dataset: ImageFolder
  *  archives as if all were extracted into one folder in this order (a
- *  later copy of a path wins); WebDataset shards one after another. */
+ *  later copy of a path wins); WebDataset shards one after another.
+ *  With a @list file, its lines name the samples (member paths as
+ *  extraction places them), their order and labels, as bale_walk_list()
+ *  names files below a folder; BALE_EINVAL for WebDataset shards. */
 int bale_walk_archives(struct bale_walk *w, const char *const *paths,
-    size_t n);
+    size_t n, const char *list);
 
 /** Collect the samples of the WebDataset shards (uncompressed tars) at
  *  @paths, in that order, grouped by key as webdataset groups them. (A

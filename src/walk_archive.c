@@ -156,7 +156,7 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 	const char *base = strrchr(name, '/');
 	struct bale_errbuf err;
 	char *class;
-	size_t before = s->w->nitems + s->w->nnotes;
+	size_t before = s->w->nitems + s->w->notes.n;
 	int rc;
 
 	base = base ? base + 1 : name;
@@ -176,7 +176,7 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
 		return rc;
 	return arc_damaged(s->w, name, rc,
-	    s->w->nitems + s->w->nnotes > before, &err);
+	    s->w->nitems + s->w->notes.n > before, &err);
 }
 
 /* A tar of tars: tars among its files, and no image outside them. */
@@ -349,25 +349,33 @@ static int arc_walk_one(struct bale_walk *w, const char *path, int wds)
 }
 
 /* WebDataset samples keep their order; their classes are what the
- * samples said. */
-static int arc_finish(struct bale_walk *w, const char *src)
+ * samples said. A list file picks the samples itself. */
+static int arc_finish(struct bale_walk *w, const char *src,
+    const char *list)
 {
+	if (list && w->keyed)
+		return bale_errbuf_set(&w->err, BALE_EINVAL, "walk: '%s' holds "
+		    "WebDataset samples: a list file cannot select from them",
+		    src);
+	if (list)
+		return walk_list_members(w, list);
 	return w->keyed ? wds_note_dropped(w) : walk_members_finish(w, src);
 }
 
 int bale_walk_archive(struct bale_walk *w, const char *path)
 {
-	return bale_walk_archives(w, &path, 1);
+	return bale_walk_archives(w, &path, 1, NULL);
 }
 
 int bale_walk_archives(struct bale_walk *w, const char *const *paths,
-    size_t n)
+    size_t n, const char *list)
 {
 	size_t i;
 	int keyed = 0;
 	int rc = BALE_OK;
 
 	bale_errbuf_clear(&w->err);
+	w->listed = list != NULL;
 	for (i = 0; rc == BALE_OK && i < n; i++) {
 		rc = arc_walk_one(w, paths[i], 0);
 		if (i == 0)
@@ -378,7 +386,7 @@ int bale_walk_archives(struct bale_walk *w, const char *const *paths,
 			    "archives cannot make one dataset", paths[0],
 			    paths[i]);
 	}
-	return rc == BALE_OK ? arc_finish(w, paths[0]) : rc;
+	return rc == BALE_OK ? arc_finish(w, paths[0], list) : rc;
 }
 
 int bale_walk_shards(struct bale_walk *w, const char *const *paths,

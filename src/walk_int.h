@@ -21,8 +21,14 @@ struct walk_item {
 
 struct walk_note {
 	enum bale_walk_note_kind kind;
-	size_t path;
+	size_t path;		/* arena offsets */
 	size_t reason;
+};
+
+struct walk_notes {
+	struct walk_note *v;
+	size_t n;
+	size_t cap;
 };
 
 /* Class names as an archive walk meets them (any order), by id. */
@@ -39,9 +45,7 @@ struct bale_walk {
 	struct walk_item *items;
 	size_t nitems;
 	size_t capitems;
-	struct walk_note *notes;
-	size_t nnotes;
-	size_t capnotes;
+	struct walk_notes notes;
 	char **classes;
 	size_t nclasses;
 	size_t capclasses;	/* dataset walks grow @classes */
@@ -52,6 +56,10 @@ struct bale_walk {
 	struct bale_walk_member *members;	/* where archive samples lie */
 	size_t nmembers;
 	size_t capmembers;
+	int listed;		/* a list file names the samples: archive
+				 * members are kept by path, for it to pick */
+	struct walk_notes refused;	/* listed: why members cannot be
+					 * read, noted if the list names them */
 	int keyed;		/* WebDataset samples: kept in their order */
 	uint64_t dropped;	/* their members bale does not store */
 	char dropped_ext[16];	/* the first one's extension */
@@ -67,6 +75,12 @@ int walk_nomem(struct bale_walk *w);
 int walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
 int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason);
+/** Append note @n (strings already in the arena) to @arr. */
+int walk_push_note(struct bale_walk *w, struct walk_notes *arr,
+    const struct walk_note *n);
+/** Listed walk: @path cannot be read, for @reason (noted if listed). */
+int walk_add_refused(struct bale_walk *w, const char *path,
+    const char *reason);
 /** Append a sample: a file below the root (an archive walker then sets
  *  the last item's member). */
 int walk_add_item(struct bale_walk *w, const char *path, size_t len,
@@ -83,6 +97,18 @@ int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
 /** Grow the class list, unnamed, until @label indexes it (sources that
  *  give labels and maybe names: packed outputs, WebDataset). */
 int walk_cover_label(struct bale_walk *w, int64_t label);
+/* A list file read line by line: each path and label to @take. */
+struct walk_list_reader {
+	int (*take)(struct bale_walk *w, const char *path, int64_t label,
+	    void *ctx);
+	void *ctx;
+	int64_t maxlabel;	/* the highest label met, -1 for none */
+};
+
+/** Read "PATH<TAB>LABEL" lines of @list into @r->take, then give the
+ *  walk maxlabel + 1 unnamed classes. */
+int walk_read_list(struct bale_walk *w, const char *list,
+    struct walk_list_reader *r);
 /** Sort the items in torchvision order (equal paths: archive order). */
 void walk_sort_items(struct bale_walk *w);
 
@@ -111,9 +137,24 @@ struct walk_member {
 
 /** Turn one member into a sample, a class, or a note. */
 int walk_take_member(struct bale_walk *w, const struct walk_member *m);
+/** Hash of @n bytes at @s (FNV-1a). */
+uint64_t walk_hash(const char *s, size_t n);
+/** @name as extraction would place it: "./" and empty parts dropped, no
+ *  trailing slash, under @prefix when given. 0, or -1 when it would land
+ *  outside the folder (absolute, or a ".." part). */
+int walk_clean_path(struct bale_buf *out, const char *prefix,
+    const char *name);
+/** Note that a later copy of the member at arena offset @path is used. */
+int walk_note_duplicate(struct bale_walk *w, size_t path);
 /** After every member: labels from sorted class names, torchvision
  *  order, the last of duplicate names kept. */
 int walk_members_finish(struct bale_walk *w, const char *src);
 void walk_classes_release(struct walk_classes *c);
+
+/* walk_listed.c */
+
+/** Listed walk, after every member: the samples are the list's lines,
+ *  in its order, with its labels. */
+int walk_list_members(struct bale_walk *w, const char *list);
 
 #endif

@@ -19,7 +19,7 @@
 /* Deflate gives at most about 1032 bytes per byte stored. */
 #define WALK_MAX_DEFLATE_RATIO 1100
 
-static uint64_t walk_hash(const char *s, size_t n)
+uint64_t walk_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 	size_t i;
@@ -83,10 +83,7 @@ void walk_classes_release(struct walk_classes *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* @name as extraction would place it: "./" and empty parts dropped, no
- * trailing slash, under @prefix when given. 0, or -1 when it would land
- * outside the folder (absolute, or a ".." part). */
-static int walk_clean_path(struct bale_buf *out, const char *prefix,
+int walk_clean_path(struct bale_buf *out, const char *prefix,
     const char *name)
 {
 	const char *p = name;
@@ -208,18 +205,41 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 	return walk_add_located(w, path->data, label, &m->loc);
 }
 
+/* Listed walk: every file member is kept by its path for the list to
+ * pick; why one cannot be read is said only if the list names it. */
+static int walk_keep_member(struct bale_walk *w, const struct walk_member *m,
+    const struct bale_buf *path)
+{
+	const char *why;
+	char buf[160];
+
+	if (m->kind == WALK_DIR)
+		return BALE_OK;
+	why = walk_member_refusal(m, buf, sizeof(buf));
+	if (!why && m->nested && bale_walk_is_archive_name(path->data))
+		why = "archive nested more than one level deep (not read)";
+	if (why)
+		return walk_add_refused(w, path->data, why);
+	return walk_add_located(w, path->data, 0, &m->loc);
+}
+
 int walk_take_member(struct bale_walk *w, const struct walk_member *m)
 {
 	struct bale_buf path = BALE_BUF_INIT;
+	int unsafe = walk_clean_path(&path, m->prefix, m->name) != 0;
 	int rc;
 
-	if (walk_clean_path(&path, m->prefix, m->name) != 0)
+	if (unsafe && w->listed)
+		rc = BALE_OK;	/* no list line can name it */
+	else if (unsafe)
 		rc = walk_add_note(w, BALE_NOTE_SKIPPED, m->name,
 		    "unsafe member path (absolute or with '..')");
 	else if (path.failed)
 		rc = walk_nomem(w);
 	else if (path.len == 0)
 		rc = BALE_OK;	/* the archive's own top folder */
+	else if (w->listed)
+		rc = walk_keep_member(w, m, &path);
 	else
 		rc = walk_place_member(w, m, &path);
 	bale_buf_release(&path);
@@ -261,9 +281,7 @@ static int walk_label_classes(struct bale_walk *w)
 	return BALE_OK;
 }
 
-/* Note a duplicate: its path is copied out first, since the note grows
- * the arena the path lives in. */
-static int walk_note_duplicate(struct bale_walk *w, size_t path)
+int walk_note_duplicate(struct bale_walk *w, size_t path)
 {
 	char *copy = strdup(w->arena.data + path);
 	int rc;

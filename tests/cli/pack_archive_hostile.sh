@@ -96,10 +96,4 @@ pack garbage.tar
 expect_stderr "is not a tar, compressed tar or zip archive"
 pack garbage.tar.gz
 expect_stderr "is not a tar, compressed tar or zip archive"
-# a list file cannot name an archive's members yet: refused, not ignored
-printf 'cls/good.jpg\t0\n' >"$T/list.tsv"
-run "$BALE" pack "$T/h/bad.tar" --list "$T/list.tsv" -f "$f" -o "$T/o-list"
-expect_status 1
-expect_stderr "a list file with an archive source is not supported yet"
-expect_no_output "$T/o-list"
 exit 0
