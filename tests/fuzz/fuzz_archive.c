@@ -3,7 +3,9 @@
  * compressed tar or a zip, and every sample the walk found is read, as
  * bale pack's workers read it: in place, or from the stream feed. Checks
  * that member locations stay inside the file and that a member read
- * either fails with a reason or gives exactly its size. */
+ * either fails with a reason or gives exactly its size. Each input is
+ * walked twice: by ImageFolder rules, and through a list file naming
+ * member paths (one twice, one unsafe). */
 #include "bale.h"
 #include "input.h"
 #include "scratch.h"
@@ -74,7 +76,7 @@ static void fuzz_feed(const struct bale_walk *w)
 	free(order);
 }
 
-static void fuzz_walk(const char *path, size_t fsize)
+static void fuzz_walk(const char *path, size_t fsize, const char *list)
 {
 	struct bale_walk_member m;
 	enum bale_walk_note_kind kind;
@@ -84,7 +86,7 @@ static void fuzz_walk(const char *path, size_t fsize)
 
 	if (bale_walk_new(&w) != BALE_OK)
 		abort();
-	if (bale_walk_archive(w, path) == BALE_OK) {
+	if (bale_walk_archives(w, &path, 1, list) == BALE_OK) {
 		for (i = 0; i < bale_walk_nnotes(w); i++) {
 			bale_walk_note(w, i, &kind, &p, &why);
 			if (!why[0])
@@ -107,7 +109,22 @@ static void fuzz_walk(const char *path, size_t fsize)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const char text[] = "a/b.jpg\t0\n./a/b.jpg\t2\nb.jpg\t1\n"
+	    "../x.jpg\t0\nc/d/e.png\t3\n";
+	static char *list;	/* written once; scratch paths do not last */
+	char *archive;
+
+	if (!list) {
+		fuzz_scratch_put("list", (const uint8_t *)text,
+		    sizeof(text) - 1);
+		list = strdup(fuzz_scratch_path("list"));
+	}
 	fuzz_scratch_put("a", data, size);
-	fuzz_walk(fuzz_scratch_path("a"), size);
+	archive = strdup(fuzz_scratch_path("a"));
+	if (!list || !archive)
+		abort();
+	fuzz_walk(archive, size, NULL);
+	fuzz_walk(archive, size, list);
+	free(archive);
 	return 0;
 }
