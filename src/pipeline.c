@@ -66,6 +66,7 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_walk_new(&run->walk);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
+	bale_walk_set_stop(run->walk, &p->stop);
 	rc = pipe_walk_source(run);
 	p->walk_seconds = pipe_since(&run->t0);
 	if (rc != BALE_OK)

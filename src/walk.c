@@ -52,6 +52,20 @@ int bale_walk_new(struct bale_walk **out)
 	return BALE_OK;
 }
 
+void bale_walk_set_stop(struct bale_walk *w, const atomic_int *stop)
+{
+	w->stop = stop;
+}
+
+int walk_stopped(struct bale_walk *w)
+{
+	if (!w->stop || !atomic_load_explicit(w->stop, memory_order_relaxed))
+		return 0;
+	bale_errbuf_set(&w->err, BALE_EINTR, "stopped on request while "
+	    "listing the source; no output was kept");
+	return 1;
+}
+
 int walk_nomem(struct bale_walk *w)
 {
 	return bale_errbuf_set(&w->err, BALE_ENOMEM, "walk: no memory");
@@ -109,6 +123,8 @@ int walk_push_note(struct bale_walk *w, struct walk_notes *arr,
 int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason)
 {
+	if (walk_stopped(w))
+		return BALE_EINTR;
 	return walk_note_into(w, &w->notes, kind, path, reason);
 }
 
@@ -124,6 +140,8 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
 {
 	struct walk_item *it;
 
+	if (walk_stopped(w))
+		return BALE_EINTR;
 	if (walk_grow((void **)&w->items, &w->capitems, w->nitems + 1,
 	    sizeof(*w->items)) != 0)
 		return walk_nomem(w);

@@ -14,6 +14,7 @@
 #ifndef BALE_WALK_H
 #define BALE_WALK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ enum bale_walk_note_kind {
 };
 
 int bale_walk_new(struct bale_walk **out);
+
+/** Stop the walk (BALE_EINTR) once *@stop is set: listing a large
+ *  compressed tar or tree takes minutes, and Ctrl-C must not wait. */
+void bale_walk_set_stop(struct bale_walk *w, const atomic_int *stop);
 
 /** Collect the samples of the ImageFolder tree at @root.
  *  @return BALE_OK, or BALE_ENOENT (no root, no class folder), BALE_EIO,

@@ -50,6 +50,8 @@ int arc_keep_entry(struct arc_scan *s, const char *name,
 {
 	struct arc_entry *e;
 
+	if (walk_stopped(s->w))
+		return BALE_EINTR;
 	if (walk_grow((void **)&s->ents, &s->capents, s->nents + 1,
 	    sizeof(*s->ents)) != 0)
 		return walk_nomem(s->w);

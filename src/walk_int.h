@@ -67,10 +67,13 @@ struct bale_walk {
 	char *dataset_format;
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until walk_members_finish() */
+	const atomic_int *stop;	/* set: the run was asked to stop */
 	struct bale_errbuf err;
 };
 
 int walk_nomem(struct bale_walk *w);
+/** 1 (with BALE_EINTR in the walk's error) once the run must stop. */
+int walk_stopped(struct bale_walk *w);
 /** Make room for @need elements of @elem bytes in *@arr. 0 or -1. */
 int walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
 int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
