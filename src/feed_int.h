@@ -20,14 +20,24 @@ enum feed_state {
 
 struct bale_reader;
 
+/* One compressed tar the feed passes over. */
+struct feed_stream {
+	int fd;
+	uint64_t base;		/* where its ordinals start in index_of */
+	uint64_t nord;		/* its highest ordinal fed + 1 */
+};
+
 struct bale_stream_feed {
-	int fd;			/* a compressed tar's, or -1 */
+	struct feed_stream *streams;	/* compressed tars, in the order
+					 * the output first wants them */
+	size_t nstreams;
 	struct bale_reader *reader;	/* or a packed output's */
 	uint64_t *sample_of;	/* packed: index -> sample there; else NULL */
 	uint64_t first;		/* output position of index 0 */
 	uint64_t count;		/* positions fed */
-	uint64_t *index_of;	/* ordinal -> 1 + index, 0 if not fed */
-	uint64_t nordinals;
+	uint64_t *index_of;	/* stream base + ordinal -> 1 + index, 0 if
+				 * not fed */
+	uint64_t nordinals;	/* of all streams */
 	uint64_t *prefix;	/* bytes of indexes [0, i) */
 	size_t bound;
 	unsigned char **data;
@@ -60,6 +70,14 @@ void feed_deliver(struct bale_stream_feed *f, uint64_t i,
 int feed_wait_room(struct bale_stream_feed *f, uint64_t i);
 
 double feed_now(void);
+
+/* feed_map.c */
+
+/** Fill sample_of (packed) or streams and index_of, the prefix sums and
+ *  the positions not fed (taken from the start).
+ *  @return BALE_OK or BALE_ENOMEM */
+int feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
+    const uint64_t *order);
 
 /* feed_packed.c */
 

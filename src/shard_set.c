@@ -1,5 +1,5 @@
 /* shard_set.c - which sources name a set of WebDataset shards: a folder
- * holding .tar files and no subfolder (an ImageFolder tree has class
+ * holding .tar files (compressed or not) and no subfolder (an ImageFolder tree has class
  * folders), or a brace pattern as webdataset takes it
  * ("train-{000000..000146}.tar", "{a,b}.tar"). */
 #include "shard_set.h"
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* More names than any dataset has shards: a pattern past it is a typo. */
@@ -51,8 +52,24 @@ static int shard_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The .tar files of folder @dir, sorted; 0 when it has a subfolder (or
- * no .tar file): then it is not a shard folder. */
+/* A shard's file name: a tar, compressed or not (webdataset reads both). */
+static int shard_is_name(const char *name)
+{
+	static const char *const exts[] = { ".tar", ".tar.gz", ".tgz",
+	    ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz4" };
+	size_t n = strlen(name);
+	size_t i, k;
+
+	for (i = 0; i < sizeof(exts) / sizeof(*exts); i++) {
+		k = strlen(exts[i]);
+		if (n > k && strcasecmp(name + n - k, exts[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The shard files of folder @dir, sorted; 0 when it has a subfolder (or
+ * no shard): then it is not a shard folder. */
 static int shard_folder(const char *dir, struct shard_names *s)
 {
 	DIR *d = opendir(dir);
@@ -73,8 +90,7 @@ static int shard_folder(const char *dir, struct shard_names *s)
 		if (stat(path, &st) != 0)
 			st.st_mode = 0;	/* gone, or a broken link */
 		subdir = S_ISDIR(st.st_mode);
-		if (S_ISREG(st.st_mode) &&
-		    bale_walk_is_archive_name(de->d_name))
+		if (S_ISREG(st.st_mode) && shard_is_name(de->d_name))
 			shard_add(s, path);
 		else
 			free(path);

@@ -74,19 +74,26 @@ static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
 	feed_deliver(f, i, buf, why);
 }
 
+/* One pass over one stream. */
+struct feed_pass {
+	struct bale_stream_feed *f;
+	const struct feed_stream *s;
+};
+
 /* bale_tar_stream_scan callback. */
 static int feed_member(void *ctx, struct bale_tar_stream *ts,
     const struct bale_stream_member *m)
 {
-	struct bale_stream_feed *f = ctx;
+	struct feed_pass *p = ctx;
+	struct bale_stream_feed *f = p->f;
 	uint64_t i;
 	int keep;
 	int rc;
 
-	if (m->damage || m->ordinal >= f->nordinals ||
-	    !f->index_of[m->ordinal])
+	if (m->damage || m->ordinal >= p->s->nord ||
+	    !f->index_of[p->s->base + m->ordinal])
 		return BALE_OK;
-	i = f->index_of[m->ordinal] - 1;
+	i = f->index_of[p->s->base + m->ordinal] - 1;
 	pthread_mutex_lock(&f->lock);
 	if (f->aborted || f->unread == 0) {
 		rc = f->aborted ? BALE_EINTR : FEED_ALL_READ;
@@ -113,15 +120,43 @@ static int feed_more(struct bale_stream_feed *f)
 	return more;
 }
 
-/* After a pass that ended: every index still unread fails with @why. */
-static void feed_fail_rest(struct bale_stream_feed *f, const char *why)
+/* Under the lock: the index of stream @s's ordinal @o if it is unread,
+ * else UINT64_MAX. */
+static uint64_t feed_unread_at(const struct bale_stream_feed *f,
+    const struct feed_stream *s, uint64_t o)
 {
-	uint64_t i;
+	uint64_t i = f->index_of[s->base + o];
+
+	return i && f->state[i - 1] == FEED_EMPTY ? i - 1 : UINT64_MAX;
+}
+
+/* Does stream @s still hold a member to read? */
+static int feed_stream_pending(struct bale_stream_feed *f,
+    const struct feed_stream *s)
+{
+	uint64_t o;
+	int pending = 0;
 
 	pthread_mutex_lock(&f->lock);
-	for (i = 0; i < f->count && f->unread > 0; i++)
-		if (f->state[i] == FEED_EMPTY)
-			feed_settle(f, i, NULL, why);
+	for (o = 0; !pending && o < s->nord; o++)
+		pending = feed_unread_at(f, s, o) != UINT64_MAX;
+	pthread_mutex_unlock(&f->lock);
+	return pending;
+}
+
+/* After a pass over stream @s that ended (@s NULL: over every stream),
+ * each index it left unread fails with @why. */
+static void feed_fail_rest(struct bale_stream_feed *f,
+    const struct feed_stream *s, const char *why)
+{
+	const struct feed_stream *end = s ? s + 1 : f->streams + f->nstreams;
+	uint64_t i, o;
+
+	pthread_mutex_lock(&f->lock);
+	for (s = s ? s : f->streams; s < end; s++)
+		for (o = 0; o < s->nord; o++)
+			if ((i = feed_unread_at(f, s, o)) != UINT64_MAX)
+				feed_settle(f, i, NULL, why);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -133,25 +168,40 @@ double feed_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* One pass over stream @s: what it cannot give fails with its reason
+ * (the other streams go on). BALE_OK, FEED_ALL_READ or BALE_EINTR. */
+static int feed_pass(struct bale_stream_feed *f, const struct feed_stream *s)
+{
+	struct feed_pass p = { f, s };
+	struct bale_errbuf err;
+	uint64_t met;
+	int rc;
+
+	rc = bale_tar_stream_scan(s->fd, feed_member, &p, &met, &err);
+	if (rc == FEED_ALL_READ || rc == BALE_EINTR || rc == BALE_OK)
+		return rc;
+	feed_fail_rest(f, s, err.msg);
+	return BALE_OK;
+}
+
+/* Passes over the streams that hold members still unread, in turn,
+ * until every member is read or failed. */
 static void *feed_main(void *arg)
 {
 	struct bale_stream_feed *f = arg;
-	struct bale_errbuf err;
 	double t0 = feed_now();
-	uint64_t met;
+	size_t k;
 	int rc = BALE_OK;
 
 	while (rc == BALE_OK && feed_more(f)) {
 		f->missed = 0;
 		f->stats.passes++;
-		rc = bale_tar_stream_scan(f->fd, feed_member, f, &met, &err);
-		if (rc == FEED_ALL_READ || rc == BALE_EINTR)
-			break;
-		if (rc != BALE_OK)
-			feed_fail_rest(f, err.msg);
-		else if (!f->missed)
-			feed_fail_rest(f, "not found when the archive was read "
-			    "again (did it change?)");
+		for (k = 0; rc == BALE_OK && k < f->nstreams; k++)
+			if (feed_stream_pending(f, &f->streams[k]))
+				rc = feed_pass(f, &f->streams[k]);
+		if (rc == BALE_OK && !f->missed)
+			feed_fail_rest(f, NULL, "not found when the archive "
+			    "was read again (did it change?)");
 	}
 	f->stats.seconds = feed_now() - t0;
 	return NULL;
@@ -159,76 +209,30 @@ static void *feed_main(void *arg)
 
 /* ---- setting up, taking, tearing down ------------------------------- */
 
-/* The one archive fd of the streamed samples (-1: none), and the highest
- * ordinal + 1 in *@nord. */
-static int feed_find_stream(const struct bale_walk *w, uint64_t *nord,
-    int *fd, struct bale_errbuf *err)
-{
-	struct bale_walk_member m;
-	size_t i;
-
-	*fd = -1;
-	*nord = 0;
-	for (i = 0; i < bale_walk_count(w); i++) {
-		if (!bale_walk_member(w, i, &m) ||
-		    m.method != BALE_WALK_STREAMED)
-			continue;
-		if (*fd >= 0 && m.fd != *fd)
-			return bale_errbuf_set(err, BALE_ENOTSUP, "several "
-			    "compressed archives in one run are not read yet");
-		*fd = m.fd;
-		if (m.offset + 1 > *nord)
-			*nord = m.offset + 1;
-	}
-	return BALE_OK;
-}
-
 static int feed_alloc(struct bale_stream_feed *f, int packed)
 {
-	size_t nord = f->nordinals ? (size_t)f->nordinals : 1;
 	size_t n = f->count ? (size_t)f->count : 1;
 
 	if (packed && !(f->sample_of = calloc(n, sizeof(*f->sample_of))))
 		return BALE_ENOMEM;
-	f->index_of = calloc(nord, sizeof(*f->index_of));
 	f->prefix = calloc(n + 1, sizeof(*f->prefix));
 	f->data = calloc(n, sizeof(*f->data));
 	f->why = calloc(n, sizeof(*f->why));
 	f->state = calloc(n, 1);
-	return f->index_of && f->prefix && f->data && f->why && f->state ?
+	return f->prefix && f->data && f->why && f->state ?
 	    BALE_OK : BALE_ENOMEM;
 }
 
-/* Map stream ordinals to indexes (or indexes to a packed output's
- * samples), sum the sizes in output order. */
-static void feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
-    const uint64_t *order)
-{
-	struct bale_walk_member m;
-	uint64_t i;
-
-	for (i = 0; i < f->count; i++) {
-		bale_walk_member(w, (size_t)order[f->first + i], &m);
-		if (f->sample_of)
-			f->sample_of[i] = m.offset;
-		else
-			f->index_of[m.offset] = i + 1;
-		f->prefix[i + 1] = f->prefix[i] + m.size;
-	}
-}
-
-static struct bale_stream_feed *feed_new(int fd, int packed, uint64_t nord,
-    uint64_t first, uint64_t n, size_t bound)
+static struct bale_stream_feed *feed_new(int packed, uint64_t first,
+    uint64_t n, size_t bound)
 {
 	struct bale_stream_feed *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
-	f->fd = fd;
 	f->first = first;
 	f->count = n - first;
 	f->unread = f->count;
-	f->nordinals = nord;
 	f->bound = bound;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->ready, NULL);
@@ -240,16 +244,15 @@ static struct bale_stream_feed *feed_new(int fd, int packed, uint64_t nord,
 	return f;
 }
 
-/* Set up for the walk's one packed output or compressed tar, then start
- * the thread that reads it. */
+/* Open the walk's packed output if it is one, then start the thread
+ * that reads the source. */
 static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
-    const uint64_t *order, int packed, struct bale_errbuf *err)
+    int packed, struct bale_errbuf *err)
 {
 	const char *format;
 	const char *path = bale_walk_dataset_source(w, &format);
 	int rc = BALE_OK;
 
-	feed_map(f, w, order);
 	if (packed)
 		rc = feed_packed_open(f, path, format, err);
 	if (rc != BALE_OK)
@@ -269,18 +272,21 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	struct bale_stream_feed *f;
 	const char *format;
 	int packed = bale_walk_dataset_source(w, &format) != NULL;
-	uint64_t nord = 0;
-	int fd = -1;
 	int rc;
 
 	*out = NULL;
-	rc = packed ? BALE_OK : feed_find_stream(w, &nord, &fd, err);
-	if (rc != BALE_OK || (fd < 0 && !packed) || first >= n)
-		return rc;
-	f = feed_new(fd, packed, nord, first, n, bound);
-	if (!f)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = feed_launch(f, w, order, packed, err);
+	if (first >= n)
+		return BALE_OK;
+	f = feed_new(packed, first, n, bound);
+	rc = f ? feed_map(f, w, order) : BALE_ENOMEM;
+	if (rc == BALE_OK && !packed && f->nstreams == 0) {
+		bale_stream_feed_free(f, NULL);	/* nothing to feed */
+		return BALE_OK;
+	}
+	if (rc == BALE_OK)
+		rc = feed_launch(f, w, packed, err);
+	else
+		bale_errbuf_set(err, rc, "no memory");
 	if (rc != BALE_OK) {
 		bale_stream_feed_free(f, NULL);
 		return rc;
@@ -350,6 +356,7 @@ void bale_stream_feed_free(struct bale_stream_feed *f,
 		free(f->why[i]);
 	bale_reader_free(f->reader);
 	free(f->sample_of);
+	free(f->streams);
 	free(f->index_of);
 	free(f->prefix);
 	free(f->data);

@@ -1,4 +1,4 @@
-/* stream_feed.h - the samples of a compressed tar, or of a packed output
+/* stream_feed.h - the samples of compressed tars, or of a packed output
  * read as the source, for the workers.
  *
  * A compressed stream cannot be read at offsets, and its order is not
@@ -8,6 +8,9 @@
  * early to fit is left for another pass over the stream; a member met
  * while its turn is near waits for room instead. So an archive in sorted
  * order takes one pass, and one in any order about its size / @bound.
+ * Several compressed tars are passed over in turn, each only while it
+ * holds a member still unread; members read in place (tar, zip) are the
+ * workers' own, and the window slides past them.
  * A packed output (bale_walk_dataset) is read by one reader in output
  * order, within the same bound: one pass, whatever the order.
  */
@@ -30,9 +33,8 @@ struct bale_stream_feed_stats {
 /** Start feeding output positions [@first, @n) (walk index
  *  @order[pos]) when the walk has streamed or packed samples; *@out
  *  stays NULL when it has none.
- *  @return BALE_OK, BALE_ENOMEM, BALE_ENOTSUP (several compressed
- *  archives), BALE_EINPUT (the packed output no longer opens), with
- *  @err set */
+ *  @return BALE_OK, BALE_ENOMEM, BALE_EINPUT (the packed output no
+ *  longer opens), with @err set */
 int bale_stream_feed_start(struct bale_stream_feed **out,
     const struct bale_walk *w, const uint64_t *order, uint64_t first,
     uint64_t n, size_t bound, struct bale_errbuf *err);

@@ -20,6 +20,9 @@ struct arc_entry {
 				 * in, 0 at the top level */
 	size_t damage;		/* streamed inner tar: 1 + names offset of
 				 * why its listing stopped, 0 if whole */
+	size_t data;		/* streamed: 1 + names offset of its bytes
+				 * (a WebDataset label or JSON, kept as it
+				 * was listed), 0 if not kept */
 };
 
 struct arc_scan {
@@ -51,6 +54,10 @@ int arc_damaged(struct bale_walk *w, const char *where, int rc,
 int wds_is_shard(const struct arc_scan *s);
 /** Take the listed members as WebDataset samples, in their order. */
 int wds_take_entries(struct arc_scan *s);
+/** 1 when a member this size and name is a WebDataset .cls or .json
+ *  small enough to keep as a compressed tar is listed: it cannot be
+ *  read later without another pass. */
+int wds_keeps_text(const char *name, uint64_t size);
 /** After the last shard: warn of the members not carried over. */
 int wds_note_dropped(struct bale_walk *w);
 

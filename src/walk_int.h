@@ -140,6 +140,10 @@ struct walk_member {
 
 /** Turn one member into a sample, a class, or a note. */
 int walk_take_member(struct bale_walk *w, const struct walk_member *m);
+/** Why a member stored as @l says cannot be read (a method bale does
+ *  not read, a bomb), or NULL; @buf may hold the text. */
+const char *walk_storage_refusal(const struct bale_walk_member *l,
+    char *buf, size_t len);
 /** Hash of @n bytes at @s (FNV-1a). */
 uint64_t walk_hash(const char *s, size_t n);
 /** @name as extraction would place it: "./" and empty parts dropped, no

@@ -113,8 +113,7 @@ int walk_clean_path(struct bale_buf *out, const char *prefix,
 	return 0;
 }
 
-/* Why a member stored this way cannot be read, or NULL. */
-static const char *walk_storage_refusal(const struct bale_walk_member *l,
+const char *walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len)
 {
 	if (l->method == BALE_WALK_STREAMED && l->size > WALK_MAX_INFLATED) {

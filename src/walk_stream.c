@@ -26,6 +26,29 @@ static int stream_note_damage(struct stream_list *l, const char *why)
 	return s->names.failed ? walk_nomem(s->w) : BALE_OK;
 }
 
+/* Keep the bytes of the member just listed (a WebDataset label or
+ * JSON): the names buffer holds them, NUL-terminated. One that cannot
+ * be read is not kept; the damage is met again when the stream is. */
+static int stream_keep_text(struct arc_scan *s, struct bale_tar_stream *ts,
+    uint64_t size)
+{
+	struct arc_entry *e = &s->ents[s->nents - 1];
+	struct bale_errbuf err;
+	size_t at = s->names.len;
+
+	bale_buf_zeros(&s->names, (size_t)size + 1);
+	if (s->names.failed)
+		return walk_nomem(s->w);
+	if (bale_tar_stream_read(ts, (unsigned char *)s->names.data + at,
+	    (size_t)size, &err) != BALE_OK) {
+		s->names.len = at;
+		return BALE_OK;
+	}
+	s->names.data[at + size] = '\0';
+	e->data = at + 1;
+	return BALE_OK;
+}
+
 static int stream_keep(void *ctx, struct bale_tar_stream *ts,
     const struct bale_stream_member *m)
 {
@@ -46,6 +69,8 @@ static int stream_keep(void *ctx, struct bale_tar_stream *ts,
 		s->ents[s->nents - 1].inner_of = l->tar;
 	else if (kind == WALK_FILE && bale_walk_is_archive_name(m->name))
 		l->tar = s->nents;
+	if (!m->outer && kind == WALK_FILE && wds_keeps_text(m->name, m->size))
+		return stream_keep_text(s, ts, m->size);
 	return BALE_OK;
 }
 

@@ -2,10 +2,11 @@
  * grouped into samples as the webdataset library groups them (a key is
  * the member path up to the first dot of its base name; consecutive
  * members with one key are one sample), in shard order then member
- * order. A sample is its image member, read in place, with the label
- * its KEY.cls holds (else the "label" of its KEY.json), the path its
- * KEY.json records (else the image member's name) and the class name
- * the JSON gives, as bale's own shards have them. */
+ * order. A sample is its image member, read in place (or streamed, from
+ * a compressed shard), with the label its KEY.cls holds (else the
+ * "label" of its KEY.json), the path its KEY.json records (else the
+ * image member's name) and the class name the JSON gives, as bale's own
+ * shards have them. */
 #include "walk_arc.h"
 
 #include "bale.h"
@@ -120,14 +121,33 @@ static int wds_sort_members(struct bale_walk *w, struct wds_group *g,
 	return rc;
 }
 
+/* A compressed shard's .json is kept whole from the listing pass up to
+ * this size (bale's own are well under 1 KB), so that a hostile stream
+ * of many large ones cannot hold much memory. */
+#define WDS_MAX_STREAM_JSON ((uint64_t)16 << 10)
+
+int wds_keeps_text(const char *name, uint64_t size)
+{
+	const char *ext = wds_ext(name);
+
+	if (!ext)
+		return 0;
+	return (strcasecmp(ext, "cls") == 0 && size <= WDS_MAX_CLS) ||
+	    (strcasecmp(ext, "json") == 0 && size <= WDS_MAX_STREAM_JSON);
+}
+
 /* The bytes of small member @i, NUL-terminated (the caller frees);
- * NULL when it is larger than @max or cannot be read. */
+ * NULL when it is larger than @max or cannot be read (from a compressed
+ * shard: was not kept when listed). */
 static char *wds_read_small(const struct arc_scan *s, size_t i, uint64_t max)
 {
 	const struct arc_entry *e = &s->ents[i];
 	size_t got = 0;
 	char *buf;
 
+	if (s->streamed)
+		return e->data && e->size <= max ?
+		    strdup(s->names.data + e->data - 1) : NULL;
 	if (e->size > max || !(buf = malloc((size_t)e->size + 1)))
 		return NULL;
 	if (bale_file_pread_full(s->fd, buf, (size_t)e->size, e->offset,
@@ -204,29 +224,36 @@ static int wds_name_class(struct bale_walk *w, int64_t label, char **name)
 	return rc;
 }
 
-static int wds_add_sample(struct bale_walk *w, const struct wds_group *g,
-    struct wds_meta *m)
+/* Where the image member lies: at its offset, or its ordinal in a
+ * compressed shard. */
+static void wds_image_loc(const struct wds_group *g,
+    struct bale_walk_member *loc)
 {
 	const struct arc_entry *e = &g->s->ents[g->image];
+
+	memset(loc, 0, sizeof(*loc));
+	loc->fd = g->s->fd;
+	loc->method = g->s->streamed ? BALE_WALK_STREAMED : BALE_WALK_STORED;
+	loc->offset = e->offset;
+	loc->size = loc->csize = e->size;
+}
+
+static int wds_add_sample(struct bale_walk *w, const struct wds_group *g,
+    struct wds_meta *m, const struct bale_walk_member *loc)
+{
 	const char *path = m->path && *m->path ? m->path :
 	    wds_name(g->s, (size_t)g->image);
-	struct bale_walk_member loc;
 	int rc = wds_name_class(w, m->label, &m->class);
 
-	if (rc != BALE_OK)
-		return rc;
-	memset(&loc, 0, sizeof(loc));
-	loc.fd = g->s->fd;
-	loc.method = BALE_WALK_STORED;
-	loc.offset = e->offset;
-	loc.size = loc.csize = e->size;
-	return walk_add_located(w, path, m->label, &loc);
+	return rc == BALE_OK ? walk_add_located(w, path, m->label, loc) : rc;
 }
 
 static int wds_take_group(struct bale_walk *w, struct wds_group *g)
 {
 	struct wds_meta m = { 0, 0, NULL, NULL };
+	struct bale_walk_member loc;
 	char key[512];
+	char buf[160];
 	const char *why;
 	int rc = wds_sort_members(w, g, &why);
 
@@ -241,10 +268,13 @@ static int wds_take_group(struct bale_walk *w, struct wds_group *g)
 		    "or .webp)");
 	if (g->json >= 0)
 		wds_read_json(g, &m);
-	why = g->s->ents[g->image].size == 0 ? "empty file (0 bytes)" :
-	    wds_label(g, &m);
+	wds_image_loc(g, &loc);
+	why = walk_storage_refusal(&loc, buf, sizeof(buf));
+	if (!why)
+		why = loc.size == 0 ? "empty file (0 bytes)" :
+		    wds_label(g, &m);
 	rc = why ? walk_add_note(w, BALE_NOTE_SKIPPED, key, why) :
-	    wds_add_sample(w, g, &m);
+	    wds_add_sample(w, g, &m, &loc);
 	free(m.path);
 	free(m.class);
 	return rc;
@@ -273,10 +303,6 @@ int wds_take_entries(struct arc_scan *s)
 	size_t i = 0;
 	int rc = BALE_OK;
 
-	if (s->streamed)
-		return bale_errbuf_set(&s->w->err, BALE_ENOTSUP, "walk: "
-		    "compressed WebDataset shards are not read yet (gunzip "
-		    "them first: plain .tar shards are read in place)");
 	while (rc == BALE_OK && i < s->nents) {
 		ext = wds_ext(wds_name(s, i));
 		if (s->ents[i].kind != WALK_FILE || !ext) {

@@ -5,7 +5,8 @@
 # order not torchvision's, packed with a read-ahead bound so small that
 # it takes many passes) give the same samples, order, labels and bytes as
 # the folder, in every format built in, with -j1 and -j4 alike, and
-# report the same files as not samples.
+# report the same files as not samples. Several archives, compressed or
+# not, pack as one folder holding all of them.
 . "$TESTS/cli/lib.sh"
 formats=$("$BALE" --help | sed -n 's/^Formats built in: //p' | tr ' ' '\n' |
     grep -E '^(wds|lmdb|hdf5)$' | paste -sd,)
@@ -65,15 +66,17 @@ PY
 # several archives, one dataset: as if all were extracted into one folder
 # (a class split between a tar and a zip, the loose file in the zip)
 tar -C "$T/in" -cf "$T/part1.tar" -- -dash 10 9 apple/sub
-"$PY" - "$T/in" "$T/part2.zip" <<'PY'
-import os, sys, zipfile
+"$PY" - "$T/in" "$T/part2" <<'PY'
+import os, sys, tarfile, zipfile
 root, out = sys.argv[1:3]
-with zipfile.ZipFile(out, "w") as z:
+with zipfile.ZipFile(out + ".zip", "w") as z, \
+        tarfile.open(out + ".tar.xz", "w:xz") as t:
     for d, _, fs in os.walk(root):
         for f in fs:
             rel = os.path.relpath(os.path.join(d, f), root)
             if not rel.startswith(("-dash/", "10/", "9/", "apple/sub/")):
                 z.write(os.path.join(d, f), rel)
+                t.add(os.path.join(d, f), rel)
 PY
 run "$BALE" pack "$T/part1.tar" "$T/part2.zip" -f "$formats" -o "$T/parts" -j3
 expect_status 0
@@ -81,11 +84,24 @@ expect_status 0
 run "$BALE" pack "$T/part1.tar" "$T/in" -f "$formats" -o "$T/mixed"
 expect_status 1
 expect_stderr "several sources must all be archive files"
+# compressed tars among them: each streamed by the one feeding thread,
+# in turn, beside members read in place, within the window (4 KB: many
+# passes over each), in the folder's order or shuffled
 gzip -k "$T/part1.tar"
-tar -C "$T/in" -czf "$T/part3.tar.gz" Zebra
-run "$BALE" pack "$T/part1.tar.gz" "$T/part3.tar.gz" -f "$formats" \
-    -o "$T/two-streams"
-expect_status 1
-expect_stderr "several compressed archives in one run are not read yet"
-expect_no_output "$T/two-streams"
+run "$BALE" pack "$T/part1.tar.gz" "$T/part2.zip" -f "$formats" \
+    -o "$T/gz-zip" -j4 --window 4K
+expect_status 0
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/gz-zip"
+run "$BALE" pack "$T/part2.tar.xz" "$T/part1.tar.gz" -f "$formats" \
+    -o "$T/xz-gz" -j4 --window 4K --report "$T/xz-gz.json"
+expect_status 0
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/xz-gz"
+"$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["stream_passes"] > 2 and r["skipped"] == 0, r' "$T/xz-gz.json"
+"$BALE" pack "$T/in" -f "$formats" -o "$T/ref-shuf" -q --shuffle --seed 3
+run "$BALE" pack "$T/part1.tar.gz" "$T/part2.tar.xz" -f "$formats" \
+    -o "$T/shuf-streams" -j4 --shuffle --seed 3
+expect_status 0
+"$PY" "$TESTS/cli/same_output.py" "$T/ref-shuf" "$T/shuf-streams"
 exit 0

@@ -73,6 +73,23 @@ expect_status 3
 report bomb.tar.gz 1 "cls/bomb.jpg: claims 2147483648 bytes" \
     "$T/h/bomb.tar.gz: damaged after 2 members"
 
+# two compressed tars, the first cut short: its loss stays its own, the
+# second's members are all read
+run timeout 60 "$BALE" pack "$T/h/cut.tar.gz" "$T/h/bomb.tar.gz" -f "$f" \
+    -o "$T/o-two" --report "$T/two.json"
+expect_status 3
+"$PY" - "$T/two.json" "$T/cut.tar.gz.json" "$T/h/bomb.tar.gz" <<'PY'
+import json, sys
+two, cut = (json.load(open(p)) for p in sys.argv[1:3])
+skipped = {e["path"] for e in two["skipped_files"]}
+assert two["packed"] == cut["packed"] + 1, (two["packed"], cut["packed"])
+assert skipped == {e["path"] for e in cut["skipped_files"]} | {
+    "cls/bomb.jpg", sys.argv[3]}, skipped
+PY
+"$BALE" cat "$(out_file "$T/o-two")" "$(($("$PY" -c 'import json, sys
+print(json.load(open(sys.argv[1]))["packed"])' "$T/two.json") - 1))" -f "$f" |
+    cmp - "$img" || fail "the second tar's good member differs"
+
 pack nested.tar
 expect_status 3
 report nested.tar 1 "animal/deeper.tar: nested more than one level"

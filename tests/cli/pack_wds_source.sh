@@ -5,7 +5,7 @@
 # KEY.json or the image member's name, in shard then member order; what
 # cannot be a sample is reported with its reason, and members bale has no
 # place for are counted in a warning. bale's own shards convert into
-# what a direct pack gives.
+# what a direct pack gives. Compressed shards are read as plain ones.
 . "$TESTS/cli/lib.sh"
 for f in wds lmdb hdf5; do require_backend "$f"; done
 "$MKDATA" tricky "$T/in"
@@ -45,4 +45,25 @@ run "$BALE" pack "$T/cut.tar" -f lmdb -o "$T/cut"
 expect_status 3
 expect_stderr "nothing after it is read"
 [ "$(ls_of "$T/cut/data.lmdb" | wc -l)" -ge 1 ] || fail "the cut shard lost all"
+
+# compressed shards (webdataset reads .tar.gz too): streamed, several in
+# turn, and give what the plain ones give, in a folder, as a pattern or
+# alone, within a 4 KB window as with a large one
+mkdir "$T/gz"
+for t in "$T"/shards/*.tar; do gzip -c "$t" >"$T/gz/$(basename "$t").gz"; done
+run "$BALE" pack "$T/gz" -f wds,lmdb,hdf5 -o "$T/gz-out" -j4 --window 4K
+expect_status 3
+expect_stderr "skipped 'nolabel (sample)': no label"
+"$PY" "$TESTS/cli/same_output.py" "$T/out-1" "$T/gz-out"
+"$BALE" pack "$T/gz/shard-{000000..000001}.tar.gz" -f lmdb -o "$T/gz-brace" -q
+diff <(head -n 10 "$T/want.tsv") <(ls_of "$T/gz-brace/data.lmdb")
+"$BALE" pack "$T/gz/shard-000001.tar.gz" -f lmdb -o "$T/gz-one" -q
+diff <(sed -n 6,10p "$T/want.tsv") <(ls_of "$T/gz-one/data.lmdb")
+# a compressed shard cut short: the samples before the cut are packed
+head -c $(($(stat -c %s "$T/gz/shard-000000.tar.gz") * 2 / 3)) \
+    "$T/gz/shard-000000.tar.gz" >"$T/cut.tar.gz"
+run "$BALE" pack "$T/cut.tar.gz" -f lmdb -o "$T/gz-cut"
+expect_status 3
+expect_stderr "damaged after"
+[ "$(ls_of "$T/gz-cut/data.lmdb" | wc -l)" -ge 1 ] || fail "the cut compressed shard lost all"
 echo ok
