@@ -35,7 +35,7 @@ static const char pack_help[] =
 "streamed within --window (the same rules on member paths); several\n"
 "archives pack as one dataset. SRC may be an output to convert: bale's\n"
 "LMDB, HDF5 file or shard list, a Caffe LMDB, or WebDataset shards (a\n"
-"folder of .tar files, a brace pattern 'a-{000..009}.tar').\n"
+"folder of .tar or .tar.gz files, a brace pattern 'a-{000..009}.tar').\n"
 "\n"
 "  -f, --format LIST     output formats, comma-separated (built: see\n"
 "                        'bale --help')\n"
