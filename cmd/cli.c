@@ -57,9 +57,15 @@ int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
 {
 	int c;
 
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	*format = NULL;
 	optind = 1;
-	while ((c = getopt(argc, argv, "f:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help, stdout);
 			return CLI_OK;

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Misuse exits 2 with a hint; an unknown format or option is named.
+# Misuse exits 2 with a hint; an unknown format or option is named;
+# every command describes itself with --help.
 . "$TESTS/cli/lib.sh"
 fmt=$(any_backend) || exit 77
 "$MKDATA" tricky "$T/in"
@@ -28,3 +29,14 @@ expect_status 0
 run "$BALE" pack "$T/in" -f nope -o "$T/out" --report "$T/r.json"
 expect_status 1
 "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="failed" and "nope" in r["error"], r' "$T/r.json"
+# every command's --help (and -h) prints its usage and exits 0, as
+# 'bale --help' promises
+for cmd in $("$BALE" --help | sed -n 's/^  \([a-z]*\)  .*/\1/p'); do
+    for flag in --help -h; do
+        out=$("$BALE" "$cmd" $flag) || fail "bale $cmd $flag failed"
+        case "$out" in
+        "usage: bale $cmd"*) ;;
+        *) fail "bale $cmd $flag printed no usage" ;;
+        esac
+    done
+done
