@@ -166,6 +166,22 @@ static void report_timing(struct bale_buf *b,
 	    run->stream ? (unsigned long long)run->stream->peak_bytes : 0ull);
 }
 
+/* "sources": every source of the run, the first one ("source") too. */
+static void report_sources(struct bale_buf *b, const struct bale_pack_opts *o)
+{
+	size_t i;
+
+	bale_json_key(b, "sources", 0);
+	bale_buf_puts(b, "[");
+	if (o->src)	/* a refused run may have none */
+		bale_json_str(b, o->src);
+	for (i = 0; o->src && o->more_srcs && o->more_srcs[i]; i++) {
+		bale_buf_puts(b, ",");
+		bale_json_str(b, o->more_srcs[i]);
+	}
+	bale_buf_puts(b, "]");
+}
+
 static void report_lists(struct bale_buf *b, const struct bale_report *r)
 {
 	const char *path;
@@ -218,6 +234,7 @@ void bale_report_json(const struct bale_report *r,
 	bale_json_kv_str(b, "status", run->status, 0);
 	bale_json_kv_str(b, "error", run->error, 0);
 	bale_json_kv_str(b, "source", run->opts->src, 0);
+	report_sources(b, run->opts);
 	bale_json_kv_str(b, "list", run->opts->list, 0);
 	bale_json_kv_str(b, "output", run->opts->out, 0);
 	report_options(b, run);

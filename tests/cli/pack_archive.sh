@@ -78,9 +78,14 @@ with zipfile.ZipFile(out + ".zip", "w") as z, \
                 z.write(os.path.join(d, f), rel)
                 t.add(os.path.join(d, f), rel)
 PY
-run "$BALE" pack "$T/part1.tar" "$T/part2.zip" -f "$formats" -o "$T/parts" -j3
+run "$BALE" pack "$T/part1.tar" "$T/part2.zip" -f "$formats" -o "$T/parts" -j3 \
+    --report "$T/parts.json"
 expect_status 0
 "$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/parts"
+"$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["source"] == sys.argv[2] and r["sources"] == sys.argv[2:], r' \
+    "$T/parts.json" "$T/part1.tar" "$T/part2.zip"
 run "$BALE" pack "$T/part1.tar" "$T/in" -f "$formats" -o "$T/mixed"
 expect_status 1
 expect_stderr "several sources must all be archive files"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # --resume holds for archive sources as for folders: a run stopped after
 # a checkpoint and resumed gives the uninterrupted run's output, from a
-# tar, a zip and a compressed tar in an order not torchvision's (whose
-# resumed run must skip, not feed, what was packed before).
+# tar, a zip, a compressed tar in an order not torchvision's (whose
+# resumed run must skip, not feed, what was packed before) and two
+# compressed tars together.
 . "$TESTS/cli/lib.sh"
 require_backend wds
 require_backend lmdb
@@ -16,12 +17,21 @@ with zipfile.ZipFile(os.sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
     for d, _, fs in sorted(os.walk(".")):
         for f in sorted(fs):
             z.write(os.path.join(d, f))' "$T/arc/in.zip")
+# two compressed tars, the classes alternating between them
+(cd "$T/in" && tar -czf "$T/arc/even.tar.gz" n00000000 n00000002 &&
+    tar -cJf "$T/arc/odd.tar.xz" n00000001 n00000003)
 # slow on purpose (one thread, resized), checkpoints every few samples
-flags=(-f wds,lmdb,hdf5 --pixels 384x384 -j 1 --shard-count 16 --window 64K)
-for a in in.tar in.zip in.tar.gz; do
-    "$BALE" pack "$T/arc/$a" "${flags[@]}" -o "$T/ref-$a" -q
+for a in in.tar in.zip in.tar.gz two-streams; do
+    flags=(-f wds,lmdb,hdf5 --pixels 384x384 -j 1 --shard-count 16
+        --window 64K)
+    src=("$T/arc/$a")
+    if [ "$a" = two-streams ]; then    # one pass over each, not dozens
+        src=("$T/arc/odd.tar.xz" "$T/arc/even.tar.gz")
+        flags[9]=1G
+    fi
+    "$BALE" pack "${src[@]}" "${flags[@]}" -o "$T/ref-$a" -q
     set +e
-    "$BALE" pack "$T/arc/$a" "${flags[@]}" -o "$T/out-$a" -q 2>/dev/null &
+    "$BALE" pack "${src[@]}" "${flags[@]}" -o "$T/out-$a" -q 2>/dev/null &
     pid=$!
     j="$T/out-$a/data-resume.json"
     for ((i = 0; i < 400; i++)); do	# until every writer checkpointed
@@ -34,7 +44,7 @@ for a in in.tar in.zip in.tar.gz; do
     status=$?
     set -e
     expect_status 130
-    run "$BALE" pack "$T/arc/$a" "${flags[@]}" -o "$T/out-$a" --resume \
+    run "$BALE" pack "${src[@]}" "${flags[@]}" -o "$T/out-$a" --resume \
         --report "$T/$a.json"
     expect_status 0
     "$PY" -c 'import json, sys
