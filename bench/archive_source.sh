@@ -1,7 +1,8 @@
 #!/bin/bash
 # bale pack from an archive against the ways a user gets there today.
 #
-#   bench/archive_source.sh [-r RUNS] [a] [b] [c] [d]    (default: all)
+#   bench/archive_source.sh [-r RUNS] [a] [b] [c] [d] [e] [f]
+#                                               (default: a b c)
 #
 # On the 110k tree of bench/wds_vs_tar.sh (10 000 JPEGs, 1.1 GB, 100
 # classes; generated once under $BENCH_DIR, default build/bench):
@@ -17,6 +18,12 @@
 #      the folder; with where bale's time goes (listing pass, passes over
 #      the stream) and `gzip -dc` alone
 #   d  c for a .tar.gz in torchvision order (`tar --sort=name -czf`)
+#   e  a list file naming every image in a shuffled order (other labels):
+#      `bale pack TREE.tar --list L` against `bale pack TREE --list L`,
+#      warm
+#   f  the tree as 4 .tar.gz parts in torchvision order (25 classes
+#      each): `bale pack` of the 4 against extracting them all and
+#      packing the folder, and against the one sorted .tar.gz of d, warm
 # Contenders alternate in order run by run; outputs are removed between
 # runs and a sync precedes each. Prints every time, then medians and the
 # median of the per-run ratios (above 1.0: bale from the archive is
@@ -47,6 +54,23 @@ make_inputs() {
         tar -czf "$work/tree.tar.gz" -C "$src" --exclude=.complete .
     [ -f "$work/sorted.tar.gz" ] || tar --sort=name -czf \
         "$work/sorted.tar.gz" -C "$src" --exclude=.complete .
+    [ -f "$work/list.tsv" ] || /usr/bin/python3 - "$src" "$work/list.tsv" <<'PY'
+import os, random, sys
+src, out = sys.argv[1:3]
+paths = sorted(os.path.relpath(os.path.join(d, f), src)
+               for d, _, fs in os.walk(src) for f in fs if f != ".complete")
+rng = random.Random(1)
+rng.shuffle(paths)
+with open(out, "w") as f:
+    f.writelines("%s\t%d\n" % (p, rng.randrange(1000)) for p in paths)
+PY
+    if [ ! -f "$work/part4.tar.gz" ]; then
+        classes=($(ls "$src"))
+        for k in 1 2 3 4; do
+            tar --sort=name -czf "$work/part$k.tar.gz" -C "$src" \
+                "${classes[@]:$(((k - 1) * 25)):25}"
+        done
+    fi
     if [ ! -f "$work/tars.tar" ]; then
         rm -rf "$work/classes"
         mkdir "$work/classes"
@@ -68,6 +92,7 @@ extract() {
     rm -rf "$work/x"
     mkdir "$work/x"
     case $1 in
+    parts) for k in 1 2 3 4; do tar -xzf "$work/part$k.tar.gz" -C "$work/x"; done ;;
     *.tar.gz) tar -xzf "$1" -C "$work/x" ;;
     *)
         tar -xf "$1" -C "$work/x"
@@ -102,6 +127,14 @@ one() {
     sorted-gz-extract) extract "$work/sorted.tar.gz"
         "$bale" pack "$work/x" -f wds -o "$work/o" -q ;;
     gunzip) gzip -dc "$work/tree.tar.gz" >/dev/null ;;
+    list-folder) "$bale" pack "$src" --list "$work/list.tsv" -f wds \
+        -o "$work/o" -q ;;
+    list-tar) "$bale" pack "$work/tree.tar" --list "$work/list.tsv" -f wds \
+        -o "$work/o" -q ;;
+    parts) "$bale" pack "$work"/part{1,2,3,4}.tar.gz -f wds -o "$work/o" \
+        -q --report "$work/r.json" ;;
+    parts-extract) extract parts
+        "$bale" pack "$work/x" -f wds -o "$work/o" -q ;;
     esac
     t1=$(date +%s.%N)
     rm -rf "$work/o" "$work/x"
@@ -130,7 +163,7 @@ series() {
             if [ "$cache" = cold ]; then cold; else warm; fi
             t=$(one "$c")
             times[$c]+="$t "
-            case $c in gz|gz-2g|sorted-gz) echo "run $r $c $t s ($(stream_figures))" ;;
+            case $c in gz|gz-2g|sorted-gz|parts) echo "run $r $c $t s ($(stream_figures))" ;;
             *) echo "run $r $c $t s" ;; esac
         done
     done
@@ -162,6 +195,8 @@ for what in "$@"; do
     b) series b warm tars-extract tars ;;
     c) series c warm gz-extract gz gz-2g gunzip ;;
     d) series d warm sorted-gz-extract sorted-gz ;;
+    e) series e warm list-folder list-tar ;;
+    f) series f warm parts-extract parts sorted-gz ;;
     *) echo "unknown benchmark '$what'" >&2; exit 2 ;;
     esac
 done
