@@ -92,7 +92,8 @@ extract() {
     rm -rf "$work/x"
     mkdir "$work/x"
     case $1 in
-    parts) for k in 1 2 3 4; do tar -xzf "$work/part$k.tar.gz" -C "$work/x"; done ;;
+    parts)
+        for k in 1 2 3 4; do tar -xzf "$work/part$k.tar.gz" -C "$work/x"; done ;;
     *.tar.gz) tar -xzf "$1" -C "$work/x" ;;
     *)
         tar -xf "$1" -C "$work/x"
@@ -163,7 +164,9 @@ series() {
             if [ "$cache" = cold ]; then cold; else warm; fi
             t=$(one "$c")
             times[$c]+="$t "
-            case $c in gz|gz-2g|sorted-gz|parts) echo "run $r $c $t s ($(stream_figures))" ;;
+            case $c in
+            gz|gz-2g|sorted-gz|parts)
+                echo "run $r $c $t s ($(stream_figures))" ;;
             *) echo "run $r $c $t s" ;; esac
         done
     done

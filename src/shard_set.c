@@ -1,6 +1,6 @@
 /* shard_set.c - which sources name a set of WebDataset shards: a folder
- * holding .tar files (compressed or not) and no subfolder (an ImageFolder tree has class
- * folders), or a brace pattern as webdataset takes it
+ * holding .tar files (compressed or not) and no subfolder (an ImageFolder
+ * tree has class folders), or a brace pattern as webdataset takes it
  * ("train-{000000..000146}.tar", "{a,b}.tar"). */
 #include "shard_set.h"
 
