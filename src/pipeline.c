@@ -7,12 +7,12 @@
  */
 #include "pipeline.h"
 
+#include "cpus.h"
 #include "shard_set.h"
 #include "shuffle.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -236,17 +236,6 @@ static void pipe_reset(struct bale_pipeline *p)
 	bale_errbuf_clear(&p->err);
 }
 
-/* The CPUs this process may run on (its affinity mask), else the
- * machine's online ones. */
-static long pipe_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 static unsigned pipe_clamp(long n)
 {
 	if (n < 1)
@@ -259,12 +248,13 @@ static unsigned pipe_clamp(long n)
 static void pipe_threads(struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
-	unsigned cpus = pipe_clamp(pipe_cpus());
+	unsigned cpus = pipe_clamp(bale_cpus_usable(&run->cpus_why));
 	unsigned min = o->threads ? pipe_clamp(o->threads) : cpus;
 	unsigned max = o->threads ? min : pipe_clamp(PIPE_READERS_PER_CPU *
 	    (long)cpus);
 
 	run->threads = max;
+	run->cpus = cpus;
 	pipe_tune_init(&run->tune, min, max, cpus);
 }
 
@@ -304,6 +294,8 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	if (rc == BALE_EEXIST)
 		p->err.remedy = BALE_REMEDY_REPLACE;
 	p->threads_peak = run.tune.peak;
+	p->cpus = run.cpus;
+	p->cpus_why = run.cpus_why;
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;
@@ -350,6 +342,8 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	    p->err.rc == BALE_EINTR ? "interrupted" : "failed";
 	run.error = p->err.rc == BALE_OK ? NULL : p->err.msg;
 	run.threads = p->threads_peak;
+	run.cpus = p->cpus;
+	run.cpus_why = p->cpus_why;
 	run.walk_seconds = p->walk_seconds;
 	run.stream = &p->stream;
 	bale_report_json(p->report, &run, &b);

@@ -58,6 +58,8 @@ struct pipe_run {
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
 	unsigned threads;	/* reader threads started */
+	unsigned cpus;		/* the CPUs the defaults follow */
+	const char *cpus_why;	/* what limits them (cpus.h) */
 	struct pipe_tune tune;	/* how many of them work */
 	const struct bale_encode_cfg *encode;	/* NULL: bytes as read */
 	atomic_int *stop;	/* set by bale_pipeline_stop() */
@@ -77,6 +79,8 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int is not lock-free");
 
 struct bale_pipeline {
 	unsigned threads_peak;	/* of the last run: most readers working */
+	unsigned cpus;		/* of the last run: pipe_run's */
+	const char *cpus_why;
 	struct bale_errbuf err;
 	atomic_int stop;	/* lock-free, so safe to set from a handler */
 	struct bale_report *report;

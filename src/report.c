@@ -118,6 +118,8 @@ static void report_options(struct bale_buf *b,
 	bale_json_kv_str(b, "formats", o->formats, 1);
 	bale_json_kv_str(b, "name", o->name ? o->name : "data", 0);
 	bale_json_kv_u64(b, "threads", run->threads, 0);
+	bale_json_kv_u64(b, "cpus", run->cpus, 0);
+	bale_json_kv_str(b, "cpus_limited_by", run->cpus_why, 0);
 	bale_json_kv_u64(b, "window_bytes", o->window_bytes ?
 	    o->window_bytes : BALE_WINDOW_DEFAULT, 0);
 	bale_json_kv_u64(b, "shuffle", (uint64_t)!!o->shuffle, 0);

@@ -18,6 +18,8 @@ struct bale_report_run {
 	const char *status;		/* "complete" or "failed" */
 	const char *error;		/* message when failed, else NULL */
 	unsigned threads;
+	unsigned cpus;			/* the CPUs thread defaults follow */
+	const char *cpus_why;		/* what limited them (cpus.h) */
 	double walk_seconds;		/* from the start to the list made */
 	const struct bale_stream_feed_stats *stream;	/* passes over a
 					 * compressed archive (0: none) */
