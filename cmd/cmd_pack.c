@@ -48,6 +48,11 @@ static const char pack_help[] =
 "                        may use, by affinity, cgroup quota and Slurm's\n"
 "                        share; more while reads wait on the disk)\n"
 "      --shuffle         permute the sample order (seeded, reproducible)\n"
+"      --part I/N        pack only part I (from 0) of N contiguous slices\n"
+"                        of the final order; keys stay the whole run's,\n"
+"                        and NAME-part.json marks the part complete (a\n"
+"                        rerun of a complete part does nothing). 'auto':\n"
+"                        the rank and count Slurm or Kubernetes gives\n"
 "      --seed S          shuffle seed (default: 0)\n"
 "      --shard-count N   wds: at most N samples per shard\n"
 "      --shard-size SIZE wds: at most SIZE bytes per shard (default 1G;\n"
@@ -81,6 +86,7 @@ enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
 	OPT_REPORT, OPT_RESUME, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
+	OPT_PART,
 };
 
 static const struct option pack_longopts[] = {
@@ -106,6 +112,7 @@ static const struct option pack_longopts[] = {
 	{ "lmdb-layout", required_argument, NULL, OPT_LMDB_LAYOUT },
 	{ "lmdb-nosubdir", no_argument, NULL, OPT_LMDB_NOSUBDIR },
 	{ "hdf5-layout", required_argument, NULL, OPT_HDF5_LAYOUT },
+	{ "part", required_argument, NULL, OPT_PART },
 	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -135,6 +142,7 @@ static int pack_backend_flag(struct pack_args *a, const char *key,
 
 static int pack_flag(struct pack_args *a, int c, const char *arg)
 {
+	const char *why;
 	uint64_t n;
 
 	if (c >= OPT_ENC_FIRST && c <= OPT_ENC_LAST) {
@@ -171,6 +179,11 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_HDF5_LAYOUT: return pack_backend_flag(a, "hdf5.layout", arg);
 	case OPT_SEED:
 		return cli_flag_number("pack", "--seed", arg, &a->opts.seed, 0);
+	case OPT_PART:
+		if (bale_part_parse(arg, &a->opts.part_index,
+		    &a->opts.part_count, &why) != BALE_OK)
+			return cli_usage_error("pack", "--part %s: %s", arg, why);
+		return 0;
 	case 'j':
 		if (cli_flag_number("pack", "-j", arg, &n, 0) || n == 0 ||
 		    n > 256)

@@ -242,9 +242,10 @@ struct bale_pack_opts {
 	const char *name;		/* file prefix; NULL means "data" */
 	const char *formats;		/* comma-separated backend names */
 	const char *const *options;	/* "[fmt.]key=value", NULL-terminated */
-	unsigned threads;		/* reader threads; 0: two per CPU
-					 * this process may use, one per
-					 * CPU with @encode */
+	unsigned threads;		/* reader threads; 0: one per CPU
+					 * this process may use (affinity,
+					 * cgroup quota, Slurm), more while
+					 * reads wait */
 	size_t window_bytes;		/* read-ahead bound; 0 means default */
 	int shuffle;			/* permute the order with @seed */
 	uint64_t seed;
@@ -261,6 +262,12 @@ struct bale_pack_opts {
 					 * this order; WebDataset shards: one
 					 * after another), NULL-terminated;
 					 * NULL: @src alone */
+	uint32_t part_index;		/* with @part_count: pack only part
+					 * @part_index (0-based) of the run's
+					 * final order, cut into @part_count
+					 * contiguous slices balanced by
+					 * count; keys stay the whole run's */
+	uint32_t part_count;		/* 0: the whole run */
 };
 
 /** The default read-ahead bound of the reorder window. */
@@ -425,6 +432,15 @@ BALE_API void bale_bench_free(struct bale_bench *b);
 /** Parse "123", "64K", "1.5G" (binary multiples) into bytes.
  *  @return BALE_OK or BALE_EINVAL */
 BALE_API int bale_parse_size(const char *s, uint64_t *out);
+
+/** Parse a part spec: "I/N" (0 <= I < N), or "auto" for the rank and
+ *  count a scheduler gives: SLURM_ARRAY_TASK_ID (less
+ *  SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_COUNT, else
+ *  SLURM_PROCID/SLURM_NTASKS, else Kubernetes' JOB_COMPLETION_INDEX
+ *  with JOB_COMPLETIONS (set it in the Job's manifest).
+ *  @return BALE_OK, or BALE_EINVAL with *@why saying what is wrong */
+BALE_API int bale_part_parse(const char *spec, uint32_t *index,
+    uint32_t *count, const char **why);
 
 /** zlib's CRC-32 of @data[0..n) (Python's zlib.crc32 gives the same, so
  *  any user can check a sample): the checksum every output stores. */

@@ -69,7 +69,8 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 	char fp[17];
 	int rc = BALE_ENOENT;	/* without resume: as if there were none */
 
-	bale_resume_fingerprint(run->opts, run->walk, run->order, fp);
+	bale_resume_fingerprint(run->opts, run->walk, run->order, run->count,
+	    1, fp);
 	if (run->opts->resume)
 		rc = bale_journal_read(&run->journal, run->journal_path,
 		    &p->err);

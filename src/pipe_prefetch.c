@@ -42,7 +42,7 @@ static int prefetch_cmp(const void *pa, const void *pb)
 static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
     struct prefetch_extent *ext, size_t *n)
 {
-	uint64_t total = bale_walk_count(run->walk);
+	uint64_t total = run->count;
 	struct bale_walk_member m;
 	uint64_t bytes = 0;
 	uint64_t pos;

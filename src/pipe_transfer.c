@@ -230,7 +230,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	char ext[16];
 	size_t i;
 
-	snprintf(key, sizeof(key), "%010" PRIu64, pos);
+	snprintf(key, sizeof(key), "%010" PRIu64, run->key_base + pos);
 	if (ps->ext)
 		snprintf(ext, sizeof(ext), "%s", ps->ext);
 	else
@@ -280,7 +280,7 @@ static void pipe_progress(const struct bale_pipeline *p,
 	if (!run->opts->progress)
 		return;
 	pr.done = done;
-	pr.total = bale_walk_count(run->walk);
+	pr.total = run->count;
 	pr.bytes = p->stats.bytes;
 	pr.seconds = pipe_since(&run->t0);
 	pr.final = final;
@@ -295,7 +295,7 @@ int pipe_stopped(struct bale_pipeline *p)
 int pipe_stop_error(struct bale_pipeline *p,
     const struct pipe_run *run, uint64_t done)
 {
-	uint64_t total = bale_walk_count(run->walk);
+	uint64_t total = run->count;
 
 	if (!pipe_journal_has_progress(run))
 		return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on "
@@ -309,7 +309,7 @@ int pipe_stop_error(struct bale_pipeline *p,
 /* Take samples in order and hand each to every writer. */
 static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 {
-	uint64_t n = bale_walk_count(run->walk);
+	uint64_t n = run->count;
 	double last = 0;
 	double now = pipe_since(&run->t0);
 	double taken;
@@ -355,14 +355,14 @@ int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	size_t i;
 	int rc;
 
-	rc = bale_reorder_new(&run->ro, bale_walk_count(run->walk) -
+	rc = bale_reorder_new(&run->ro, run->count -
 	    run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	pthread_mutex_init(&run->prefetch_lock, NULL);
 	run->prefetched = 0;
 	rc = bale_stream_feed_start(&run->feed, run->walk, run->order,
-	    run->first, bale_walk_count(run->walk), window, &p->err);
+	    run->first, run->count, window, &p->err);
 	if (rc != BALE_OK) {
 		bale_reorder_free(run->ro);
 		run->ro = NULL;

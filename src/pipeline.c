@@ -8,11 +8,14 @@
 #include "pipeline.h"
 
 #include "cpus.h"
+#include "resume.h"
 #include "shard_set.h"
 #include "shuffle.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,7 +75,10 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_walk_errmsg(run->walk));
-	for (i = 0; i < bale_walk_nnotes(run->walk); i++) {
+	/* what the walk skipped is the whole run's: part 0 reports it, so
+	 * the parts' reports add up */
+	for (i = 0; run->opts->part_index == 0 &&
+	    i < bale_walk_nnotes(run->walk); i++) {
 		bale_walk_note(run->walk, i, &kind, &path, &why);
 		if (bale_report_add(p->report, kind, path, why) != 0)
 			return bale_errbuf_set(&p->err, BALE_ENOMEM,
@@ -80,8 +86,24 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 		p->stats.ignored += kind == BALE_NOTE_IGNORED;
 		p->stats.skipped += kind == BALE_NOTE_SKIPPED;
 	}
-	p->stats.found = bale_walk_count(run->walk);
 	return BALE_OK;
+}
+
+/* A part's slice of @n positions: [n*i/count, n*(i+1)/count), so the
+ * parts in order are the whole run, balanced by count. */
+static void pipe_slice(struct pipe_run *run, uint64_t n)
+{
+	const struct bale_pack_opts *o = run->opts;
+	uint64_t hi;
+
+	run->order = run->order_all;
+	run->count = n;
+	if (!o->part_count)
+		return;
+	run->key_base = n * o->part_index / o->part_count;
+	hi = n * (o->part_index + 1) / o->part_count;
+	run->order += run->key_base;
+	run->count = hi - run->key_base;
 }
 
 static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
@@ -89,14 +111,18 @@ static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 	size_t n = bale_walk_count(run->walk);
 	size_t i;
 
-	run->order = malloc((n ? n : 1) * sizeof(*run->order));
-	if (!run->order)
+	run->order_all = malloc((n ? n : 1) * sizeof(*run->order_all));
+	if (!run->order_all)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (run->opts->shuffle)
-		bale_shuffle(run->order, n, run->opts->seed);
+		bale_shuffle(run->order_all, n, run->opts->seed);
 	else
 		for (i = 0; i < n; i++)
-			run->order[i] = i;
+			run->order_all[i] = i;
+	bale_resume_fingerprint(run->opts, run->walk, run->order_all, n, 0,
+	    run->run_fp);
+	pipe_slice(run, n);
+	p->stats.found = run->count;
 	return BALE_OK;
 }
 
@@ -114,7 +140,7 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	ds.name = o->name ? o->name : "data";
 	ds.classes = bale_walk_classes(run->walk);
 	ds.nclasses = bale_walk_nclasses(run->walk);
-	ds.nitems = bale_walk_count(run->walk);
+	ds.nitems = run->count;
 	ds.replace = o->replace;
 	if (run->encode) {
 		ds.pixels_w = run->encode->pixels_w;
@@ -142,11 +168,27 @@ static void pipe_release(struct pipe_run *run)
 		close(run->rootfd);
 	bale_journal_release(&run->journal);
 	free(run->journal_path);
-	free(run->order);
+	free(run->order_all);
 	bale_walk_free(run->walk);
 	bale_shard_set_free(run->shards, run->nshards);
 	free(run->srcs);
 	pipe_tune_release(&run->tune);
+}
+
+/* A relaunched part found done: nothing to pack, said in a warning. */
+static int pipe_part_skip(struct bale_pipeline *p, struct pipe_run *run)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "part %" PRIu32 "/%" PRIu32 " of this "
+	    "run is already complete (its marker is there): nothing to do",
+	    run->opts->part_index, run->opts->part_count);
+	run->skip = 1;
+	p->stats.resumed_at = run->count;
+	if (bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
+	    why) != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	return BALE_OK;
 }
 
 /* Several sources: archives all, listed in one array with @src first. */
@@ -281,14 +323,20 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_walk(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_order(p, &run);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK && pipe_part_done(&run))
+		rc = pipe_part_skip(p, &run);
+	else if (rc == BALE_OK)
+		rc = pipe_part_unmark(p, &run);
+	if (rc == BALE_OK && !run.skip)
 		rc = pipe_open(p, &run);
-	if (rc == BALE_OK && pipe_stopped(p))
+	if (rc == BALE_OK && !run.skip && pipe_stopped(p))
 		rc = pipe_stop_error(p, &run, run.first);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK && !run.skip)
 		rc = pipe_transfer(p, &run);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK && !run.skip)
 		rc = pipe_finish(p, &run);
+	if (rc == BALE_OK && !run.skip)
+		rc = pipe_part_mark(p, &run);
 	if (pipe_journal_end(&run, rc) && p->err.remedy == BALE_REMEDY_NONE)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	if (rc == BALE_EEXIST)

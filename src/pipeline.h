@@ -41,7 +41,15 @@
 struct pipe_run {
 	const struct bale_pack_opts *opts;
 	struct bale_walk *walk;
-	uint64_t *order;	/* output position -> walk index */
+	uint64_t *order;	/* output position -> walk index (a part's
+				 * positions: its slice of order_all) */
+	uint64_t *order_all;	/* the whole run's order */
+	uint64_t count;		/* positions this run packs */
+	uint64_t key_base;	/* the whole run's position of position 0
+				 * (a part's first sample): keys are it +
+				 * position */
+	char run_fp[17];	/* the whole run's fingerprint (all parts) */
+	int skip;		/* a part found complete: nothing to do */
 	uint64_t first;		/* position this run starts at (resume) */
 	int rootfd;		/* the source folder; -1 for an archive */
 	int archive_src;	/* the source is a file (or an output), not
@@ -105,6 +113,15 @@ static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos)
 }
 
 /* pipe_transfer.c */
+
+/* pipe_part.c: a part of a run (--part) */
+
+/** 1 when this part's completion marker is there, from this very run. */
+int pipe_part_done(struct pipe_run *run);
+/** Remove this part's marker before it is packed (again). */
+int pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run);
+/** Leave the marker: every format of this part is published. */
+int pipe_part_mark(struct bale_pipeline *p, struct pipe_run *run);
 
 /** Start the workers, hand every sample in order to the writers, stop
  *  the workers. */

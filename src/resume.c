@@ -15,11 +15,11 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 }
 
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
-    const struct bale_walk *walk, const uint64_t *order, char out[17])
+    const struct bale_walk *walk, const uint64_t *order, size_t n,
+    int with_part, char out[17])
 {
 	struct bale_buf enc = BALE_BUF_INIT;
 	uint64_t h = BALE_FNV_INIT;
-	size_t n = bale_walk_count(walk);
 	const char *const *classes = bale_walk_classes(walk);
 	int64_t label;
 	size_t i;
@@ -27,6 +27,10 @@ void bale_resume_fingerprint(const struct bale_pack_opts *o,
 	h = fnv_str(h, bale_version());
 	h = fnv_str(h, o->formats);
 	h = fnv_str(h, o->name ? o->name : "data");
+	if (with_part) {
+		h = bale_fnv1a(h, &o->part_index, sizeof(o->part_index));
+		h = bale_fnv1a(h, &o->part_count, sizeof(o->part_count));
+	}
 	for (i = 0; o->options && o->options[i]; i++)
 		h = fnv_str(h, o->options[i]);
 	bale_report_encode(&enc, o->encode);

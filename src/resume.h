@@ -11,11 +11,13 @@
 #include "walk.h"
 
 /** Fingerprint (16 hex digits) of everything that decides the output:
- *  the formats, name, backend options and encode settings, and each
- *  input's path and label in output order (@order: position -> walk
- *  index). Thread count, window and strictness do not count. */
+ *  the formats, name, backend options and encode settings, and each of
+ *  the @n inputs' path and label in output order (@order: position ->
+ *  walk index), and @with_part, which part of the run it is. Thread
+ *  count, window and strictness do not count. */
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
-    const struct bale_walk *walk, const uint64_t *order, char out[17]);
+    const struct bale_walk *walk, const uint64_t *order, size_t n,
+    int with_part, char out[17]);
 
 /** Open @n writers for @ds in @dir, and set *@first to the first input
  *  position some writer still needs. With @resume, each writer resumes
