@@ -330,7 +330,9 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 
 /* ---- samples ---------------------------------------------------------- */
 
-/* A Caffe Datum (lmdb_caffe.c) under the key "INDEX_PATH". */
+/* A Caffe Datum (lmdb_caffe.c) under the key "INDEX_PATH", INDEX the
+ * sample's key as a number: its place in the whole run (a part of a
+ * run, bale pack --part, starts where the parts before it end). */
 static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
     const struct bale_sample *s)
 {
@@ -339,7 +341,8 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 	int rc;
 
 	lmdb_caffe_frame(&f, s->size, s->label);
-	key = bale_strfmt("%08" PRIu64 "_%s", s->index, s->relpath);
+	key = bale_strfmt("%08" PRIu64 "_%s", (uint64_t)strtoull(s->key, NULL,
+	    10), s->relpath);
 	if (!key)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
 	if (strlen(key) > (size_t)mdb_env_get_maxkeysize(st->env)) {

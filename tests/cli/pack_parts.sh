@@ -57,6 +57,15 @@ PY
     diff -r "$T/x1" "$T/x2" || fail "the parts' bytes differ ($order)"
 done
 
+# a Caffe-layout LMDB keys its records by the whole run's position too
+"$BALE" pack "$T/in" -f lmdb --lmdb-layout caffe -o "$T/caffe" -q
+for i in 0 1 2; do
+    "$BALE" pack "$T/in" -f lmdb --lmdb-layout caffe -o "$T/caffe-p$i" -q \
+        --part "$i/3"
+done
+diff <(lsof "$T/caffe/data.lmdb") <(for i in 0 1 2; do
+    lsof "$T/caffe-p$i/data.lmdb"; done) || fail "Caffe parts differ"
+
 # another seed is another run: its parts say so
 "$BALE" pack "$T/in" -f wds -o "$T/other" -q --part 0/5 --shuffle --seed 8
 "$PY" -c 'import json, sys
