@@ -40,6 +40,7 @@ int cmd_extract(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 

@@ -22,6 +22,7 @@ static const struct cli_command commands[] = {
 	{ "formats", cmd_formats, "the formats built in, and what each can do" },
 	{ "info", cmd_info, "what an output holds and how it was made" },
 	{ "ls", cmd_ls, "list the samples of an output" },
+	{ "merge", cmd_merge, "join the parts of a run (pack --part)" },
 	{ "pack", cmd_pack, "pack an image folder into LMDB, HDF5 or tar shards" },
 	{ "verify", cmd_verify, "re-read every sample and check its checksum" },
 };

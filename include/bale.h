@@ -433,6 +433,24 @@ BALE_API void bale_bench_free(struct bale_bench *b);
  *  @return BALE_OK or BALE_EINVAL */
 BALE_API int bale_parse_size(const char *s, uint64_t *out);
 
+/* ---- merge: the parts of one run as one dataset ----------------------- */
+
+struct bale_merge_opts {
+	const char *name;	/* NAME of the parts' files; NULL: "data" */
+	const char *formats;	/* comma-separated; NULL: all the parts hold */
+	int replace;		/* replace an existing merged output */
+};
+
+/** Join the @nparts part folders of one run (bale pack --part I/N, in
+ *  any order) into one dataset per format in folder @out, as a single
+ *  run would have written it. Checks first that every part is complete
+ *  (its NAME-part.json), of one run, and there once: a missing, doubled
+ *  or foreign part is named in the error.
+ *  @return BALE_OK, or an error with its message in @msg */
+BALE_API int bale_merge_parts(const char *out, const char *const *parts,
+    size_t nparts, const struct bale_merge_opts *o, char *msg,
+    size_t msglen);
+
 /** Parse a part spec: "I/N" (0 <= I < N), or "auto" for the rank and
  *  count a scheduler gives: SLURM_ARRAY_TASK_ID (less
  *  SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_COUNT, else

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 3
+#define BALE_BACKEND_ABI 4
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -104,6 +104,18 @@ enum bale_caps {
 /** How many leading bytes of a file the core hands to a probe. */
 #define BALE_PROBE_HEAD 4096
 
+struct bale_errbuf;
+
+/* The parts of one run (bale pack --part), checked by the caller to be
+ * complete, of one run, each once, in part order: what a merge joins. */
+struct bale_merge {
+	const char *out;		/* the merged output's folder (exists) */
+	const char *name;		/* NAME, in the parts and the output */
+	const char *const *parts;	/* part folders, part 0 first */
+	size_t nparts;
+	int replace;			/* an existing merged output goes */
+};
+
 /* A backend describes itself: the core finds it by name, lists it with
  * its summary, recognises its outputs with probe(), and acts on its
  * capability bits. Each formats/NAME/ defines one, bale_backend_NAME. */
@@ -130,6 +142,11 @@ struct bale_backend {
 	const struct bale_writer_ops *writer;	/* NULL: read-only */
 	size_t reader_priv;
 	const struct bale_reader_ops *reader;	/* NULL: write-only */
+	/* Join the parts' outputs into one in m->out that reads as a single
+	 * run's; nothing there looks complete until all is. NULL: this
+	 * format cannot merge yet. @return BALE_OK, or an error with @err
+	 * set */
+	int (*merge)(const struct bale_merge *m, struct bale_errbuf *err);
 };
 
 /** Where a get() puts a sample's @size data bytes: the caller's memory

@@ -54,4 +54,5 @@ const struct bale_backend bale_backend_wds = {
 	.writer = &wds_writer,
 	.reader_priv = sizeof(struct wds_r),
 	.reader = &wds_reader,
+	.merge = wds_merge,
 };

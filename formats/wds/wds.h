@@ -92,4 +92,10 @@ void wds_list_entry(struct wds_w *st, uint64_t filesize);
 int wds_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
+/* wds_merge.c */
+
+/** bale merge: one shard list over the parts' shards, linked in (hard
+ *  links, else symbolic ones), renumbered, their .idx files with them. */
+int wds_merge(const struct bale_merge *m, struct bale_errbuf *err);
+
 #endif

@@ -1,0 +1,176 @@
+/* wds_merge.c - the parts of a run as one WebDataset: every part's
+ * shards (and .idx files) are linked into the output folder under the
+ * numbers they take in the whole run, part 0's first, with no copy of
+ * their data (a hard link, else a symbolic one to the part's file), and
+ * one shard list over them is written last. A DALI .idx file describes
+ * offsets inside its shard, so it stays valid as it is. */
+#include "wds.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct wds_merging {
+	const struct bale_merge *m;
+	struct bale_buf entries;	/* the list's shard entries */
+	struct bale_buf classes;	/* part 0's class list, as JSON */
+	uint64_t samples;
+	unsigned shards;
+	struct bale_errbuf *err;
+};
+
+/* @dst names @src: a hard link, else (another file system) a symbolic
+ * link to @src's absolute path. */
+static int wds_link(const char *src, const char *dst, struct bale_errbuf *err)
+{
+	char abs[PATH_MAX];
+
+	if (unlink(dst) != 0 && errno != ENOENT)
+		return bale_errbuf_set(err, BALE_EIO, "wds: cannot replace "
+		    "'%s': %s", dst, strerror(errno));
+	if (link(src, dst) == 0)
+		return BALE_OK;
+	if ((errno == EXDEV || errno == EPERM) && realpath(src, abs) &&
+	    symlink(abs, dst) == 0)
+		return BALE_OK;
+	return bale_errbuf_set(err, BALE_EIO, "wds: cannot link '%s' to "
+	    "'%s': %s", src, dst, strerror(errno));
+}
+
+/* Link one shard of @part (and its .idx, when there is one) in. */
+static int wds_merge_shard(struct wds_merging *g, const char *part,
+    const char *url, uint64_t nsamples, uint64_t filesize)
+{
+	const struct bale_merge *m = g->m;
+	size_t n = strlen(url);
+	char *src = bale_strfmt("%s/%s", part, url);
+	char *dst = bale_strfmt("%s/%s-%06u.tar", m->out, m->name, g->shards);
+	char *isrc = src ? bale_strfmt("%.*s.idx", (int)strlen(src) - 4, src) :
+	    NULL;
+	char *idst = dst ? bale_strfmt("%.*s.idx", (int)strlen(dst) - 4, dst) :
+	    NULL;
+	int rc;
+
+	if (strchr(url, '/') || n < 5 || strcmp(url + n - 4, ".tar") != 0)
+		rc = bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s' lists "
+		    "'%s', not a NAME.tar beside it", part, url);
+	else if (!src || !dst || !isrc || !idst)
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+	else
+		rc = wds_link(src, dst, g->err);
+	if (rc == BALE_OK && access(isrc, F_OK) == 0)
+		rc = wds_link(isrc, idst, g->err);
+	if (rc == BALE_OK) {
+		bale_buf_puts(&g->entries, g->shards ? ",{" : "{");
+		bale_json_key(&g->entries, "url", 1);
+		bale_buf_printf(&g->entries, "\"%s-%06u.tar\"", m->name,
+		    g->shards++);
+		bale_json_kv_u64(&g->entries, "nsamples", nsamples, 0);
+		bale_json_kv_u64(&g->entries, "filesize", filesize, 0);
+		bale_buf_puts(&g->entries, "}");
+		g->samples += nsamples;
+	}
+	free(src);
+	free(dst);
+	free(isrc);
+	free(idst);
+	return rc;
+}
+
+/* The shards part @i's list names, in its order. */
+static int wds_merge_part(struct wds_merging *g, size_t i, const char *text,
+    size_t len)
+{
+	const char *part = g->m->parts[i];
+	const char *end = text + len;
+	const char *cur, *e, *eend, *v, *vend, *list, *lend;
+	uint64_t ns, size;
+	char *url;
+	int rc = BALE_OK;
+
+	if (i == 0 && (v = bale_jsonr_find(text, end, "bale", &vend)) &&
+	    (v = bale_jsonr_find(v, vend, "classes", &vend)))
+		bale_buf_add(&g->classes, v, (size_t)(vend - v));
+	list = bale_jsonr_find(text, end, "shardlist", &lend);
+	if (!list)
+		return bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s': no "
+		    "shardlist in its shard list", part);
+	for (cur = list; rc == BALE_OK && (e = bale_jsonr_next(&cur, lend,
+	    &eend));) {
+		v = bale_jsonr_find(e, eend, "url", &vend);
+		url = v ? bale_jsonr_string(v, vend) : NULL;
+		v = bale_jsonr_find(e, eend, "nsamples", &vend);
+		rc = url && v && bale_jsonr_u64(v, vend, &ns) == 0 &&
+		    (v = bale_jsonr_find(e, eend, "filesize", &vend)) &&
+		    bale_jsonr_u64(v, vend, &size) == 0 ?
+		    wds_merge_shard(g, part, url, ns, size) :
+		    bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s': a bad "
+		    "entry in its shard list", part);
+		free(url);
+	}
+	return rc;
+}
+
+static int wds_merge_list(struct wds_merging *g, const char *path)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	int rc = BALE_OK;
+
+	bale_buf_puts(&b, "{\"__kind__\":\"wids-shard-index-v1\","
+	    "\"wids_version\":1,");
+	bale_json_kv_str(&b, "name", g->m->name, 1);
+	bale_buf_puts(&b, ",\"shardlist\":[");
+	bale_buf_add(&b, g->entries.data, g->entries.len);
+	bale_buf_puts(&b, "],\"bale\":{");
+	bale_json_kv_str(&b, "version", bale_version(), 1);
+	bale_json_kv_u64(&b, "samples", g->samples, 0);
+	bale_json_key(&b, "classes", 0);
+	if (g->classes.len)
+		bale_buf_add(&b, g->classes.data, g->classes.len);
+	else
+		bale_buf_puts(&b, "[]");
+	bale_buf_puts(&b, "}}\n");
+	if (b.failed || g->entries.failed || g->classes.failed)
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+	else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		    "'%s': %s", path, strerror(errno));
+	bale_buf_release(&b);
+	return rc;
+}
+
+int wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
+{
+	struct wds_merging g = { m, BALE_BUF_INIT, BALE_BUF_INIT, 0, 0, err };
+	char *list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->out, m->name);
+	char *path, *text;
+	size_t i, len = 0;
+	int rc = list ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
+	    "wds: no memory");
+
+	if (rc == BALE_OK && access(list, F_OK) == 0 && !m->replace)
+		rc = bale_errbuf_set(err, BALE_EEXIST, "wds: '%s' exists "
+		    "(--force replaces it)", list);
+	else if (rc == BALE_OK && unlink(list) != 0 && errno != ENOENT)
+		rc = bale_errbuf_set(err, BALE_EIO, "wds: cannot remove '%s': "
+		    "%s", list, strerror(errno));
+	for (i = 0; rc == BALE_OK && i < m->nparts; i++) {
+		path = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->parts[i],
+		    m->name);
+		text = path ? bale_file_read_all(path, &len) : NULL;
+		rc = text ? wds_merge_part(&g, i, text, len) :
+		    bale_errbuf_set(err, BALE_EIO, "wds: cannot read '%s': %s",
+		    path ? path : m->parts[i], strerror(errno));
+		free(text);
+		free(path);
+	}
+	if (rc == BALE_OK)
+		rc = wds_merge_list(&g, list);	/* last: now it is complete */
+	bale_buf_release(&g.entries);
+	bale_buf_release(&g.classes);
+	free(list);
+	return rc;
+}

@@ -1,0 +1,202 @@
+/* merge.c - bale merge: check that the parts given are the whole of one
+ * run, each once and complete (their NAME-part.json, pipe_part.c), then
+ * have each format's backend join them (bale_backend.merge). */
+#include "bale.h"
+#include "bale_backend.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a part's marker says. */
+struct merge_mark {
+	const char *dir;
+	char *run;
+	uint64_t part, parts, first, count, total;
+	char *formats;
+};
+
+static int merge_u64(const char *text, const char *end, const char *key,
+    uint64_t *out)
+{
+	const char *vend;
+	const char *v = bale_jsonr_find(text, end, key, &vend);
+
+	return v && bale_jsonr_u64(v, vend, out) == 0 ? 0 : -1;
+}
+
+static char *merge_str(const char *text, const char *end, const char *key)
+{
+	const char *vend;
+	const char *v = bale_jsonr_find(text, end, key, &vend);
+
+	return v && *v == '"' ? bale_jsonr_string(v, vend) : NULL;
+}
+
+/* Read @k->dir's marker. */
+static int merge_read_mark(struct merge_mark *k, const char *name,
+    struct bale_errbuf *err)
+{
+	char *path = bale_strfmt("%s/%s-part.json", k->dir, name);
+	size_t len = 0;
+	char *text = path ? bale_file_read_all(path, &len) : NULL;
+	const char *end = text ? text + len : NULL;
+	int rc = BALE_OK;
+
+	if (!text)
+		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' holds no complete "
+		    "part: no %s-part.json (was it packed with --part, and did "
+		    "it finish?)", k->dir, name);
+	else if (!(k->run = merge_str(text, end, "run")) ||
+	    !(k->formats = merge_str(text, end, "formats")) ||
+	    merge_u64(text, end, "part", &k->part) ||
+	    merge_u64(text, end, "parts", &k->parts) ||
+	    merge_u64(text, end, "first", &k->first) ||
+	    merge_u64(text, end, "count", &k->count) ||
+	    merge_u64(text, end, "total", &k->total) || k->parts == 0 ||
+	    k->part >= k->parts)
+		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a part "
+		    "marker bale wrote", path);
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* Every part of one run, each once: @byp[i] is part i's mark. */
+static int merge_check(struct merge_mark *m, size_t n,
+    struct merge_mark **byp, struct bale_errbuf *err)
+{
+	uint64_t first = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(m[i].run, m[0].run) != 0 ||
+		    m[i].parts != m[0].parts || m[i].total != m[0].total)
+			return bale_errbuf_set(err, BALE_EINVAL, "'%s' is a part "
+			    "of another run than '%s'", m[i].dir, m[0].dir);
+		if (byp[m[i].part])
+			return bale_errbuf_set(err, BALE_EINVAL, "'%s' and '%s' "
+			    "are both part %" PRIu64 " of %" PRIu64,
+			    byp[m[i].part]->dir, m[i].dir, m[i].part,
+			    m[i].parts);
+		byp[m[i].part] = &m[i];
+	}
+	for (i = 0; i < m[0].parts; i++) {
+		if (!byp[i])
+			return bale_errbuf_set(err, BALE_EINVAL, "part %zu of "
+			    "%" PRIu64 " is missing", i, m[0].parts);
+		if (byp[i]->first != first)
+			return bale_errbuf_set(err, BALE_EINVAL, "'%s' does not "
+			    "start where the part before it ends", byp[i]->dir);
+		first += byp[i]->count;
+	}
+	return BALE_OK;
+}
+
+/* 1 if comma-separated @list names @fmt. */
+static int merge_lists(const char *list, const char *fmt, size_t n)
+{
+	const char *p = list;
+
+	for (; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == n && strncmp(p, fmt, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Each format asked for, merged by its backend; all are checked first. */
+static int merge_formats(const struct bale_merge *bm, const char *want,
+    const char *held, struct bale_errbuf *err)
+{
+	const struct bale_backend *be;
+	char name[64];
+	const char *p;
+	size_t n;
+	int pass, rc = BALE_OK;
+
+	for (pass = 0; pass < 2 && rc == BALE_OK; pass++)
+		for (p = want; rc == BALE_OK && *p; p += n + (p[n] == ',')) {
+			n = strcspn(p, ",");
+			snprintf(name, sizeof(name), "%.*s", (int)n, p);
+			be = bale_backend_find(name);
+			if (pass == 0 && !merge_lists(held, p, n))
+				rc = bale_errbuf_set(err, BALE_EINVAL, "the "
+				    "parts hold no '%s' output", name);
+			else if (pass == 0 && (!be || !be->merge))
+				rc = bale_errbuf_set(err, BALE_ENOTSUP, "%s: "
+				    "merging parts is not supported yet (merge "
+				    "the other formats with -f)", name);
+			else if (pass == 1)
+				rc = be->merge(bm, err);
+		}
+	return rc;
+}
+
+static int merge_run(const char *out, struct merge_mark *m, size_t n,
+    const struct bale_merge_opts *o, struct bale_errbuf *err)
+{
+	const char *name = o && o->name ? o->name : "data";
+	struct merge_mark **byp;
+	const char **dirs;
+	struct bale_merge bm;
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = 0; rc == BALE_OK && i < n; i++)
+		rc = merge_read_mark(&m[i], name, err);
+	if (rc != BALE_OK)
+		return rc;
+	byp = calloc(m[0].parts, sizeof(*byp));
+	dirs = calloc(m[0].parts, sizeof(*dirs));
+	rc = byp && dirs ? merge_check(m, n, byp, err) :
+	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	for (i = 0; rc == BALE_OK && i < m[0].parts; i++)
+		dirs[i] = byp[i]->dir;
+	if (rc == BALE_OK && bale_file_mkdirs(out) != 0)
+		rc = bale_errbuf_set(err, BALE_EIO, "cannot create '%s': %s",
+		    out, strerror(errno));
+	memset(&bm, 0, sizeof(bm));
+	bm.out = out;
+	bm.name = name;
+	bm.parts = dirs;
+	bm.nparts = m[0].parts;
+	bm.replace = o && o->replace;
+	if (rc == BALE_OK)
+		rc = merge_formats(&bm, o && o->formats ? o->formats :
+		    m[0].formats, m[0].formats, err);
+	free(byp);
+	free(dirs);
+	return rc;
+}
+
+int bale_merge_parts(const char *out, const char *const *parts,
+    size_t nparts, const struct bale_merge_opts *o, char *msg,
+    size_t msglen)
+{
+	struct merge_mark *m = calloc(nparts ? nparts : 1, sizeof(*m));
+	struct bale_errbuf err;
+	size_t i;
+	int rc;
+
+	bale_errbuf_clear(&err);
+	if (!m)
+		rc = bale_errbuf_set(&err, BALE_ENOMEM, "no memory");
+	else if (nparts == 0)
+		rc = bale_errbuf_set(&err, BALE_EINVAL, "no part to merge");
+	else {
+		for (i = 0; i < nparts; i++)
+			m[i].dir = parts[i];
+		rc = merge_run(out, m, nparts, o, &err);
+	}
+	for (i = 0; m && i < nparts; i++) {
+		free(m[i].run);
+		free(m[i].formats);
+	}
+	free(m);
+	if (msg && msglen)
+		snprintf(msg, msglen, "%s", rc == BALE_OK ? "" : err.msg);
+	return rc;
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# bale merge joins the parts of one run into what a single run writes:
+# for 1 to 4 parts (given in any order), shuffled or not, the merged WebDataset lists the
+# same samples (index, key, label, size, crc, path) with the same bytes,
+# verifies, and its shards are the parts' own files linked in (no copy).
+# A missing, doubled or foreign part, a folder that is no part, and a
+# format that cannot merge yet are refused by name, with nothing
+# written; a merged output is replaced only with --force.
+. "$TESTS/cli/lib.sh"
+require_backend wds
+"$MKDATA" tricky "$T/in"
+rm "$T/in/9/linked"
+for order in "" "--shuffle --seed 3"; do
+    # shellcheck disable=SC2086
+    "$BALE" pack "$T/in" -f wds -o "$T/single" -q --force --shard-count 4 \
+        $order
+    for n in 1 2 3 4; do
+        rm -rf "$T/parts" "$T/merged"
+        for ((i = 0; i < n; i++)); do
+            # shellcheck disable=SC2086
+            run "$BALE" pack "$T/in" -f wds -o "$T/parts/p$i" -q \
+                --shard-count 3 --part "$i/$n" $order
+        done
+        # shellcheck disable=SC2046
+        run "$BALE" merge "$T/merged" $(ls -d "$T"/parts/* | sort -r)
+        expect_status 0
+        diff <("$BALE" ls "$T/single/data-shards.json") \
+            <("$BALE" ls "$T/merged/data-shards.json") ||
+            fail "$n parts ($order) do not merge into the single run"
+        "$BALE" verify "$T/merged/data-shards.json" >/dev/null ||
+            fail "the merged output does not verify"
+        rm -rf "$T/x1" "$T/x2"
+        "$BALE" extract "$T/single/data-shards.json" "$T/x1" >/dev/null
+        "$BALE" extract "$T/merged/data-shards.json" "$T/x2" >/dev/null
+        diff -r "$T/x1" "$T/x2" || fail "merged bytes differ"
+    done
+done
+# the shards are the parts' files, linked, and their .idx files too
+[ "$(stat -c %h "$T/merged/data-000000.tar")" -ge 2 ] ||
+    fail "a merged shard is a copy"
+cmp "$T/merged/data-000000.idx" "$T/parts/p0/data-000000.idx"
+
+# refusals: each names its part, and writes nothing
+nothing() { [ ! -e "$T/$1/data-shards.json" ] || fail "$1 was written"; }
+run "$BALE" merge "$T/m1" "$T/parts/p0" "$T/parts/p1" "$T/parts/p3"
+expect_status 1
+expect_stderr "part 2 of 4 is missing"
+nothing m1
+run "$BALE" merge "$T/m2" "$T"/parts/* "$T/parts/p2"
+expect_status 1
+expect_stderr "'$T/parts/p2' and '$T/parts/p2' are both part 2 of 4"
+nothing m2
+"$BALE" pack "$T/in" -f wds -o "$T/foreign" -q --part 1/4 --seed 4 \
+    --shuffle
+run "$BALE" merge "$T/m3" "$T/parts/p0" "$T/foreign" "$T/parts/p2" \
+    "$T/parts/p3"
+expect_status 1
+expect_stderr "'$T/foreign' is a part of another run than '$T/parts/p0'"
+nothing m3
+run "$BALE" merge "$T/m4" "$T"/parts/* "$T/single"
+expect_status 1
+expect_stderr "'$T/single' holds no complete part"
+nothing m4
+require_backend lmdb
+"$BALE" pack "$T/in" -f wds,lmdb -o "$T/both" -q --part 0/1
+run "$BALE" merge "$T/m5" "$T/both"
+expect_status 1
+expect_stderr "lmdb: merging parts is not supported yet"
+nothing m5
+run "$BALE" merge "$T/m5" "$T/both" -f wds
+expect_status 0
+# an existing merged output stays unless --force
+run "$BALE" merge "$T/merged" "$T"/parts/*
+expect_status 1
+expect_stderr "exists (--force replaces it)"
+run "$BALE" merge "$T/merged" "$T"/parts/* --force
+expect_status 0
+"$BALE" verify "$T/merged/data-shards.json" >/dev/null
+exit 0
