@@ -38,6 +38,7 @@
 #include "bale_backend.h"
 #include "lmdb_caffe.h"
 #include "lmdb_read.h"
+#include "lmdb_write.h"
 
 
 #include <errno.h>
@@ -136,7 +137,7 @@ static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
 }
 
 /* Remove an LMDB output at @path (folder or single file) and its lock. */
-static int lmdb_remove(const char *path, int nosubdir)
+int lmdb_remove(const char *path, int nosubdir)
 {
 	char *data = bale_strfmt("%s/data.mdb", path);
 	char *lock = bale_strfmt(nosubdir ? "%s-lock" : "%s/lock.mdb", path);
@@ -409,18 +410,23 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 
 /* ---- finish ------------------------------------------------------------ */
 
+void lmdb_bale_record(struct bale_buf *b, uint64_t count)
+{
+	bale_buf_puts(b, "{");
+	bale_json_kv_str(b, "version", bale_version(), 1);
+	bale_json_kv_str(b, "layout", "default", 0);
+	bale_json_kv_u64(b, "layout_version", 1, 0);
+	bale_json_kv_u64(b, "count", count, 0);
+	bale_buf_puts(b, "}");
+}
+
 static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 {
 	struct bale_buf b = BALE_BUF_INIT;
 	char count[32];
 	int rc;
 
-	bale_buf_puts(&b, "{");
-	bale_json_kv_str(&b, "version", bale_version(), 1);
-	bale_json_kv_str(&b, "layout", "default", 0);
-	bale_json_kv_u64(&b, "layout_version", 1, 0);
-	bale_json_kv_u64(&b, "count", st->count, 0);
-	bale_buf_puts(&b, "}");
+	lmdb_bale_record(&b, st->count);
 	snprintf(count, sizeof(count), "%" PRIu64, st->count);
 	rc = b.failed ? bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory")
 	    : lmdb_put(w, st, "__bale__", b.data, b.len);
@@ -648,4 +654,5 @@ const struct bale_backend bale_backend_lmdb = {
 	.writer = &lmdb_writer,
 	.reader_priv = sizeof(struct lmdb_r),
 	.reader = &bale_lmdb_reader,
+	.merge = lmdb_merge,
 };

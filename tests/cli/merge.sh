@@ -1,40 +1,65 @@
 #!/bin/bash
 # bale merge joins the parts of one run into what a single run writes:
-# for 1 to 4 parts (given in any order), shuffled or not, the merged WebDataset lists the
-# same samples (index, key, label, size, crc, path) with the same bytes,
-# verifies, and its shards are the parts' own files linked in (no copy).
-# A missing, doubled or foreign part, a folder that is no part, and a
-# format that cannot merge yet are refused by name, with nothing
-# written; a merged output is replaced only with --force.
+# for 1 to 4 parts (given in any order), shuffled or not, the merged
+# WebDataset and LMDB (default and Caffe layout, folder or one file)
+# list the same samples (index, key, label, size, crc, path) with the
+# same bytes and records, and verify; the shards are the parts' own
+# files linked in (no copy). A missing, doubled or foreign part, a
+# folder that is no part, and a format that cannot merge yet are refused
+# by name, with nothing written; a merged output is replaced only with
+# --force.
 . "$TESTS/cli/lib.sh"
 require_backend wds
+require_backend lmdb
 "$MKDATA" tricky "$T/in"
 rm "$T/in/9/linked"
 for order in "" "--shuffle --seed 3"; do
     # shellcheck disable=SC2086
-    "$BALE" pack "$T/in" -f wds -o "$T/single" -q --force --shard-count 4 \
-        $order
+    "$BALE" pack "$T/in" -f wds,lmdb -o "$T/single" -q --force \
+        --shard-count 4 $order
     for n in 1 2 3 4; do
         rm -rf "$T/parts" "$T/merged"
         for ((i = 0; i < n; i++)); do
             # shellcheck disable=SC2086
-            run "$BALE" pack "$T/in" -f wds -o "$T/parts/p$i" -q \
+            run "$BALE" pack "$T/in" -f wds,lmdb -o "$T/parts/p$i" -q \
                 --shard-count 3 --part "$i/$n" $order
         done
         # shellcheck disable=SC2046
         run "$BALE" merge "$T/merged" $(ls -d "$T"/parts/* | sort -r)
         expect_status 0
-        diff <("$BALE" ls "$T/single/data-shards.json") \
-            <("$BALE" ls "$T/merged/data-shards.json") ||
-            fail "$n parts ($order) do not merge into the single run"
-        "$BALE" verify "$T/merged/data-shards.json" >/dev/null ||
-            fail "the merged output does not verify"
+        for o in data-shards.json data.lmdb; do
+            diff <("$BALE" ls "$T/single/$o") <("$BALE" ls "$T/merged/$o") ||
+                fail "$n parts ($order) do not merge into the single $o"
+            "$BALE" verify "$T/merged/$o" >/dev/null ||
+                fail "the merged $o does not verify"
+        done
+        mkdir -p "$T/lmdb-only"
+        rm -rf "$T/lmdb-only/data.lmdb"
+        cp -r "$T/single/data.lmdb" "$T/lmdb-only/"
+        "$PY" "$TESTS/cli/same_output.py" "$T/lmdb-only" "$T/merged" ||
+            fail "the merged LMDB's records differ"
         rm -rf "$T/x1" "$T/x2"
         "$BALE" extract "$T/single/data-shards.json" "$T/x1" >/dev/null
         "$BALE" extract "$T/merged/data-shards.json" "$T/x2" >/dev/null
         diff -r "$T/x1" "$T/x2" || fail "merged bytes differ"
     done
 done
+# the other LMDB layouts: Caffe Datums, one file instead of a folder
+for lay in "--lmdb-layout caffe" --lmdb-nosubdir; do
+    rm -rf "$T/l1" "$T/lp" "$T/lm"
+    # shellcheck disable=SC2086
+    "$BALE" pack "$T/in" -f lmdb -o "$T/l1" -q $lay
+    for i in 0 1 2; do
+        # shellcheck disable=SC2086
+        "$BALE" pack "$T/in" -f lmdb -o "$T/lp/p$i" -q --part "$i/3" $lay
+    done
+    run "$BALE" merge "$T/lm" "$T"/lp/*
+    expect_status 0
+    diff <("$BALE" ls "$T/l1/data.lmdb") <("$BALE" ls "$T/lm/data.lmdb") ||
+        fail "$lay parts do not merge into the single run"
+done
+[ -f "$T/lm/data.lmdb" ] || fail "a one-file LMDB merged into a folder"
+
 # the shards are the parts' files, linked, and their .idx files too
 [ "$(stat -c %h "$T/merged/data-000000.tar")" -ge 2 ] ||
     fail "a merged shard is a copy"
@@ -61,14 +86,15 @@ run "$BALE" merge "$T/m4" "$T"/parts/* "$T/single"
 expect_status 1
 expect_stderr "'$T/single' holds no complete part"
 nothing m4
-require_backend lmdb
-"$BALE" pack "$T/in" -f wds,lmdb -o "$T/both" -q --part 0/1
-run "$BALE" merge "$T/m5" "$T/both"
-expect_status 1
-expect_stderr "lmdb: merging parts is not supported yet"
-nothing m5
-run "$BALE" merge "$T/m5" "$T/both" -f wds
-expect_status 0
+if "$BALE" --help | grep -q "^Formats built in:.* hdf5\b"; then
+    "$BALE" pack "$T/in" -f wds,hdf5 -o "$T/both" -q --part 0/1
+    run "$BALE" merge "$T/m5" "$T/both"
+    expect_status 1
+    expect_stderr "hdf5: merging parts is not supported yet"
+    nothing m5
+    run "$BALE" merge "$T/m5" "$T/both" -f wds
+    expect_status 0
+fi
 # an existing merged output stays unless --force
 run "$BALE" merge "$T/merged" "$T"/parts/*
 expect_status 1

@@ -1,0 +1,18 @@
+/* lmdb_write.h - what lmdb.c (the writer) shares with lmdb_merge.c. */
+#ifndef BALE_LMDB_WRITE_H
+#define BALE_LMDB_WRITE_H
+
+#include "bale_backend.h"
+
+/** Remove the environment at @path (a folder, or with @nosubdir a file
+ *  and its -lock file). @return 0, or -1 with errno */
+int lmdb_remove(const char *path, int nosubdir);
+
+/** The __bale__ record of a default-layout output of @count samples. */
+void lmdb_bale_record(struct bale_buf *b, uint64_t count);
+
+/** bale merge: the parts' records copied in key order with MDB_APPEND
+ *  into one environment, their __keys__ joined and counts summed. */
+int lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err);
+
+#endif
