@@ -1,0 +1,53 @@
+#!/bin/bash
+# bale merge against packing: the 110k tree (10 000 JPEGs, 1.1 GB, 100
+# classes; made by bench/archive_source.sh under $BENCH_DIR, default
+# build/bench) packed whole, and as 8 parts (--part I/8) merged, per
+# format (-f wds, -f lmdb), warm. Prints every time and the medians, and
+# each merge's time as a share of the whole pack's of its format, and
+# what starting the process alone takes (bale --help).
+#
+#   bench/merge.sh [-r RUNS]
+set -eu
+cd "$(dirname "$0")/.."
+runs=5
+if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
+dir=${BENCH_DIR:-build/bench}
+bale=${BALE:-build/bale}
+src=$dir/tree-110k
+work=$dir/merge
+[ -f "$src/.complete" ] || { echo "no $src: run bench/archive_source.sh a first" >&2; exit 2; }
+rm -rf "$work"
+mkdir -p "$work"
+find "$src" -type f -exec cat {} + >/dev/null
+for i in 0 1 2 3 4 5 6 7; do
+    "$bale" pack "$src" -f wds,lmdb -o "$work/p$i" -q --part "$i/8"
+done
+secs() {
+    local t0 t1
+    sync
+    t0=$(date +%s.%N)
+    "$@"
+    t1=$(date +%s.%N)
+    echo "$t1 - $t0" | bc
+}
+starts=()
+for ((r = 0; r < runs; r++)); do
+    starts+=("$(secs sh -c "'$bale' --help >/dev/null")")
+done
+echo "process start alone (bale --help): ${starts[*]} s"
+for f in wds lmdb; do
+    packs=() merges=()
+    for ((r = 0; r < runs; r++)); do
+        rm -rf "$work/whole" "$work/merged"
+        packs+=("$(secs "$bale" pack "$src" -f "$f" -o "$work/whole" -q)")
+        merges+=("$(secs "$bale" merge "$work/merged" "$work"/p? -f "$f")")
+        echo "run $r $f: pack ${packs[-1]} s, merge of 8 parts ${merges[-1]} s"
+    done
+    /usr/bin/python3 - "$f" "${packs[*]}" "${merges[*]}" <<'PY'
+import statistics as st, sys
+f, p, m = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+print(f"{f}: pack median {st.median(p):.3f} s, merge median {st.median(m):.3f} s, "
+      f"merge / pack {st.median(m) / st.median(p):.4f}")
+PY
+done
+rm -rf "$work"
