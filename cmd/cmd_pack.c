@@ -182,7 +182,8 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_PART:
 		if (bale_part_parse(arg, &a->opts.part_index,
 		    &a->opts.part_count, &why) != BALE_OK)
-			return cli_usage_error("pack", "--part %s: %s", arg, why);
+			return cli_usage_error("pack", "--part %s: %s", arg,
+			    why);
 		return 0;
 	case 'j':
 		if (cli_flag_number("pack", "-j", arg, &n, 0) || n == 0 ||

@@ -74,11 +74,12 @@ static int merge_check(struct merge_mark *m, size_t n,
 	for (i = 0; i < n; i++) {
 		if (strcmp(m[i].run, m[0].run) != 0 ||
 		    m[i].parts != m[0].parts || m[i].total != m[0].total)
-			return bale_errbuf_set(err, BALE_EINVAL, "'%s' is a part "
-			    "of another run than '%s'", m[i].dir, m[0].dir);
+			return bale_errbuf_set(err, BALE_EINVAL, "'%s' is a "
+			    "part of another run than '%s'", m[i].dir,
+			    m[0].dir);
 		if (byp[m[i].part])
-			return bale_errbuf_set(err, BALE_EINVAL, "'%s' and '%s' "
-			    "are both part %" PRIu64 " of %" PRIu64,
+			return bale_errbuf_set(err, BALE_EINVAL, "'%s' and "
+			    "'%s' are both part %" PRIu64 " of %" PRIu64,
 			    byp[m[i].part]->dir, m[i].dir, m[i].part,
 			    m[i].parts);
 		byp[m[i].part] = &m[i];
@@ -88,8 +89,9 @@ static int merge_check(struct merge_mark *m, size_t n,
 			return bale_errbuf_set(err, BALE_EINVAL, "part %zu of "
 			    "%" PRIu64 " is missing", i, m[0].parts);
 		if (byp[i]->first != first)
-			return bale_errbuf_set(err, BALE_EINVAL, "'%s' does not "
-			    "start where the part before it ends", byp[i]->dir);
+			return bale_errbuf_set(err, BALE_EINVAL, "'%s' does "
+			    "not start where the part before it ends",
+			    byp[i]->dir);
 		first += byp[i]->count;
 	}
 	return BALE_OK;

@@ -104,8 +104,8 @@ static int lmdb_merge_put(struct lmdb_merging *g, MDB_val *k, MDB_val *v)
 
 	if (err == MDB_KEYEXIST)
 		return bale_errbuf_set(g->err, BALE_EINVAL, "lmdb: the key "
-		    "'%.*s' does not follow the part before it", (int)k->mv_size,
-		    (const char *)k->mv_data);
+		    "'%.*s' does not follow the part before it",
+		    (int)k->mv_size, (const char *)k->mv_data);
 	if (err)
 		return lmdb_merge_fail(g, "cannot write to", g->tmp, err);
 	g->txn_bytes += k->mv_size + v->mv_size;
