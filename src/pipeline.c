@@ -254,6 +254,10 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (o->name && (!*o->name || strchr(o->name, '/')))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "name '%s' must be a plain file name", o->name);
+	if (o->part_count && o->part_index >= o->part_count)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "part %" PRIu32
+		    " of %" PRIu32 ": a part's index counts from 0, below the "
+		    "count", o->part_index, o->part_count);
 	rc = pipe_classify_source(p, run);
 	if (rc != BALE_OK)
 		return rc;
