@@ -274,6 +274,11 @@ BALE_API int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
 /** Create folder @path and its missing parents. @return 0 or -1 */
 BALE_API int bale_file_mkdirs(const char *path);
 
+/** The path from folder @from_dir to the file @to ("../p3/data.h5"),
+ *  both as they really are (symbolic links followed); NULL when either
+ *  cannot be resolved (errno says why) or without memory. Free it. */
+BALE_API char *bale_file_relpath(const char *from_dir, const char *to);
+
 /** The whole file at @path, NUL-terminated, its size in *@n; NULL on
  *  failure (errno says why). Free it. */
 BALE_API char *bale_file_read_all(const char *path, size_t *n);

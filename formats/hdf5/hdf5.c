@@ -419,43 +419,15 @@ static int hdf5_put(struct bale_writer *w, void *priv,
 
 /* ---- finish ------------------------------------------------------------ */
 
-static int hdf5_attr(struct bale_writer *w, struct hdf5_w *st,
-    const char *name, hid_t type, hsize_t n, const void *v)
-{
-	hid_t space = n ? H5Screate_simple(1, &n, NULL) :
-	    H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(st->file, name, type, space, H5P_DEFAULT,
-	    H5P_DEFAULT);
-	int ok = a >= 0 && H5Awrite(a, type, v) >= 0;
-
-	H5Aclose(a);
-	H5Sclose(space);
-	return ok ? BALE_OK : hdf5_fail(w, st, name);
-}
-
 static int hdf5_write_attrs(struct bale_writer *w, struct hdf5_w *st)
 {
-	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
-	const char *version = bale_version();
 	const char *layout = st->pixels_w ? "pixels" : st->vlen ? "vlen" :
 	    "encoded";
-	int64_t one = 1;
-	int64_t count = (int64_t)st->count;
-	int rc;
 
-	rc = hdf5_attr(w, st, "bale_version", vstr, 0, &version);
-	if (rc == BALE_OK)
-		rc = hdf5_attr(w, st, "layout", vstr, 0, &layout);
-	if (rc == BALE_OK)
-		rc = hdf5_attr(w, st, "layout_version", H5T_NATIVE_INT64, 0,
-		    &one);
-	if (rc == BALE_OK)
-		rc = hdf5_attr(w, st, "count", H5T_NATIVE_INT64, 0, &count);
-	if (rc == BALE_OK && st->nclasses)
-		rc = hdf5_attr(w, st, "class_names", vstr, st->nclasses,
-		    st->class_copy);
-	H5Tclose(vstr);
-	return rc;
+	if (bale_hdf5_write_attrs(st->file, layout, (int64_t)st->count,
+	    st->class_copy, st->nclasses) != 0)
+		return hdf5_fail(w, st, "cannot write attributes to");
+	return BALE_OK;
 }
 
 /* The last, partial chunk, then the exact extent. */
@@ -587,4 +559,5 @@ const struct bale_backend bale_backend_hdf5 = {
 	.writer = &hdf5_writer,
 	.reader_priv = sizeof(struct hdf5_r),
 	.reader = &bale_hdf5_reader,
+	.merge = hdf5_merge,
 };

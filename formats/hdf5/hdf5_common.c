@@ -1,7 +1,10 @@
 /* hdf5_common.c - see hdf5_common.h. */
 #include "hdf5_common.h"
 
+#include "bale.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 
 hid_t bale_hdf5_string_type(size_t size)
 {
@@ -10,6 +13,67 @@ hid_t bale_hdf5_string_type(size_t size)
 	H5Tset_size(t, size);
 	H5Tset_cset(t, H5T_CSET_UTF8);
 	return t;
+}
+
+/* Attribute @name of the root, @n strings or numbers (0: a scalar). */
+static int hdf5_attr(hid_t file, const char *name, hid_t type, hsize_t n,
+    const void *v)
+{
+	hid_t space = n ? H5Screate_simple(1, &n, NULL) :
+	    H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(file, name, type, space, H5P_DEFAULT,
+	    H5P_DEFAULT);
+	int ok = a >= 0 && H5Awrite(a, type, v) >= 0;
+
+	H5Aclose(a);
+	H5Sclose(space);
+	return ok ? 0 : -1;
+}
+
+int bale_hdf5_write_attrs(hid_t file, const char *layout, int64_t count,
+    char *const *classes, size_t nclasses)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	const char *version = bale_version();
+	int64_t one = 1;
+	int rc;
+
+	rc = hdf5_attr(file, "bale_version", vstr, 0, &version);
+	if (rc == 0)
+		rc = hdf5_attr(file, "layout", vstr, 0, &layout);
+	if (rc == 0)
+		rc = hdf5_attr(file, "layout_version", H5T_NATIVE_INT64, 0,
+		    &one);
+	if (rc == 0)
+		rc = hdf5_attr(file, "count", H5T_NATIVE_INT64, 0, &count);
+	if (rc == 0 && nclasses)
+		rc = hdf5_attr(file, "class_names", vstr, nclasses, classes);
+	H5Tclose(vstr);
+	return rc;
+}
+
+void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
+    uint64_t n, size_t elem, int *why)
+{
+	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+	hssize_t got = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+	void *out = NULL;
+
+	*why = BALE_OK;
+	if (got < 0 || (uint64_t)got != n)
+		*why = BALE_EINVAL;
+	else if (!(out = calloc(n + 1, elem)))
+		*why = BALE_ENOMEM;
+	else if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+	    out) < 0) {
+		*why = BALE_EBACKEND;
+		free(out);
+		out = NULL;
+	}
+	H5Sclose(space);
+	H5Dclose(d);
+	return out;
 }
 
 /* H5Ewalk2 callback: keep the innermost entry's text. */

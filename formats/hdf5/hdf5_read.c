@@ -2,9 +2,10 @@
  *
  * Every HDF5 call takes one process-wide lock (Debian's HDF5 is not
  * thread-safe). The "encoded" layout needs HDF5 only at open: the file
- * address of every images chunk is looked up once, and get() is then a
- * plain pread of the sample's bytes, lock-free (one pread when its chunks
- * lie end to end, as bale writes them).
+ * address of every images chunk is looked up once (hdf5_images.c, which
+ * also finds a merged file's parts), and get() is then a plain pread of
+ * the sample's bytes, lock-free (one pread when its chunks lie end to
+ * end, as bale writes them).
  */
 #include "hdf5_read.h"
 
@@ -54,36 +55,22 @@ static int hdf5_rfail(struct bale_reader *r, const char *what)
 }
 
 /* Read all @n elements of dataset @name as @type into a new *@out of
- * @elem-byte elements. Its extent is checked before anything is
- * allocated: a file does not choose how much memory bale takes. */
+ * @elem-byte elements. */
 static int hdf5_read_all(struct bale_reader *r, hid_t file, const char *name,
     hid_t type, uint64_t n, void **out, size_t elem)
 {
-	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
-	hssize_t got = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
 	char what[64];
-	int rc = BALE_OK;
+	int why;
 
-	*out = NULL;
-	if (got < 0 || (uint64_t)got != n) {
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset '%s' "
-		    "is missing or does not hold count (%" PRIu64 ") rows",
+	*out = bale_hdf5_read_all(file, name, type, n, elem, &why);
+	if (why == BALE_EINVAL)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset "
+		    "'%s' is missing or does not hold count (%" PRIu64 ") rows",
 		    name, n);
-		goto out;
-	}
-	*out = calloc(n + 1, elem);
-	if (!*out) {
-		rc = bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	} else if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-	    *out) < 0) {
-		snprintf(what, sizeof(what), "cannot read dataset '%s'", name);
-		rc = hdf5_rfail(r, what);
-	}
-out:
-	H5Sclose(space);
-	H5Dclose(d);
-	return rc;
+	if (why == BALE_ENOMEM)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	snprintf(what, sizeof(what), "cannot read dataset '%s'", name);
+	return why == BALE_OK ? BALE_OK : hdf5_rfail(r, what);
 }
 
 /* keys: fixed-width strings, narrower than the key buffer. */
@@ -222,37 +209,6 @@ static void hdf5_read_info(struct hdf5_r *st)
 	H5Tclose(vstr);
 }
 
-/* Encoded images: one dimension of bytes, chunked and unfiltered, as
- * get() reads the chunks' bytes from the file itself; and the offsets
- * end inside it. */
-static int hdf5_check_encoded(struct bale_reader *r, struct hdf5_r *st)
-{
-	hid_t type = H5Dget_type(st->images);
-	hid_t space = H5Dget_space(st->images);
-	hid_t dcpl = H5Dget_create_plist(st->images);
-	hsize_t extent = 0;
-	uint64_t end = st->offsets[st->n];
-	int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER &&
-	    H5Tget_size(type) == 1 && space >= 0 &&
-	    H5Sget_simple_extent_ndims(space) == 1 &&
-	    H5Sget_simple_extent_dims(space, &extent, NULL) == 1 &&
-	    dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-	    H5Pget_chunk(dcpl, 1, &st->chunk) == 1 && st->chunk > 0 &&
-	    H5Pget_nfilters(dcpl) == 0;
-
-	H5Pclose(dcpl);
-	H5Sclose(space);
-	H5Tclose(type);
-	if (!ok)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images is "
-		    "not one chunked, unfiltered dimension of bytes (layout "
-		    "encoded)");
-	if (end > extent || end > st->size)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
-		    "at byte %" PRIu64 ", past the end of images", end);
-	return BALE_OK;
-}
-
 /* Vlen images: count rows of variable-length bytes. */
 static int hdf5_check_vlen(struct bale_reader *r, struct hdf5_r *st)
 {
@@ -267,28 +223,6 @@ static int hdf5_check_vlen(struct bale_reader *r, struct hdf5_r *st)
 	return ok ? BALE_OK : bale_reader_seterr(r, BALE_EBACKEND, "hdf5: "
 	    "images is not count rows of variable-length bytes (layout "
 	    "vlen)");
-}
-
-/* The file address of every images chunk. */
-static int hdf5_read_chunks(struct bale_reader *r, struct hdf5_r *st)
-{
-	hsize_t off;
-	hsize_t size;
-	unsigned mask;
-	uint64_t c;
-	int ok = 1;
-
-	st->nchunks = (st->offsets[st->n] + st->chunk - 1) / st->chunk;
-	st->chunk_addr = calloc(st->nchunks + 1, sizeof(haddr_t));
-	for (c = 0; ok && st->chunk_addr && c < st->nchunks; c++) {
-		off = c * st->chunk;
-		ok = H5Dget_chunk_info_by_coord(st->images, &off, &mask,
-		    &st->chunk_addr[c], &size) >= 0 && mask == 0 &&
-		    st->chunk_addr[c] != HADDR_UNDEF;
-	}
-	if (!st->chunk_addr)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	return ok ? BALE_OK : hdf5_rfail(r, "cannot locate image chunks");
 }
 
 /* The bytes of one sample of the pixels layout: H x W x 3. */
@@ -353,10 +287,10 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 		rc = hdf5_check_pixels(r, st);
 	else if (rc == BALE_OK && st->vlen)
 		rc = hdf5_check_vlen(r, st);
-	else if (rc == BALE_OK)
-		rc = hdf5_check_encoded(r, st);
-	if (rc == BALE_OK && !st->pixels && !st->vlen)
-		rc = hdf5_read_chunks(r, st);
+	if (rc == BALE_OK)
+		rc = bale_hdf5_images_open(r, st);
+	if (rc == BALE_OK && st->nparts)
+		bale_buf_printf(&st->info, ",\"parts\":%zu", st->nparts);
 	if (rc == BALE_OK && st->pixels)	/* what a row's bytes are */
 		bale_buf_printf(&st->info, ",\"shape\":[%d,%d,3]",
 		    st->pixels_h, st->pixels_w);
@@ -371,8 +305,10 @@ static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
 
 	st->file = st->images = -1;
 	st->fd = open(path, O_RDONLY | O_CLOEXEC);
-	st->files[0] = strdup(path);
-	if (st->fd < 0 || !st->files[0])
+	st->files = calloc(2, sizeof(char *));
+	if (st->files)
+		st->files[0] = strdup(path);
+	if (st->fd < 0 || !st->files || !st->files[0])
 		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot open '%s': %s",
 		    path, strerror(errno));
 	pthread_once(&hdf5_fork_once, hdf5_fork_guard);
@@ -386,36 +322,6 @@ static int hdf5_rcount(struct bale_reader *r, void *priv, uint64_t *n)
 {
 	(void)r;
 	*n = ((struct hdf5_r *)priv)->n;
-	return BALE_OK;
-}
-
-/* Bytes [lo, hi) of images into @to: preads, one per run of adjacent
- * chunks. */
-static int hdf5_pread_range(struct bale_reader *r, struct hdf5_r *st,
-    unsigned char *to, uint64_t lo, uint64_t hi)
-{
-	uint64_t pos = lo;
-	uint64_t c;
-	uint64_t run_end;
-	ssize_t got;
-
-	while (pos < hi) {
-		c = pos / st->chunk;
-		run_end = (c + 1) * st->chunk;
-		while (run_end < hi && c + 1 < st->nchunks &&
-		    st->chunk_addr[c + 1] == st->chunk_addr[c] + st->chunk) {
-			c++;
-			run_end += st->chunk;
-		}
-		run_end = run_end < hi ? run_end : hi;
-		got = pread(st->fd, to + (pos - lo), run_end - pos,
-		    (off_t)(st->chunk_addr[pos / st->chunk] + pos % st->chunk));
-		if (got != (ssize_t)(run_end - pos))
-			return bale_reader_seterr(r, BALE_EIO,
-			    "hdf5: cannot read: %s",
-			    got < 0 ? strerror(errno) : "short read");
-		pos = run_end;
-	}
 	return BALE_OK;
 }
 
@@ -482,7 +388,7 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0 ||
 	    !(out->data = bale_reader_data_buffer(r, st->buf, out->size)))
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	return hdf5_pread_range(r, st, (unsigned char *)out->data,
+	return bale_hdf5_images_pread(r, st, (unsigned char *)out->data,
 	    st->offsets[i], st->offsets[i + 1]);
 }
 
@@ -536,12 +442,11 @@ static void hdf5_rrelease(void *priv)
 		close(st->fd);
 	free(st->paths);
 	free(st->offsets);
-	free(st->chunk_addr);
 	free(st->labels);
 	free(st->crcs);
 	free(st->keys);
 	free(st->buf);
-	free(st->files[0]);
+	bale_hdf5_images_release(st);
 }
 
 const struct bale_reader_ops bale_hdf5_reader = {

@@ -1,5 +1,6 @@
-/* hdf5_read.h - the HDF5 backend's reader (formats/hdf5_read.c), for the
- * backend table in formats/hdf5.c, which needs the handle's size. */
+/* hdf5_read.h - the HDF5 backend's reader (hdf5_read.c, and where the
+ * images are, hdf5_images.c), for the backend table in hdf5.c, which
+ * needs the handle's size. */
 #ifndef BALE_HDF5_READ_H
 #define BALE_HDF5_READ_H
 
@@ -7,6 +8,16 @@
 
 
 #include <hdf5.h>
+
+/* A run of the "images" bytes (encoded layout) in one file: the file
+ * itself, or in a merged file one part's. */
+struct hdf5_seg {
+	uint64_t start, len;	/* its bytes of images */
+	int fd;			/* the part's; -1: the file's own */
+	hsize_t chunk;
+	haddr_t *addr;		/* file address of each chunk */
+	uint64_t nchunks;
+};
 
 struct hdf5_r {
 	hid_t file;
@@ -18,9 +29,9 @@ struct hdf5_r {
 	uint64_t size;		/* of the file, bytes */
 	uint64_t n;
 	uint64_t *offsets;	/* encoded: n + 1 */
-	haddr_t *chunk_addr;	/* encoded: per chunk */
-	uint64_t nchunks;
-	hsize_t chunk;
+	struct hdf5_seg *segs;	/* encoded: where its bytes are */
+	size_t nsegs;
+	size_t nparts;		/* a merged file's: its virtual sources */
 	int64_t *labels;
 	uint32_t *crcs;
 	char *keys;		/* n fixed-width keys */
@@ -29,10 +40,22 @@ struct hdf5_r {
 	unsigned char *buf;
 	size_t bufcap;
 	char key[64];
-	char *files[2];
+	char **files;		/* the file, then its parts; NULL ends */
 	struct bale_buf info;
 };
 
 extern const struct bale_reader_ops bale_hdf5_reader;
+
+/** Find the images (hdf5_images.c): every part of a merged file is
+ *  there and holds what it maps; where the encoded bytes lie. Call with
+ *  the HDF5 lock held, the rows read. @return BALE_OK or an error */
+int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st);
+
+/** Bytes [@lo, @hi) of the encoded images into @to, with preads only.
+ *  @return BALE_OK or an error */
+int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
+    unsigned char *to, uint64_t lo, uint64_t hi);
+
+void bale_hdf5_images_release(struct hdf5_r *st);
 
 #endif

@@ -58,4 +58,8 @@ int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
 int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
+/** The backend's merge(): the parts' files as one whose images are a
+ *  virtual dataset over theirs (hdf5_merge.c). */
+int hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err);
+
 #endif

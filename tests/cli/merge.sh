@@ -5,7 +5,7 @@
 # list the same samples (index, key, label, size, crc, path) with the
 # same bytes and records, and verify; the shards are the parts' own
 # files linked in (no copy). A missing, doubled or foreign part, a
-# folder that is no part, and a format that cannot merge yet are refused
+# folder that is no part, and a format the parts lack are refused
 # by name, with nothing written; a merged output is replaced only with
 # --force.
 . "$TESTS/cli/lib.sh"
@@ -86,15 +86,15 @@ run "$BALE" merge "$T/m4" "$T"/parts/* "$T/single"
 expect_status 1
 expect_stderr "'$T/single' holds no complete part"
 nothing m4
-if "$BALE" --help | grep -q "^Formats built in:.* hdf5\b"; then
-    "$BALE" pack "$T/in" -f wds,hdf5 -o "$T/both" -q --part 0/1
-    run "$BALE" merge "$T/m5" "$T/both"
-    expect_status 1
-    expect_stderr "hdf5: merging parts is not supported yet"
-    nothing m5
-    run "$BALE" merge "$T/m5" "$T/both" -f wds
-    expect_status 0
-fi
+# -f merges only the formats named
+"$BALE" pack "$T/in" -f wds,lmdb -o "$T/both" -q --part 0/1
+run "$BALE" merge "$T/m5" "$T/both" -f wds
+expect_status 0
+[ -e "$T/m5/data-shards.json" ] && [ ! -e "$T/m5/data.lmdb" ] ||
+    fail "merge -f wds merged another format"
+run "$BALE" merge "$T/m6" "$T/both" -f hdf5
+expect_status 1
+expect_stderr "the parts hold no 'hdf5' output"
 # an existing merged output stays unless --force
 run "$BALE" merge "$T/merged" "$T"/parts/*
 expect_status 1

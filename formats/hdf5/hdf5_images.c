@@ -1,0 +1,335 @@
+/* hdf5_images.c - where a bale HDF5 file's images are.
+ *
+ * The "encoded" layout is read with plain preads: the file address of
+ * every chunk is looked up once, at open. A merged file (bale merge)
+ * holds no images itself: its "images" is a virtual dataset over the
+ * parts' files. HDF5 reads a source it cannot find as zeros, without an
+ * error, so every source is found and checked here at open, and a
+ * missing or shortened part is named. The encoded bytes are then read
+ * from the parts' files directly, one segment each.
+ */
+#include "hdf5_read.h"
+
+#include "hdf5_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int hdf5_images_fail(struct bale_reader *r, const char *what,
+    const char *path)
+{
+	char why[BALE_HDF5_WHY_MAX];
+
+	bale_hdf5_why(why);
+	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s '%s': %s", what,
+	    path, why);
+}
+
+/* Encoded images: one dimension of bytes, chunked and unfiltered (get()
+ * reads the chunks' bytes from the file itself), the chunk size into
+ * *@chunk. @return 0, -1 when not, 1 when it holds fewer than @len */
+static int hdf5_encoded_check(hid_t images, uint64_t len, hsize_t *chunk)
+{
+	hid_t type = H5Dget_type(images);
+	hid_t space = H5Dget_space(images);
+	hid_t dcpl = H5Dget_create_plist(images);
+	hsize_t extent = 0;
+	int ok = type >= 0 && H5Tget_class(type) == H5T_INTEGER &&
+	    H5Tget_size(type) == 1 && space >= 0 &&
+	    H5Sget_simple_extent_ndims(space) == 1 &&
+	    H5Sget_simple_extent_dims(space, &extent, NULL) == 1 &&
+	    dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+	    H5Pget_chunk(dcpl, 1, chunk) == 1 && *chunk > 0 &&
+	    H5Pget_nfilters(dcpl) == 0;
+
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	H5Tclose(type);
+	return !ok ? -1 : extent < len ? 1 : 0;
+}
+
+/* Segment @g: the first g->len bytes of @images, in the file @path open
+ * as g->fd, whose size is @size. */
+static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
+    hid_t images, const char *path, uint64_t size)
+{
+	hsize_t off, bytes;
+	unsigned mask;
+	uint64_t c;
+	int ok = 1;
+	int bad = hdf5_encoded_check(images, g->len, &g->chunk);
+	const char *q = g->fd >= 0 ? "'" : "";	/* a part's: named */
+	const char *part = g->fd >= 0 ? path : "";
+	const char *in = g->fd >= 0 ? " in part " : "";
+
+	if (bad < 0)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images%s%s%s%s"
+		    " is not one chunked, unfiltered dimension of bytes (layout "
+		    "encoded)", in, q, part, q);
+	if (bad)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
+		    "at byte %" PRIu64 ", past the end of images%s%s%s%s",
+		    g->start + g->len, in, q, part, q);
+	g->nchunks = (g->len + g->chunk - 1) / g->chunk;
+	g->addr = calloc(g->nchunks + 1, sizeof(haddr_t));
+	if (!g->addr)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	for (c = 0; ok && c < g->nchunks; c++) {
+		off = c * g->chunk;
+		ok = H5Dget_chunk_info_by_coord(images, &off, &mask,
+		    &g->addr[c], &bytes) >= 0 && mask == 0 &&
+		    g->addr[c] != HADDR_UNDEF && g->addr[c] + g->chunk <= size;
+	}
+	return ok ? BALE_OK : hdf5_images_fail(r, "cannot locate the image "
+	    "chunks of", path);
+}
+
+/* The path of source @name of the merged file at @path: as HDF5 finds
+ * it, relative to the merged file's folder. */
+static char *hdf5_source_path(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (name[0] == '/')
+		return strdup(name);
+	if (strcmp(name, ".") == 0)
+		return strdup(path);
+	if (!slash)
+		return strdup(name);
+	return bale_strfmt("%.*s/%s", (int)(slash - path), path, name);
+}
+
+/* Mapping @k's source file and dataset names, and the first dimension's
+ * bounds of its selections in the virtual and in the source dataset. */
+struct hdf5_mapping {
+	char file[4096];
+	char dset[256];
+	hsize_t vstart, vend, sstart, send;
+};
+
+static int hdf5_mapping_get(hid_t dcpl, size_t k, struct hdf5_mapping *mp)
+{
+	hsize_t lo[32], hi[32];
+	hid_t vs = H5Pget_virtual_vspace(dcpl, k);
+	hid_t ss = H5Pget_virtual_srcspace(dcpl, k);
+	int ok = vs >= 0 && ss >= 0 && H5Sget_simple_extent_ndims(vs) <= 32 &&
+	    H5Sget_simple_extent_ndims(ss) <= 32 &&
+	    H5Sget_select_bounds(vs, lo, hi) >= 0;
+	ssize_t fn = H5Pget_virtual_filename(dcpl, k, mp->file,
+	    sizeof(mp->file));
+	ssize_t dn = H5Pget_virtual_dsetname(dcpl, k, mp->dset,
+	    sizeof(mp->dset));
+
+	mp->vstart = lo[0];
+	mp->vend = hi[0] + 1;
+	ok = ok && H5Sget_select_bounds(ss, lo, hi) >= 0;
+	mp->sstart = lo[0];
+	mp->send = hi[0] + 1;
+	H5Sclose(vs);
+	H5Sclose(ss);
+	return ok && fn > 0 && (size_t)fn < sizeof(mp->file) && dn > 0 &&
+	    (size_t)dn < sizeof(mp->dset) ? 0 : -1;
+}
+
+/* Source @src of a merged file is there and holds what the mapping
+ * reads; for the encoded layout it becomes segment @g, else it is only
+ * checked (HDF5 reads it through the virtual dataset). */
+static int hdf5_source_check(struct bale_reader *r, struct hdf5_r *st,
+    const struct hdf5_mapping *mp, const char *src, struct hdf5_seg *g)
+{
+	hid_t file, d, space;
+	hsize_t dims[32];
+	struct stat sb;
+	int rc = BALE_OK;
+
+	if (stat(src, &sb) != 0)
+		return bale_reader_seterr(r, BALE_EIO, "hdf5: part '%s' of this "
+		    "merged file is missing (%s): was it moved or deleted? Its "
+		    "images would read as zeros", src, strerror(errno));
+	file = H5Fopen(src, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (file < 0)
+		return hdf5_images_fail(r, "cannot open part", src);
+	d = H5Dopen2(file, mp->dset, H5P_DEFAULT);
+	space = d >= 0 ? H5Dget_space(d) : -1;
+	if (space < 0 || H5Sget_simple_extent_ndims(space) > 32 ||
+	    H5Sget_simple_extent_dims(space, dims, NULL) < 1 ||
+	    dims[0] < mp->send)
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: part '%s' "
+		    "holds fewer images than this merged file maps from it: "
+		    "was it replaced?", src);
+	else if (g && mp->sstart != 0)
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: '%s' maps "
+		    "images from inside part '%s': not a merge bale wrote",
+		    st->files[0], src);
+	else if (g) {
+		g->start = mp->vstart;
+		g->len = mp->vend - mp->vstart;
+		g->fd = open(src, O_RDONLY | O_CLOEXEC);
+		rc = g->fd < 0 ? bale_reader_seterr(r, BALE_EIO, "hdf5: cannot "
+		    "open '%s': %s", src, strerror(errno)) :
+		    hdf5_seg_locate(r, g, d, src, (uint64_t)sb.st_size);
+	}
+	H5Sclose(space);
+	H5Dclose(d);
+	H5Fclose(file);
+	return rc;
+}
+
+/* Each source of the virtual images, in order; for the encoded layout
+ * their segments must tile the bytes. */
+static int hdf5_sources(struct bale_reader *r, struct hdf5_r *st,
+    hid_t dcpl, int encoded)
+{
+	struct hdf5_mapping mp;
+	size_t n = 0, k;
+	uint64_t next = 0;
+	int rc = BALE_OK;
+
+	if (H5Pget_virtual_count(dcpl, &n) < 0)
+		return hdf5_images_fail(r, "cannot read the parts of",
+		    st->files[0]);
+	st->files = realloc(st->files, (n + 2) * sizeof(char *));
+	st->segs = calloc(n + 1, sizeof(*st->segs));
+	if (!st->files || !st->segs)
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	for (k = 0; rc == BALE_OK && k < n; k++) {
+		st->files[k + 1] = st->files[k + 2] = NULL;
+		if (hdf5_mapping_get(dcpl, k, &mp) != 0)
+			return hdf5_images_fail(r, "cannot read the parts of",
+			    st->files[0]);
+		st->files[k + 1] = hdf5_source_path(st->files[0], mp.file);
+		if (!st->files[k + 1])
+			return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no "
+			    "memory");
+		st->segs[k].fd = -1;
+		st->nsegs = encoded ? k + 1 : 0;
+		rc = hdf5_source_check(r, st, &mp, st->files[k + 1],
+		    encoded ? &st->segs[k] : NULL);
+		if (rc == BALE_OK && encoded && mp.vstart != next)
+			rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: the "
+			    "parts of '%s' are out of order: not a merge bale "
+			    "wrote", st->files[0]);
+		next = mp.vend;
+	}
+	st->nparts = n;
+	return rc;
+}
+
+int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
+{
+	hid_t dcpl = H5Dget_create_plist(st->images);
+	int virtual = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
+	int encoded = !st->vlen && !st->pixels;
+	uint64_t end = encoded ? st->offsets[st->n] : 0;
+	int rc = BALE_OK;
+
+	if (virtual)
+		rc = hdf5_sources(r, st, dcpl, encoded);
+	else if (encoded) {
+		st->segs = calloc(1, sizeof(*st->segs));
+		if (!st->segs)
+			rc = bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no "
+			    "memory");
+		else {
+			st->nsegs = 1;
+			st->segs[0].fd = -1;	/* st->fd, not its own */
+			st->segs[0].len = end;
+			rc = hdf5_seg_locate(r, &st->segs[0], st->images,
+			    st->files[0], st->size);
+		}
+	}
+	H5Pclose(dcpl);
+	if (rc == BALE_OK && encoded && st->nsegs &&
+	    st->segs[st->nsegs - 1].start + st->segs[st->nsegs - 1].len < end)
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
+		    "at byte %" PRIu64 ", past the end of images", end);
+	return rc;
+}
+
+/* The segment holding byte @pos: the last that starts at or before it. */
+static const struct hdf5_seg *hdf5_seg_at(const struct hdf5_r *st,
+    uint64_t pos)
+{
+	size_t lo = 0, hi = st->nsegs, mid;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (st->segs[mid].start <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &st->segs[lo];
+}
+
+/* Bytes [lo, hi) of segment @g into @to: a pread for each run of chunks
+ * that lie end to end in its file. */
+static int hdf5_seg_read(struct bale_reader *r, const struct hdf5_r *st,
+    const struct hdf5_seg *g, unsigned char *to, uint64_t lo, uint64_t hi)
+{
+	int fd = g->fd >= 0 ? g->fd : st->fd;
+	uint64_t pos = lo;
+	uint64_t c, run_end;
+	ssize_t got;
+
+	while (pos < hi) {
+		c = pos / g->chunk;
+		run_end = (c + 1) * g->chunk;
+		while (run_end < hi && c + 1 < g->nchunks &&
+		    g->addr[c + 1] == g->addr[c] + g->chunk) {
+			c++;
+			run_end += g->chunk;
+		}
+		run_end = run_end < hi ? run_end : hi;
+		got = pread(fd, to + (pos - lo), run_end - pos,
+		    (off_t)(g->addr[pos / g->chunk] + pos % g->chunk));
+		if (got != (ssize_t)(run_end - pos))
+			return bale_reader_seterr(r, BALE_EIO,
+			    "hdf5: cannot read: %s",
+			    got < 0 ? strerror(errno) : "short read");
+		pos = run_end;
+	}
+	return BALE_OK;
+}
+
+int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
+    unsigned char *to, uint64_t lo, uint64_t hi)
+{
+	const struct hdf5_seg *g;
+	uint64_t end;
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && lo < hi) {
+		g = hdf5_seg_at(st, lo);
+		end = g->start + g->len < hi ? g->start + g->len : hi;
+		if (lo < g->start || end <= lo)
+			return bale_reader_seterr(r, BALE_EINVAL, "hdf5: byte %"
+			    PRIu64 " of images is in no part", lo);
+		rc = hdf5_seg_read(r, st, g, to, lo - g->start,
+		    end - g->start);
+		to += end - lo;
+		lo = end;
+	}
+	return rc;
+}
+
+void bale_hdf5_images_release(struct hdf5_r *st)
+{
+	size_t k;
+
+	for (k = 0; st->segs && k < st->nsegs; k++) {
+		if (st->segs[k].fd >= 0)
+			close(st->segs[k].fd);
+		free(st->segs[k].addr);
+	}
+	for (k = 0; st->files && st->files[k]; k++)
+		free(st->files[k]);
+	free(st->files);
+	free(st->segs);
+}

@@ -1,0 +1,448 @@
+/* hdf5_merge.c - the parts of a run as one HDF5 file.
+ *
+ * Its "images" is a virtual dataset over the parts' own "images": no
+ * image byte is copied. Each part is named by its path from the merged
+ * file's folder, so the merged folder and the parts move together. The
+ * per-sample datasets (labels, crc32, keys, paths, and offsets shifted
+ * onto the joined bytes) are copied, a few dozen bytes a sample, so the
+ * file has every dataset a single run's has and h5py reads it as one.
+ * Written as NAME.h5.partial and renamed when complete. HDF5 reads a
+ * missing source as zeros without an error; bale's reader (hdf5_read.c)
+ * checks that every part is there.
+ */
+#include "hdf5_write.h"
+
+#include "hdf5_common.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HDF5_MERGE_RANK 4	/* pixels: N x H x W x 3 */
+
+/* One part's file, and the rows of "images" it gives. */
+struct hdf5_source {
+	char *path;		/* PART/NAME.h5 */
+	hsize_t dims[HDF5_MERGE_RANK];	/* its "images" extent */
+	uint64_t rows;		/* of "images" mapped: bytes when encoded */
+};
+
+struct hdf5_merging {
+	const struct bale_merge *m;
+	struct bale_errbuf *err;
+	char *final;
+	char *tmp;
+	hid_t file;
+	struct bale_hdf5_rows rows;
+	char *layout;		/* part 0's, every part's */
+	hid_t type;		/* of part 0's "images" */
+	int rank;
+	struct hdf5_source *src;
+	uint64_t count;		/* samples so far */
+	uint64_t bytes;		/* encoded: image bytes so far */
+	char **classes;		/* part 0's class_names */
+	hssize_t nclasses;
+};
+
+static int hdf5_merge_fail(struct hdf5_merging *g, const char *what,
+    const char *where)
+{
+	char why[BALE_HDF5_WHY_MAX];
+
+	bale_hdf5_why(why);
+	return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: %s '%s': %s",
+	    what, where, why);
+}
+
+static int hdf5_merge_nomem(struct hdf5_merging *g)
+{
+	return bale_errbuf_set(g->err, BALE_ENOMEM, "hdf5: no memory");
+}
+
+/* String attribute @name of @file (NULL when absent); H5free_memory it. */
+static char *hdf5_merge_attr_str(hid_t file, const char *name)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(file, name, H5P_DEFAULT);
+	char *v = NULL;
+
+	if (a < 0 || H5Aread(a, vstr, &v) < 0)
+		v = NULL;
+	H5Aclose(a);
+	H5Tclose(vstr);
+	return v;
+}
+
+static int64_t hdf5_merge_attr_count(hid_t file)
+{
+	hid_t a = H5Aopen(file, "count", H5P_DEFAULT);
+	int64_t count = -1;
+
+	if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &count) < 0)
+		count = -1;
+	H5Aclose(a);
+	return count;
+}
+
+/* Part 0's class names, which every part holds whole. */
+static void hdf5_merge_classes(struct hdf5_merging *g, hid_t file)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t a = H5Aopen(file, "class_names", H5P_DEFAULT);
+	hid_t space = a >= 0 ? H5Aget_space(a) : -1;
+
+	g->nclasses = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+	if (g->nclasses > 0)
+		g->classes = calloc((size_t)g->nclasses, sizeof(char *));
+	if (!g->classes || H5Aread(a, vstr, g->classes) < 0)
+		g->nclasses = 0;
+	H5Sclose(space);
+	H5Aclose(a);
+	H5Tclose(vstr);
+	H5Eclear2(H5E_DEFAULT);
+}
+
+/* The part's "images": of part 0's type and rank, and, past the first
+ * dimension, of its shape. */
+static int hdf5_merge_images_of(struct hdf5_merging *g, size_t i,
+    hid_t file)
+{
+	struct hdf5_source *s = &g->src[i];
+	hid_t d = H5Dopen2(file, "images", H5P_DEFAULT);
+	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+	int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+	int ok = t >= 0 && rank >= 1 && rank <= HDF5_MERGE_RANK &&
+	    H5Sget_simple_extent_dims(space, s->dims, NULL) == rank;
+	int k;
+
+	if (ok && i == 0) {
+		g->type = H5Tcopy(t);
+		g->rank = rank;
+	}
+	ok = ok && rank == g->rank && H5Tequal(t, g->type) > 0;
+	for (k = 1; ok && k < rank; k++)
+		ok = s->dims[k] == g->src[0].dims[k];
+	H5Tclose(t);
+	H5Sclose(space);
+	H5Dclose(d);
+	return ok ? BALE_OK : bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: "
+	    "'%s' holds no images of the first part's type and shape",
+	    s->path);
+}
+
+/* Rows [0, @n) of a part's per-sample datasets; what a read lacks is
+ * left NULL. */
+struct hdf5_part_rows {
+	int64_t *labels;
+	uint32_t *crcs;
+	char *keys;
+	size_t keylen;
+	char **paths;
+	uint64_t *offsets;
+};
+
+static void hdf5_part_rows_free(struct hdf5_part_rows *p, uint64_t n)
+{
+	uint64_t j;
+
+	for (j = 0; p->paths && j < n; j++)
+		H5free_memory(p->paths[j]);
+	free(p->paths);
+	free(p->labels);
+	free(p->crcs);
+	free(p->keys);
+	free(p->offsets);
+}
+
+static size_t hdf5_merge_keylen(hid_t file)
+{
+	hid_t d = H5Dopen2(file, "keys", H5P_DEFAULT);
+	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+	size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING &&
+	    H5Tis_variable_str(t) == 0 ? H5Tget_size(t) : 0;
+
+	H5Tclose(t);
+	H5Dclose(d);
+	return len;
+}
+
+static int hdf5_part_rows_read(struct hdf5_part_rows *p, hid_t file,
+    uint64_t n, int with_offsets)
+{
+	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
+	hid_t fixed;
+	int why = BALE_OK;
+
+	p->keylen = hdf5_merge_keylen(file);
+	fixed = bale_hdf5_string_type(p->keylen ? p->keylen : 1);
+	p->labels = bale_hdf5_read_all(file, "labels", H5T_NATIVE_INT64, n,
+	    sizeof(int64_t), &why);
+	if (why == BALE_OK)
+		p->crcs = bale_hdf5_read_all(file, "crc32", H5T_NATIVE_UINT32,
+		    n, sizeof(uint32_t), &why);
+	if (why == BALE_OK && p->keylen)
+		p->keys = bale_hdf5_read_all(file, "keys", fixed, n,
+		    p->keylen, &why);
+	if (why == BALE_OK)
+		p->paths = bale_hdf5_read_all(file, "paths", vstr, n,
+		    sizeof(char *), &why);
+	if (why == BALE_OK && with_offsets)
+		p->offsets = bale_hdf5_read_all(file, "offsets",
+		    H5T_NATIVE_UINT64, n + 1, sizeof(uint64_t), &why);
+	H5Tclose(fixed);
+	H5Tclose(vstr);
+	return p->keylen && why == BALE_OK ? BALE_OK : why ? why : BALE_EINVAL;
+}
+
+/* The part's rows after those of the parts before it: keys and labels
+ * as they are, offsets moved past the bytes before. */
+static int hdf5_merge_add_rows(struct hdf5_merging *g,
+    const struct hdf5_part_rows *p, uint64_t n)
+{
+	char key[128];
+	uint64_t j;
+	int rc;
+
+	if (p->keylen >= sizeof(key))
+		return BALE_EINVAL;
+	for (j = 0; j < n; j++) {
+		memcpy(key, p->keys + j * p->keylen, p->keylen);
+		key[p->keylen] = '\0';
+		rc = bale_hdf5_rows_add(&g->rows, g->count + j, p->offsets ?
+		    g->bytes + p->offsets[j + 1] : 0, p->labels[j], p->crcs[j],
+		    key, p->paths[j] ? p->paths[j] : "");
+		if (rc != 0)
+			return rc == -2 ? BALE_ENOMEM : BALE_EINVAL;
+	}
+	return bale_hdf5_rows_write(&g->rows, g->count + n) == 0 ? BALE_OK :
+	    BALE_EBACKEND;
+}
+
+/* Which of the part's "images" the merged file maps: its bytes up to
+ * the last offset (encoded), else its count of rows. */
+static int hdf5_merge_extent(struct hdf5_merging *g, size_t i,
+    const struct hdf5_part_rows *p, uint64_t n)
+{
+	struct hdf5_source *s = &g->src[i];
+
+	s->rows = p->offsets ? p->offsets[n] : n;
+	if ((p->offsets && s->rows > s->dims[0]) ||
+	    (!p->offsets && s->rows != s->dims[0]))
+		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' "
+		    "holds fewer images than its rows describe", s->path);
+	return BALE_OK;
+}
+
+/* Everything of part @i but its image bytes. */
+static int hdf5_merge_part_rows(struct hdf5_merging *g, size_t i,
+    hid_t file)
+{
+	const char *path = g->src[i].path;
+	int with_offsets = strcmp(g->layout, "encoded") == 0;
+	int64_t n = hdf5_merge_attr_count(file);
+	struct hdf5_part_rows p;
+	int rc;
+
+	if (n < 0)
+		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' has "
+		    "no attribute 'count'", path);
+	memset(&p, 0, sizeof(p));
+	rc = hdf5_part_rows_read(&p, file, (uint64_t)n, with_offsets);
+	if (rc == BALE_OK)
+		rc = hdf5_merge_extent(g, i, &p, (uint64_t)n);
+	else if (rc == BALE_ENOMEM)
+		hdf5_merge_nomem(g);
+	else
+		hdf5_merge_fail(g, "cannot read the rows of", path);
+	if (rc == BALE_OK && (rc = hdf5_merge_add_rows(g, &p, (uint64_t)n)))
+		hdf5_merge_fail(g, "cannot write rows to", g->tmp);
+	if (rc == BALE_OK) {
+		g->count += (uint64_t)n;
+		g->bytes += with_offsets ? p.offsets[n] : 0;
+	}
+	hdf5_part_rows_free(&p, (uint64_t)n);
+	return rc;
+}
+
+static int hdf5_merge_part(struct hdf5_merging *g, size_t i)
+{
+	struct hdf5_source *s = &g->src[i];
+	hid_t file;
+	char *layout;
+	int rc;
+
+	s->path = bale_strfmt("%s/%s.h5", g->m->parts[i], g->m->name);
+	if (!s->path)
+		return hdf5_merge_nomem(g);
+	file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (file < 0)
+		return hdf5_merge_fail(g, "cannot open", s->path);
+	layout = hdf5_merge_attr_str(file, "layout");
+	if (i == 0 && layout) {
+		g->layout = strdup(layout);
+		hdf5_merge_classes(g, file);
+		if (bale_hdf5_rows_create(&g->rows, g->file,
+		    strcmp(layout, "encoded") == 0) != 0) {
+			H5free_memory(layout);
+			H5Fclose(file);
+			return hdf5_merge_fail(g, "cannot create", g->tmp);
+		}
+	}
+	if (!layout || !g->layout || strcmp(layout, g->layout) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' is not "
+		    "a bale HDF5 file of the first part's layout", s->path);
+	else
+		rc = hdf5_merge_images_of(g, i, file);
+	if (rc == BALE_OK)
+		rc = hdf5_merge_part_rows(g, i, file);
+	H5free_memory(layout);
+	H5Fclose(file);
+	return rc;
+}
+
+/* Map the rows part @i gives onto rows [@at, ...) of @vspace. */
+static int hdf5_merge_map(struct hdf5_merging *g, hid_t dcpl, hid_t vspace,
+    size_t i, uint64_t at)
+{
+	const struct hdf5_source *s = &g->src[i];
+	hsize_t start[HDF5_MERGE_RANK] = { 0 };
+	hsize_t count[HDF5_MERGE_RANK];
+	hid_t sspace = H5Screate_simple(g->rank, s->dims, NULL);
+	char *rel = bale_file_relpath(g->m->out, s->path);
+	int k, ok;
+
+	memcpy(count, s->dims, sizeof(count));
+	count[0] = s->rows;
+	ok = rel && sspace >= 0 && H5Sselect_hyperslab(sspace,
+	    H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
+	start[0] = at;
+	for (k = 1; k < g->rank; k++)
+		start[k] = 0;
+	ok = ok && H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL,
+	    count, NULL) >= 0 && H5Pset_virtual(dcpl, vspace, rel, "images",
+	    sspace) >= 0;
+	H5Sclose(sspace);
+	free(rel);
+	return ok ? BALE_OK : hdf5_merge_fail(g, "cannot map the images of",
+	    s->path);
+}
+
+/* "images": every part's, one after another, as a virtual dataset. */
+static int hdf5_merge_images(struct hdf5_merging *g)
+{
+	hsize_t dims[HDF5_MERGE_RANK];
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t vspace, d = -1;
+	uint64_t at = 0;
+	size_t i;
+	int rc = BALE_OK;
+
+	memcpy(dims, g->src[0].dims, sizeof(dims));
+	for (i = 0, dims[0] = 0; i < g->m->nparts; i++)
+		dims[0] += g->src[i].rows;
+	vspace = H5Screate_simple(g->rank, dims, NULL);
+	if (dcpl < 0 || vspace < 0 || H5Pset_obj_track_times(dcpl, 0) < 0)
+		rc = hdf5_merge_fail(g, "cannot create images in", g->tmp);
+	for (i = 0; rc == BALE_OK && i < g->m->nparts; at += g->src[i].rows,
+	    i++)
+		if (g->src[i].rows)
+			rc = hdf5_merge_map(g, dcpl, vspace, i, at);
+	if (rc == BALE_OK && H5Sselect_all(vspace) >= 0)
+		d = H5Dcreate2(g->file, "images", g->type, vspace,
+		    H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (rc == BALE_OK && d < 0)
+		rc = hdf5_merge_fail(g, "cannot create images in", g->tmp);
+	H5Dclose(d);
+	H5Sclose(vspace);
+	H5Pclose(dcpl);
+	return rc;
+}
+
+static int hdf5_merge_open(struct hdf5_merging *g)
+{
+	const struct bale_merge *m = g->m;
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+	struct stat sb;
+
+	H5dont_atexit();
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	g->file = g->type = -1;
+	g->final = bale_strfmt("%s/%s.h5", m->out, m->name);
+	g->tmp = bale_strfmt("%s/%s.h5" BALE_PARTIAL, m->out, m->name);
+	g->src = calloc(m->nparts, sizeof(*g->src));
+	if (!g->final || !g->tmp || !g->src)
+		return hdf5_merge_nomem(g);
+	if (lstat(g->final, &sb) == 0 && !m->replace)
+		return bale_errbuf_set(g->err, BALE_EEXIST, "hdf5: '%s' exists "
+		    "(--force replaces it)", g->final);
+	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
+		g->file = H5Fcreate(g->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	H5Pclose(fcpl);
+	if (g->file < 0)
+		return hdf5_merge_fail(g, "cannot create", g->tmp);
+	return BALE_OK;
+}
+
+static int hdf5_merge_finish(struct hdf5_merging *g)
+{
+	int rc = hdf5_merge_images(g);
+
+	if (rc == BALE_OK && bale_hdf5_write_attrs(g->file, g->layout,
+	    (int64_t)g->count, g->classes, (size_t)g->nclasses) != 0)
+		rc = hdf5_merge_fail(g, "cannot write attributes to", g->tmp);
+	bale_hdf5_rows_release(&g->rows);
+	if (H5Fclose(g->file) < 0 && rc == BALE_OK)
+		rc = hdf5_merge_fail(g, "cannot close", g->tmp);
+	g->file = -1;
+	if (rc == BALE_OK && bale_file_publish(g->final, 0) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot rename "
+		    "'%s': %s", g->tmp, strerror(errno));
+	return rc;
+}
+
+static void hdf5_merge_release(struct hdf5_merging *g, int failed)
+{
+	hssize_t k;
+	size_t i;
+
+	bale_hdf5_rows_release(&g->rows);
+	if (g->file >= 0)
+		H5Fclose(g->file);
+	if (failed && g->tmp)
+		unlink(g->tmp);
+	if (g->type >= 0)
+		H5Tclose(g->type);
+	for (k = 0; g->classes && k < g->nclasses; k++)
+		H5free_memory(g->classes[k]);
+	for (i = 0; g->src && i < g->m->nparts; i++)
+		free(g->src[i].path);
+	free(g->classes);
+	free(g->src);
+	free(g->layout);
+	free(g->final);
+	free(g->tmp);
+}
+
+int hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err)
+{
+	struct hdf5_merging g;
+	size_t i;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	g.m = m;
+	g.err = err;
+	rc = hdf5_merge_open(&g);
+	for (i = 0; rc == BALE_OK && i < m->nparts; i++)
+		rc = hdf5_merge_part(&g, i);
+	if (rc == BALE_OK)
+		rc = hdf5_merge_finish(&g);
+	hdf5_merge_release(&g, rc != BALE_OK);
+	return rc;
+}
