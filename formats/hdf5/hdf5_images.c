@@ -69,9 +69,9 @@ static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
 	const char *in = g->fd >= 0 ? " in part " : "";
 
 	if (bad < 0)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images%s%s%s%s"
-		    " is not one chunked, unfiltered dimension of bytes (layout "
-		    "encoded)", in, q, part, q);
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: "
+		    "images%s%s%s%s is not one chunked, unfiltered dimension "
+		    "of bytes (layout encoded)", in, q, part, q);
 	if (bad)
 		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
 		    "at byte %" PRIu64 ", past the end of images%s%s%s%s",
@@ -149,9 +149,10 @@ static int hdf5_source_check(struct bale_reader *r, struct hdf5_r *st,
 	int rc = BALE_OK;
 
 	if (stat(src, &sb) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "hdf5: part '%s' of this "
-		    "merged file is missing (%s): was it moved or deleted? Its "
-		    "images would read as zeros", src, strerror(errno));
+		return bale_reader_seterr(r, BALE_EIO, "hdf5: part '%s' of "
+		    "this merged file is missing (%s): was it moved or "
+		    "deleted? Its images would read as zeros", src,
+		    strerror(errno));
 	file = H5Fopen(src, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (file < 0)
 		return hdf5_images_fail(r, "cannot open part", src);
