@@ -439,6 +439,9 @@ struct bale_merge_opts {
 	const char *name;	/* NAME of the parts' files; NULL: "data" */
 	const char *formats;	/* comma-separated; NULL: all the parts hold */
 	int replace;		/* replace an existing merged output */
+	int copy;		/* copy the parts' data: an output that stands
+				 * alone (default: wds shards linked, HDF5
+				 * images a virtual dataset over the parts) */
 };
 
 /** Join the @nparts part folders of one run (bale pack --part I/N, in

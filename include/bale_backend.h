@@ -114,6 +114,9 @@ struct bale_merge {
 	const char *const *parts;	/* part folders, part 0 first */
 	size_t nparts;
 	int replace;			/* an existing merged output goes */
+	int copy;			/* the parts' data copied in, so the
+					 * output stands alone (no links, no
+					 * references to the parts) */
 };
 
 /* A backend describes itself: the core finds it by name, lists it with
@@ -273,6 +276,11 @@ BALE_API int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
 
 /** Create folder @path and its missing parents. @return 0 or -1 */
 BALE_API int bale_file_mkdirs(const char *path);
+
+/** Copy the file @src to a new @dst (replaced if there), in the kernel
+ *  where it can. On failure @dst is removed and errno says why.
+ *  @return 0 or -1 */
+BALE_API int bale_file_copy(const char *src, const char *dst);
 
 /** The path from folder @from_dir to the file @to ("../p3/data.h5"),
  *  both as they really are (symbolic links followed); NULL when either

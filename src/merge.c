@@ -166,6 +166,7 @@ static int merge_run(const char *out, struct merge_mark *m, size_t n,
 	bm.parts = dirs;
 	bm.nparts = m[0].parts;
 	bm.replace = o && o->replace;
+	bm.copy = o && o->copy;
 	if (rc == BALE_OK)
 		rc = merge_formats(&bm, o && o->formats ? o->formats :
 		    m[0].formats, m[0].formats, err);

@@ -7,12 +7,14 @@
  * onto the joined bytes) are copied, a few dozen bytes a sample, so the
  * file has every dataset a single run's has and h5py reads it as one.
  * Written as NAME.h5.partial and renamed when complete. HDF5 reads a
- * missing source as zeros without an error; bale's reader (hdf5_read.c)
- * checks that every part is there.
+ * missing source as zeros without an error; bale's reader (hdf5_images.c)
+ * checks that every part is there. With --copy (m->copy) the images are
+ * copied instead (hdf5_merge_copy.c), for a file that stands alone.
  */
 #include "hdf5_write.h"
 
 #include "hdf5_common.h"
+#include "hdf5_merge.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -23,33 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HDF5_MERGE_RANK 4	/* pixels: N x H x W x 3 */
-
-/* One part's file, and the rows of "images" it gives. */
-struct hdf5_source {
-	char *path;		/* PART/NAME.h5 */
-	hsize_t dims[HDF5_MERGE_RANK];	/* its "images" extent */
-	uint64_t rows;		/* of "images" mapped: bytes when encoded */
-};
-
-struct hdf5_merging {
-	const struct bale_merge *m;
-	struct bale_errbuf *err;
-	char *final;
-	char *tmp;
-	hid_t file;
-	struct bale_hdf5_rows rows;
-	char *layout;		/* part 0's, every part's */
-	hid_t type;		/* of part 0's "images" */
-	int rank;
-	struct hdf5_source *src;
-	uint64_t count;		/* samples so far */
-	uint64_t bytes;		/* encoded: image bytes so far */
-	char **classes;		/* part 0's class_names */
-	hssize_t nclasses;
-};
-
-static int hdf5_merge_fail(struct hdf5_merging *g, const char *what,
+int hdf5_merge_fail(struct hdf5_merging *g, const char *what,
     const char *where)
 {
 	char why[BALE_HDF5_WHY_MAX];
@@ -391,7 +367,8 @@ static int hdf5_merge_open(struct hdf5_merging *g)
 
 static int hdf5_merge_finish(struct hdf5_merging *g)
 {
-	int rc = hdf5_merge_images(g);
+	int rc = g->m->copy ? hdf5_merge_copy_images(g) :
+	    hdf5_merge_images(g);
 
 	if (rc == BALE_OK && bale_hdf5_write_attrs(g->file, g->layout,
 	    (int64_t)g->count, g->classes, (size_t)g->nclasses) != 0)

@@ -23,14 +23,20 @@ struct wds_merging {
 };
 
 /* @dst names @src: a hard link, else (another file system) a symbolic
- * link to @src's absolute path. */
-static int wds_link(const char *src, const char *dst, struct bale_errbuf *err)
+ * link to @src's absolute path; with --copy, a copy. */
+static int wds_link(const char *src, const char *dst, int copy,
+    struct bale_errbuf *err)
 {
 	char abs[PATH_MAX];
 
 	if (unlink(dst) != 0 && errno != ENOENT)
 		return bale_errbuf_set(err, BALE_EIO, "wds: cannot replace "
 		    "'%s': %s", dst, strerror(errno));
+	if (copy && bale_file_copy(src, dst) == 0)
+		return BALE_OK;
+	if (copy)
+		return bale_errbuf_set(err, BALE_EIO, "wds: cannot copy '%s' "
+		    "to '%s': %s", src, dst, strerror(errno));
 	if (link(src, dst) == 0)
 		return BALE_OK;
 	if ((errno == EXDEV || errno == EPERM) && realpath(src, abs) &&
@@ -60,9 +66,9 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 	else if (!src || !dst || !isrc || !idst)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
 	else
-		rc = wds_link(src, dst, g->err);
+		rc = wds_link(src, dst, m->copy, g->err);
 	if (rc == BALE_OK && access(isrc, F_OK) == 0)
-		rc = wds_link(isrc, idst, g->err);
+		rc = wds_link(isrc, idst, m->copy, g->err);
 	if (rc == BALE_OK) {
 		bale_buf_puts(&g->entries, g->shards ? ",{" : "{");
 		bale_json_key(&g->entries, "url", 1);

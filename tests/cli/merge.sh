@@ -65,6 +65,16 @@ done
     fail "a merged shard is a copy"
 cmp "$T/merged/data-000000.idx" "$T/parts/p0/data-000000.idx"
 
+# --copy: the shards are copies, the same bytes
+run "$BALE" merge "$T/copied" "$T"/parts/* -f wds --copy
+expect_status 0
+[ "$(stat -c %h "$T/copied/data-000000.tar")" -eq 1 ] ||
+    fail "a --copy shard is a link"
+cmp "$T/copied/data-000000.tar" "$T/parts/p0/data-000000.tar"
+cmp "$T/copied/data-000000.idx" "$T/parts/p0/data-000000.idx"
+diff <("$BALE" ls "$T/single/data-shards.json") \
+    <("$BALE" ls "$T/copied/data-shards.json") || fail "--copy differs"
+
 # refusals: each names its part, and writes nothing
 nothing() { [ ! -e "$T/$1/data-shards.json" ] || fail "$1 was written"; }
 run "$BALE" merge "$T/m1" "$T/parts/p0" "$T/parts/p1" "$T/parts/p3"

@@ -3,26 +3,27 @@
 # over the parts' files (no image byte copied, the parts named by
 # relative paths), equal to a single run's for every layout (encoded,
 # vlen, pixels), for 1 to 4 parts, shuffled or not: the same bale ls,
-# the same bytes, and in h5py the same datasets and attributes. The
-# merged folder and the parts move together. A part gone or replaced is
-# named by every reader and by verify, not read as zeros.
+# the same bytes, and in h5py the same datasets and attributes. So is a
+# merge --copy, with the parts gone. The merged folder and the parts
+# move together. A part gone or replaced is named by every reader and
+# by verify, not read as zeros.
 . "$TESTS/cli/lib.sh"
 require_backend hdf5
 "$MKDATA" tricky "$T/in"
 rm "$T/in/9/linked"
-check_merge() {    # LABEL: merged equals single
-    diff <("$BALE" ls "$T/single/data.h5") <("$BALE" ls "$T/merged/data.h5") ||
-        fail "$1: the merged file lists other samples"
-    "$BALE" verify "$T/merged/data.h5" >/dev/null ||
-        fail "$1: the merged file does not verify"
-    "$PY" "$TESTS/cli/same_output.py" "$T/single" "$T/merged" ||
-        fail "$1: h5py reads another file"
+check_merge() {    # DIR LABEL: DIR/data.h5 equals the single run's
+    diff <("$BALE" ls "$T/single/data.h5") <("$BALE" ls "$1/data.h5") ||
+        fail "$2: the merged file lists other samples"
+    "$BALE" verify "$1/data.h5" >/dev/null ||
+        fail "$2: the merged file does not verify"
+    "$PY" "$TESTS/cli/same_output.py" "$T/single" "$1" ||
+        fail "$2: h5py reads another file"
     rm -rf "$T/x1" "$T/x2"
     "$BALE" extract "$T/single/data.h5" "$T/x1" >/dev/null
-    "$BALE" extract "$T/merged/data.h5" "$T/x2" >/dev/null
-    diff -r "$T/x1" "$T/x2" || fail "$1: merged bytes differ"
+    "$BALE" extract "$1/data.h5" "$T/x2" >/dev/null
+    diff -r "$T/x1" "$T/x2" || fail "$2: merged bytes differ"
 }
-for layout in "" "-O hdf5.layout=vlen" "--pixels 24x16"; do
+for layout in "" "-O hdf5.layout=vlen" "--pixels 24x16 -O hdf5.deflate=2"; do
     for order in "" "--shuffle --seed 3"; do
         # shellcheck disable=SC2086
         "$BALE" pack "$T/in" -f hdf5 -o "$T/single" -q --force $layout \
@@ -37,7 +38,13 @@ for layout in "" "-O hdf5.layout=vlen" "--pixels 24x16"; do
             # shellcheck disable=SC2046
             run "$BALE" merge "$T/merged" $(ls -d "$T"/parts/* | sort -r)
             expect_status 0
-            check_merge "$n parts ($layout $order)"
+            check_merge "$T/merged" "$n parts ($layout $order)"
+            rm -rf "$T/copied"
+            run "$BALE" merge "$T/copied" "$T"/parts/* --copy
+            expect_status 0
+            mv "$T/parts" "$T/away"
+            check_merge "$T/copied" "$n parts copied ($layout $order)"
+            mv "$T/away" "$T/parts"
         done
     done
 done
