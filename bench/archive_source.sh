@@ -35,18 +35,12 @@ if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
 [ $# -gt 0 ] || set -- a b c
 dir=${BENCH_DIR:-build/bench}
 bale=${BALE:-build/bale}
-mkdata=${MKDATA:-build/tests/bale-mkdata}
 results=bench/results/archive_source.jsonl
 src=$dir/tree-110k
 work=$dir/arc
 
 make_inputs() {
-    if [ ! -f "$src/.complete" ]; then
-        rm -rf "$src"
-        "$mkdata" random "$src" -n 10000 --min 200 --max 1200 \
-            --classes 100 --seed 1 -j 2 >&2
-        touch "$src/.complete"
-    fi
+    bench/make_tree.sh "$dir"
     mkdir -p "$work"
     [ -f "$work/tree.tar" ] ||
         tar -cf "$work/tree.tar" -C "$src" --exclude=.complete .

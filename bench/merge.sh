@@ -1,10 +1,10 @@
 #!/bin/bash
 # bale merge against packing: the 110k tree (10 000 JPEGs, 1.1 GB, 100
-# classes; made by bench/archive_source.sh under $BENCH_DIR, default
-# build/bench) packed whole, and as 8 parts (--part I/8) merged, per
-# format (-f wds, -f lmdb), warm. Prints every time and the medians, and
-# each merge's time as a share of the whole pack's of its format, and
-# what starting the process alone takes (bale --help).
+# classes; bench/make_tree.sh, under $BENCH_DIR, default build/bench)
+# packed whole, and as 8 parts (--part I/8) merged, per format (-f wds,
+# -f lmdb, -f hdf5 and hdf5 with --copy), warm. Prints every time and
+# the medians, and each merge's time as a share of the whole pack's of
+# its format, and what starting the process alone takes (bale --help).
 #
 #   bench/merge.sh [-r RUNS]
 set -eu
@@ -15,12 +15,12 @@ dir=${BENCH_DIR:-build/bench}
 bale=${BALE:-build/bale}
 src=$dir/tree-110k
 work=$dir/merge
-[ -f "$src/.complete" ] || { echo "no $src: run bench/archive_source.sh a first" >&2; exit 2; }
+bench/make_tree.sh "$dir"
 rm -rf "$work"
 mkdir -p "$work"
 find "$src" -type f -exec cat {} + >/dev/null
 for i in 0 1 2 3 4 5 6 7; do
-    "$bale" pack "$src" -f wds,lmdb -o "$work/p$i" -q --part "$i/8"
+    "$bale" pack "$src" -f wds,lmdb,hdf5 -o "$work/p$i" -q --part "$i/8"
 done
 secs() {
     local t0 t1
@@ -35,19 +35,25 @@ for ((r = 0; r < runs; r++)); do
     starts+=("$(secs sh -c "'$bale' --help >/dev/null")")
 done
 echo "process start alone (bale --help): ${starts[*]} s"
-for f in wds lmdb; do
+for how in wds lmdb hdf5 "hdf5 --copy"; do
+    f=${how%% *}
+    copy=${how#"$f"}
     packs=() merges=()
     for ((r = 0; r < runs; r++)); do
         rm -rf "$work/whole" "$work/merged"
         packs+=("$(secs "$bale" pack "$src" -f "$f" -o "$work/whole" -q)")
-        merges+=("$(secs "$bale" merge "$work/merged" "$work"/p? -f "$f")")
-        echo "run $r $f: pack ${packs[-1]} s, merge of 8 parts ${merges[-1]} s"
+        # shellcheck disable=SC2086
+        merges+=("$(secs "$bale" merge "$work/merged" "$work"/p? -f "$f" \
+            $copy)")
+        echo "run $r $how: pack ${packs[-1]} s, merge of 8 parts" \
+            "${merges[-1]} s"
     done
-    /usr/bin/python3 - "$f" "${packs[*]}" "${merges[*]}" <<'PY'
+    /usr/bin/python3 - "$how" "${packs[*]}" "${merges[*]}" <<'PY'
 import statistics as st, sys
-f, p, m = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-print(f"{f}: pack median {st.median(p):.3f} s, merge median {st.median(m):.3f} s, "
-      f"merge / pack {st.median(m) / st.median(p):.4f}")
+f = sys.argv[1]
+p, m = ([float(x) for x in a.split()] for a in sys.argv[2:4])
+print(f"{f}: pack median {st.median(p):.3f} s, merge median "
+      f"{st.median(m):.3f} s, merge / pack {st.median(m) / st.median(p):.4f}")
 PY
 done
 rm -rf "$work"
