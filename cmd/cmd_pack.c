@@ -73,6 +73,14 @@ static const char pack_help[] =
 "                        with the same inputs and settings stopped (its\n"
 "                        journal is OUTDIR/NAME-resume.json); without a\n"
 "                        journal, start from the beginning\n"
+"      --update          pack only what changed since OUTDIR was made\n"
+"                        with --update (new, changed and removed files,\n"
+"                        by size and time; labels stay as they were, new\n"
+"                        classes numbered next): the same command every\n"
+"                        night. The first run packs everything and keeps\n"
+"                        OUTDIR/NAME-manifest.jsonl\n"
+"      --relabel         with --update: rebuild everything, classes\n"
+"                        numbered as torchvision does\n"
 "      --report FILE     write a JSON report of the run to FILE\n"
 "  -v, --verbose         progress lines even when stderr is not a terminal\n"
 "  -q, --quiet           no progress, no summary\n"
@@ -86,7 +94,7 @@ enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
 	OPT_REPORT, OPT_RESUME, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
-	OPT_PART,
+	OPT_PART, OPT_UPDATE, OPT_RELABEL,
 };
 
 static const struct option pack_longopts[] = {
@@ -113,6 +121,8 @@ static const struct option pack_longopts[] = {
 	{ "lmdb-nosubdir", no_argument, NULL, OPT_LMDB_NOSUBDIR },
 	{ "hdf5-layout", required_argument, NULL, OPT_HDF5_LAYOUT },
 	{ "part", required_argument, NULL, OPT_PART },
+	{ "update", no_argument, NULL, OPT_UPDATE },
+	{ "relabel", no_argument, NULL, OPT_RELABEL },
 	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -167,6 +177,8 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_FORCE: a->opts.replace = 1; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_RESUME: a->opts.resume = 1; return 0;
+	case OPT_UPDATE: a->opts.update = 1; return 0;
+	case OPT_RELABEL: a->opts.relabel = 1; return 0;
 	case OPT_SHARD_COUNT: return pack_backend_flag(a, "wds.shard_count", arg);
 	case OPT_SHARD_SIZE:
 		if (cli_flag_number("pack", "--shard-size", arg, &n, 1))
@@ -270,6 +282,15 @@ static void pack_summary(const struct bale_pipeline *p,
 		fprintf(stderr, "bale pack: skipped '%s': %s\n", path, why);
 	if (a->quiet || !done)
 		return;
+	if (st.version)
+		fprintf(stderr, "bale pack: version %llu of the dataset: %llu "
+		    "added, %llu replaced, %llu removed, %llu unchanged, %llu "
+		    "new classes\n", (unsigned long long)st.version,
+		    (unsigned long long)st.added,
+		    (unsigned long long)st.replaced,
+		    (unsigned long long)st.removed,
+		    (unsigned long long)st.unchanged,
+		    (unsigned long long)st.new_classes);
 	if (st.resumed_at)
 		fprintf(stderr, "bale pack: resumed after input %llu of %llu "
 		    "(done by an earlier run)\n",

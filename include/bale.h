@@ -268,6 +268,12 @@ struct bale_pack_opts {
 					 * contiguous slices balanced by
 					 * count; keys stay the whole run's */
 	uint32_t part_count;		/* 0: the whole run */
+	int update;			/* pack only what changed in @src
+					 * since the output was made (its
+					 * NAME-manifest.jsonl); the first
+					 * run packs all and writes it */
+	int relabel;			/* with @update: rebuild all, labels
+					 * numbered as torchvision does */
 };
 
 /** The default read-ahead bound of the reorder window. */
@@ -282,6 +288,13 @@ struct bale_pack_stats {
 	uint64_t resumed_at;	/* inputs an earlier run had done; 0 when
 				 * this run started from the beginning */
 	double seconds;		/* wall time of the whole run */
+	uint64_t version;	/* --update: the dataset's version now (0:
+				 * not an update run) */
+	uint64_t added;		/* --update: new files packed */
+	uint64_t replaced;	/* files whose size or time changed */
+	uint64_t removed;	/* samples whose file is gone */
+	uint64_t unchanged;	/* samples kept as they were, not read */
+	uint64_t new_classes;	/* class folders numbered after the rest */
 };
 
 BALE_API int bale_pipeline_new(struct bale_pipeline **out);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 4
+#define BALE_BACKEND_ABI 5
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -119,6 +119,28 @@ struct bale_merge {
 					 * references to the parts) */
 };
 
+/* An update of an output (bale pack --update), checked by the caller
+ * against the output's manifest: the samples that leave, and in @delta a
+ * complete output of this format holding the samples that come, keyed
+ * above every key before them. */
+struct bale_update {
+	const char *out;		/* the output's folder */
+	const char *name;		/* NAME, of the output and the delta */
+	const char *delta;		/* the new samples' output's folder;
+					 * NULL: none come */
+	const uint64_t *removed;	/* keys (numbers) that leave,
+					 * ascending */
+	size_t nremoved;
+	const char *const *classes;	/* class names after the update */
+	size_t nclasses;
+	uint64_t version;		/* the dataset's version after it */
+	uint64_t count_before;		/* samples the output must hold, */
+	uint64_t last_key_before;	/* the last one's key (UINT64_MAX:
+					 * none), as the manifest says; else
+					 * an earlier update was interrupted
+					 * after this output took it */
+};
+
 /* A backend describes itself: the core finds it by name, lists it with
  * its summary, recognises its outputs with probe(), and acts on its
  * capability bits. Each formats/NAME/ defines one, bale_backend_NAME. */
@@ -150,6 +172,11 @@ struct bale_backend {
 	 * format cannot merge yet. @return BALE_OK, or an error with @err
 	 * set */
 	int (*merge)(const struct bale_merge *m, struct bale_errbuf *err);
+	/* Apply @u to this format's output in u->out, taking the delta's
+	 * files; readers of the old version are not broken mid-read, and
+	 * nothing looks updated until all of it is. NULL: this format
+	 * cannot update. @return BALE_OK, or an error with @err set */
+	int (*update)(const struct bale_update *u, struct bale_errbuf *err);
 };
 
 /** Where a get() puts a sample's @size data bytes: the caller's memory
@@ -281,6 +308,11 @@ BALE_API int bale_file_mkdirs(const char *path);
  *  where it can. On failure @dst is removed and errno says why.
  *  @return 0 or -1 */
 BALE_API int bale_file_copy(const char *src, const char *dst);
+
+/** Remove @path and, if it is a folder, everything in it (symbolic
+ *  links are removed, not followed). Nothing there is not an error.
+ *  @return 0 or -1 with errno */
+BALE_API int bale_file_remove_tree(const char *path);
 
 /** The path from folder @from_dir to the file @to ("../p3/data.h5"),
  *  both as they really are (symbolic links followed); NULL when either

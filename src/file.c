@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,4 +221,22 @@ int bale_file_copy(const char *src, const char *dst)
 		unlink(dst);
 	errno = sys;
 	return rc;
+}
+
+static int file_remove_one(const char *path, const struct stat *sb, int type,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return (type == FTW_DP ? rmdir(path) : unlink(path)) == 0 ||
+	    errno == ENOENT ? 0 : -1;
+}
+
+int bale_file_remove_tree(const char *path)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT ? 0 : -1;
+	return nftw(path, file_remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

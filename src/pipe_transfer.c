@@ -224,7 +224,8 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
     uint64_t pos, const struct pipe_sample *ps)
 {
 	size_t wi = (size_t)run->order[pos];
-	const char *const *classes = bale_walk_classes(run->walk);
+	const char *const *classes = run->classes ? run->classes :
+	    bale_walk_classes(run->walk);
 	struct bale_sample s;
 	char key[32];
 	char ext[16];
@@ -241,6 +242,8 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	s.relpath = pipe_path(run, pos);
 	s.ext = ext;
 	s.label = bale_walk_label(run->walk, wi);
+	if (run->label_map)
+		s.label = run->label_map[s.label];
 	s.label_name = classes[s.label];
 	s.data = ps->data;
 	s.size = ps->size;
@@ -249,6 +252,8 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 		if (bale_writer_put(run->writers[i], &s) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
 			    bale_writer_errmsg(run->writers[i]));
+	if (run->written)
+		run->written[pos] = 1;
 	p->stats.packed++;
 	p->stats.bytes += ps->size;
 	return pipe_journal_follow(p, run);

@@ -138,8 +138,10 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 		    strerror(errno));
 	memset(&ds, 0, sizeof(ds));
 	ds.name = o->name ? o->name : "data";
-	ds.classes = bale_walk_classes(run->walk);
-	ds.nclasses = bale_walk_nclasses(run->walk);
+	ds.classes = run->classes ? run->classes :
+	    bale_walk_classes(run->walk);
+	ds.nclasses = run->classes ? run->nclasses :
+	    bale_walk_nclasses(run->walk);
 	ds.nitems = run->count;
 	ds.replace = o->replace;
 	if (run->encode) {
@@ -304,6 +306,24 @@ static void pipe_threads(struct pipe_run *run)
 	pipe_tune_init(&run->tune, min, max, cpus);
 }
 
+/* Open the writers, hand them every sample, finish them; an update
+ * with only removals to apply packs nothing. */
+static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
+{
+	int rc;
+
+	if (pipe_update_nothing_to_pack(run))
+		return BALE_OK;
+	rc = pipe_open(p, run);
+	if (rc == BALE_OK && pipe_stopped(p))
+		rc = pipe_stop_error(p, run, run->first);
+	if (rc == BALE_OK)
+		rc = pipe_transfer(p, run);
+	if (rc == BALE_OK)
+		rc = pipe_finish(p, run);
+	return rc;
+}
+
 int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 {
 	struct pipe_run run;
@@ -322,25 +342,25 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	else
 		rc = pipe_check_opts(p, &run);
 	if (rc == BALE_OK)
+		rc = pipe_update_begin(p, &run);
+	if (rc == BALE_OK)
 		rc = pipe_writers(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_walk(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_order(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_update_select(p, &run);
 	if (rc == BALE_OK && pipe_part_done(&run))
 		rc = pipe_part_skip(p, &run);
 	else if (rc == BALE_OK)
 		rc = pipe_part_unmark(p, &run);
 	if (rc == BALE_OK && !run.skip)
-		rc = pipe_open(p, &run);
-	if (rc == BALE_OK && !run.skip && pipe_stopped(p))
-		rc = pipe_stop_error(p, &run, run.first);
-	if (rc == BALE_OK && !run.skip)
-		rc = pipe_transfer(p, &run);
-	if (rc == BALE_OK && !run.skip)
-		rc = pipe_finish(p, &run);
+		rc = pipe_pack(p, &run);
 	if (rc == BALE_OK && !run.skip)
 		rc = pipe_part_mark(p, &run);
+	if (rc == BALE_OK)
+		rc = pipe_update_apply(p, &run);
 	if (pipe_journal_end(&run, rc) && p->err.remedy == BALE_REMEDY_NONE)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	if (rc == BALE_EEXIST)
@@ -348,6 +368,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	p->threads_peak = run.tune.peak;
 	p->cpus = run.cpus;
 	p->cpus_why = run.cpus_why;
+	pipe_update_release(&run);
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;

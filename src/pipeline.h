@@ -38,6 +38,8 @@
 					 * spend its time rewriting the journal */
 
 /* What the threads of one run share. */
+struct pipe_update;
+
 struct pipe_run {
 	const struct bale_pack_opts *opts;
 	struct bale_walk *walk;
@@ -80,6 +82,13 @@ struct pipe_run {
 	int journal_written;	/* by this run: remove it when done */
 	int journal_dirty;	/* a checkpoint moved since the last write */
 	double journal_at;	/* when it was last written */
+	struct pipe_update *upd;	/* --update's state, or NULL */
+	const int64_t *label_map;	/* walk label -> output label; NULL:
+					 * the same */
+	const char *const *classes;	/* the output's class names (NULL:
+					 * the walk's) */
+	size_t nclasses;
+	unsigned char *written;	/* --update: positions put (1) */
 };
 
 /* bale_pipeline_stop() must be async-signal-safe */
@@ -143,6 +152,21 @@ void pipe_prefetch(struct pipe_run *run, uint64_t pos);
 int pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
 /** Finish every writer, then publish every one. */
 int pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
+
+/* pipe_update.c: bale pack --update */
+
+/** Before the writers: read the output's manifest; for an update, send
+ *  the writers to a delta folder. */
+int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run);
+/** After the walk, instead of pipe_order(): what changed, the order of
+ *  what is to be packed, its keys and labels; run->skip when nothing. */
+int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
+/** 1 when the run packs nothing itself (only removals to apply). */
+int pipe_update_nothing_to_pack(const struct pipe_run *run);
+/** After the writers finished: apply the delta to each format, write
+ *  the manifest. */
+int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
+void pipe_update_release(struct pipe_run *run);
 
 /* pipe_journal.c */
 

@@ -655,4 +655,5 @@ const struct bale_backend bale_backend_lmdb = {
 	.reader_priv = sizeof(struct lmdb_r),
 	.reader = &bale_lmdb_reader,
 	.merge = lmdb_merge,
+	.update = lmdb_update,
 };

@@ -15,4 +15,8 @@ void lmdb_bale_record(struct bale_buf *b, uint64_t count);
  *  into one environment, their __keys__ joined and counts summed. */
 int lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err);
 
+/** bale pack --update: the delta's records appended, the leaving
+ *  samples' deleted, in one transaction (lmdb_update.c). */
+int lmdb_update(const struct bale_update *u, struct bale_errbuf *err);
+
 #endif

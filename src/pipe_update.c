@@ -1,0 +1,381 @@
+/* pipe_update.c - bale pack --update: the same command every night packs
+ * only what changed since the output was made.
+ *
+ * The first run (no NAME-manifest.jsonl in the output folder) packs
+ * everything, as without --update, and writes the manifest. A later run
+ * compares the walk with it (update_diff.c: a stat per file, no read),
+ * packs the new and changed files alone, under keys after every key
+ * before, into a delta folder (OUT/.NAME-update), and has each format's
+ * backend apply the delta and the removals to its output
+ * (bale_backend.update); then the manifest is replaced. With --relabel
+ * (or --force) the run rebuilds everything instead. Nothing changed:
+ * nothing is read or written.
+ */
+#include "pipeline.h"
+
+#include "manifest.h"
+#include "report.h"
+#include "shuffle.h"
+#include "update_diff.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pipe_update {
+	const struct bale_pack_opts *user;	/* the options given */
+	struct bale_pack_opts delta_opts;	/* an update's: into delta */
+	struct bale_manifest old;	/* the output's, if incremental */
+	int incremental;	/* it has one: pack only what changed */
+	char *manifest;		/* OUT/NAME-manifest.jsonl */
+	char *delta;		/* OUT/.NAME-update */
+	char *settings;		/* what changes stored bytes, this run's */
+	struct bale_update_diff diff;
+	uint64_t *order;	/* incremental: positions -> walk items */
+};
+
+static const char *upd_name(const struct bale_pack_opts *o)
+{
+	return o->name ? o->name : "data";
+}
+
+/* 1 for an -O option that changes how samples are stored: not the
+ * shard bounds, the LMDB map or fsync, which may differ each night. */
+static int upd_shapes_bytes(const char *kv)
+{
+	static const char *const free_keys[] = { "fsync", "shard_count",
+	    "shard_size", "map_size" };
+	const char *dot = strchr(kv, '.');
+	const char *eq = strchr(kv, '=');
+	const char *key = dot && (!eq || dot < eq) ? dot + 1 : kv;
+	size_t n = eq ? (size_t)(eq - key) : strlen(key);
+	size_t i;
+
+	for (i = 0; i < sizeof(free_keys) / sizeof(free_keys[0]); i++)
+		if (strlen(free_keys[i]) == n && !strncmp(key, free_keys[i], n))
+			return 0;
+	return 1;
+}
+
+/* The -O options and encode settings that shape the stored bytes, as
+ * one string to compare. */
+static char *upd_settings(const struct bale_pack_opts *o)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	size_t i;
+
+	for (i = 0; o->options && o->options[i]; i++) {
+		if (!upd_shapes_bytes(o->options[i]))
+			continue;
+		bale_buf_puts(&b, o->options[i]);
+		bale_buf_puts(&b, "\n");
+	}
+	bale_report_encode(&b, o->encode);
+	if (b.failed || !b.data) {
+		bale_buf_release(&b);
+		return strdup("");
+	}
+	return b.data;
+}
+
+/* Every format must be able to update, or the second night fails. */
+static int upd_check_formats(struct bale_pipeline *p, const char *list)
+{
+	const struct bale_backend *be;
+	char name[64];
+	size_t n;
+
+	for (; *list; list += n + (list[n] == ',')) {
+		n = strcspn(list, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)n, list);
+		be = bale_backend_find(name);
+		if (be && !be->update)
+			return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: "
+			    "--update is not supported for this format yet",
+			    name);
+	}
+	return BALE_OK;
+}
+
+static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
+{
+	if (r->archive_src || r->nshards)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "--update needs "
+		    "a folder (or a list file) as the source: an archive's "
+		    "members have no time to compare");
+	if (r->opts->part_count)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "--update and "
+		    "--part cannot go together");
+	if (r->opts->resume)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "--update and "
+		    "--resume cannot go together (an interrupted update is "
+		    "redone)");
+	return upd_check_formats(p, r->opts->formats);
+}
+
+/* The output's manifest agrees with this run's formats and settings. */
+static int upd_check_manifest(struct bale_pipeline *p, struct pipe_update *u)
+{
+	if (strcmp(u->old.formats, u->user->formats) != 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output "
+		    "holds -f %s: --update must name the same formats (or "
+		    "rebuild with --relabel)", u->old.formats);
+	if (strcmp(u->old.settings, u->settings) != 0)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "the options "
+		    "differ from those the output was packed with: --update "
+		    "cannot change how samples are stored (rebuild with "
+		    "--relabel)");
+	return BALE_OK;
+}
+
+/* An update packs into the delta folder, made empty. */
+static int upd_to_delta(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_update *u)
+{
+	u->delta = bale_strfmt("%s/.%s-update", u->user->out,
+	    upd_name(u->user));
+	if (!u->delta)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (bale_file_remove_tree(u->delta) != 0)
+		return bale_errbuf_set(&p->err, BALE_EIO, "cannot remove "
+		    "'%s': %s", u->delta, strerror(errno));
+	u->delta_opts = *u->user;
+	u->delta_opts.out = u->delta;
+	u->delta_opts.replace = 1;
+	u->delta_opts.update = 0;
+	run->opts = &u->delta_opts;
+	return BALE_OK;
+}
+
+int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const struct bale_pack_opts *o = run->opts;
+	struct pipe_update *u;
+	int rc;
+
+	if (!o->update)
+		return o->relabel ? bale_errbuf_set(&p->err, BALE_EINVAL,
+		    "--relabel goes with --update") : BALE_OK;
+	rc = upd_check_source(p, run);
+	if (rc != BALE_OK)
+		return rc;
+	u = run->upd = calloc(1, sizeof(*u));
+	if (!u)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	u->user = o;
+	u->settings = upd_settings(o);
+	u->manifest = bale_strfmt("%s/%s" BALE_MANIFEST_SUFFIX, o->out,
+	    upd_name(o));
+	if (!u->settings || !u->manifest)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	rc = bale_manifest_read(&u->old, u->manifest, &p->err);
+	if (rc == BALE_ENOENT)
+		return BALE_OK;		/* the first run: pack all */
+	if (rc != BALE_OK)
+		return rc;
+	if (o->relabel || o->replace) {	/* rebuild: a version on */
+		u->delta_opts = *o;
+		u->delta_opts.replace = 1;
+		run->opts = &u->delta_opts;
+		return BALE_OK;
+	}
+	u->incremental = 1;
+	rc = upd_check_manifest(p, u);
+	return rc == BALE_OK ? upd_to_delta(p, run, u) : rc;
+}
+
+/* What an update packs: the diff's files, shuffled among themselves
+ * when asked (seeded by the version too, so each night differs). */
+static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_update *u)
+{
+	size_t i, n = u->diff.npack;
+	uint64_t *perm = malloc((n + 1) * sizeof(*perm));
+
+	u->order = malloc((n + 1) * sizeof(*u->order));
+	if (!perm || !u->order) {
+		free(perm);
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	}
+	if (run->opts->shuffle)
+		bale_shuffle(perm, n, run->opts->seed + u->old.version);
+	for (i = 0; i < n; i++)
+		u->order[i] = u->diff.pack[run->opts->shuffle ? perm[i] : i];
+	free(perm);
+	run->order = u->order;
+	run->count = n;
+	run->key_base = u->old.next_key;
+	p->stats.found = n;
+	return BALE_OK;
+}
+
+static void upd_stats(struct bale_pipeline *p, const struct pipe_update *u)
+{
+	const struct bale_update_diff *d = &u->diff;
+
+	p->stats.version = u->old.version + 1;
+	p->stats.added = d->added;
+	p->stats.replaced = d->replaced;
+	p->stats.removed = d->gone;
+	p->stats.unchanged = d->nkept;
+	p->stats.new_classes = u->incremental ? d->new_classes : 0;
+}
+
+/* Nothing changed: said, and the output left as it is. */
+static int upd_nothing(struct bale_pipeline *p, struct pipe_run *run,
+    const struct pipe_update *u)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), "nothing changed since version %" PRIu64
+	    ": the output is left as it is", u->old.version);
+	run->skip = 1;
+	p->stats.version = u->old.version;
+	return bale_report_add(p->report, BALE_NOTE_WARNING, u->user->out,
+	    why) ? bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory") :
+	    BALE_OK;
+}
+
+int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
+{
+	struct pipe_update *u = run->upd;
+	int rootfd;
+	int rc;
+
+	if (!u)
+		return BALE_OK;
+	rootfd = open(run->opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return bale_errbuf_set(&p->err, BALE_EIO, "cannot open '%s': "
+		    "%s", run->opts->src, strerror(errno));
+	rc = bale_update_diff(&u->diff, run->walk, rootfd, u->incremental ?
+	    &u->old : NULL);
+	close(rootfd);
+	run->written = calloc(bale_walk_count(run->walk) + 1, 1);
+	if (rc != 0 || !run->written)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	run->label_map = u->diff.label_map;
+	run->classes = u->diff.classes;
+	run->nclasses = u->diff.nclasses;
+	upd_stats(p, u);
+	if (!u->incremental)
+		return BALE_OK;		/* pipe_order()'s order: all */
+	if (!u->diff.npack && !u->diff.nremoved && !u->diff.new_classes)
+		return upd_nothing(p, run, u);
+	return upd_order(p, run, u);
+}
+
+int pipe_update_nothing_to_pack(const struct pipe_run *run)
+{
+	return run->upd && run->upd->incremental && run->count == 0;
+}
+
+/* Each format's output takes the delta and the removals. */
+static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_update *u)
+{
+	const char *list = u->user->formats;
+	const struct bale_backend *be;
+	struct bale_update bu;
+	char name[64];
+	size_t n;
+	int rc = BALE_OK;
+
+	memset(&bu, 0, sizeof(bu));
+	bu.out = u->user->out;
+	bu.name = upd_name(u->user);
+	bu.delta = run->count ? u->delta : NULL;
+	bu.removed = u->diff.removed;
+	bu.nremoved = u->diff.nremoved;
+	bu.classes = u->diff.classes;
+	bu.nclasses = u->diff.nclasses;
+	bu.version = u->old.version + 1;
+	bu.count_before = u->old.n;
+	bu.last_key_before = u->old.n ? u->old.e[u->old.n - 1].key :
+	    UINT64_MAX;
+	for (; rc == BALE_OK && *list; list += n + (list[n] == ',')) {
+		n = strcspn(list, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)n, list);
+		be = bale_backend_find(name);
+		rc = be && be->update ? be->update(&bu, &p->err) :
+		    bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: cannot update",
+		    name);
+	}
+	return rc;
+}
+
+/* The manifest of what the output now holds. */
+static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_update *u)
+{
+	struct bale_manifest m;
+	const struct bale_manifest_entry *e;
+	size_t i, wi;
+	int rc = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.version = u->old.version + 1;
+	m.next_key = run->key_base + run->count;
+	m.formats = (char *)u->user->formats;
+	m.settings = u->settings;
+	m.classes = (char **)u->diff.classes;
+	m.nclasses = u->diff.nclasses;
+	for (i = 0; rc == 0 && u->incremental && i < u->diff.nkept; i++) {
+		e = &u->old.e[u->diff.kept[i]];
+		rc = bale_manifest_add(&m, e->key, e->label, e->size,
+		    e->mtime_ns, bale_manifest_path_of(&u->old, u->diff.kept[i]));
+	}
+	for (i = 0; rc == 0 && i < run->count; i++) {
+		wi = (size_t)run->order[i];
+		if (run->written[i])
+			rc = bale_manifest_add(&m, run->key_base + i,
+			    run->label_map[bale_walk_label(run->walk, wi)],
+			    u->diff.size[wi], u->diff.mtime_ns[wi],
+			    bale_walk_path(run->walk, wi));
+	}
+	if (rc == 0)
+		rc = bale_manifest_write(&m, u->manifest);
+	free(m.e);
+	bale_buf_release(&m.arena);
+	return rc == 0 ? BALE_OK : bale_errbuf_set(&p->err, BALE_EIO,
+	    "cannot write '%s': %s", u->manifest, strerror(errno));
+}
+
+int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
+{
+	struct pipe_update *u = run->upd;
+	int rc = BALE_OK;
+
+	if (!u || run->skip)
+		return BALE_OK;
+	if (u->incremental)
+		rc = upd_apply_formats(p, run, u);
+	if (rc == BALE_OK)
+		rc = upd_write_manifest(p, run, u);
+	if (u->delta)
+		bale_file_remove_tree(u->delta);
+	return rc;
+}
+
+void pipe_update_release(struct pipe_run *run)
+{
+	struct pipe_update *u = run->upd;
+
+	free(run->written);
+	if (!u)
+		return;
+	if (u->delta)
+		bale_file_remove_tree(u->delta);
+	bale_manifest_release(&u->old);
+	bale_update_diff_release(&u->diff);
+	free(u->manifest);
+	free(u->delta);
+	free(u->settings);
+	free(u->order);
+	free(u);
+	run->upd = NULL;
+}

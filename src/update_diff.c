@@ -1,0 +1,200 @@
+/* update_diff.c - the manifest against the walk (update_diff.h). */
+#include "update_diff.h"
+
+#include "journal.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* An open-addressed table of manifest indices, by path. */
+struct diff_index {
+	size_t *slot;		/* index + 1; 0 is empty */
+	size_t mask;
+};
+
+static uint64_t diff_hash(const char *path)
+{
+	return bale_fnv1a(BALE_FNV_INIT, path, strlen(path));
+}
+
+static int diff_index_build(struct diff_index *x, const struct bale_manifest *m)
+{
+	size_t cap = 16, i, h;
+
+	while (cap < 2 * m->n + 2)
+		cap *= 2;
+	x->slot = calloc(cap, sizeof(*x->slot));
+	x->mask = cap - 1;
+	if (!x->slot)
+		return -1;
+	for (i = 0; i < m->n; i++) {
+		h = diff_hash(bale_manifest_path_of(m, i)) & x->mask;
+		while (x->slot[h])
+			h = (h + 1) & x->mask;
+		x->slot[h] = i + 1;
+	}
+	return 0;
+}
+
+/* The manifest sample at @path, or -1. */
+static long diff_find(const struct diff_index *x, const struct bale_manifest *m,
+    const char *path)
+{
+	size_t h = diff_hash(path) & x->mask;
+
+	for (; x->slot[h]; h = (h + 1) & x->mask)
+		if (strcmp(bale_manifest_path_of(m, x->slot[h] - 1), path) == 0)
+			return (long)x->slot[h] - 1;
+	return -1;
+}
+
+/* Each file's size and modification time, as reading it would find it
+ * (links followed); a file that cannot be stat'ed gets 0s and is packed,
+ * where reading it says why it fails. */
+static void diff_stat(struct bale_update_diff *d, const struct bale_walk *w,
+    int rootfd)
+{
+	size_t i, n = bale_walk_count(w);
+	struct stat sb;
+
+	for (i = 0; i < n; i++) {
+		if (fstatat(rootfd, bale_walk_path(w, i), &sb, 0) != 0)
+			continue;
+		d->size[i] = (uint64_t)sb.st_size;
+		d->mtime_ns[i] = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+		    sb.st_mtim.tv_nsec;
+	}
+}
+
+static long diff_class(const char *const *names, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && strcmp(names[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* The manifest's classes, then the walk's it lacks; each walk label's
+ * place among them. A list file's labels (no class names) stay. */
+static int diff_classes(struct bale_update_diff *d, const struct bale_walk *w,
+    const struct bale_manifest *m)
+{
+	const char *const *wc = bale_walk_classes(w);
+	size_t nw = bale_walk_nclasses(w), nm = m ? m->nclasses : 0;
+	size_t i;
+	long at;
+
+	d->classes = calloc(nm + nw + 1, sizeof(*d->classes));
+	d->label_map = calloc(nw + 1, sizeof(*d->label_map));
+	if (!d->classes || !d->label_map)
+		return -1;
+	for (i = 0; i < nm; i++)
+		d->classes[i] = m->classes[i];
+	d->nclasses = nm;
+	for (i = 0; i < nw; i++) {
+		at = wc[i] ? diff_class(d->classes, d->nclasses, wc[i]) :
+		    (long)i;
+		if (at < 0) {
+			at = (long)d->nclasses;
+			d->new_classes++;
+		}
+		if ((size_t)at >= d->nclasses) {
+			d->classes[at] = wc[i] ? wc[i] : "";
+			d->nclasses = (size_t)at + 1;
+		}
+		d->label_map[i] = at;
+	}
+	return 0;
+}
+
+static int64_t diff_label(const struct bale_update_diff *d,
+    const struct bale_walk *w, size_t i)
+{
+	return d->label_map[bale_walk_label(w, i)];
+}
+
+/* Each walked file against the manifest; @leave marks the manifest
+ * samples that do not stay. */
+static void diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
+    const struct bale_manifest *m, const struct diff_index *x,
+    unsigned char *leave)
+{
+	size_t i, n = bale_walk_count(w);
+	long j;
+
+	for (i = 0; i < n; i++) {
+		j = m ? diff_find(x, m, bale_walk_path(w, i)) : -1;
+		if (j >= 0)
+			leave[j] = 0;
+		if (j >= 0 && m->e[j].size == d->size[i] &&
+		    m->e[j].mtime_ns == d->mtime_ns[i] &&
+		    m->e[j].label == diff_label(d, w, i))
+			continue;
+		if (j >= 0) {
+			leave[j] = 1;
+			d->replaced++;
+		} else {
+			d->added++;
+		}
+		d->pack[d->npack++] = i;
+	}
+}
+
+static void diff_leavers(struct bale_update_diff *d,
+    const struct bale_manifest *m, const unsigned char *leave)
+{
+	size_t j;
+
+	for (j = 0; m && j < m->n; j++) {
+		if (leave[j] == 2)
+			d->gone++;
+		if (leave[j])
+			d->removed[d->nremoved++] = m->e[j].key;
+		else
+			d->kept[d->nkept++] = j;
+	}
+}
+
+int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
+    int rootfd, const struct bale_manifest *m)
+{
+	size_t n = bale_walk_count(walk), nm = m ? m->n : 0;
+	struct diff_index x = { NULL, 0 };
+	unsigned char *leave = malloc(nm + 1);
+	int rc = -1;
+
+	memset(d, 0, sizeof(*d));
+	d->size = calloc(n + 1, sizeof(*d->size));
+	d->mtime_ns = calloc(n + 1, sizeof(*d->mtime_ns));
+	d->pack = malloc((n + 1) * sizeof(*d->pack));
+	d->kept = malloc((nm + 1) * sizeof(*d->kept));
+	d->removed = malloc((nm + 1) * sizeof(*d->removed));
+	if (leave && d->size && d->mtime_ns && d->pack && d->kept &&
+	    d->removed && diff_classes(d, walk, m) == 0 &&
+	    (!m || diff_index_build(&x, m) == 0)) {
+		memset(leave, 2, nm + 1);	/* 2: its file is gone */
+		diff_stat(d, walk, rootfd);
+		diff_walk(d, walk, m, &x, leave);
+		diff_leavers(d, m, leave);
+		rc = 0;
+	}
+	free(x.slot);
+	free(leave);
+	return rc;
+}
+
+void bale_update_diff_release(struct bale_update_diff *d)
+{
+	free(d->size);
+	free(d->mtime_ns);
+	free(d->label_map);
+	free(d->classes);
+	free(d->pack);
+	free(d->kept);
+	free(d->removed);
+	memset(d, 0, sizeof(*d));
+}
