@@ -139,6 +139,8 @@ struct bale_update {
 					 * none), as the manifest says; else
 					 * an earlier update was interrupted
 					 * after this output took it */
+	const uint64_t *keys_before;	/* every sample's key before, in
+					 * order (count_before of them) */
 };
 
 /* A backend describes itself: the core finds it by name, lists it with
@@ -303,6 +305,12 @@ BALE_API int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
 
 /** Create folder @path and its missing parents. @return 0 or -1 */
 BALE_API int bale_file_mkdirs(const char *path);
+
+/** Append @len bytes of @in from offset @off to @out at its file
+ *  offset, in the kernel where it can. @return 0, or -1 with errno
+ *  (EIO when @in ends before) */
+BALE_API int bale_file_copy_range(int in, uint64_t off, int out,
+    uint64_t len);
 
 /** Copy the file @src to a new @dst (replaced if there), in the kernel
  *  where it can. On failure @dst is removed and errno says why.

@@ -203,6 +203,34 @@ static int file_copy_fd(int in, int out)
 	return got == 0 ? 0 : -1;
 }
 
+int bale_file_copy_range(int in, uint64_t off, int out, uint64_t len)
+{
+	loff_t at = (loff_t)off;
+	char buf[1 << 16];
+	ssize_t got = 1;
+	size_t n;
+
+	while (len > 0 && got > 0) {
+		got = copy_file_range(in, &at, out, NULL, (size_t)len, 0);
+		if (got > 0)
+			len -= (uint64_t)got;
+	}
+	if (len == 0)
+		return 0;
+	if (got < 0 && errno != EXDEV && errno != ENOSYS &&
+	    errno != EOPNOTSUPP && errno != EINVAL)
+		return -1;
+	for (; len > 0; len -= n, at += (loff_t)n) {	/* by hand */
+		n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		got = pread(in, buf, n, at);
+		if (got >= 0 && got != (ssize_t)n)
+			errno = EIO;	/* @in ends before */
+		if (got != (ssize_t)n || bale_file_write_all(out, buf, n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int bale_file_copy(const char *src, const char *dst)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);

@@ -36,6 +36,7 @@ struct pipe_update {
 	char *settings;		/* what changes stored bytes, this run's */
 	struct bale_update_diff diff;
 	uint64_t *order;	/* incremental: positions -> walk items */
+	uint64_t *keys_before;	/* the manifest's keys, in order */
 };
 
 static const char *upd_name(const struct bale_pack_opts *o)
@@ -155,6 +156,7 @@ int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct pipe_update *u;
+	size_t i;
 	int rc;
 
 	if (!o->update)
@@ -184,6 +186,11 @@ int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 		return BALE_OK;
 	}
 	u->incremental = 1;
+	u->keys_before = malloc((u->old.n + 1) * sizeof(*u->keys_before));
+	if (!u->keys_before)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	for (i = 0; i < u->old.n; i++)
+		u->keys_before[i] = u->old.e[i].key;
 	rc = upd_check_manifest(p, u);
 	return rc == BALE_OK ? upd_to_delta(p, run, u) : rc;
 }
@@ -220,9 +227,65 @@ static void upd_stats(struct bale_pipeline *p, const struct pipe_update *u)
 	p->stats.version = u->old.version + 1;
 	p->stats.added = d->added;
 	p->stats.replaced = d->replaced;
-	p->stats.removed = d->gone;
+	p->stats.removed = d->ngone;
 	p->stats.unchanged = d->nkept;
 	p->stats.new_classes = u->incremental ? d->new_classes : 0;
+}
+
+static void upd_report_paths(struct bale_buf *b, const char *key,
+    const struct pipe_run *run, const struct pipe_update *u, int replaces)
+{
+	const struct bale_update_diff *d = &u->diff;
+	size_t i;
+	int first = 1;
+
+	bale_json_key(b, key, 0);
+	bale_buf_puts(b, "[");
+	for (i = 0; i < d->npack; i++) {
+		if (d->pack_replaces[i] != replaces)
+			continue;
+		bale_buf_puts(b, first ? "\n" : ",\n");
+		bale_json_str(b, bale_walk_path(run->walk, d->pack[i]));
+		first = 0;
+	}
+	bale_buf_puts(b, "]");
+}
+
+/* The report's "update": the version made, and what changed (after a
+ * first run, which packs everything, no lists). */
+static void upd_report(struct bale_pipeline *p, const struct pipe_run *run,
+    const struct pipe_update *u)
+{
+	const struct bale_update_diff *d = &u->diff;
+	struct bale_buf *b = &p->update;
+	size_t i;
+
+	bale_buf_puts(b, "{");
+	bale_json_kv_u64(b, "version", p->stats.version, 1);
+	bale_buf_printf(b, ",\"first\":%s", u->incremental ? "false" :
+	    "true");
+	bale_json_kv_u64(b, "unchanged", d->nkept, 0);
+	if (u->incremental) {
+		upd_report_paths(b, "added", run, u, 0);
+		upd_report_paths(b, "replaced", run, u, 1);
+		bale_json_key(b, "removed", 0);
+		bale_buf_puts(b, "[");
+		for (i = 0; i < d->ngone; i++) {
+			bale_buf_puts(b, i ? ",\n" : "\n");
+			bale_json_str(b, bale_manifest_path_of(&u->old,
+			    d->gone[i]));
+		}
+		bale_buf_puts(b, "]");
+		bale_json_key(b, "new_classes", 0);
+		bale_buf_puts(b, "[");
+		for (i = 0; i < d->new_classes; i++) {
+			bale_buf_puts(b, i ? "," : "");
+			bale_json_str(b, d->classes[d->nclasses -
+			    d->new_classes + i]);
+		}
+		bale_buf_puts(b, "]");
+	}
+	bale_buf_puts(b, "}");
 }
 
 /* Nothing changed: said, and the output left as it is. */
@@ -262,11 +325,13 @@ int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	run->classes = u->diff.classes;
 	run->nclasses = u->diff.nclasses;
 	upd_stats(p, u);
-	if (!u->incremental)
-		return BALE_OK;		/* pipe_order()'s order: all */
-	if (!u->diff.npack && !u->diff.nremoved && !u->diff.new_classes)
-		return upd_nothing(p, run, u);
-	return upd_order(p, run, u);
+	if (u->incremental && !u->diff.npack && !u->diff.nremoved &&
+	    !u->diff.new_classes)
+		rc = upd_nothing(p, run, u);
+	else if (u->incremental)
+		rc = upd_order(p, run, u);	/* else pipe_order()'s: all */
+	upd_report(p, run, u);
+	return rc;
 }
 
 int pipe_update_nothing_to_pack(const struct pipe_run *run)
@@ -297,6 +362,7 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	bu.count_before = u->old.n;
 	bu.last_key_before = u->old.n ? u->old.e[u->old.n - 1].key :
 	    UINT64_MAX;
+	bu.keys_before = u->keys_before;
 	for (; rc == BALE_OK && *list; list += n + (list[n] == ',')) {
 		n = strcspn(list, ",");
 		snprintf(name, sizeof(name), "%.*s", (int)n, list);
@@ -376,6 +442,7 @@ void pipe_update_release(struct pipe_run *run)
 	free(u->delta);
 	free(u->settings);
 	free(u->order);
+	free(u->keys_before);
 	free(u);
 	run->upd = NULL;
 }

@@ -281,6 +281,7 @@ static void pipe_reset(struct bale_pipeline *p)
 	memset(&p->stats, 0, sizeof(p->stats));
 	memset(&p->stream, 0, sizeof(p->stream));
 	p->walk_seconds = 0;
+	bale_buf_reset(&p->update);
 	bale_errbuf_clear(&p->err);
 }
 
@@ -419,6 +420,7 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	run.cpus_why = p->cpus_why;
 	run.walk_seconds = p->walk_seconds;
 	run.stream = &p->stream;
+	run.update = p->update.len ? p->update.data : NULL;
 	bale_report_json(p->report, &run, &b);
 	if (b.failed)
 		rc = BALE_ENOMEM;
@@ -448,6 +450,7 @@ void bale_pipeline_free(struct bale_pipeline *p)
 	if (!p)
 		return;
 	bale_report_free(p->report);
+	bale_buf_release(&p->update);
 	free(p);
 }
 

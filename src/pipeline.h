@@ -103,6 +103,7 @@ struct bale_pipeline {
 	struct bale_report *report;
 	struct bale_pack_stats stats;
 	double walk_seconds;	/* listing the source */
+	struct bale_buf update;	/* --update: the report's "update" */
 	struct bale_stream_feed_stats stream;	/* a compressed archive's */
 };
 

@@ -242,6 +242,10 @@ void bale_report_json(const struct bale_report *r,
 	report_options(b, run);
 	report_stats(b, run->stats);
 	report_timing(b, run);
+	if (run->update) {
+		bale_json_key(b, "update", 0);
+		bale_buf_puts(b, run->update);
+	}
 	report_lists(b, r);
 	bale_buf_puts(b, "}\n");
 }

@@ -23,6 +23,7 @@ struct bale_report_run {
 	double walk_seconds;		/* from the start to the list made */
 	const struct bale_stream_feed_stats *stream;	/* passes over a
 					 * compressed archive (0: none) */
+	const char *update;		/* --update: a JSON object, or NULL */
 };
 
 int bale_report_new(struct bale_report **out);

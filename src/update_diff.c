@@ -140,6 +140,7 @@ static void diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
 		} else {
 			d->added++;
 		}
+		d->pack_replaces[d->npack] = j >= 0;
 		d->pack[d->npack++] = i;
 	}
 }
@@ -151,7 +152,7 @@ static void diff_leavers(struct bale_update_diff *d,
 
 	for (j = 0; m && j < m->n; j++) {
 		if (leave[j] == 2)
-			d->gone++;
+			d->gone[d->ngone++] = j;
 		if (leave[j])
 			d->removed[d->nremoved++] = m->e[j].key;
 		else
@@ -171,10 +172,12 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 	d->size = calloc(n + 1, sizeof(*d->size));
 	d->mtime_ns = calloc(n + 1, sizeof(*d->mtime_ns));
 	d->pack = malloc((n + 1) * sizeof(*d->pack));
+	d->pack_replaces = malloc(n + 1);
+	d->gone = malloc((nm + 1) * sizeof(*d->gone));
 	d->kept = malloc((nm + 1) * sizeof(*d->kept));
 	d->removed = malloc((nm + 1) * sizeof(*d->removed));
 	if (leave && d->size && d->mtime_ns && d->pack && d->kept &&
-	    d->removed && diff_classes(d, walk, m) == 0 &&
+	    d->removed && d->pack_replaces && d->gone && diff_classes(d, walk, m) == 0 &&
 	    (!m || diff_index_build(&x, m) == 0)) {
 		memset(leave, 2, nm + 1);	/* 2: its file is gone */
 		diff_stat(d, walk, rootfd);
@@ -194,6 +197,8 @@ void bale_update_diff_release(struct bale_update_diff *d)
 	free(d->label_map);
 	free(d->classes);
 	free(d->pack);
+	free(d->pack_replaces);
+	free(d->gone);
 	free(d->kept);
 	free(d->removed);
 	memset(d, 0, sizeof(*d));

@@ -23,12 +23,15 @@ struct bale_update_diff {
 	size_t nclasses;
 	uint64_t new_classes;
 	uint64_t *pack;		/* walk items to pack, in walk order */
+	unsigned char *pack_replaces;	/* 1: it replaces a sample */
 	size_t npack;
 	size_t *kept;		/* manifest samples kept, in its order */
 	size_t nkept;
 	uint64_t *removed;	/* keys that leave, ascending */
 	size_t nremoved;
-	uint64_t added, replaced, gone;
+	size_t *gone;		/* manifest samples whose file is gone */
+	size_t ngone;
+	uint64_t added, replaced;
 };
 
 /** Stat every item of @walk below folder @rootfd. With no manifest

@@ -55,4 +55,5 @@ const struct bale_backend bale_backend_wds = {
 	.reader_priv = sizeof(struct wds_r),
 	.reader = &wds_reader,
 	.merge = wds_merge,
+	.update = wds_update,
 };

@@ -7,6 +7,9 @@
  *   wds_resume.c   picking up the shards a killed run finished
  *   wds_verify.c   reading a finished shard back to check it
  *   wds_read.c     the reader: shard list, .idx files, one pread a sample
+ *   wds_list.c     the shard list, written and read
+ *   wds_merge.c    bale merge: the parts' shards linked in
+ *   wds_update.c   bale pack --update: shards rewritten or moved in
  */
 #ifndef WDS_H
 #define WDS_H
@@ -97,5 +100,11 @@ int wds_resume(struct bale_writer *w, void *priv, const char *dir,
 /** bale merge: one shard list over the parts' shards, linked in (hard
  *  links, else symbolic ones), renumbered, their .idx files with them. */
 int wds_merge(const struct bale_merge *m, struct bale_errbuf *err);
+
+/* wds_update.c */
+
+/** bale pack --update: affected shards rewritten, the delta's moved in,
+ *  a new shard list published. */
+int wds_update(const struct bale_update *u, struct bale_errbuf *err);
 
 #endif

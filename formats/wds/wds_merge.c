@@ -5,6 +5,7 @@
  * one shard list over them is written last. A DALI .idx file describes
  * offsets inside its shard, so it stays valid as it is. */
 #include "wds.h"
+#include "wds_list.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -70,13 +71,9 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 	if (rc == BALE_OK && access(isrc, F_OK) == 0)
 		rc = wds_link(isrc, idst, m->copy, g->err);
 	if (rc == BALE_OK) {
-		bale_buf_puts(&g->entries, g->shards ? ",{" : "{");
-		bale_json_key(&g->entries, "url", 1);
-		bale_buf_printf(&g->entries, "\"%s-%06u.tar\"", m->name,
-		    g->shards++);
-		bale_json_kv_u64(&g->entries, "nsamples", nsamples, 0);
-		bale_json_kv_u64(&g->entries, "filesize", filesize, 0);
-		bale_buf_puts(&g->entries, "}");
+		wds_list_add(&g->entries, dst + strlen(m->out) + 1, nsamples,
+		    filesize);
+		g->shards++;
 		g->samples += nsamples;
 	}
 	free(src);
@@ -87,36 +84,24 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 }
 
 /* The shards part @i's list names, in its order. */
-static int wds_merge_part(struct wds_merging *g, size_t i, const char *text,
-    size_t len)
+static int wds_merge_part(struct wds_merging *g, size_t i)
 {
 	const char *part = g->m->parts[i];
-	const char *end = text + len;
-	const char *cur, *e, *eend, *v, *vend, *list, *lend;
-	uint64_t ns, size;
-	char *url;
-	int rc = BALE_OK;
+	char *path = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, part, g->m->name);
+	struct wds_list l;
+	size_t k;
+	int rc = path ? wds_list_read(path, &l, g->err) :
+	    bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
 
-	if (i == 0 && (v = bale_jsonr_find(text, end, "bale", &vend)) &&
-	    (v = bale_jsonr_find(v, vend, "classes", &vend)))
-		bale_buf_add(&g->classes, v, (size_t)(vend - v));
-	list = bale_jsonr_find(text, end, "shardlist", &lend);
-	if (!list)
-		return bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s': no "
-		    "shardlist in its shard list", part);
-	for (cur = list; rc == BALE_OK && (e = bale_jsonr_next(&cur, lend,
-	    &eend));) {
-		v = bale_jsonr_find(e, eend, "url", &vend);
-		url = v ? bale_jsonr_string(v, vend) : NULL;
-		v = bale_jsonr_find(e, eend, "nsamples", &vend);
-		rc = url && v && bale_jsonr_u64(v, vend, &ns) == 0 &&
-		    (v = bale_jsonr_find(e, eend, "filesize", &vend)) &&
-		    bale_jsonr_u64(v, vend, &size) == 0 ?
-		    wds_merge_shard(g, part, url, ns, size) :
-		    bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s': a bad "
-		    "entry in its shard list", part);
-		free(url);
-	}
+	free(path);
+	if (rc != BALE_OK)
+		return rc;
+	if (i == 0 && l.classes)
+		bale_buf_add(&g->classes, l.classes, l.classes_len);
+	for (k = 0; rc == BALE_OK && k < l.n; k++)
+		rc = wds_merge_shard(g, part, l.v[k].url, l.v[k].nsamples,
+		    l.v[k].filesize);
+	wds_list_release(&l);
 	return rc;
 }
 
@@ -125,20 +110,8 @@ static int wds_merge_list(struct wds_merging *g, const char *path)
 	struct bale_buf b = BALE_BUF_INIT;
 	int rc = BALE_OK;
 
-	bale_buf_puts(&b, "{\"__kind__\":\"wids-shard-index-v1\","
-	    "\"wids_version\":1,");
-	bale_json_kv_str(&b, "name", g->m->name, 1);
-	bale_buf_puts(&b, ",\"shardlist\":[");
-	bale_buf_add(&b, g->entries.data, g->entries.len);
-	bale_buf_puts(&b, "],\"bale\":{");
-	bale_json_kv_str(&b, "version", bale_version(), 1);
-	bale_json_kv_u64(&b, "samples", g->samples, 0);
-	bale_json_key(&b, "classes", 0);
-	if (g->classes.len)
-		bale_buf_add(&b, g->classes.data, g->classes.len);
-	else
-		bale_buf_puts(&b, "[]");
-	bale_buf_puts(&b, "}}\n");
+	wds_list_render(&b, g->m->name, &g->entries, g->samples,
+	    g->classes.data, g->classes.len);
 	if (b.failed || g->entries.failed || g->classes.failed)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
 	else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0)
@@ -152,8 +125,7 @@ int wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
 {
 	struct wds_merging g = { m, BALE_BUF_INIT, BALE_BUF_INIT, 0, 0, err };
 	char *list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->out, m->name);
-	char *path, *text;
-	size_t i, len = 0;
+	size_t i;
 	int rc = list ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
 	    "wds: no memory");
 
@@ -163,16 +135,8 @@ int wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
 	else if (rc == BALE_OK && unlink(list) != 0 && errno != ENOENT)
 		rc = bale_errbuf_set(err, BALE_EIO, "wds: cannot remove '%s': "
 		    "%s", list, strerror(errno));
-	for (i = 0; rc == BALE_OK && i < m->nparts; i++) {
-		path = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->parts[i],
-		    m->name);
-		text = path ? bale_file_read_all(path, &len) : NULL;
-		rc = text ? wds_merge_part(&g, i, text, len) :
-		    bale_errbuf_set(err, BALE_EIO, "wds: cannot read '%s': %s",
-		    path ? path : m->parts[i], strerror(errno));
-		free(text);
-		free(path);
-	}
+	for (i = 0; rc == BALE_OK && i < m->nparts; i++)
+		rc = wds_merge_part(&g, i);
 	if (rc == BALE_OK)
 		rc = wds_merge_list(&g, list);	/* last: now it is complete */
 	bale_buf_release(&g.entries);

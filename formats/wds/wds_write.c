@@ -4,8 +4,10 @@
 #include "wds.h"
 
 #include "wds_idx.h"
+#include "wds_list.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -163,14 +165,10 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 
 void wds_list_entry(struct wds_w *st, uint64_t filesize)
 {
-	if (st->shard_no > 0)
-		bale_buf_puts(&st->list, ",");
-	bale_buf_puts(&st->list, "\n{");
-	bale_buf_printf(&st->list, "\"url\":\"%s-%06u.tar\"", st->name,
-	    st->shard_no);
-	bale_json_kv_u64(&st->list, "nsamples", st->shard_samples, 0);
-	bale_json_kv_u64(&st->list, "filesize", filesize, 0);
-	bale_buf_puts(&st->list, "}");
+	char url[PATH_MAX];
+
+	snprintf(url, sizeof(url), "%s-%06u.tar", st->name, st->shard_no);
+	wds_list_add(&st->list, url, st->shard_samples, filesize);
 }
 
 /* Write the shard's .idx, then move the tar to its final name. */
@@ -364,17 +362,8 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 	char *path = wds_list_path(st);
 	int rc = BALE_OK;
 
-	bale_buf_puts(&b, "{\"__kind__\":\"wids-shard-index-v1\","
-	    "\"wids_version\":1,");
-	bale_json_kv_str(&b, "name", st->name, 1);
-	bale_buf_puts(&b, ",\"shardlist\":[");
-	bale_buf_add(&b, st->list.data ? st->list.data : "", st->list.len);
-	bale_buf_puts(&b, "],\"bale\":{");
-	bale_json_kv_str(&b, "version", bale_version(), 1);
-	bale_json_kv_u64(&b, "samples", st->samples, 0);
-	bale_json_key(&b, "classes", 0);
-	bale_buf_add(&b, st->classes.data, st->classes.len);
-	bale_buf_puts(&b, "}}\n");
+	wds_list_render(&b, st->name, &st->list, st->samples,
+	    st->classes.data, st->classes.len);
 	if (!path || b.failed || st->list.failed)
 		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	else if (bale_file_write_partial(path, b.data, b.len, st->sync) != 0)

@@ -1,0 +1,114 @@
+/* wds_list.c - the shard list, written and read (wds_list.h). */
+#include "wds_list.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void wds_list_add(struct bale_buf *entries, const char *url,
+    uint64_t nsamples, uint64_t filesize)
+{
+	bale_buf_puts(entries, entries->len ? ",\n{" : "\n{");
+	bale_json_kv_str(entries, "url", url, 1);
+	bale_json_kv_u64(entries, "nsamples", nsamples, 0);
+	bale_json_kv_u64(entries, "filesize", filesize, 0);
+	bale_buf_puts(entries, "}");
+}
+
+void wds_list_render(struct bale_buf *b, const char *name,
+    const struct bale_buf *entries, uint64_t samples, const char *classes,
+    size_t classes_len)
+{
+	bale_buf_puts(b, "{\"__kind__\":\"wids-shard-index-v1\","
+	    "\"wids_version\":1,");
+	bale_json_kv_str(b, "name", name, 1);
+	bale_buf_puts(b, ",\"shardlist\":[");
+	bale_buf_add(b, entries->data ? entries->data : "", entries->len);
+	bale_buf_puts(b, "],\"bale\":{");
+	bale_json_kv_str(b, "version", bale_version(), 1);
+	bale_json_kv_u64(b, "samples", samples, 0);
+	bale_json_key(b, "classes", 0);
+	if (classes && classes_len)
+		bale_buf_add(b, classes, classes_len);
+	else
+		bale_buf_puts(b, "[]");
+	bale_buf_puts(b, "}}\n");
+}
+
+/* One "shardlist" element. @return 0, or -1 when it is not one */
+static int wds_list_entry_read(struct wds_list *l, const char *e,
+    const char *eend)
+{
+	struct wds_shard *s = &l->v[l->n];
+	const char *v, *vend;
+
+	v = bale_jsonr_find(e, eend, "url", &vend);
+	s->url = v ? bale_jsonr_string(v, vend) : NULL;
+	v = bale_jsonr_find(e, eend, "nsamples", &vend);
+	if (!s->url || !v || bale_jsonr_u64(v, vend, &s->nsamples) != 0 ||
+	    !(v = bale_jsonr_find(e, eend, "filesize", &vend)) ||
+	    bale_jsonr_u64(v, vend, &s->filesize) != 0) {
+		free(s->url);
+		return -1;
+	}
+	l->n++;
+	return 0;
+}
+
+static int wds_list_parse(struct wds_list *l, const char *text,
+    const char *end)
+{
+	const char *list, *lend, *cur, *e, *eend, *v, *vend;
+	size_t cap = 0;
+	void *grown;
+
+	if ((v = bale_jsonr_find(text, end, "bale", &vend)) &&
+	    (v = bale_jsonr_find(v, vend, "classes", &vend)) &&
+	    (l->classes = malloc((size_t)(vend - v) + 1))) {
+		memcpy(l->classes, v, (size_t)(vend - v));
+		l->classes_len = (size_t)(vend - v);
+	}
+	list = bale_jsonr_find(text, end, "shardlist", &lend);
+	if (!list || *list != '[')
+		return -1;
+	for (cur = list; (e = bale_jsonr_next(&cur, lend, &eend));) {
+		if (l->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(l->v, cap * sizeof(*l->v));
+			if (!grown)
+				return -1;
+			l->v = grown;
+		}
+		if (wds_list_entry_read(l, e, eend) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int wds_list_read(const char *path, struct wds_list *l,
+    struct bale_errbuf *err)
+{
+	size_t len = 0;
+	char *text = bale_file_read_all(path, &len);
+	int bad;
+
+	memset(l, 0, sizeof(*l));
+	if (!text)
+		return bale_errbuf_set(err, BALE_EIO, "wds: cannot read '%s': "
+		    "%s", path, strerror(errno));
+	bad = wds_list_parse(l, text, text + len);
+	free(text);
+	return bad ? bale_errbuf_set(err, BALE_EINVAL, "wds: '%s' is not a "
+	    "shard list bale wrote", path) : BALE_OK;
+}
+
+void wds_list_release(struct wds_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].url);
+	free(l->v);
+	free(l->classes);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,39 @@
+/* wds_list.h - NAME-shards.json, the shard list (wids-shard-index-v1):
+ * built alike by the writer, merge and update; read back by merge and
+ * update. */
+#ifndef WDS_LIST_H
+#define WDS_LIST_H
+
+#include "bale_backend.h"
+
+#include <stdint.h>
+
+struct wds_shard {
+	char *url;		/* the shard's file name, beside the list */
+	uint64_t nsamples;
+	uint64_t filesize;
+};
+
+struct wds_list {
+	struct wds_shard *v;
+	size_t n;
+	char *classes;		/* "bale"."classes": a JSON array, or NULL */
+	size_t classes_len;
+};
+
+/** Append one shard's entry to the entries being built in @entries. */
+void wds_list_add(struct bale_buf *entries, const char *url,
+    uint64_t nsamples, uint64_t filesize);
+
+/** The whole list into @b: @entries, and bale's own fields. */
+void wds_list_render(struct bale_buf *b, const char *name,
+    const struct bale_buf *entries, uint64_t samples, const char *classes,
+    size_t classes_len);
+
+/** Read the list at @path. @return BALE_OK, or an error with @err set */
+int wds_list_read(const char *path, struct wds_list *l,
+    struct bale_errbuf *err);
+
+void wds_list_release(struct wds_list *l);
+
+#endif

@@ -1,0 +1,480 @@
+/* wds_update.c - bale pack --update on a WebDataset output.
+ *
+ * A shard is never changed in place. One that holds a sample that leaves
+ * is written anew under a new number: its other samples' tar bytes are
+ * copied as they are (in the kernel: copy_file_range), its .idx offsets
+ * moved with them. The delta's shards are moved in under new numbers.
+ * Then one new shard list is written, which is the update: the shards
+ * that stay, each rewritten one in its old one's place, the delta's at
+ * the end. The shards of the version before stay on disk until the next
+ * update (a reader may be mid-epoch in them); older ones, which neither
+ * list names, are removed then. A number is never reused while a file
+ * holds it, and a given sequence of updates gives the same files.
+ */
+#include "wds.h"
+#include "wds_list.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct wds_updating {
+	const struct bale_update *u;
+	struct bale_errbuf *err;
+	struct wds_list old;
+	char *list;		/* OUT/NAME-shards.json */
+	unsigned next_no;	/* the next free shard number */
+	struct bale_buf entries;	/* the new list's */
+	uint64_t samples;
+	struct bale_buf made;	/* files made, NUL-separated: removed if
+				 * the update fails */
+};
+
+static int wds_upd_nomem(struct wds_updating *g)
+{
+	return bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+}
+
+/* Shard number of @file, a NAME-NNNNNN.tar or .idx, or -1. */
+static long wds_upd_number(const char *file, const char *name)
+{
+	size_t n = strlen(name);
+	char *end;
+	long no;
+
+	if (strncmp(file, name, n) != 0 || file[n] != '-' ||
+	    file[n + 1] < '0' || file[n + 1] > '9')
+		return -1;
+	no = strtol(file + n + 1, &end, 10);
+	if (end - (file + n + 1) < 6 || (strcmp(end, ".tar") != 0 &&
+	    strcmp(end, ".idx") != 0))
+		return -1;
+	return no;
+}
+
+/* 1 if @list names @file. */
+static int wds_upd_listed(const struct wds_list *l, const char *file)
+{
+	size_t i, n = strlen(file);
+
+	for (i = 0; i < l->n; i++)
+		if (strncmp(l->v[i].url, file, n - 3) == 0 &&
+		    strlen(l->v[i].url) == n)
+			return 1;
+	return 0;
+}
+
+/* Every NAME-NNNNNN file of the folder: @fn(g, file, its number). */
+static int wds_upd_scan(struct wds_updating *g,
+    void (*fn)(struct wds_updating *, const char *, long, void *), void *arg)
+{
+	DIR *d = opendir(g->u->out);
+	struct dirent *de;
+	long no;
+
+	if (!d)
+		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot read "
+		    "'%s': %s", g->u->out, strerror(errno));
+	while ((de = readdir(d)))
+		if ((no = wds_upd_number(de->d_name, g->u->name)) >= 0)
+			fn(g, de->d_name, no, arg);
+	closedir(d);
+	return BALE_OK;
+}
+
+static void wds_upd_note_max(struct wds_updating *g, const char *file,
+    long no, void *arg)
+{
+	(void)file;
+	(void)arg;
+	if ((unsigned long)no >= g->next_no)
+		g->next_no = (unsigned)no + 1;
+}
+
+/* Files neither the old list nor the new (@arg) names: an older
+ * version's, which no reader can still be in. */
+static void wds_upd_drop_old(struct wds_updating *g, const char *file,
+    long no, void *arg)
+{
+	const struct wds_list *now = arg;
+	char *path;
+
+	(void)no;
+	if (wds_upd_listed(&g->old, file) || wds_upd_listed(now, file))
+		return;
+	path = bale_strfmt("%s/%s", g->u->out, file);
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+static char *wds_upd_path(const struct wds_updating *g, unsigned no,
+    const char *ext)
+{
+	return bale_strfmt("%s/%s-%06u.%s", g->u->out, g->u->name, no, ext);
+}
+
+static void wds_upd_made(struct wds_updating *g, const char *path)
+{
+	bale_buf_add(&g->made, path, strlen(path) + 1);
+}
+
+/* 1 if @key leaves. */
+static int wds_upd_leaves(const struct bale_update *u, uint64_t key)
+{
+	size_t lo = 0, hi = u->nremoved, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (u->removed[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < u->nremoved && u->removed[lo] == key;
+}
+
+/* How many of samples [@pos, @pos + @n) leave. */
+static uint64_t wds_upd_leaving(const struct bale_update *u, uint64_t pos,
+    uint64_t n)
+{
+	uint64_t i, k = 0;
+
+	for (i = pos; i < pos + n; i++)
+		k += (uint64_t)wds_upd_leaves(u, u->keys_before[i]);
+	return k;
+}
+
+/* A sample's .idx line: its bytes in the tar are [*lo, *hi), headers
+ * and padding included; its first member's name starts with @key. */
+static int wds_upd_span(const char *line, const char *key, uint64_t *lo,
+    uint64_t *hi)
+{
+	char ext[32], name[256];
+	uint64_t off, size;
+	int used;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	while (sscanf(line, "%31s %" SCNu64 " %" SCNu64 " %255s%n", ext, &off,
+	    &size, name, &used) == 4) {
+		if (*lo == UINT64_MAX && strncmp(name, key, strlen(key)) != 0)
+			return -1;
+		if (off < WDS_BLOCK)
+			return -1;
+		*lo = off - WDS_BLOCK < *lo ? off - WDS_BLOCK : *lo;
+		if (off + (size + WDS_BLOCK - 1) / WDS_BLOCK * WDS_BLOCK > *hi)
+			*hi = off + (size + WDS_BLOCK - 1) / WDS_BLOCK *
+			    WDS_BLOCK;
+		line += used;
+	}
+	return *lo < *hi ? 0 : -1;
+}
+
+/* The line with every offset moved by @to - @from. */
+static void wds_upd_shift(struct bale_buf *idx, const char *line,
+    uint64_t from, uint64_t to)
+{
+	char ext[32], name[256];
+	uint64_t off, size;
+	int used;
+
+	while (sscanf(line, "%31s %" SCNu64 " %" SCNu64 " %255s%n", ext, &off,
+	    &size, name, &used) == 4) {
+		wds_idx_add(idx, ext, off - from + to, size, name);
+		line += used;
+	}
+	bale_buf_puts(idx, "\n");
+}
+
+/* Where a rewrite reads and writes. */
+struct wds_rewrite {
+	int in, out;
+	uint64_t at;		/* bytes written to @out */
+	uint64_t kept;
+	struct bale_buf idx;	/* the new .idx's lines */
+};
+
+/* Copy the samples of @text (the old .idx, after its head) that stay. */
+static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
+    char *text, uint64_t pos, uint64_t n)
+{
+	char key[32];
+	uint64_t i, lo, hi;
+	char *line = text, *nl;
+
+	for (i = 0; i < n; i++, line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			return -1;
+		*nl = '\0';
+		snprintf(key, sizeof(key), "%010" PRIu64, g->u->keys_before[pos
+		    + i]);
+		if (wds_upd_span(line, key, &lo, &hi) != 0)
+			return -1;
+		if (wds_upd_leaves(g->u, g->u->keys_before[pos + i]))
+			continue;
+		if (bale_file_copy_range(w->in, lo, w->out, hi - lo) != 0)
+			return -2;
+		wds_upd_shift(&w->idx, line, lo, w->at);
+		w->at += hi - lo;
+		w->kept++;
+	}
+	return 0;
+}
+
+/* The shard's .idx, whole. */
+static char *wds_upd_read_idx(struct wds_updating *g, const char *url)
+{
+	char *path = bale_strfmt("%s/%.*s.idx", g->u->out,
+	    (int)strlen(url) - 4, url);
+	size_t len;
+	char *text = path ? bale_file_read_all(path, &len) : NULL;
+
+	if (!text)
+		bale_errbuf_set(g->err, BALE_EIO, "wds: cannot read '%s': %s",
+		    path ? path : url, strerror(errno));
+	free(path);
+	return text;
+}
+
+/* The rewritten shard's files: the tar (@w->out, closed here), then
+ * its .idx. */
+static int wds_upd_finish(struct wds_updating *g, struct wds_rewrite *w,
+    const char *tar, const char *idx)
+{
+	static const char zeros[WDS_END_BYTES];
+	struct bale_buf head = BALE_BUF_INIT;
+	int bad = bale_file_write_all(w->out, zeros, sizeof(zeros)) != 0;
+	int rc = BALE_OK;
+
+	bad |= close(w->out) != 0;
+	w->out = -1;
+	if (bad)
+		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		    "'%s': %s", tar, strerror(errno));
+	bale_buf_printf(&head, "v1.2 %" PRIu64 "\n", w->kept);
+	bale_buf_add(&head, w->idx.data ? w->idx.data : "", w->idx.len);
+	wds_upd_made(g, idx);
+	if (head.failed || w->idx.failed)
+		rc = wds_upd_nomem(g);
+	else if (bale_file_write_atomic(idx, head.data, head.len, 0) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		    "'%s': %s", idx, strerror(errno));
+	bale_buf_release(&head);
+	return rc;
+}
+
+/* Copy shard @src's samples that stay (they start at position @pos)
+ * into the new shard @tar, and make its .idx @idx. */
+static int wds_upd_copy_shard(struct wds_updating *g,
+    const struct wds_shard *s, uint64_t pos, const char *src,
+    const char *tar, const char *idx, struct wds_rewrite *w)
+{
+	char *text = wds_upd_read_idx(g, s->url);
+	char *body = text ? strchr(text, '\n') : NULL;
+	int bad;
+
+	if (!text)
+		return g->err->rc;
+	w->in = open(src, O_RDONLY | O_CLOEXEC);
+	w->out = w->in < 0 ? -1 : open(tar, O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0644);
+	if (w->out < 0) {
+		free(text);
+		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot open "
+		    "'%s': %s", w->in < 0 ? src : tar, strerror(errno));
+	}
+	wds_upd_made(g, tar);
+	bad = body ? wds_upd_copy(g, w, body + 1, pos, s->nsamples) : -1;
+	free(text);
+	if (bad == -1)
+		return bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s' and its "
+		    ".idx do not hold what the manifest lists", src);
+	if (bad)
+		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot copy "
+		    "from '%s' to '%s': %s", src, tar, strerror(errno));
+	return wds_upd_finish(g, w, tar, idx);
+}
+
+/* Write shard @s (samples [@pos, ...)) anew without its leavers. */
+static int wds_upd_rewrite(struct wds_updating *g, const struct wds_shard *s,
+    uint64_t pos)
+{
+	char *src = bale_strfmt("%s/%s", g->u->out, s->url);
+	char *tar = wds_upd_path(g, g->next_no, "tar");
+	char *idx = wds_upd_path(g, g->next_no, "idx");
+	struct wds_rewrite w = { -1, -1, 0, 0, BALE_BUF_INIT };
+	int rc = src && tar && idx ? wds_upd_copy_shard(g, s, pos, src, tar,
+	    idx, &w) : wds_upd_nomem(g);
+
+	if (rc == BALE_OK) {
+		wds_list_add(&g->entries, tar + strlen(g->u->out) + 1, w.kept,
+		    w.at + WDS_END_BYTES);
+		g->samples += w.kept;
+		g->next_no++;
+	}
+	if (w.out >= 0)
+		close(w.out);
+	if (w.in >= 0)
+		close(w.in);
+	bale_buf_release(&w.idx);
+	free(src);
+	free(tar);
+	free(idx);
+	return rc;
+}
+
+/* The old list's shards, kept, rewritten or dropped. */
+static int wds_upd_old_shards(struct wds_updating *g)
+{
+	const struct bale_update *u = g->u;
+	const struct wds_shard *s;
+	uint64_t pos = 0, leaving;
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = 0; i < g->old.n; i++)
+		pos += g->old.v[i].nsamples;
+	if (pos != u->count_before)
+		return bale_errbuf_set(g->err, BALE_EINVAL, "wds: the shard "
+		    "list holds %" PRIu64 " samples, not the %" PRIu64 " the "
+		    "manifest lists: an earlier update was cut short; rebuild "
+		    "with --update --relabel", pos, u->count_before);
+	for (i = 0, pos = 0; rc == BALE_OK && i < g->old.n; i++) {
+		s = &g->old.v[i];
+		leaving = wds_upd_leaving(u, pos, s->nsamples);
+		if (leaving == 0) {
+			wds_list_add(&g->entries, s->url, s->nsamples,
+			    s->filesize);
+			g->samples += s->nsamples;
+		} else if (leaving < s->nsamples) {
+			rc = wds_upd_rewrite(g, s, pos);
+		}
+		pos += s->nsamples;
+	}
+	return rc;
+}
+
+/* Move @url (and its .idx) from the delta in as shard next_no. */
+static int wds_upd_move(struct wds_updating *g, const struct wds_shard *s)
+{
+	const char *ext[] = { "tar", "idx" };
+	size_t n = strlen(s->url);
+	char *from, *to;
+	int k, rc = BALE_OK;
+
+	for (k = 0; rc == BALE_OK && k < 2; k++) {
+		from = bale_strfmt("%s/%.*s.%s", g->u->delta, (int)n - 4,
+		    s->url, ext[k]);
+		to = wds_upd_path(g, g->next_no, ext[k]);
+		if (!from || !to)
+			rc = wds_upd_nomem(g);
+		else if (rename(from, to) != 0)
+			rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot "
+			    "move '%s' to '%s': %s", from, to, strerror(errno));
+		else
+			wds_upd_made(g, to);
+		if (rc == BALE_OK && k == 0)
+			wds_list_add(&g->entries, to + strlen(g->u->out) + 1,
+			    s->nsamples, s->filesize);
+		free(from);
+		free(to);
+	}
+	g->samples += s->nsamples;
+	g->next_no++;
+	return rc;
+}
+
+static int wds_upd_delta(struct wds_updating *g)
+{
+	char *path = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, g->u->delta,
+	    g->u->name);
+	struct wds_list d;
+	size_t i;
+	int rc = path ? wds_list_read(path, &d, g->err) : wds_upd_nomem(g);
+
+	free(path);
+	if (rc != BALE_OK)
+		return rc;
+	for (i = 0; rc == BALE_OK && i < d.n; i++)
+		rc = strchr(d.v[i].url, '/') ? bale_errbuf_set(g->err,
+		    BALE_EINVAL, "wds: the delta names '%s'", d.v[i].url) :
+		    wds_upd_move(g, &d.v[i]);
+	wds_list_release(&d);
+	return rc;
+}
+
+/* The new list, written atomically: from now on it is the output. */
+static int wds_upd_publish(struct wds_updating *g)
+{
+	struct bale_buf b = BALE_BUF_INIT, cls = BALE_BUF_INIT;
+	size_t i;
+	int rc = BALE_OK;
+
+	bale_buf_puts(&cls, "[");
+	for (i = 0; i < g->u->nclasses; i++) {
+		bale_buf_puts(&cls, i ? "," : "");
+		bale_json_str(&cls, g->u->classes[i]);
+	}
+	bale_buf_puts(&cls, "]");
+	wds_list_render(&b, g->u->name, &g->entries, g->samples, cls.data,
+	    cls.len);
+	if (b.failed || cls.failed || g->entries.failed || g->made.failed)
+		rc = wds_upd_nomem(g);
+	else if (bale_file_write_atomic(g->list, b.data, b.len, 0) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		    "'%s': %s", g->list, strerror(errno));
+	bale_buf_release(&b);
+	bale_buf_release(&cls);
+	return rc;
+}
+
+/* After publishing: what no reader can be in any more goes. */
+static void wds_upd_collect(struct wds_updating *g)
+{
+	struct wds_list now;
+	struct bale_errbuf ignored;
+
+	if (wds_list_read(g->list, &now, &ignored) != BALE_OK)
+		return;
+	wds_upd_scan(g, wds_upd_drop_old, &now);
+	wds_list_release(&now);
+}
+
+int wds_update(const struct bale_update *u, struct bale_errbuf *err)
+{
+	struct wds_updating g;
+	const char *p;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	g.u = u;
+	g.err = err;
+	g.list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, u->out, u->name);
+	rc = g.list ? wds_list_read(g.list, &g.old, err) : wds_upd_nomem(&g);
+	if (rc == BALE_OK)
+		rc = wds_upd_scan(&g, wds_upd_note_max, NULL);
+	if (rc == BALE_OK)
+		rc = wds_upd_old_shards(&g);
+	if (rc == BALE_OK && u->delta)
+		rc = wds_upd_delta(&g);
+	if (rc == BALE_OK)
+		rc = wds_upd_publish(&g);
+	if (rc == BALE_OK)
+		wds_upd_collect(&g);
+	for (p = g.made.data; rc != BALE_OK && p && p < g.made.data +
+	    g.made.len; p += strlen(p) + 1)
+		unlink(p);
+	wds_list_release(&g.old);
+	bale_buf_release(&g.entries);
+	bale_buf_release(&g.made);
+	free(g.list);
+	return rc;
+}
