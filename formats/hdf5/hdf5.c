@@ -560,4 +560,5 @@ const struct bale_backend bale_backend_hdf5 = {
 	.reader_priv = sizeof(struct hdf5_r),
 	.reader = &bale_hdf5_reader,
 	.merge = hdf5_merge,
+	.update = hdf5_update,
 };

@@ -6,7 +6,9 @@
  * parts' files. HDF5 reads a source it cannot find as zeros, without an
  * error, so every source is found and checked here at open, and a
  * missing or shortened part is named. The encoded bytes are then read
- * from the parts' files directly, one segment each.
+ * from the parts' files directly, one segment per mapping (an updated
+ * file maps runs of samples from inside its sources), each source file
+ * opened once.
  */
 #include "hdf5_read.h"
 
@@ -54,17 +56,17 @@ static int hdf5_encoded_check(hid_t images, uint64_t len, hsize_t *chunk)
 	return !ok ? -1 : extent < len ? 1 : 0;
 }
 
-/* Segment @g: the first g->len bytes of @images, in the file @path open
- * as g->fd, whose size is @size. */
+/* Segment @g: bytes [g->src_start, + g->len) of @images, in the file
+ * @path (open as g->fd, or st->fd), whose size is @size. */
 static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
     hid_t images, const char *path, uint64_t size)
 {
 	hsize_t off, bytes;
 	unsigned mask;
-	uint64_t c;
+	uint64_t c, end = g->src_start + g->len;
 	int ok = 1;
-	int bad = hdf5_encoded_check(images, g->len, &g->chunk);
-	const char *q = g->fd >= 0 ? "'" : "";	/* a part's: named */
+	int bad = hdf5_encoded_check(images, end, &g->chunk);
+	const char *q = g->fd >= 0 ? "'" : "";	/* a source's: named */
 	const char *part = g->fd >= 0 ? path : "";
 	const char *in = g->fd >= 0 ? " in part " : "";
 
@@ -76,12 +78,13 @@ static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
 		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
 		    "at byte %" PRIu64 ", past the end of images%s%s%s%s",
 		    g->start + g->len, in, q, part, q);
-	g->nchunks = (g->len + g->chunk - 1) / g->chunk;
+	g->first_chunk = g->src_start / g->chunk;
+	g->nchunks = g->len ? (end - 1) / g->chunk + 1 - g->first_chunk : 0;
 	g->addr = calloc(g->nchunks + 1, sizeof(haddr_t));
 	if (!g->addr)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
 	for (c = 0; ok && c < g->nchunks; c++) {
-		off = c * g->chunk;
+		off = (g->first_chunk + c) * g->chunk;
 		ok = H5Dget_chunk_info_by_coord(images, &off, &mask,
 		    &g->addr[c], &bytes) >= 0 && mask == 0 &&
 		    g->addr[c] != HADDR_UNDEF && g->addr[c] + g->chunk <= size;
@@ -137,52 +140,86 @@ static int hdf5_mapping_get(hid_t dcpl, size_t k, struct hdf5_mapping *mp)
 	    (size_t)dn < sizeof(mp->dset) ? 0 : -1;
 }
 
-/* Source @src of a merged file is there and holds what the mapping
- * reads; for the encoded layout it becomes segment @g, else it is only
- * checked (HDF5 reads it through the virtual dataset). */
+/* Source @path, opened once: there, and its images' extent known. */
+static int hdf5_src_open(struct bale_reader *r, struct hdf5_r *st,
+    const char *path, const char *dset, struct hdf5_src **out)
+{
+	struct hdf5_src *s;
+	struct stat sb;
+	hsize_t dims[32];
+	hid_t space;
+	size_t i;
+
+	for (i = 0; i < st->nparts; i++)
+		if (strcmp(st->srcs[i].path, path) == 0) {
+			*out = &st->srcs[i];
+			return BALE_OK;
+		}
+	s = &st->srcs[st->nparts];
+	s->fd = -1;
+	s->file = s->dset = -1;
+	if (!(s->path = strdup(path)))
+		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	st->files[++st->nparts] = s->path;
+	if (stat(path, &sb) != 0)
+		return bale_reader_seterr(r, BALE_EIO, "hdf5: part '%s' of "
+		    "this merged file is missing (%s): was it moved or "
+		    "deleted? Its images would read as zeros", path,
+		    strerror(errno));
+	s->size = (uint64_t)sb.st_size;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	s->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (s->fd < 0 || s->file < 0)
+		return hdf5_images_fail(r, "cannot open part", path);
+	s->dset = H5Dopen2(s->file, dset, H5P_DEFAULT);
+	space = s->dset >= 0 ? H5Dget_space(s->dset) : -1;
+	if (space >= 0 && H5Sget_simple_extent_ndims(space) <= 32 &&
+	    H5Sget_simple_extent_dims(space, dims, NULL) >= 1)
+		s->extent = dims[0];
+	H5Sclose(space);
+	*out = s;
+	return BALE_OK;
+}
+
+/* Mapping @mp's source holds what it maps; for the encoded layout the
+ * mapping becomes segment @g, else it is only checked (HDF5 reads it
+ * through the virtual dataset). */
 static int hdf5_source_check(struct bale_reader *r, struct hdf5_r *st,
     const struct hdf5_mapping *mp, const char *src, struct hdf5_seg *g)
 {
-	hid_t file, d, space;
-	hsize_t dims[32];
-	struct stat sb;
-	int rc = BALE_OK;
+	struct hdf5_src *s = NULL;
+	int rc = hdf5_src_open(r, st, src, mp->dset, &s);
 
-	if (stat(src, &sb) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "hdf5: part '%s' of "
-		    "this merged file is missing (%s): was it moved or "
-		    "deleted? Its images would read as zeros", src,
-		    strerror(errno));
-	file = H5Fopen(src, H5F_ACC_RDONLY, H5P_DEFAULT);
-	if (file < 0)
-		return hdf5_images_fail(r, "cannot open part", src);
-	d = H5Dopen2(file, mp->dset, H5P_DEFAULT);
-	space = d >= 0 ? H5Dget_space(d) : -1;
-	if (space < 0 || H5Sget_simple_extent_ndims(space) > 32 ||
-	    H5Sget_simple_extent_dims(space, dims, NULL) < 1 ||
-	    dims[0] < mp->send)
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: part '%s' "
+	if (rc != BALE_OK)
+		return rc;
+	if (s->extent < mp->send)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: part '%s' "
 		    "holds fewer images than this merged file maps from it: "
 		    "was it replaced?", src);
-	else if (g && mp->sstart != 0)
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: '%s' maps "
-		    "images from inside part '%s': not a merge bale wrote",
-		    st->files[0], src);
-	else if (g) {
-		g->start = mp->vstart;
-		g->len = mp->vend - mp->vstart;
-		g->fd = open(src, O_RDONLY | O_CLOEXEC);
-		rc = g->fd < 0 ? bale_reader_seterr(r, BALE_EIO, "hdf5: cannot "
-		    "open '%s': %s", src, strerror(errno)) :
-		    hdf5_seg_locate(r, g, d, src, (uint64_t)sb.st_size);
-	}
-	H5Sclose(space);
-	H5Dclose(d);
-	H5Fclose(file);
-	return rc;
+	if (!g)
+		return BALE_OK;
+	g->start = mp->vstart;
+	g->len = mp->vend - mp->vstart;
+	g->src_start = mp->sstart;
+	g->fd = s->fd;
+	return hdf5_seg_locate(r, g, s->dset, src, s->size);
 }
 
-/* Each source of the virtual images, in order; for the encoded layout
+/* The sources' HDF5 handles, once every mapping is checked. */
+static void hdf5_srcs_close(struct hdf5_r *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nparts; i++) {
+		if (st->srcs[i].dset >= 0)
+			H5Dclose(st->srcs[i].dset);
+		if (st->srcs[i].file >= 0)
+			H5Fclose(st->srcs[i].file);
+		st->srcs[i].dset = st->srcs[i].file = -1;
+	}
+}
+
+/* Each mapping of the virtual images, in order; for the encoded layout
  * their segments must tile the bytes. */
 static int hdf5_sources(struct bale_reader *r, struct hdf5_r *st,
     hid_t dcpl, int encoded)
@@ -190,6 +227,7 @@ static int hdf5_sources(struct bale_reader *r, struct hdf5_r *st,
 	struct hdf5_mapping mp;
 	size_t n = 0, k;
 	uint64_t next = 0;
+	char *src;
 	int rc = BALE_OK;
 
 	if (H5Pget_virtual_count(dcpl, &n) < 0)
@@ -197,28 +235,29 @@ static int hdf5_sources(struct bale_reader *r, struct hdf5_r *st,
 		    st->files[0]);
 	st->files = realloc(st->files, (n + 2) * sizeof(char *));
 	st->segs = calloc(n + 1, sizeof(*st->segs));
-	if (!st->files || !st->segs)
+	st->srcs = calloc(n + 1, sizeof(*st->srcs));
+	if (!st->files || !st->segs || !st->srcs)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+	memset(st->files + 1, 0, (n + 1) * sizeof(char *));
 	for (k = 0; rc == BALE_OK && k < n; k++) {
-		st->files[k + 1] = st->files[k + 2] = NULL;
 		if (hdf5_mapping_get(dcpl, k, &mp) != 0)
 			return hdf5_images_fail(r, "cannot read the parts of",
 			    st->files[0]);
-		st->files[k + 1] = hdf5_source_path(st->files[0], mp.file);
-		if (!st->files[k + 1])
+		src = hdf5_source_path(st->files[0], mp.file);
+		if (!src)
 			return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no "
 			    "memory");
-		st->segs[k].fd = -1;
 		st->nsegs = encoded ? k + 1 : 0;
-		rc = hdf5_source_check(r, st, &mp, st->files[k + 1],
-		    encoded ? &st->segs[k] : NULL);
+		rc = hdf5_source_check(r, st, &mp, src, encoded ?
+		    &st->segs[k] : NULL);
+		free(src);
 		if (rc == BALE_OK && encoded && mp.vstart != next)
 			rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: the "
 			    "parts of '%s' are out of order: not a merge bale "
 			    "wrote", st->files[0]);
 		next = mp.vend;
 	}
-	st->nparts = n;
+	hdf5_srcs_close(st);
 	return rc;
 }
 
@@ -239,7 +278,7 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 			    "memory");
 		else {
 			st->nsegs = 1;
-			st->segs[0].fd = -1;	/* st->fd, not its own */
+			st->segs[0].fd = -1;	/* st->fd */
 			st->segs[0].len = end;
 			rc = hdf5_seg_locate(r, &st->segs[0], st->images,
 			    st->files[0], st->size);
@@ -275,25 +314,26 @@ static int hdf5_seg_read(struct bale_reader *r, const struct hdf5_r *st,
     const struct hdf5_seg *g, unsigned char *to, uint64_t lo, uint64_t hi)
 {
 	int fd = g->fd >= 0 ? g->fd : st->fd;
-	uint64_t pos = lo;
+	uint64_t pos = g->src_start + lo, end = g->src_start + hi;
 	uint64_t c, run_end;
 	ssize_t got;
 
-	while (pos < hi) {
-		c = pos / g->chunk;
-		run_end = (c + 1) * g->chunk;
-		while (run_end < hi && c + 1 < g->nchunks &&
+	while (pos < end) {
+		c = pos / g->chunk - g->first_chunk;
+		run_end = (g->first_chunk + c + 1) * g->chunk;
+		while (run_end < end && c + 1 < g->nchunks &&
 		    g->addr[c + 1] == g->addr[c] + g->chunk) {
 			c++;
 			run_end += g->chunk;
 		}
-		run_end = run_end < hi ? run_end : hi;
-		got = pread(fd, to + (pos - lo), run_end - pos,
-		    (off_t)(g->addr[pos / g->chunk] + pos % g->chunk));
+		run_end = run_end < end ? run_end : end;
+		got = pread(fd, to, run_end - pos, (off_t)(g->addr[pos /
+		    g->chunk - g->first_chunk] + pos % g->chunk));
 		if (got != (ssize_t)(run_end - pos))
 			return bale_reader_seterr(r, BALE_EIO,
 			    "hdf5: cannot read: %s",
 			    got < 0 ? strerror(errno) : "short read");
+		to += run_end - pos;
 		pos = run_end;
 	}
 	return BALE_OK;
@@ -324,13 +364,18 @@ void bale_hdf5_images_release(struct hdf5_r *st)
 {
 	size_t k;
 
-	for (k = 0; st->segs && k < st->nsegs; k++) {
-		if (st->segs[k].fd >= 0)
-			close(st->segs[k].fd);
+	for (k = 0; st->segs && k < st->nsegs; k++)
 		free(st->segs[k].addr);
+	if (st->srcs)
+		hdf5_srcs_close(st);
+	for (k = 0; st->srcs && k < st->nparts; k++) {
+		if (st->srcs[k].fd >= 0)
+			close(st->srcs[k].fd);
+		free(st->srcs[k].path);	/* also files[k + 1] */
 	}
-	for (k = 0; st->files && st->files[k]; k++)
-		free(st->files[k]);
+	if (st->files)
+		free(st->files[0]);
 	free(st->files);
 	free(st->segs);
+	free(st->srcs);
 }

@@ -15,6 +15,7 @@
 
 #include "hdf5_common.h"
 #include "hdf5_merge.h"
+#include "hdf5_parts.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -38,31 +39,6 @@ int hdf5_merge_fail(struct hdf5_merging *g, const char *what,
 static int hdf5_merge_nomem(struct hdf5_merging *g)
 {
 	return bale_errbuf_set(g->err, BALE_ENOMEM, "hdf5: no memory");
-}
-
-/* String attribute @name of @file (NULL when absent); H5free_memory it. */
-static char *hdf5_merge_attr_str(hid_t file, const char *name)
-{
-	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
-	hid_t a = H5Aopen(file, name, H5P_DEFAULT);
-	char *v = NULL;
-
-	if (a < 0 || H5Aread(a, vstr, &v) < 0)
-		v = NULL;
-	H5Aclose(a);
-	H5Tclose(vstr);
-	return v;
-}
-
-static int64_t hdf5_merge_attr_count(hid_t file)
-{
-	hid_t a = H5Aopen(file, "count", H5P_DEFAULT);
-	int64_t count = -1;
-
-	if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &count) < 0)
-		count = -1;
-	H5Aclose(a);
-	return count;
 }
 
 /* Part 0's class names, which every part holds whole. */
@@ -112,84 +88,18 @@ static int hdf5_merge_images_of(struct hdf5_merging *g, size_t i,
 	    s->path);
 }
 
-/* Rows [0, @n) of a part's per-sample datasets; what a read lacks is
- * left NULL. */
-struct hdf5_part_rows {
-	int64_t *labels;
-	uint32_t *crcs;
-	char *keys;
-	size_t keylen;
-	char **paths;
-	uint64_t *offsets;
-};
-
-static void hdf5_part_rows_free(struct hdf5_part_rows *p, uint64_t n)
-{
-	uint64_t j;
-
-	for (j = 0; p->paths && j < n; j++)
-		H5free_memory(p->paths[j]);
-	free(p->paths);
-	free(p->labels);
-	free(p->crcs);
-	free(p->keys);
-	free(p->offsets);
-}
-
-static size_t hdf5_merge_keylen(hid_t file)
-{
-	hid_t d = H5Dopen2(file, "keys", H5P_DEFAULT);
-	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
-	size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING &&
-	    H5Tis_variable_str(t) == 0 ? H5Tget_size(t) : 0;
-
-	H5Tclose(t);
-	H5Dclose(d);
-	return len;
-}
-
-static int hdf5_part_rows_read(struct hdf5_part_rows *p, hid_t file,
-    uint64_t n, int with_offsets)
-{
-	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
-	hid_t fixed;
-	int why = BALE_OK;
-
-	p->keylen = hdf5_merge_keylen(file);
-	fixed = bale_hdf5_string_type(p->keylen ? p->keylen : 1);
-	p->labels = bale_hdf5_read_all(file, "labels", H5T_NATIVE_INT64, n,
-	    sizeof(int64_t), &why);
-	if (why == BALE_OK)
-		p->crcs = bale_hdf5_read_all(file, "crc32", H5T_NATIVE_UINT32,
-		    n, sizeof(uint32_t), &why);
-	if (why == BALE_OK && p->keylen)
-		p->keys = bale_hdf5_read_all(file, "keys", fixed, n,
-		    p->keylen, &why);
-	if (why == BALE_OK)
-		p->paths = bale_hdf5_read_all(file, "paths", vstr, n,
-		    sizeof(char *), &why);
-	if (why == BALE_OK && with_offsets)
-		p->offsets = bale_hdf5_read_all(file, "offsets",
-		    H5T_NATIVE_UINT64, n + 1, sizeof(uint64_t), &why);
-	H5Tclose(fixed);
-	H5Tclose(vstr);
-	return p->keylen && why == BALE_OK ? BALE_OK : why ? why : BALE_EINVAL;
-}
-
 /* The part's rows after those of the parts before it: keys and labels
  * as they are, offsets moved past the bytes before. */
 static int hdf5_merge_add_rows(struct hdf5_merging *g,
-    const struct hdf5_part_rows *p, uint64_t n)
+    const struct bale_hdf5_rowset *p, uint64_t n)
 {
 	char key[128];
 	uint64_t j;
 	int rc;
 
-	if (p->keylen >= sizeof(key))
-		return BALE_EINVAL;
 	for (j = 0; j < n; j++) {
-		memcpy(key, p->keys + j * p->keylen, p->keylen);
-		key[p->keylen] = '\0';
+		if (bale_hdf5_rowset_key(p, j, key, sizeof(key)) != 0)
+			return BALE_EINVAL;
 		rc = bale_hdf5_rows_add(&g->rows, g->count + j, p->offsets ?
 		    g->bytes + p->offsets[j + 1] : 0, p->labels[j], p->crcs[j],
 		    key, p->paths[j] ? p->paths[j] : "");
@@ -203,7 +113,7 @@ static int hdf5_merge_add_rows(struct hdf5_merging *g,
 /* Which of the part's "images" the merged file maps: its bytes up to
  * the last offset (encoded), else its count of rows. */
 static int hdf5_merge_extent(struct hdf5_merging *g, size_t i,
-    const struct hdf5_part_rows *p, uint64_t n)
+    const struct bale_hdf5_rowset *p, uint64_t n)
 {
 	struct hdf5_source *s = &g->src[i];
 
@@ -221,15 +131,14 @@ static int hdf5_merge_part_rows(struct hdf5_merging *g, size_t i,
 {
 	const char *path = g->src[i].path;
 	int with_offsets = strcmp(g->layout, "encoded") == 0;
-	int64_t n = hdf5_merge_attr_count(file);
-	struct hdf5_part_rows p;
+	int64_t n = bale_hdf5_attr_count(file);
+	struct bale_hdf5_rowset p;
 	int rc;
 
 	if (n < 0)
 		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' has "
 		    "no attribute 'count'", path);
-	memset(&p, 0, sizeof(p));
-	rc = hdf5_part_rows_read(&p, file, (uint64_t)n, with_offsets);
+	rc = bale_hdf5_rowset_read(&p, file, (uint64_t)n, with_offsets);
 	if (rc == BALE_OK)
 		rc = hdf5_merge_extent(g, i, &p, (uint64_t)n);
 	else if (rc == BALE_ENOMEM)
@@ -242,7 +151,7 @@ static int hdf5_merge_part_rows(struct hdf5_merging *g, size_t i,
 		g->count += (uint64_t)n;
 		g->bytes += with_offsets ? p.offsets[n] : 0;
 	}
-	hdf5_part_rows_free(&p, (uint64_t)n);
+	bale_hdf5_rowset_free(&p);
 	return rc;
 }
 
@@ -259,7 +168,7 @@ static int hdf5_merge_part(struct hdf5_merging *g, size_t i)
 	file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (file < 0)
 		return hdf5_merge_fail(g, "cannot open", s->path);
-	layout = hdf5_merge_attr_str(file, "layout");
+	layout = bale_hdf5_attr_str(file, "layout");
 	if (i == 0 && layout) {
 		g->layout = strdup(layout);
 		hdf5_merge_classes(g, file);
@@ -282,61 +191,37 @@ static int hdf5_merge_part(struct hdf5_merging *g, size_t i)
 	return rc;
 }
 
-/* Map the rows part @i gives onto rows [@at, ...) of @vspace. */
-static int hdf5_merge_map(struct hdf5_merging *g, hid_t dcpl, hid_t vspace,
-    size_t i, uint64_t at)
-{
-	const struct hdf5_source *s = &g->src[i];
-	hsize_t start[HDF5_MERGE_RANK] = { 0 };
-	hsize_t count[HDF5_MERGE_RANK];
-	hid_t sspace = H5Screate_simple(g->rank, s->dims, NULL);
-	char *rel = bale_file_relpath(g->m->out, s->path);
-	int k, ok;
-
-	memcpy(count, s->dims, sizeof(count));
-	count[0] = s->rows;
-	ok = rel && sspace >= 0 && H5Sselect_hyperslab(sspace,
-	    H5S_SELECT_SET, start, NULL, count, NULL) >= 0;
-	start[0] = at;
-	for (k = 1; k < g->rank; k++)
-		start[k] = 0;
-	ok = ok && H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL,
-	    count, NULL) >= 0 && H5Pset_virtual(dcpl, vspace, rel, "images",
-	    sspace) >= 0;
-	H5Sclose(sspace);
-	free(rel);
-	return ok ? BALE_OK : hdf5_merge_fail(g, "cannot map the images of",
-	    s->path);
-}
-
-/* "images": every part's, one after another, as a virtual dataset. */
+/* "images": every part's, one after another, as a virtual dataset; each
+ * part named by its path from the merged file's folder. */
 static int hdf5_merge_images(struct hdf5_merging *g)
 {
-	hsize_t dims[HDF5_MERGE_RANK];
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	hid_t vspace, d = -1;
+	size_t i, n = g->m->nparts;
+	struct bale_hdf5_map *maps = calloc(n, sizeof(*maps));
+	hsize_t dims[BALE_HDF5_MAX_RANK];
 	uint64_t at = 0;
-	size_t i;
-	int rc = BALE_OK;
+	hid_t d = -1;
+	int rc = maps ? BALE_OK : hdf5_merge_nomem(g);
 
+	for (i = 0; rc == BALE_OK && i < n; at += g->src[i].rows, i++) {
+		maps[i].file = bale_file_relpath(g->m->out, g->src[i].path);
+		memcpy(maps[i].src_dims, g->src[i].dims, sizeof(dims));
+		maps[i].vstart = at;
+		maps[i].count = g->src[i].rows;
+		if (!maps[i].file)
+			rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot "
+			    "find '%s' from '%s'", g->src[i].path, g->m->out);
+	}
 	memcpy(dims, g->src[0].dims, sizeof(dims));
-	for (i = 0, dims[0] = 0; i < g->m->nparts; i++)
-		dims[0] += g->src[i].rows;
-	vspace = H5Screate_simple(g->rank, dims, NULL);
-	if (dcpl < 0 || vspace < 0 || H5Pset_obj_track_times(dcpl, 0) < 0)
-		rc = hdf5_merge_fail(g, "cannot create images in", g->tmp);
-	for (i = 0; rc == BALE_OK && i < g->m->nparts; at += g->src[i].rows,
-	    i++)
-		if (g->src[i].rows)
-			rc = hdf5_merge_map(g, dcpl, vspace, i, at);
-	if (rc == BALE_OK && H5Sselect_all(vspace) >= 0)
-		d = H5Dcreate2(g->file, "images", g->type, vspace,
-		    H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	dims[0] = at;
+	if (rc == BALE_OK)
+		d = bale_hdf5_vds_create(g->file, g->type, g->rank, dims, maps,
+		    n);
 	if (rc == BALE_OK && d < 0)
 		rc = hdf5_merge_fail(g, "cannot create images in", g->tmp);
 	H5Dclose(d);
-	H5Sclose(vspace);
-	H5Pclose(dcpl);
+	for (i = 0; maps && i < n; i++)
+		free((char *)maps[i].file);
+	free(maps);
 	return rc;
 }
 

@@ -8,7 +8,9 @@
 #include <hdf5.h>
 #include <stdint.h>
 
-#define HDF5_MERGE_RANK 4	/* pixels: N x H x W x 3 */
+#include "hdf5_parts.h"
+
+#define HDF5_MERGE_RANK BALE_HDF5_MAX_RANK
 
 /* One part's file, and the rows of "images" it gives. */
 struct hdf5_source {

@@ -10,13 +10,25 @@
 #include <hdf5.h>
 
 /* A run of the "images" bytes (encoded layout) in one file: the file
- * itself, or in a merged file one part's. */
+ * itself, or in a merged or updated file a run of one source's. */
 struct hdf5_seg {
 	uint64_t start, len;	/* its bytes of images */
-	int fd;			/* the part's; -1: the file's own */
+	uint64_t src_start;	/* where they start in the source's */
+	int fd;			/* the source's (not owned); -1: the file's */
 	hsize_t chunk;
-	haddr_t *addr;		/* file address of each chunk */
+	uint64_t first_chunk;	/* of the source's, addr[0]'s */
+	haddr_t *addr;		/* file address of each chunk it spans */
 	uint64_t nchunks;
+};
+
+/* A file a virtual "images" reads from, opened once however many
+ * mappings read from it. */
+struct hdf5_src {
+	char *path;		/* as found, from the file's folder */
+	int fd;
+	hid_t file, dset;	/* open while the mappings are checked */
+	uint64_t size;		/* of the file, bytes */
+	hsize_t extent;		/* of its dataset's first dimension */
 };
 
 struct hdf5_r {
@@ -32,6 +44,7 @@ struct hdf5_r {
 	struct hdf5_seg *segs;	/* encoded: where its bytes are */
 	size_t nsegs;
 	size_t nparts;		/* a merged file's: its virtual sources */
+	struct hdf5_src *srcs;	/* their files */
 	int64_t *labels;
 	uint32_t *crcs;
 	char *keys;		/* n fixed-width keys */
@@ -40,7 +53,7 @@ struct hdf5_r {
 	unsigned char *buf;
 	size_t bufcap;
 	char key[64];
-	char **files;		/* the file, then its parts; NULL ends */
+	char **files;		/* the file, then its sources; NULL ends */
 	struct bale_buf info;
 };
 

@@ -62,4 +62,8 @@ int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
  *  virtual dataset over theirs (hdf5_merge.c). */
 int hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err);
 
+/** The backend's update(): a new NAME.h5 whose images are a virtual
+ *  dataset over files that never change (hdf5_update.c). */
+int hdf5_update(const struct bale_update *u, struct bale_errbuf *err);
+
 #endif
