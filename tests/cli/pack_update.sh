@@ -27,12 +27,15 @@ update() {    # OUT [more options]: the nightly command
 }
 # the tree's files, as bale ls shows them: path, size, crc32
 tree_listing() {
-    (cd "$T/tree" && find . -type f -name '*.*' | sed 's|^\./||' | sort |
-        while read -r f; do
-            printf '%s\t%s\t%08x\n' "$f" "$(stat -c %s "$f")" \
-                "$("$PY" -c 'import sys, zlib
-print(zlib.crc32(open(sys.argv[1], "rb").read()))' "$f")"
-        done)
+    "$PY" - "$T/tree" <<'PYEOF' | sort
+import os, sys, zlib
+root = sys.argv[1]
+for d, _, files in os.walk(root):
+    for f in files:
+        data = open(os.path.join(d, f), "rb").read()
+        rel = os.path.relpath(os.path.join(d, f), root)
+        print("%s\t%d\t%08x" % (rel, len(data), zlib.crc32(data)))
+PYEOF
 }
 # OUT/O as path, size, crc32, sorted
 out_listing() {
@@ -156,4 +159,23 @@ with lmdb.open(sys.argv[1], readonly=True, lock=False).begin() as t:
 assert classes == ["n0000000%d" % i for i in range(4)], classes
 PYEOF
 check_tree "$T/a" "after --relabel"
+
+# HDF5's other layouts update too: vlen rows, pixel arrays
+[ "$formats" = wds,lmdb ] && exit 0
+for layout in "-O hdf5.layout=vlen" "--pixels 24x16 -O hdf5.deflate=1"; do
+    rm -rf "$T/h" "$T/fresh"
+    # shellcheck disable=SC2086
+    "$BALE" pack "$T/tree" -f hdf5 -o "$T/h" --update -q $layout
+    cp "$T/tree/n00000001/new_3.jpeg" "$T/tree/n00000003/more.jpeg"
+    rm "$(find "$T/tree/n00000002" -name 'new_*' | sort | head -1)"
+    # shellcheck disable=SC2086
+    "$BALE" pack "$T/tree" -f hdf5 -o "$T/h" --update -q $layout ||
+        fail "$layout: the update failed"
+    # shellcheck disable=SC2086
+    "$BALE" pack "$T/tree" -f hdf5 -o "$T/fresh" -q $layout
+    diff <("$BALE" ls "$T/fresh/data.h5" | cut -f3- | sort) \
+        <("$BALE" ls "$T/h/data.h5" | cut -f3- | sort) ||
+        fail "$layout: the update holds other samples than a fresh pack"
+    "$BALE" verify "$T/h/data.h5" >/dev/null || fail "$layout: verify"
+done
 exit 0
