@@ -2,14 +2,15 @@
  *
  * No file is changed in place. NAME.h5 is rewritten, small: its rows
  * (labels, crc32, keys, paths, offsets) anew, and an "images" that is a
- * virtual dataset over files whose images never change: NAME.h5 as it
- * was packed, kept under the name NAME-vK.h5 (a hard link; K its
+ * virtual dataset over files whose images never change, in the folder
+ * NAME-images/ (a folder, so that nothing looking for outputs takes them
+ * for some): NAME.h5 as it was packed, kept as vK.h5 (a hard link; K its
  * version), and each update's new samples, the delta's file moved in as
- * NAME-vN.h5. A sample that leaves is simply not mapped; the kept ones
- * are mapped in runs. The new NAME.h5 is written beside the old one and
+ * vN.h5. A sample that leaves is simply not mapped; the kept ones are
+ * mapped in runs. The new NAME.h5 is written beside the old one and
  * renamed over it, so a reader that has the old one open reads on; the
  * files the version before maps from stay until the next update, older
- * ones (NAME-v*.h5 that neither maps) go then.
+ * ones (that neither maps) go then.
  */
 #include "hdf5_write.h"
 
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HDF5_UPD_ROWS 65536	/* rows kept in memory before writing */
@@ -138,6 +140,18 @@ static int hdf5_upd_extent_of(struct hdf5_updating *g, hid_t dcpl, size_t k)
 	    g->final);
 }
 
+/* NAME-images/, where the images of every version live. */
+static int hdf5_upd_folder(struct hdf5_updating *g)
+{
+	char *dir = bale_strfmt("%s/%s-images", g->u->out, g->u->name);
+	int rc = !dir ? hdf5_upd_nomem(g) : mkdir(dir, 0777) != 0 &&
+	    errno != EEXIST ? bale_errbuf_set(g->err, BALE_EIO, "hdf5: "
+	    "cannot create '%s': %s", dir, strerror(errno)) : BALE_OK;
+
+	free(dir);
+	return rc;
+}
+
 /* Kept under its own name, the current file's images stay readable
  * after NAME.h5 is replaced. */
 static int hdf5_upd_keep_plain(struct hdf5_updating *g)
@@ -145,10 +159,13 @@ static int hdf5_upd_keep_plain(struct hdf5_updating *g)
 	const struct bale_update *u = g->u;
 	struct hdf5_extent *e = &g->ext[0];
 
-	e->file = bale_strfmt("%s-v%" PRIu64 ".h5", u->name, u->version - 1);
+	e->file = bale_strfmt("%s-images/v%" PRIu64 ".h5", u->name,
+	    u->version - 1);
 	g->linked = bale_strfmt("%s/%s", u->out, e->file ? e->file : "");
 	if (!e->file || !g->linked)
 		return hdf5_upd_nomem(g);
+	if (hdf5_upd_folder(g) != BALE_OK)
+		return g->err->rc;
 	g->next = 1;
 	memcpy(e->src_dims, g->dims, sizeof(g->dims));
 	e->count = g->encoded ? g->rows.offsets[g->rows.n] : g->dims[0];
@@ -288,7 +305,8 @@ static int hdf5_upd_delta(struct hdf5_updating *g)
 {
 	const struct bale_update *u = g->u;
 	char *from = bale_strfmt("%s/%s.h5", u->delta, u->name);
-	char *name = bale_strfmt("%s-v%" PRIu64 ".h5", u->name, u->version);
+	char *name = bale_strfmt("%s-images/v%" PRIu64 ".h5", u->name,
+	    u->version);
 	struct bale_hdf5_rowset s = { 0 };
 	hsize_t dims[BALE_HDF5_MAX_RANK] = { 0 };
 	hid_t f = from ? H5Fopen(from, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
@@ -300,7 +318,8 @@ static int hdf5_upd_delta(struct hdf5_updating *g)
 	int rc;
 
 	g->moved = bale_strfmt("%s/%s", u->out, name ? name : "");
-	rc = !from || !name || !g->moved ? hdf5_upd_nomem(g) : n < 0 ||
+	rc = !from || !name || !g->moved ? hdf5_upd_nomem(g) :
+	    hdf5_upd_folder(g) != BALE_OK ? g->err->rc : n < 0 ||
 	    sp < 0 || H5Sget_simple_extent_ndims(sp) != g->rank ||
 	    H5Sget_simple_extent_dims(sp, dims, NULL) != g->rank ?
 	    hdf5_upd_fail(g, "cannot read", from) :
@@ -382,31 +401,31 @@ static int hdf5_upd_in_use(const struct hdf5_extent *e, size_t n,
 	return 0;
 }
 
-/* NAME-vK.h5 files neither the version before nor this one maps from:
- * no reader can be in them any more. */
+/* Files of NAME-images/ neither the version before nor this one maps
+ * from: no reader can be in them any more. */
 static void hdf5_upd_collect(struct hdf5_updating *g)
 {
-	const char *name = g->u->name;
-	size_t n = strlen(name);
-	DIR *dir = opendir(g->u->out);
+	char *dir = bale_strfmt("%s/%s-images", g->u->out, g->u->name);
+	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *de;
-	char *path, *end;
+	char *rel, *path, *end;
 
-	while (dir && (de = readdir(dir))) {
-		if (strncmp(de->d_name, name, n) != 0 ||
-		    strncmp(de->d_name + n, "-v", 2) != 0)
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] != 'v')
 			continue;
-		strtoull(de->d_name + n + 2, &end, 10);
-		if (end == de->d_name + n + 2 || strcmp(end, ".h5") != 0 ||
-		    hdf5_upd_in_use(g->ext, g->next, de->d_name))
+		strtoull(de->d_name + 1, &end, 10);
+		if (end == de->d_name + 1 || strcmp(end, ".h5") != 0)
 			continue;
-		path = bale_strfmt("%s/%s", g->u->out, de->d_name);
-		if (path)
+		rel = bale_strfmt("%s-images/%s", g->u->name, de->d_name);
+		path = bale_strfmt("%s/%s", dir, de->d_name);
+		if (rel && path && !hdf5_upd_in_use(g->ext, g->next, rel))
 			unlink(path);
+		free(rel);
 		free(path);
 	}
-	if (dir)
-		closedir(dir);
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 static void hdf5_upd_release(struct hdf5_updating *g, int failed)

@@ -22,7 +22,7 @@ from ._bale import Error, NotFoundError
 
 __version__ = _bale.version
 __all__ = ["Error", "NotFoundError", "Reader", "Sample", "find_outputs",
-           "formats", "open", "output_format", "pack"]
+           "formats", "merge", "open", "output_format", "pack"]
 
 Sample = _bale.Sample     # a struct sequence, made in C per read
 
@@ -181,11 +181,16 @@ def _options_list(options):
 
 def pack(src, out, formats=("wds",), *, name=None, list_file=None,
          options=None, threads=0, window=0, shuffle=False, seed=0,
-         strict=False, replace=False, resume=False, report=None, **encode):
+         strict=False, replace=False, resume=False, report=None, part=None,
+         update=False, relabel=False, **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
     formats: names, or one comma-separated str ("wds,lmdb")
     options: backend options, {"wds.shard_size": "1G"} or ["key=value"]
+    part:    pack only a part of the run: (i, n), "i/n", or "auto" (the
+             rank a Slurm array or a Kubernetes Indexed Job gives)
+    update:  pack only what changed since out was made with update=True
+             (relabel=True rebuilds with torchvision's class numbers)
     encode:  resize="shorter:256", frame, upscale, pixels="224x224",
              quality, subsampling, color, alpha, background,
              keep_unchanged, max_pixels (as bale pack's flags)
@@ -199,9 +204,12 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
         raise TypeError(f"pack() got unknown arguments {sorted(unknown)}")
     if not isinstance(formats, str):
         formats = ",".join(formats)
+    if isinstance(part, tuple):
+        part = "%d/%d" % part
     kw = dict(name=name, options=_options_list(options), threads=threads,
               window=window, shuffle=shuffle, seed=seed, strict=strict,
-              replace=replace, resume=resume)
+              replace=replace, resume=resume, part=part, update=update,
+              relabel=relabel)
     if list_file is not None:
         kw["list"] = list_file
     if any(v not in (None, False, 0) for v in encode.values()):
@@ -218,6 +226,20 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
         err.report = result
         raise err
     return result
+
+
+def merge(out, parts, formats=None, *, name=None, copy=False,
+          replace=False):
+    """Join the parts of one run (pack(..., part=...)) into the folder
+    out, as bale merge does: the same as a single run's output. parts:
+    the part folders, in any order; formats: names or a comma-separated
+    str (default: all the parts hold); copy=True copies the parts' data
+    in (an output that stands alone). Raises bale.Error naming a part
+    that is missing, doubled or of another run."""
+    if formats is not None and not isinstance(formats, str):
+        formats = ",".join(formats)
+    _bale.merge(out, [os.fspath(p) for p in parts], formats, name, copy,
+                replace)
 
 
 def _load_report(path, stats):

@@ -27,4 +27,7 @@ extern PyTypeObject *ext_sample_type;
 /** _bale.pack(...): run the pipeline (reader.c's sibling, pack.c). */
 PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw);
 
+/** _bale.merge(out, parts, ...): bale merge (merge.c). */
+PyObject *ext_merge(PyObject *self, PyObject *args, PyObject *kw);
+
 #endif

@@ -71,6 +71,9 @@ static PyMethodDef ext_methods[] = {
 	{ "pack", (PyCFunction)(void (*)(void))ext_pack,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "pack(src, out, formats, ...) -> statistics; see bale.pack" },
+	{ "merge", (PyCFunction)(void (*)(void))ext_merge,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "merge(out, parts, formats, name, copy, replace); see bale.merge" },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -203,26 +203,33 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "src", "out", "formats", "name", "list",
 	    "options", "threads", "window", "shuffle", "seed", "strict",
-	    "replace", "resume", "encode", "report", NULL };
+	    "replace", "resume", "encode", "report", "part", "update",
+	    "relabel", NULL };
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
 	unsigned long long seed = 0, window = 0;
 	unsigned threads = 0;
 	const char **opts = NULL;
+	const char *part = NULL, *why = NULL;
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
-	    "O!O&", kwlist, PyUnicode_FSConverter, &src,
+	    "O!O&zpp", kwlist, PyUnicode_FSConverter, &src,
 	    PyUnicode_FSConverter, &out, &run.o.formats, &run.o.name,
 	    PyUnicode_FSConverter, &list, &options, &threads, &window,
 	    &run.o.shuffle, &seed, &run.o.strict, &run.o.replace,
 	    &run.o.resume, &PyDict_Type, &encode, PyUnicode_FSConverter,
-	    &report))
+	    &report, &part, &run.o.update, &run.o.relabel))
 		goto done;
 	if ((options && !(opts = ext_str_array(options))) ||
 	    (encode && ext_parse_encode(encode, &run.enc) != 0))
 		goto done;
+	if (part && bale_part_parse(part, &run.o.part_index,
+	    &run.o.part_count, &why) != BALE_OK) {
+		PyErr_Format(PyExc_ValueError, "part %s: %s", part, why);
+		goto done;
+	}
 	run.o.src = PyBytes_AS_STRING(src);
 	run.o.out = PyBytes_AS_STRING(out);
 	run.o.list = list ? PyBytes_AS_STRING(list) : NULL;

@@ -11,6 +11,8 @@ import common
 
 import bale
 
+builtins_open = open
+
 
 def listing(path):
     """bale ls of an output: every sample's index, key, label, size, crc
@@ -44,6 +46,43 @@ class PackTest(common.TempTest):
             self.assertEqual(listing(mine), listing(cli), fmt)
             self.assertEqual([s.data for s in bale.open(mine)],
                              [s.data for s in bale.open(cli)])
+
+    def test_parts_and_merge(self):
+        """pack(part=...) in any order, then merge(): the same as one
+        run, read through bale.open; a missing part is named."""
+        one = f"{self.tmp}/one"
+        bale.pack(self.src, one, self.formats, shuffle=True, seed=2)
+        parts = [f"{self.tmp}/p{i}" for i in range(3)]
+        for i in (2, 0, 1):
+            spec = (i, 3) if i else "0/3"
+            bale.pack(self.src, parts[i], self.formats, shuffle=True,
+                      seed=2, part=spec)
+        bale.merge(f"{self.tmp}/merged", reversed(parts))
+        for out in bale.find_outputs(one):
+            merged = out.replace(one, f"{self.tmp}/merged")
+            self.assertEqual(listing(merged), listing(out))
+            self.assertEqual([s.data for s in bale.open(merged)],
+                             [s.data for s in bale.open(out)])
+        with self.assertRaisesRegex(bale.Error, "part 1 of 3 is missing"):
+            bale.merge(f"{self.tmp}/m2", [parts[0], parts[2]])
+        with self.assertRaisesRegex(ValueError, "part 3/3"):
+            bale.pack(self.src, parts[0], self.formats, part="3/3")
+
+    def test_update(self):
+        """update=True packs only the new file; its report says so."""
+        out = f"{self.tmp}/u"
+        first = bale.pack(self.src, out, self.formats, update=True)
+        self.assertTrue(first["update"]["first"])
+        with builtins_open(os.path.join(self.src, "9", "new.jpg"),
+                           "wb") as f:
+            f.write(open(os.path.join(self.src, "9", "nine.jpeg"),
+                         "rb").read())
+        second = bale.pack(self.src, out, self.formats, update=True)
+        self.assertEqual(second["update"]["added"], ["9/new.jpg"])
+        self.assertEqual(second["packed"], 1)
+        for path in bale.find_outputs(out):
+            paths = [s.path for s in bale.open(path)]
+            self.assertEqual(paths[-1], "9/new.jpg")
 
     def test_failures(self):
         out = f"{self.tmp}/out"
