@@ -190,17 +190,35 @@ static void lmdb_env_free(struct lmdb_env *e)
 /* LMDB maps the file and trusts its meta page: pages past the end of a
  * file cut short would be touched through the map and kill the process
  * (SIGBUS). The pages it says are in use must all be in the file. */
-static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
-    const char *path, const struct stat *data)
+uint64_t lmdb_pages_need(MDB_env *env)
 {
 	MDB_envinfo info;
 	MDB_stat st;
-	uint64_t need;
 
 	if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0)
+		return UINT64_MAX;
+	return ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
+}
+
+int lmdb_env_fits(MDB_env *env, const char *path, int nosubdir)
+{
+	char *data = nosubdir ? NULL : bale_strfmt("%s/data.mdb", path);
+	struct stat sb;
+	int fits = (nosubdir || data) && stat(data ? data : path, &sb) == 0 &&
+	    (uint64_t)sb.st_size >= lmdb_pages_need(env);
+
+	free(data);
+	return fits;
+}
+
+static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
+    const char *path, const struct stat *data)
+{
+	uint64_t need = lmdb_pages_need(env);
+
+	if (need == UINT64_MAX)
 		return bale_reader_seterr(r, BALE_EBACKEND,
 		    "lmdb: %s: cannot read its meta page", path);
-	need = ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
 	if ((uint64_t)data->st_size < need)
 		return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: the "
 		    "data file is cut short: %jd bytes, its pages need %" PRIu64,

@@ -51,4 +51,13 @@ int lmdb_env_outside(struct bale_reader *r, const char *what);
 /** Give @e back; the last handle closes it. */
 void lmdb_env_put(struct lmdb_env *e);
 
+/** The bytes the pages @env says are in use take (UINT64_MAX when its
+ *  meta page cannot be read): a data file shorter than that is cut
+ *  short, and reading it through the map would kill the process. */
+uint64_t lmdb_pages_need(MDB_env *env);
+
+/** 1 when the environment @env opened at @path holds every page it says
+ *  it uses (0: cut short, or its file cannot be stat'ed). */
+int lmdb_env_fits(MDB_env *env, const char *path, int nosubdir);
+
 #endif

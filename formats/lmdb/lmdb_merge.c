@@ -5,6 +5,7 @@
  * __bale__, __classes__ (part 0's), __count__ (the sum) and __keys__
  * (the parts' joined). Written as NAME.lmdb.partial and renamed when
  * complete, as the writer does. */
+#include "lmdb_env.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
@@ -175,7 +176,10 @@ static int lmdb_merge_part(struct lmdb_merging *g, size_t i)
 	if (!err)
 		err = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK |
 		    (g->nosubdir ? MDB_NOSUBDIR : 0), 0644);
-	if (!err)
+	if (!err && !lmdb_env_fits(env, path, g->nosubdir))
+		rc = bale_errbuf_set(g->err, BALE_EBACKEND, "lmdb: '%s' is cut "
+		    "short: its data file lacks pages it uses", path);
+	if (!err && rc == BALE_OK)
 		lmdb_merge_populate(env);
 	if (!err)
 		err = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);

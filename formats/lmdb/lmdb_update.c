@@ -7,6 +7,7 @@
  * read transaction ends. The commit is synced (the environment is
  * opened without MDB_NOSYNC): a crash must not cost the old version.
  * Default layout only. */
+#include "lmdb_env.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
@@ -74,6 +75,9 @@ static int lmdb_upd_open(struct lmdb_updating *g)
 	if (!e)
 		e = mdb_env_open(g->env, g->path, g->nosubdir ? MDB_NOSUBDIR :
 		    0, 0644);
+	if (!e && !lmdb_env_fits(g->env, g->path, g->nosubdir))
+		return bale_errbuf_set(g->err, BALE_EBACKEND, "lmdb: '%s' is "
+		    "cut short: its data file lacks pages it uses", g->path);
 	if (!e)
 		e = mdb_txn_begin(g->env, NULL, 0, &g->txn);
 	if (!e)
@@ -176,6 +180,8 @@ static int lmdb_upd_append(struct lmdb_updating *g)
 	if (!e)
 		e = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK |
 		    (g->nosubdir ? MDB_NOSUBDIR : 0), 0644);
+	if (!e && !lmdb_env_fits(env, path, g->nosubdir))
+		e = MDB_CORRUPTED;
 	if (!e)
 		e = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
 	if (!e)

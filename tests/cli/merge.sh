@@ -7,7 +7,8 @@
 # files linked in (no copy). A missing, doubled or foreign part, a
 # folder that is no part, and a format the parts lack are refused
 # by name, with nothing written; a merged output is replaced only with
-# --force.
+# --force. An interrupted or failed merge leaves nothing that looks
+# complete, and redone it gives the whole output.
 . "$TESTS/cli/lib.sh"
 require_backend wds
 require_backend lmdb
@@ -112,4 +113,30 @@ expect_stderr "exists (--force replaces it)"
 run "$BALE" merge "$T/merged" "$T"/parts/* --force
 expect_status 0
 "$BALE" verify "$T/merged/data-shards.json" >/dev/null
+
+# an interrupted merge: what it left is not taken for output, and the
+# merge run again gives the whole output
+mkdir -p "$T/m7/data.lmdb.partial"
+echo junk >"$T/m7/data.lmdb.partial/data.mdb"
+echo junk >"$T/m7/data-shards.json.partial"
+run "$BALE" merge "$T/m7" "$T"/parts/*
+expect_status 0
+[ -z "$(find "$T/m7" -name '*.partial')" ] || fail "a merge kept leftovers"
+for o in data-shards.json data.lmdb; do
+    diff <("$BALE" ls "$T/single/$o") <("$BALE" ls "$T/m7/$o") ||
+        fail "a merge over leftovers differs in $o"
+done
+# a merge that fails part-way (a part's LMDB cut short) leaves nothing
+# that looks complete, and does not crash; redone, it is whole
+cp -r "$T/parts" "$T/bad"
+truncate -s 16384 "$T/bad/p2/data.lmdb/data.mdb"
+run "$BALE" merge "$T/m8" "$T"/bad/* -f lmdb
+expect_status 1
+expect_stderr "is cut short"
+[ ! -e "$T/m8/data.lmdb" ] && [ ! -e "$T/m8/data.lmdb.partial" ] ||
+    fail "a failed merge left an LMDB"
+run "$BALE" merge "$T/m8" "$T"/parts/* -f lmdb
+expect_status 0
+diff <("$BALE" ls "$T/single/data.lmdb") <("$BALE" ls "$T/m8/data.lmdb") ||
+    fail "the merge redone differs"
 exit 0
