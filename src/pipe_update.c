@@ -393,7 +393,8 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 	for (i = 0; rc == 0 && u->incremental && i < u->diff.nkept; i++) {
 		e = &u->old.e[u->diff.kept[i]];
 		rc = bale_manifest_add(&m, e->key, e->label, e->size,
-		    e->mtime_ns, bale_manifest_path_of(&u->old, u->diff.kept[i]));
+		    e->mtime_ns, bale_manifest_path_of(&u->old,
+		    u->diff.kept[i]));
 	}
 	for (i = 0; rc == 0 && i < run->count; i++) {
 		wi = (size_t)run->order[i];

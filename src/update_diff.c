@@ -177,7 +177,8 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 	d->kept = malloc((nm + 1) * sizeof(*d->kept));
 	d->removed = malloc((nm + 1) * sizeof(*d->removed));
 	if (leave && d->size && d->mtime_ns && d->pack && d->kept &&
-	    d->removed && d->pack_replaces && d->gone && diff_classes(d, walk, m) == 0 &&
+	    d->removed && d->pack_replaces && d->gone &&
+	    diff_classes(d, walk, m) == 0 &&
 	    (!m || diff_index_build(&x, m) == 0)) {
 		memset(leave, 2, nm + 1);	/* 2: its file is gone */
 		diff_stat(d, walk, rootfd);

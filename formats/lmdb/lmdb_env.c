@@ -1,6 +1,6 @@
 /* lmdb_env.c - the process-wide cache of open LMDB environments
- * (lmdb_env.h), and what an environment learns once: its keys, in
- * sample order, and where LMDB mapped the file. */
+ * (lmdb_env.h), what an environment learns once (where LMDB mapped the
+ * file), and what each version of it holds: its keys, in sample order. */
 #include "lmdb_env.h"
 
 #include <errno.h>
@@ -63,17 +63,18 @@ static const char *lmdb_map_base(const void *inside)
 
 /* ---- the shared environment ---------------------------------------- */
 
-int lmdb_env_holds(const struct lmdb_env *e, const MDB_val *v)
+int lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
+    const MDB_val *v)
 {
 	const char *p = v->mv_data;
 
 	if (!e->map)
 		return 1;
-	return p >= e->map && v->mv_size <= e->size &&
-	    (uint64_t)(p - e->map) <= e->size - v->mv_size;
+	return p >= e->map && v->mv_size <= w->size &&
+	    (uint64_t)(p - e->map) <= w->size - v->mv_size;
 }
 
-static int lmdb_add_key(struct lmdb_env *e, const char *k, size_t n,
+static int lmdb_add_key(struct lmdb_view *e, const char *k, size_t n,
     size_t *cap)
 {
 	if (e->n == *cap) {
@@ -98,22 +99,22 @@ int lmdb_env_outside(struct bale_reader *r, const char *what)
 }
 
 /* Every key of the file (the caffe layout has no key list). */
-static int lmdb_list_keys(struct bale_reader *r, struct lmdb_env *e,
-    MDB_txn *txn)
+static int lmdb_list_keys(struct bale_reader *r, const struct lmdb_env *env,
+    struct lmdb_view *e, MDB_txn *txn)
 {
 	MDB_cursor *c;
 	MDB_cursor_op op = MDB_FIRST;
 	MDB_val k;
 	MDB_val v;
 	size_t cap = 0;
-	int err = mdb_cursor_open(txn, e->dbi, &c);
+	int err = mdb_cursor_open(txn, env->dbi, &c);
 
 	if (err)
 		return lmdb_env_fail(r, "cannot list keys", err);
 	for (err = mdb_cursor_get(c, &k, &v, op); err == 0;
 	    err = mdb_cursor_get(c, &k, &v, op)) {
 		op = MDB_NEXT;
-		if (!lmdb_env_holds(e, &k)) {
+		if (!lmdb_env_holds(env, e, &k)) {
 			mdb_cursor_close(c);
 			return lmdb_env_outside(r, "a key");
 		}
@@ -128,8 +129,8 @@ static int lmdb_list_keys(struct bale_reader *r, struct lmdb_env *e,
 }
 
 /* Sample keys: __keys__ (default layout), else every key (caffe). */
-static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
-    MDB_txn *txn)
+static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
+    struct lmdb_view *e, MDB_txn *txn)
 {
 	MDB_val k = { 8, "__keys__" };
 	MDB_val v = { 0, NULL };
@@ -140,12 +141,12 @@ static int lmdb_load_keys(struct bale_reader *r, struct lmdb_env *e,
 	uint64_t i;
 	int rc = BALE_OK;
 
-	if (mdb_get(txn, e->dbi, &k, &v) != 0) {
+	if (mdb_get(txn, env->dbi, &k, &v) != 0) {
 		e->caffe = 1;
-		rc = lmdb_list_keys(r, e, txn);
+		rc = lmdb_list_keys(r, env, e, txn);
 		v.mv_data = "";		/* no key list to walk */
 		v.mv_size = 0;
-	} else if (!lmdb_env_holds(e, &v)) {
+	} else if (!lmdb_env_holds(env, e, &v)) {
 		return lmdb_env_outside(r, "__keys__");
 	}
 	/* default layout: one key per line */
@@ -177,13 +178,25 @@ static const char *lmdb_find_map(MDB_txn *txn, MDB_dbi dbi)
 	return base;
 }
 
+static void lmdb_view_free(struct lmdb_view *v)
+{
+	free(v->keys);
+	free(v->state);
+	bale_buf_release(&v->arena);
+	free(v);
+}
+
 static void lmdb_env_free(struct lmdb_env *e)
 {
+	struct lmdb_view *v;
+
 	if (e->env)
 		mdb_env_close(e->env);
-	free(e->keys);
-	free(e->state);
-	bale_buf_release(&e->arena);
+	while ((v = e->views)) {
+		e->views = v->next;
+		lmdb_view_free(v);
+	}
+	free(e->data_file);
 	free(e);
 }
 
@@ -227,10 +240,32 @@ static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
 }
 
 /* Open @path's environment and read its key list. */
+/* Register readers in the lock file when it can be written: then a
+ * writer (an update) never reuses a page a reader's version holds. */
+static unsigned lmdb_lock_flag(const char *path, int nosubdir)
+{
+	char *lock = bale_strfmt(nosubdir ? "%s-lock" : "%s/lock.mdb", path);
+	int writable = lock && access(lock, W_OK) == 0;
+
+	free(lock);
+	return writable ? 0 : MDB_NOLOCK;
+}
+
+/* The map as large as an update could make the file: a read
+ * transaction of a later version then needs no new map. */
+static size_t lmdb_read_map(const struct stat *data)
+{
+	size_t least = (size_t)1 << 40;
+	size_t grown = 4 * (size_t)data->st_size;
+
+	return grown > least ? grown : least;
+}
+
 static int lmdb_env_create(struct bale_reader *r, const char *path,
     int nosubdir, const struct stat *data, struct lmdb_env **out)
 {
-	unsigned flags = MDB_RDONLY | MDB_NOLOCK | MDB_NORDAHEAD | MDB_NOTLS;
+	unsigned flags = MDB_RDONLY | MDB_NORDAHEAD | MDB_NOTLS |
+	    lmdb_lock_flag(path, nosubdir) | (nosubdir ? MDB_NOSUBDIR : 0);
 	struct lmdb_env *e = calloc(1, sizeof(*e));
 	MDB_txn *txn = NULL;
 	int err;
@@ -244,8 +279,9 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	atomic_init(&e->populate, 1);
 	err = mdb_env_create(&e->env);
 	if (err == 0)
-		err = mdb_env_open(e->env, path, flags | (nosubdir ?
-		    MDB_NOSUBDIR : 0), 0644);
+		err = mdb_env_set_mapsize(e->env, lmdb_read_map(data));
+	if (err == 0)
+		err = mdb_env_open(e->env, path, flags, 0644);
 	rc = err ? lmdb_env_fail(r, path, err) :
 	    lmdb_check_size(r, e->env, path, data);
 	if (rc == BALE_OK)
@@ -254,15 +290,10 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 		err = mdb_dbi_open(txn, NULL, 0, &e->dbi);
 	if (rc == BALE_OK && err == 0)
 		err = mdb_env_get_fd(e->env, &e->fd);
-	e->size = (uint64_t)data->st_size;
 	if (rc == BALE_OK && err == 0)	/* before a value is looked at */
 		e->map = lmdb_find_map(txn, e->dbi);
-	if (rc == BALE_OK)
-		rc = err ? lmdb_env_fail(r, path, err) :
-		    lmdb_load_keys(r, e, txn);
-	e->state = calloc(e->n ? e->n : 1, sizeof(*e->state));
-	if (rc == BALE_OK && !e->state)
-		rc = bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	if (rc == BALE_OK && err)
+		rc = lmdb_env_fail(r, path, err);
 	if (txn)
 		mdb_txn_abort(txn);
 	if (rc != BALE_OK) {
@@ -271,6 +302,75 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	}
 	*out = e;
 	return BALE_OK;
+}
+
+/* A new view of @txn's version: its keys, and the file's size then
+ * (a version's pages all lie inside the file as it is once it is
+ * committed). */
+static int lmdb_view_create(struct bale_reader *r, struct lmdb_env *e,
+    MDB_txn *txn, struct lmdb_view **out)
+{
+	struct lmdb_view *v = calloc(1, sizeof(*v));
+	struct stat sb;
+	int rc;
+
+	if (!v)
+		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	v->txnid = mdb_txn_id(txn);
+	rc = fstat(e->fd, &sb) != 0 ? bale_reader_seterr(r, BALE_EIO,
+	    "lmdb: cannot stat its data file: %s", strerror(errno)) :
+	    BALE_OK;
+	v->size = (uint64_t)sb.st_size;
+	if (rc == BALE_OK && v->size < lmdb_pages_need(e->env))
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "lmdb: the data "
+		    "file is cut short: %jd bytes", (intmax_t)sb.st_size);
+	if (rc == BALE_OK)
+		rc = lmdb_load_keys(r, e, v, txn);
+	v->state = rc == BALE_OK ? calloc(v->n ? v->n : 1,
+	    sizeof(*v->state)) : NULL;
+	if (rc == BALE_OK && !v->state)
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	if (rc != BALE_OK) {
+		lmdb_view_free(v);
+		return rc;
+	}
+	*out = v;
+	return BALE_OK;
+}
+
+int lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
+    struct lmdb_view **out)
+{
+	size_t id = mdb_txn_id(txn);
+	struct lmdb_view *v;
+	int rc = BALE_OK;
+
+	pthread_mutex_lock(&lmdb_envs_lock);
+	for (v = e->views; v && v->txnid != id; v = v->next)
+		;
+	if (!v)
+		rc = lmdb_view_create(r, e, txn, &v);
+	if (rc == BALE_OK && v->refs++ == 0) {
+		v->next = e->views;
+		e->views = v;
+	}
+	pthread_mutex_unlock(&lmdb_envs_lock);
+	*out = rc == BALE_OK ? v : NULL;
+	return rc;
+}
+
+void lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v)
+{
+	struct lmdb_view **p;
+
+	pthread_mutex_lock(&lmdb_envs_lock);
+	if (--v->refs == 0) {
+		for (p = &e->views; *p != v; p = &(*p)->next)
+			;
+		*p = v->next;
+		lmdb_view_free(v);
+	}
+	pthread_mutex_unlock(&lmdb_envs_lock);
 }
 
 /* The environment of @path, shared with the handles of this process

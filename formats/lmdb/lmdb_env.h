@@ -1,8 +1,16 @@
 /* lmdb_env.h - the LMDB environments open in this process, one per
  * file, shared by every reader handle of that file: LMDB forbids opening
- * a file twice in one process, the key list is loaded once, and with one
- * mapping a page one thread mapped is mapped for all. A child process
- * never shares its parent's: LMDB handles must not cross a fork(). */
+ * a file twice in one process, and with one mapping a page one thread
+ * mapped is mapped for all. A child process never shares its parent's:
+ * LMDB handles must not cross a fork().
+ *
+ * An output can change while it is open (bale pack --update writes a new
+ * version in place): each handle's read transaction keeps the version it
+ * began with, and the key list of each version is a view, loaded once
+ * and shared by the handles that read that version. Where the lock file
+ * is writable, the environment registers its readers in it, so a writer
+ * never reuses the pages of a version a handle still reads (LMDB's MVCC);
+ * elsewhere (read-only media) it opens without one. */
 #ifndef LMDB_ENV_H
 #define LMDB_ENV_H
 
@@ -12,6 +20,20 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* One version of the file, as the read transactions that began with it
+ * see it. */
+struct lmdb_view {
+	struct lmdb_view *next;
+	unsigned refs;
+	size_t txnid;		/* the version */
+	uint64_t size;		/* of the data file then: its pages lie below */
+	int caffe;
+	char **keys;		/* sample i's key (caffe: the whole key) */
+	uint64_t n;
+	struct bale_buf arena;
+	atomic_uchar *state;	/* per sample: LMDB_UNREAD ... */
+};
 
 /* One open file, shared by the handles of this process. */
 struct lmdb_env {
@@ -23,26 +45,31 @@ struct lmdb_env {
 	MDB_env *env;
 	MDB_dbi dbi;
 	int fd;
+	char *data_file;
 	const char *map;	/* where LMDB mapped the file, or NULL */
-	uint64_t size;		/* of the data file when it was opened */
 	atomic_int populate;	/* MADV_POPULATE_READ works */
-	int caffe;
-	char **keys;		/* sample i's key (caffe: the whole key) */
-	uint64_t n;
-	struct bale_buf arena;
-	atomic_uchar *state;	/* per sample: LMDB_UNREAD ... */
+	struct lmdb_view *views;	/* under the cache's lock */
 };
 
 /** The environment of @path (its data file @data_file; @nosubdir: @path
- *  is that file), opened and its keys loaded by the first handle, shared
- *  with the others; give it back with lmdb_env_put(). */
+ *  is that file), opened by the first handle, shared with the others;
+ *  give it back with lmdb_env_put(). */
 int lmdb_env_get(struct bale_reader *r, const char *path,
     const char *data_file, int nosubdir, struct lmdb_env **out);
 
-/** 1 when value @v, as LMDB returned it, lies inside the file (always,
- *  when the map was not found). A damaged page can give a size that
- *  reaches past the file's end, and touching that kills the process. */
-int lmdb_env_holds(const struct lmdb_env *e, const MDB_val *v);
+/** The view of the version @txn reads, its keys loaded by the first
+ *  handle that reads it; give it back with lmdb_view_put(). */
+int lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
+    struct lmdb_view **out);
+
+void lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v);
+
+/** 1 when value @v, as LMDB returned it, lies inside the file of @w's
+ *  version (always, when the map was not found). A damaged page can give
+ *  a size that reaches past the file's end, and touching that kills the
+ *  process. */
+int lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
+    const MDB_val *v);
 
 /** The error for @what (a key, a sample) whose bytes lie outside the
  *  file: BALE_EBACKEND, with the message set on @r. */

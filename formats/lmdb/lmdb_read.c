@@ -96,7 +96,7 @@ static int lmdb_populate(struct lmdb_r *st, const MDB_val *v)
 static int lmdb_value(struct bale_reader *r, struct lmdb_r *st, uint64_t i,
     const MDB_val *v, const unsigned char **out)
 {
-	atomic_uchar *state = &st->e->state[i];
+	atomic_uchar *state = &st->v->state[i];
 	unsigned char seen;
 
 	*out = v->mv_data;
@@ -138,7 +138,7 @@ static int lmdb_cls_key(struct bale_reader *r, const char *key, char *want,
 static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
     uint64_t i, struct bale_blob *out)
 {
-	const char *key = st->e->keys[i];
+	const char *key = st->v->keys[i];
 	size_t len = strlen(key);
 	MDB_val img;
 	MDB_val cls;
@@ -166,8 +166,9 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		    ".image and .json records are not all there", key);
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (!lmdb_env_holds(st->e, &cls) || !lmdb_env_holds(st->e, &img) ||
-	    (!st->no_meta && !lmdb_env_holds(st->e, &json)))
+	if (!lmdb_env_holds(st->e, st->v, &cls) ||
+	    !lmdb_env_holds(st->e, st->v, &img) ||
+	    (!st->no_meta && !lmdb_env_holds(st->e, st->v, &json)))
 		return lmdb_env_outside(r, key);
 	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
@@ -193,7 +194,7 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
     uint64_t i, struct bale_blob *out)
 {
-	const char *key = st->e->keys[i];
+	const char *key = st->v->keys[i];
 	MDB_val k = { strlen(key), (void *)key };
 	MDB_val v;
 	MDB_val data = { 0, NULL };
@@ -202,7 +203,7 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (!lmdb_env_holds(st->e, &v))
+	if (!lmdb_env_holds(st->e, st->v, &v))
 		return lmdb_env_outside(r, key);
 	err = lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
 	    &out->label);
@@ -228,7 +229,7 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
     int64_t *label)
 {
 	struct lmdb_r *st = priv;
-	const char *key = st->e->keys[i];
+	const char *key = st->v->keys[i];
 	const unsigned char *data;
 	char want[LMDB_KEY_ROOM];
 	MDB_val k = { strlen(key), (void *)key };
@@ -236,14 +237,14 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	size_t n;
 	int err;
 
-	if (!st->e->caffe && lmdb_cls_key(r, key, want, &k) != BALE_OK)
+	if (!st->v->caffe && lmdb_cls_key(r, key, want, &k) != BALE_OK)
 		return BALE_EINVAL;
 	err = mdb_get(st->txn, st->e->dbi, &k, &v);
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (!lmdb_env_holds(st->e, &v))
+	if (!lmdb_env_holds(st->e, st->v, &v))
 		return lmdb_env_outside(r, key);
-	if (st->e->caffe ? lmdb_caffe_parse(v.mv_data, v.mv_size, &data, &n,
+	if (st->v->caffe ? lmdb_caffe_parse(v.mv_data, v.mv_size, &data, &n,
 	    label) == -1 : bale_meta_label(v.mv_data, v.mv_size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
@@ -255,10 +256,10 @@ static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
 {
 	struct lmdb_r *st = priv;
 
-	if (i >= st->e->n)
+	if (i >= st->v->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
 		    PRIu64, i);
-	return st->e->caffe ? lmdb_rget_caffe(r, st, i, out) :
+	return st->v->caffe ? lmdb_rget_caffe(r, st, i, out) :
 	    lmdb_rget_default(r, st, i, out);
 }
 
@@ -284,13 +285,15 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 	err = mdb_txn_begin(st->e->env, NULL, MDB_RDONLY, &st->txn);
 	if (err == 0)
 		err = mdb_cursor_open(st->txn, st->e->dbi, &st->cursor);
-	return err ? lmdb_rfail(r, path, err) : BALE_OK;
+	if (err)
+		return lmdb_rfail(r, path, err);
+	return lmdb_view_get(r, st->e, st->txn, &st->v);
 }
 
 static int lmdb_rcount(struct bale_reader *r, void *priv, uint64_t *n)
 {
 	(void)r;
-	*n = ((struct lmdb_r *)priv)->e->n;
+	*n = ((struct lmdb_r *)priv)->v->n;
 	return BALE_OK;
 }
 
@@ -302,7 +305,7 @@ static void lmdb_info_value(struct lmdb_r *st, const char *name,
 
 	bale_buf_printf(&st->info, ",\"%s\":", name);
 	if (mdb_get(st->txn, st->e->dbi, &k, &v) == 0 &&
-	    lmdb_env_holds(st->e, &v))
+	    lmdb_env_holds(st->e, st->v, &v))
 		bale_buf_add(&st->info, v.mv_data, v.mv_size);
 	else
 		bale_buf_puts(&st->info, "null");
@@ -314,8 +317,8 @@ static int lmdb_rinfo(struct bale_reader *r, void *priv, const char **json)
 
 	bale_buf_reset(&st->info);
 	bale_buf_printf(&st->info, "{\"layout\":\"%s\"",
-	    st->e->caffe ? "caffe" : "default");
-	if (!st->e->caffe) {
+	    st->v->caffe ? "caffe" : "default");
+	if (!st->v->caffe) {
 		lmdb_info_value(st, "bale", "__bale__");
 		lmdb_info_value(st, "classes", "__classes__");
 	}
@@ -342,6 +345,8 @@ static void lmdb_rrelease(void *priv)
 		mdb_cursor_close(st->cursor);
 	if (st->txn)
 		mdb_txn_abort(st->txn);
+	if (st->v)
+		lmdb_view_put(st->e, st->v);
 	if (st->e)
 		lmdb_env_put(st->e);
 	free(st->buf);

@@ -9,10 +9,13 @@
 #include <lmdb.h>
 
 struct lmdb_env;
+struct lmdb_view;
 
-/* One reader handle: its own transaction and cursor on a shared file. */
+/* One reader handle: its own transaction and cursor on a shared file,
+ * and the view of the version the transaction reads. */
 struct lmdb_r {
 	struct lmdb_env *e;
+	struct lmdb_view *v;
 	MDB_txn *txn;
 	MDB_cursor *cursor;
 	long page;

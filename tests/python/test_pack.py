@@ -1,11 +1,13 @@
 """bale.pack: the same outputs as the bale command, its report back as a
 dict, failures as exceptions saying what to do, and Ctrl-C stopping the
 run cleanly (resume=True then carries on)."""
+import json
 import os
 import signal
 import subprocess
 import threading
 import time
+import zlib
 
 import common
 
@@ -77,12 +79,38 @@ class PackTest(common.TempTest):
                            "wb") as f:
             f.write(open(os.path.join(self.src, "9", "nine.jpeg"),
                          "rb").read())
-        second = bale.pack(self.src, out, self.formats, update=True)
+        # a reader of the old version, mid-epoch across five updates made
+        # by another process (as a nightly job would)
+        old = {p: bale.open(p) for p in bale.find_outputs(out)}
+        before = {p: [tuple(r[i]) for i in range(3)] for p, r in old.items()}
+
+        def nightly():
+            subprocess.run([common.BALE, "pack", self.src, "-o", out, "-f",
+                            ",".join(self.formats), "--update", "-q",
+                            "--report", f"{self.tmp}/r.json"], check=True)
+            with builtins_open(f"{self.tmp}/r.json") as f:
+                return json.load(f)
+        second = nightly()
         self.assertEqual(second["update"]["added"], ["9/new.jpg"])
         self.assertEqual(second["packed"], 1)
         for path in bale.find_outputs(out):
             paths = [s.path for s in bale.open(path)]
             self.assertEqual(paths[-1], "9/new.jpg")
+        os.remove(os.path.join(self.src, "10", "ten.jpg"))
+        third = nightly()
+        self.assertIn("10/ten.jpg", third["update"]["removed"])
+        for n in range(3):      # LMDB reuses pages two versions on
+            with builtins_open(os.path.join(self.src, "9", f"more{n}.jpg"),
+                               "wb") as f:
+                f.write(b"\xff\xd8" + bytes(5000 * (n + 1)))
+            os.remove(os.path.join(self.src, "Zebra", ("B.PNG", "b.png",
+                                                        "IMG_002.JPG")[n]))
+            nightly()
+        for path, reader in old.items():
+            whole = [tuple(s) for s in reader]
+            self.assertEqual(whole[:3], before[path], path)
+            self.assertIn("10/ten.jpg", [s[3] for s in whole], path)
+            self.assertTrue(all(zlib.crc32(s[0]) == s[4] for s in whole))
 
     def test_failures(self):
         out = f"{self.tmp}/out"
