@@ -9,6 +9,7 @@
 #   bench/merge.sh [-r RUNS]
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 runs=5
 if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
 dir=${BENCH_DIR:-build/bench}
@@ -22,14 +23,6 @@ find "$src" -type f -exec cat {} + >/dev/null
 for i in 0 1 2 3 4 5 6 7; do
     "$bale" pack "$src" -f wds,lmdb,hdf5 -o "$work/p$i" -q --part "$i/8"
 done
-secs() {
-    local t0 t1
-    sync
-    t0=$(date +%s.%N)
-    "$@"
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
-}
 starts=()
 for ((r = 0; r < runs; r++)); do
     starts+=("$(secs sh -c "'$bale' --help >/dev/null")")

@@ -12,6 +12,7 @@
 #   bench/update.sh [-r RUNS]
 set -eu
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 runs=5
 if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
 dir=${BENCH_DIR:-build/bench}
@@ -25,14 +26,6 @@ mkdir -p "$work"
 cp -al "$dir/tree-110k" "$work/tree"
 rm -f "$work/tree/.complete"
 find "$work/tree" -type f -exec cat {} + >/dev/null
-secs() {
-    local t0 t1
-    sync
-    t0=$(date +%s.%N)
-    "$@"
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
-}
 "$bale" pack "$work/tree" -f "$formats" -o "$work/out" -q --update
 mapfile -t picks < <(find "$work/tree" -type f | sort | awk 'NR % 100 == 1')
 fulls=() adds=() removes=() sames=()

@@ -143,6 +143,9 @@ struct bale_update {
 					 * order (count_before of them) */
 };
 
+/** 1 if the sample keyed @key leaves in update @u (u->removed holds it). */
+BALE_API int bale_update_removes(const struct bale_update *u, uint64_t key);
+
 /* A backend describes itself: the core finds it by name, lists it with
  * its summary, recognises its outputs with probe(), and acts on its
  * capability bits. Each formats/NAME/ defines one, bale_backend_NAME. */

@@ -339,6 +339,20 @@ int pipe_update_nothing_to_pack(const struct pipe_run *run)
 	return run->upd && run->upd->incremental && run->count == 0;
 }
 
+int bale_update_removes(const struct bale_update *u, uint64_t key)
+{
+	size_t lo = 0, hi = u->nremoved, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (u->removed[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < u->nremoved && u->removed[lo] == key;
+}
+
 /* Each format's output takes the delta and the removals. */
 static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_update *u)

@@ -235,20 +235,6 @@ static int hdf5_upd_map(struct hdf5_updating *g, const char *file,
 	return BALE_OK;
 }
 
-static int hdf5_upd_leaves(const struct bale_update *u, uint64_t key)
-{
-	size_t lo = 0, hi = u->nremoved, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (u->removed[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < u->nremoved && u->removed[lo] == key;
-}
-
 /* One row into the new file, its images [@lo, @hi) of the old ones. */
 static int hdf5_upd_row(struct hdf5_updating *g,
     const struct bale_hdf5_rowset *s, uint64_t i, const char *key)
@@ -279,7 +265,7 @@ static int hdf5_upd_keep(struct hdf5_updating *g)
 	for (i = 0; rc == BALE_OK && i < s->n; i++) {
 		if (bale_hdf5_rowset_key(s, i, key, sizeof(key)) != 0)
 			return hdf5_upd_nomem(g);
-		if (hdf5_upd_leaves(g->u, strtoull(key, NULL, 10)))
+		if (bale_update_removes(g->u, strtoull(key, NULL, 10)))
 			continue;
 		lo = g->encoded ? s->offsets[i] : i;
 		hi = g->encoded ? s->offsets[i + 1] : i + 1;

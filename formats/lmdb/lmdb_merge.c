@@ -5,7 +5,6 @@
  * __bale__, __classes__ (part 0's), __count__ (the sum) and __keys__
  * (the parts' joined). Written as NAME.lmdb.partial and renamed when
  * complete, as the writer does. */
-#include "lmdb_env.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
@@ -15,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +32,7 @@ struct lmdb_merging {
 	struct bale_buf classes;	/* part 0's __classes__ */
 	uint64_t count;
 	int layout_default;	/* the parts have __bale__ */
+	size_t part;		/* the part being copied */
 	struct bale_errbuf *err;
 };
 
@@ -142,65 +141,30 @@ static void lmdb_merge_note(struct lmdb_merging *g, size_t part,
 	}
 }
 
-/* Map a part's pages in one call rather than a fault per page: every
- * page is read, and on a VM a fault costs microseconds (it was most of
- * the merge's time). Best effort: older kernels lack the advice. */
-static void lmdb_merge_populate(MDB_env *env)
+/* One record of part g->part: sample records copied, its own metadata
+ * kept for the merged one. */
+static int lmdb_merge_record(void *ctx, MDB_val *k, MDB_val *v)
 {
-#ifdef MADV_POPULATE_READ
-	MDB_envinfo info;
-	MDB_stat st;
+	struct lmdb_merging *g = ctx;
 
-	if (mdb_env_info(env, &info) == 0 && mdb_env_stat(env, &st) == 0)
-		madvise(info.me_mapaddr, (info.me_last_pgno + 1) *
-		    (size_t)st.ms_psize, MADV_POPULATE_READ);
-#else
-	(void)env;
-#endif
+	if (k->mv_size > 1 && memcmp(k->mv_data, "__", 2) == 0) {
+		lmdb_merge_note(g, g->part, k, v);
+		return BALE_OK;
+	}
+	return lmdb_merge_put(g, k, v);
 }
 
 /* Copy every record of part @i. */
 static int lmdb_merge_part(struct lmdb_merging *g, size_t i)
 {
 	char *path = bale_strfmt("%s/%s.lmdb", g->m->parts[i], g->m->name);
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	MDB_cursor *cur = NULL;
-	MDB_dbi dbi;
-	MDB_val k, v;
-	int err, rc = BALE_OK;
+	int rc;
 
 	if (!path)
 		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
-	err = mdb_env_create(&env);
-	if (!err)
-		err = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK |
-		    (g->nosubdir ? MDB_NOSUBDIR : 0), 0644);
-	if (!err && !lmdb_env_fits(env, path, g->nosubdir))
-		rc = bale_errbuf_set(g->err, BALE_EBACKEND, "lmdb: '%s' is cut "
-		    "short: its data file lacks pages it uses", path);
-	if (!err && rc == BALE_OK)
-		lmdb_merge_populate(env);
-	if (!err)
-		err = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
-	if (!err)
-		err = mdb_dbi_open(txn, NULL, 0, &dbi);
-	if (!err)
-		err = mdb_cursor_open(txn, dbi, &cur);
-	while (!err && rc == BALE_OK &&
-	    !(err = mdb_cursor_get(cur, &k, &v, MDB_NEXT))) {
-		if (k.mv_size > 1 && memcmp(k.mv_data, "__", 2) == 0)
-			lmdb_merge_note(g, i, &k, &v);
-		else
-			rc = lmdb_merge_put(g, &k, &v);
-	}
-	if (rc == BALE_OK && err != MDB_NOTFOUND)
-		rc = lmdb_merge_fail(g, "cannot read", path, err);
-	if (cur)
-		mdb_cursor_close(cur);
-	if (txn)
-		mdb_txn_abort(txn);
-	mdb_env_close(env);
+	g->part = i;
+	rc = lmdb_each_record(path, g->nosubdir, lmdb_merge_record, g,
+	    g->err);
 	free(path);
 	return rc;
 }

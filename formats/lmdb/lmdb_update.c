@@ -163,46 +163,28 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 	return rc;
 }
 
+/* One record of the delta: a sample's appended, its key list joined to
+ * ours, the rest (its metadata) left. */
+static int lmdb_upd_record(void *ctx, MDB_val *k, MDB_val *v)
+{
+	struct lmdb_updating *g = ctx;
+	int e = 0;
+
+	if (k->mv_size == 8 && !memcmp(k->mv_data, "__keys__", 8))
+		bale_buf_add(&g->keys, v->mv_data, v->mv_size);
+	else if (k->mv_size < 2 || memcmp(k->mv_data, "__", 2) != 0)
+		e = mdb_put(g->txn, g->dbi, k, v, MDB_APPEND);
+	return e ? lmdb_upd_fail(g, "cannot append to", e) : BALE_OK;
+}
+
 /* The delta's sample records, appended; its keys joined to ours. */
 static int lmdb_upd_append(struct lmdb_updating *g)
 {
 	char *path = bale_strfmt("%s/%s.lmdb", g->u->delta, g->u->name);
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	MDB_cursor *cur = NULL;
-	MDB_dbi dbi;
-	MDB_val k, v;
-	int e, rc = BALE_OK;
+	int rc = path ? lmdb_each_record(path, g->nosubdir, lmdb_upd_record,
+	    g, g->err) : bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no "
+	    "memory");
 
-	if (!path)
-		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
-	e = mdb_env_create(&env);
-	if (!e)
-		e = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK |
-		    (g->nosubdir ? MDB_NOSUBDIR : 0), 0644);
-	if (!e && !lmdb_env_fits(env, path, g->nosubdir))
-		e = MDB_CORRUPTED;
-	if (!e)
-		e = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
-	if (!e)
-		e = mdb_dbi_open(txn, NULL, 0, &dbi);
-	if (!e)
-		e = mdb_cursor_open(txn, dbi, &cur);
-	while (!e && rc == BALE_OK && !(e = mdb_cursor_get(cur, &k, &v,
-	    MDB_NEXT))) {
-		if (k.mv_size == 8 && !memcmp(k.mv_data, "__keys__", 8))
-			bale_buf_add(&g->keys, v.mv_data, v.mv_size);
-		else if (k.mv_size < 2 || memcmp(k.mv_data, "__", 2) != 0)
-			e = mdb_put(g->txn, g->dbi, &k, &v, MDB_APPEND);
-	}
-	if (e != MDB_NOTFOUND)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot append "
-		    "'%s': %s", path, mdb_strerror(e));
-	if (cur)
-		mdb_cursor_close(cur);
-	if (txn)
-		mdb_txn_abort(txn);
-	mdb_env_close(env);
 	free(path);
 	return rc;
 }

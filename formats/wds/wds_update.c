@@ -125,21 +125,6 @@ static void wds_upd_made(struct wds_updating *g, const char *path)
 	bale_buf_add(&g->made, path, strlen(path) + 1);
 }
 
-/* 1 if @key leaves. */
-static int wds_upd_leaves(const struct bale_update *u, uint64_t key)
-{
-	size_t lo = 0, hi = u->nremoved, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (u->removed[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < u->nremoved && u->removed[lo] == key;
-}
-
 /* How many of samples [@pos, @pos + @n) leave. */
 static uint64_t wds_upd_leaving(const struct bale_update *u, uint64_t pos,
     uint64_t n)
@@ -147,7 +132,7 @@ static uint64_t wds_upd_leaving(const struct bale_update *u, uint64_t pos,
 	uint64_t i, k = 0;
 
 	for (i = pos; i < pos + n; i++)
-		k += (uint64_t)wds_upd_leaves(u, u->keys_before[i]);
+		k += (uint64_t)bale_update_removes(u, u->keys_before[i]);
 	return k;
 }
 
@@ -218,7 +203,7 @@ static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
 		    + i]);
 		if (wds_upd_span(line, key, &lo, &hi) != 0)
 			return -1;
-		if (wds_upd_leaves(g->u, g->u->keys_before[pos + i]))
+		if (bale_update_removes(g->u, g->u->keys_before[pos + i]))
 			continue;
 		if (bale_file_copy_range(w->in, lo, w->out, hi - lo) != 0)
 			return -2;
