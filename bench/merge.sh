@@ -2,9 +2,10 @@
 # bale merge against packing: the 110k tree (10 000 JPEGs, 1.1 GB, 100
 # classes; bench/make_tree.sh, under $BENCH_DIR, default build/bench)
 # packed whole, and as 8 parts (--part I/8) merged, per format (-f wds,
-# -f lmdb, -f hdf5 and hdf5 with --copy), warm. Prints every time and
-# the medians, and each merge's time as a share of the whole pack's of
-# its format, and what starting the process alone takes (bale --help).
+# -f lmdb, -f hdf5 and hdf5 with --copy), warm: the runs of the pack,
+# then those of the merge. Prints every time and the medians, and each
+# merge's time as a share of the whole pack's of its format, and what
+# starting the process alone takes (bale --help).
 #
 #   bench/merge.sh [-r RUNS]
 set -eu
@@ -32,15 +33,20 @@ for how in wds lmdb hdf5 "hdf5 --copy"; do
     f=${how%% *}
     copy=${how#"$f"}
     packs=() merges=()
+    # the packs, then the merges: a merge right after a 1 GB pack would
+    # pay for the pack's page-cache churn
     for ((r = 0; r < runs; r++)); do
-        rm -rf "$work/whole" "$work/merged"
+        rm -rf "$work/whole"
         packs+=("$(secs "$bale" pack "$src" -f "$f" -o "$work/whole" -q)")
+    done
+    rm -rf "$work/whole"
+    for ((r = 0; r < runs; r++)); do
+        rm -rf "$work/merged"
         # shellcheck disable=SC2086
         merges+=("$(secs "$bale" merge "$work/merged" "$work"/p? -f "$f" \
             $copy)")
-        echo "run $r $how: pack ${packs[-1]} s, merge of 8 parts" \
-            "${merges[-1]} s"
     done
+    echo "$how: packs ${packs[*]} s; merges of 8 parts ${merges[*]} s"
     /usr/bin/python3 - "$how" "${packs[*]}" "${merges[*]}" <<'PY'
 import statistics as st, sys
 f = sys.argv[1]
