@@ -362,7 +362,9 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_part_mark(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_update_apply(p, &run);
-	if (pipe_journal_end(&run, rc) && p->err.remedy == BALE_REMEDY_NONE)
+	/* an update is redone, not resumed: its delta goes */
+	if (pipe_journal_end(&run, rc) && p->err.remedy == BALE_REMEDY_NONE &&
+	    !run.upd)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	if (rc == BALE_EEXIST)
 		p->err.remedy = BALE_REMEDY_REPLACE;

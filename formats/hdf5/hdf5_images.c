@@ -271,7 +271,7 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 
 	if (virtual)
 		rc = hdf5_sources(r, st, dcpl, encoded);
-	else if (encoded) {
+	else if (encoded && end > 0) {	/* no bytes: nothing to find */
 		st->segs = calloc(1, sizeof(*st->segs));
 		if (!st->segs)
 			rc = bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no "

@@ -134,6 +134,25 @@ update "$T/a"
 expect_status 0
 check_tree "$T/a" "after a removal"
 
+# every sample removed, then one back
+mkdir -p "$T/one/c"
+cp "$T/tree/n00000001/new_3.jpeg" "$T/one/c/x.jpg"
+"$BALE" pack "$T/one" -f "$formats" -o "$T/o1" --update -q
+rm "$T/one/c/x.jpg"
+"$BALE" pack "$T/one" -f "$formats" -o "$T/o1" --update -q 2>/dev/null ||
+    fail "an update removing every sample failed"
+for o in $outs; do
+    [ "$("$BALE" ls "$T/o1/$o" | wc -l)" -eq 0 ] || fail "$o is not empty"
+    "$BALE" verify "$T/o1/$o" >/dev/null || fail "an empty $o does not verify"
+done
+cp "$T/tree/n00000001/new_3.jpeg" "$T/one/c/y.jpg"
+"$BALE" pack "$T/one" -f "$formats" -o "$T/o1" --update -q ||
+    fail "an update after removing every sample failed"
+for o in $outs; do
+    [ "$("$BALE" ls "$T/o1/$o" | cut -f6)" = c/y.jpg ] ||
+        fail "$o does not hold the one sample"
+done
+
 # refusals, with the output left as it is
 run "$BALE" pack "$T/tree" -f wds -o "$T/a" --update
 expect_status 1
