@@ -251,14 +251,29 @@ static unsigned lmdb_lock_flag(const char *path, int nosubdir)
 	return writable ? 0 : MDB_NOLOCK;
 }
 
-/* The map as large as an update could make the file: a read
- * transaction of a later version then needs no new map. */
-static size_t lmdb_read_map(const struct stat *data)
+/* Open @e's environment with a map as large as an update could make
+ * the file, so that a read transaction of a later version needs no new
+ * map; where the address space is tight (a sanitizer's shadow, a
+ * ulimit), smaller, down to what the file asks for. */
+static int lmdb_env_open_mapped(struct lmdb_env *e, const char *path,
+    unsigned flags, const struct stat *data)
 {
-	size_t least = (size_t)1 << 40;
-	size_t grown = 4 * (size_t)data->st_size;
+	size_t sizes[] = { (size_t)1 << 40, 4 * (size_t)data->st_size, 0 };
+	size_t i;
+	int err = ENOMEM;
 
-	return grown > least ? grown : least;
+	for (i = 0; err == ENOMEM && i < sizeof(sizes) / sizeof(sizes[0]);
+	    i++) {
+		if (e->env)
+			mdb_env_close(e->env);
+		e->env = NULL;
+		err = mdb_env_create(&e->env);
+		if (err == 0 && sizes[i])
+			err = mdb_env_set_mapsize(e->env, sizes[i]);
+		if (err == 0)
+			err = mdb_env_open(e->env, path, flags, 0644);
+	}
+	return err;
 }
 
 static int lmdb_env_create(struct bale_reader *r, const char *path,
@@ -277,11 +292,7 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	e->dev = data->st_dev;
 	e->ino = data->st_ino;
 	atomic_init(&e->populate, 1);
-	err = mdb_env_create(&e->env);
-	if (err == 0)
-		err = mdb_env_set_mapsize(e->env, lmdb_read_map(data));
-	if (err == 0)
-		err = mdb_env_open(e->env, path, flags, 0644);
+	err = lmdb_env_open_mapped(e, path, flags, data);
 	rc = err ? lmdb_env_fail(r, path, err) :
 	    lmdb_check_size(r, e->env, path, data);
 	if (rc == BALE_OK)
