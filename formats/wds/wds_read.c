@@ -282,6 +282,13 @@ static int wds_read_span(struct bale_reader *r, struct wds_r *st,
 	    wds_read_failed(r, st, e->shard, got);
 }
 
+/* 1 if member @m lies inside a shard of @size bytes (an .idx line can
+ * say anything: its offset plus its size must not wrap around). */
+static int wds_member_inside(const struct wds_member *m, uint64_t size)
+{
+	return m->off <= size && m->size <= size - m->off;
+}
+
 static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -295,6 +302,12 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
 		    PRIu64, i);
 	e = &st->entries[i];
+	if (!wds_member_inside(&e->image, st->sizes[e->shard]) ||
+	    (!st->images_only && (!wds_member_inside(&e->cls,
+	    st->sizes[e->shard]) || !wds_member_inside(&e->json,
+	    st->sizes[e->shard]))))
+		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
+		    " points past the end of '%s'", i, st->paths[e->shard]);
 	lo = e->image.off < e->cls.off ? e->image.off : e->cls.off;
 	lo = lo < e->json.off ? lo : e->json.off;
 	hi = e->json.off + e->json.size;

@@ -55,6 +55,17 @@ run "$BALE" verify "$T/wds/data-shards.json"
 expect_status 1
 expect_stderr "wds: label 9 in .cls, "
 
+# wds: an .idx line whose image offset plus size wraps around 2^64 (the
+# fuzzer's find) is refused, not read from before the buffer
+rm -rf "$T/wds"
+mkdir "$T/wds"
+cp "$T/good"/data-* "$T/wds/"
+sed -i '2s/^\([a-z]*\) [0-9]* /\1 18446744073709551615 /' \
+    "$T/wds/data-000000.idx"
+run "$BALE" verify "$T/wds/data-shards.json"
+expect_status 1
+expect_stderr "points past the end of"
+
 # lmdb: a data file cut short (its meta page names pages past the end,
 # which LMDB would touch through its map: SIGBUS) is refused at open
 rm -rf "$T/bad.lmdb"
