@@ -343,6 +343,10 @@ BALE_API char *bale_file_read_all(const char *path, size_t *n);
 
 BALE_API void bale_json_str(struct bale_buf *b, const char *s);
 BALE_API void bale_json_strn(struct bale_buf *b, const char *s, size_t n);
+/** A JSON array of the @n strings @s (null for a NULL one, or for all
+ *  when @s is NULL). */
+BALE_API void bale_json_str_array(struct bale_buf *b, const char *const *s,
+    size_t n);
 /** "key": with a leading comma unless @first. */
 BALE_API void bale_json_key(struct bale_buf *b, const char *key, int first);
 BALE_API void bale_json_kv_str(struct bale_buf *b, const char *key,
@@ -372,6 +376,16 @@ BALE_API char *bale_jsonr_string(const char *v, const char *vend);
 
 /** The non-negative integer at [v, vend). @return 0 or -1 */
 BALE_API int bale_jsonr_u64(const char *v, const char *vend, uint64_t *out);
+
+/** @key's value in the object at [s, end) as a non-negative integer.
+ *  @return 0, or -1 when absent or not one */
+BALE_API int bale_jsonr_key_u64(const char *s, const char *end,
+    const char *key, uint64_t *out);
+
+/** @key's value in the object at [s, end) as a new string (as
+ *  bale_jsonr_string() decodes it), or NULL when absent or not one. */
+BALE_API char *bale_jsonr_key_string(const char *s, const char *end,
+    const char *key);
 
 /* ---- meta: the per-sample JSON every format stores beside the bytes. */
 

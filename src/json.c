@@ -93,6 +93,20 @@ void bale_json_kv_str(struct bale_buf *b, const char *key, const char *v,
 	bale_json_str(b, v);
 }
 
+void bale_json_str_array(struct bale_buf *b, const char *const *s,
+    size_t n)
+{
+	size_t i;
+
+	bale_buf_puts(b, "[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			bale_buf_puts(b, ",");
+		bale_json_str(b, s ? s[i] : NULL);
+	}
+	bale_buf_puts(b, "]");
+}
+
 void bale_json_kv_u64(struct bale_buf *b, const char *key, uint64_t v,
     int first)
 {

@@ -267,3 +267,20 @@ int bale_jsonr_u64(const char *v, const char *vend, uint64_t *out)
 	*out = x;
 	return 0;
 }
+
+int bale_jsonr_key_u64(const char *s, const char *end, const char *key,
+    uint64_t *out)
+{
+	const char *vend;
+	const char *v = bale_jsonr_find(s, end, key, &vend);
+
+	return v && bale_jsonr_u64(v, vend, out) == 0 ? 0 : -1;
+}
+
+char *bale_jsonr_key_string(const char *s, const char *end, const char *key)
+{
+	const char *vend;
+	const char *v = bale_jsonr_find(s, end, key, &vend);
+
+	return v && *v == '"' ? bale_jsonr_string(v, vend) : NULL;
+}

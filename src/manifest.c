@@ -32,23 +32,6 @@ int bale_manifest_add(struct bale_manifest *m, uint64_t key, int64_t label,
 	return 0;
 }
 
-static int manifest_u64(const char *s, const char *end, const char *key,
-    uint64_t *out)
-{
-	const char *vend;
-	const char *v = bale_jsonr_find(s, end, key, &vend);
-
-	return v && bale_jsonr_u64(v, vend, out) == 0 ? 0 : -1;
-}
-
-static char *manifest_str(const char *s, const char *end, const char *key)
-{
-	const char *vend;
-	const char *v = bale_jsonr_find(s, end, key, &vend);
-
-	return v && *v == '"' ? bale_jsonr_string(v, vend) : NULL;
-}
-
 static int manifest_classes(struct bale_manifest *m, const char *s,
     const char *end)
 {
@@ -76,12 +59,12 @@ static int manifest_head(struct bale_manifest *m, const char *s,
 {
 	uint64_t kind;
 
-	if (manifest_u64(s, end, "bale_manifest", &kind) || kind != 1 ||
-	    manifest_u64(s, end, "version", &m->version) ||
-	    manifest_u64(s, end, "next_key", &m->next_key))
+	if (bale_jsonr_key_u64(s, end, "bale_manifest", &kind) || kind != 1 ||
+	    bale_jsonr_key_u64(s, end, "version", &m->version) ||
+	    bale_jsonr_key_u64(s, end, "next_key", &m->next_key))
 		return -1;
-	m->formats = manifest_str(s, end, "formats");
-	m->settings = manifest_str(s, end, "settings");
+	m->formats = bale_jsonr_key_string(s, end, "formats");
+	m->settings = bale_jsonr_key_string(s, end, "settings");
 	if (!m->formats || !m->settings)
 		return -1;
 	return manifest_classes(m, s, end);
@@ -92,13 +75,13 @@ static int manifest_line(struct bale_manifest *m, const char *s,
     const char *end)
 {
 	uint64_t key, label, size, mtime;
-	char *path = manifest_str(s, end, "path");
+	char *path = bale_jsonr_key_string(s, end, "path");
 	int rc = -1;
 
-	if (path && !manifest_u64(s, end, "key", &key) &&
-	    !manifest_u64(s, end, "label", &label) &&
-	    !manifest_u64(s, end, "size", &size) &&
-	    !manifest_u64(s, end, "mtime_ns", &mtime) &&
+	if (path && !bale_jsonr_key_u64(s, end, "key", &key) &&
+	    !bale_jsonr_key_u64(s, end, "label", &label) &&
+	    !bale_jsonr_key_u64(s, end, "size", &size) &&
+	    !bale_jsonr_key_u64(s, end, "mtime_ns", &mtime) &&
 	    label < m->nclasses && key < m->next_key)
 		rc = bale_manifest_add(m, key, (int64_t)label, size,
 		    (int64_t)mtime, path);
@@ -138,8 +121,6 @@ int bale_manifest_read(struct bale_manifest *m, const char *path,
 static void manifest_put_head(const struct bale_manifest *m,
     struct bale_buf *b)
 {
-	size_t i;
-
 	bale_json_kv_u64(b, "bale_manifest", 1, 1);
 	bale_json_kv_u64(b, "version", m->version, 0);
 	bale_json_kv_u64(b, "next_key", m->next_key, 0);
@@ -147,12 +128,7 @@ static void manifest_put_head(const struct bale_manifest *m,
 	bale_json_kv_str(b, "formats", m->formats, 0);
 	bale_json_kv_str(b, "settings", m->settings, 0);
 	bale_json_key(b, "classes", 0);
-	bale_buf_puts(b, "[");
-	for (i = 0; i < m->nclasses; i++) {
-		bale_buf_puts(b, i ? "," : "");
-		bale_json_str(b, m->classes[i]);
-	}
-	bale_buf_puts(b, "]");
+	bale_json_str_array(b, (const char *const *)m->classes, m->nclasses);
 }
 
 int bale_manifest_write(const struct bale_manifest *m, const char *path)

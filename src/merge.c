@@ -18,23 +18,6 @@ struct merge_mark {
 	char *formats;
 };
 
-static int merge_u64(const char *text, const char *end, const char *key,
-    uint64_t *out)
-{
-	const char *vend;
-	const char *v = bale_jsonr_find(text, end, key, &vend);
-
-	return v && bale_jsonr_u64(v, vend, out) == 0 ? 0 : -1;
-}
-
-static char *merge_str(const char *text, const char *end, const char *key)
-{
-	const char *vend;
-	const char *v = bale_jsonr_find(text, end, key, &vend);
-
-	return v && *v == '"' ? bale_jsonr_string(v, vend) : NULL;
-}
-
 /* Read @k->dir's marker. */
 static int merge_read_mark(struct merge_mark *k, const char *name,
     struct bale_errbuf *err)
@@ -49,13 +32,13 @@ static int merge_read_mark(struct merge_mark *k, const char *name,
 		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' holds no complete "
 		    "part: no %s-part.json (was it packed with --part, and did "
 		    "it finish?)", k->dir, name);
-	else if (!(k->run = merge_str(text, end, "run")) ||
-	    !(k->formats = merge_str(text, end, "formats")) ||
-	    merge_u64(text, end, "part", &k->part) ||
-	    merge_u64(text, end, "parts", &k->parts) ||
-	    merge_u64(text, end, "first", &k->first) ||
-	    merge_u64(text, end, "count", &k->count) ||
-	    merge_u64(text, end, "total", &k->total) || k->parts == 0 ||
+	else if (!(k->run = bale_jsonr_key_string(text, end, "run")) ||
+	    !(k->formats = bale_jsonr_key_string(text, end, "formats")) ||
+	    bale_jsonr_key_u64(text, end, "part", &k->part) ||
+	    bale_jsonr_key_u64(text, end, "parts", &k->parts) ||
+	    bale_jsonr_key_u64(text, end, "first", &k->first) ||
+	    bale_jsonr_key_u64(text, end, "count", &k->count) ||
+	    bale_jsonr_key_u64(text, end, "total", &k->total) || k->parts == 0 ||
 	    k->part >= k->parts)
 		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a part "
 		    "marker bale wrote", path);

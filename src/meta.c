@@ -26,15 +26,7 @@ void bale_meta_json(struct bale_buf *b, const struct bale_sample *s)
 
 void bale_meta_classes(struct bale_buf *b, const struct bale_dataset *ds)
 {
-	size_t i;
-
-	bale_buf_puts(b, "[");
-	for (i = 0; i < ds->nclasses; i++) {
-		if (i)
-			bale_buf_puts(b, ",");
-		bale_json_str(b, ds->classes ? ds->classes[i] : NULL);
-	}
-	bale_buf_puts(b, "]");
+	bale_json_str_array(b, ds->classes, ds->nclasses);
 }
 
 void bale_meta_parse(const char *json, size_t n, char **path,

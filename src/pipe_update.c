@@ -277,13 +277,8 @@ static void upd_report(struct bale_pipeline *p, const struct pipe_run *run,
 		}
 		bale_buf_puts(b, "]");
 		bale_json_key(b, "new_classes", 0);
-		bale_buf_puts(b, "[");
-		for (i = 0; i < d->new_classes; i++) {
-			bale_buf_puts(b, i ? "," : "");
-			bale_json_str(b, d->classes[d->nclasses -
-			    d->new_classes + i]);
-		}
-		bale_buf_puts(b, "]");
+		bale_json_str_array(b, d->classes + d->nclasses -
+		    d->new_classes, d->new_classes);
 	}
 	bale_buf_puts(b, "}");
 }

@@ -204,18 +204,12 @@ static int lmdb_upd_metadata(struct lmdb_updating *g)
 	struct bale_buf bale = BALE_BUF_INIT, cls = BALE_BUF_INIT;
 	const char *p;
 	char count[32];
-	size_t i;
 	int rc;
 
 	for (p = g->keys.data, g->count = 0; p && *p; p = strchr(p, '\n') + 1)
 		g->count++;
 	lmdb_bale_record(&bale, g->count);
-	bale_buf_puts(&cls, "[");
-	for (i = 0; i < g->u->nclasses; i++) {
-		bale_buf_puts(&cls, i ? "," : "");
-		bale_json_str(&cls, g->u->classes[i]);
-	}
-	bale_buf_puts(&cls, "]");
+	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
 	rc = bale.failed || cls.failed || g->keys.failed ?
 	    bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory") :

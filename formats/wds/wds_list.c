@@ -40,14 +40,11 @@ static int wds_list_entry_read(struct wds_list *l, const char *e,
     const char *eend)
 {
 	struct wds_shard *s = &l->v[l->n];
-	const char *v, *vend;
 
-	v = bale_jsonr_find(e, eend, "url", &vend);
-	s->url = v ? bale_jsonr_string(v, vend) : NULL;
-	v = bale_jsonr_find(e, eend, "nsamples", &vend);
-	if (!s->url || !v || bale_jsonr_u64(v, vend, &s->nsamples) != 0 ||
-	    !(v = bale_jsonr_find(e, eend, "filesize", &vend)) ||
-	    bale_jsonr_u64(v, vend, &s->filesize) != 0) {
+	s->url = bale_jsonr_key_string(e, eend, "url");
+	if (!s->url || bale_jsonr_key_u64(e, eend, "nsamples",
+	    &s->nsamples) != 0 || bale_jsonr_key_u64(e, eend, "filesize",
+	    &s->filesize) != 0) {
 		free(s->url);
 		return -1;
 	}

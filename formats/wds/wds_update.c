@@ -400,15 +400,9 @@ static int wds_upd_delta(struct wds_updating *g)
 static int wds_upd_publish(struct wds_updating *g)
 {
 	struct bale_buf b = BALE_BUF_INIT, cls = BALE_BUF_INIT;
-	size_t i;
 	int rc = BALE_OK;
 
-	bale_buf_puts(&cls, "[");
-	for (i = 0; i < g->u->nclasses; i++) {
-		bale_buf_puts(&cls, i ? "," : "");
-		bale_json_str(&cls, g->u->classes[i]);
-	}
-	bale_buf_puts(&cls, "]");
+	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
 	wds_list_render(&b, g->u->name, &g->entries, g->samples, cls.data,
 	    cls.len);
 	if (b.failed || cls.failed || g->entries.failed || g->made.failed)
