@@ -3,6 +3,7 @@
  * have each format's backend join them (bale_backend.merge). */
 #include "bale.h"
 #include "bale_backend.h"
+#include "registry.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -81,14 +82,14 @@ static int merge_check(struct merge_mark *m, size_t n,
 }
 
 /* 1 if comma-separated @list names @fmt. */
-static int merge_lists(const char *list, const char *fmt, size_t n)
+static int merge_lists(const char *list, const char *fmt)
 {
-	const char *p = list;
+	char name[64];
+	int got;
 
-	for (; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		if (strcspn(p, ",") == n && strncmp(p, fmt, n) == 0)
+	while ((got = registry_next_name(&list, name, sizeof(name))))
+		if (got > 0 && strcmp(name, fmt) == 0)
 			return 1;
-	}
 	return 0;
 }
 
@@ -99,15 +100,16 @@ static int merge_formats(const struct bale_merge *bm, const char *want,
 	const struct bale_backend *be;
 	char name[64];
 	const char *p;
-	size_t n;
-	int pass, rc = BALE_OK;
+	int got, pass, rc = BALE_OK;
 
 	for (pass = 0; pass < 2 && rc == BALE_OK; pass++)
-		for (p = want; rc == BALE_OK && *p; p += n + (p[n] == ',')) {
-			n = strcspn(p, ",");
-			snprintf(name, sizeof(name), "%.*s", (int)n, p);
-			be = bale_backend_find(name);
-			if (pass == 0 && !merge_lists(held, p, n))
+		for (p = want; rc == BALE_OK && (got = registry_next_name(&p,
+		    name, sizeof(name)));) {
+			be = got > 0 ? bale_backend_find(name) : NULL;
+			if (got < 0)
+				rc = bale_errbuf_set(err, BALE_EINVAL, "bad "
+				    "format list '%s'", want);
+			else if (pass == 0 && !merge_lists(held, name))
 				rc = bale_errbuf_set(err, BALE_EINVAL, "the "
 				    "parts hold no '%s' output", name);
 			else if (pass == 0 && (!be || !be->merge))

@@ -14,6 +14,7 @@
 #include "pipeline.h"
 
 #include "manifest.h"
+#include "registry.h"
 #include "report.h"
 #include "shuffle.h"
 #include "update_diff.h"
@@ -87,13 +88,15 @@ static char *upd_settings(const struct bale_pack_opts *o)
 static int upd_check_formats(struct bale_pipeline *p, const char *list)
 {
 	const struct bale_backend *be;
+	const char *f = list;
 	char name[64];
-	size_t n;
+	int got;
 
-	for (; *list; list += n + (list[n] == ',')) {
-		n = strcspn(list, ",");
-		snprintf(name, sizeof(name), "%.*s", (int)n, list);
-		be = bale_backend_find(name);
+	while ((got = registry_next_name(&f, name, sizeof(name)))) {
+		be = got > 0 ? bale_backend_find(name) : NULL;
+		if (got < 0)
+			return bale_errbuf_set(&p->err, BALE_EINVAL, "bad "
+			    "format list '%s'", list);
 		if (be && !be->update)
 			return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: "
 			    "--update is not supported for this format yet",
@@ -356,7 +359,6 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	const struct bale_backend *be;
 	struct bale_update bu;
 	char name[64];
-	size_t n;
 	int rc = BALE_OK;
 
 	memset(&bu, 0, sizeof(bu));
@@ -372,9 +374,9 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	bu.last_key_before = u->old.n ? u->old.e[u->old.n - 1].key :
 	    UINT64_MAX;
 	bu.keys_before = u->keys_before;
-	for (; rc == BALE_OK && *list; list += n + (list[n] == ',')) {
-		n = strcspn(list, ",");
-		snprintf(name, sizeof(name), "%.*s", (int)n, list);
+	/* the list was checked by upd_check_formats() */
+	while (rc == BALE_OK && registry_next_name(&list, name,
+	    sizeof(name)) > 0) {
 		be = bale_backend_find(name);
 		rc = be && be->update ? be->update(&bu, &p->err) :
 		    bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: cannot update",

@@ -3,6 +3,8 @@
  * published together. */
 #include "pipeline.h"
 
+#include "registry.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -67,18 +69,15 @@ int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const char *f = run->opts->formats;
 	char name[64];
-	size_t len;
 	size_t i;
-	int rc = BALE_OK;
+	int got, rc = BALE_OK;
 
-	while (rc == BALE_OK && f && *f) {
-		len = strcspn(f, ",");
-		if (len == 0 || len >= sizeof(name))
+	while (rc == BALE_OK && (got = registry_next_name(&f, name,
+	    sizeof(name)))) {
+		if (got < 0)
 			return bale_errbuf_set(&p->err, BALE_EINVAL,
 			    "bad format list '%s'", run->opts->formats);
-		snprintf(name, sizeof(name), "%.*s", (int)len, f);
 		rc = pipe_add_writer(p, run, name);
-		f += len + (f[len] == ',');
 	}
 	if (rc == BALE_OK && run->nwriters == 0)
 		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "no format chosen");

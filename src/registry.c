@@ -117,3 +117,19 @@ const char *bale_output_format(const char *path)
 			return be->name;
 	return NULL;
 }
+
+int registry_next_name(const char **list, char *name, size_t cap)
+{
+	const char *p = *list;
+	size_t n;
+
+	if (!p || !*p)
+		return 0;
+	n = strcspn(p, ",");
+	*list = p + n + (p[n] == ',');
+	if (n == 0 || n >= cap)
+		return -1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return 1;
+}
