@@ -135,12 +135,10 @@ struct bale_update {
 	size_t nclasses;
 	uint64_t version;		/* the dataset's version after it */
 	uint64_t count_before;		/* samples the output must hold, */
-	uint64_t last_key_before;	/* the last one's key (UINT64_MAX:
-					 * none), as the manifest says; else
-					 * an earlier update was interrupted
-					 * after this output took it */
-	const uint64_t *keys_before;	/* every sample's key before, in
-					 * order (count_before of them) */
+	const uint64_t *keys_before;	/* with these keys in this order, as
+					 * the manifest says; else an earlier
+					 * update was interrupted after this
+					 * output took it */
 };
 
 /** 1 if the sample keyed @key leaves in update @u (u->removed holds it). */

@@ -371,8 +371,6 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	bu.nclasses = u->diff.nclasses;
 	bu.version = u->old.version + 1;
 	bu.count_before = u->old.n;
-	bu.last_key_before = u->old.n ? u->old.e[u->old.n - 1].key :
-	    UINT64_MAX;
 	bu.keys_before = u->keys_before;
 	/* the list was checked by upd_check_formats() */
 	while (rc == BALE_OK && registry_next_name(&list, name,
@@ -434,9 +432,7 @@ int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 		rc = upd_apply_formats(p, run, u);
 	if (rc == BALE_OK)
 		rc = upd_write_manifest(p, run, u);
-	if (u->delta)
-		bale_file_remove_tree(u->delta);
-	return rc;
+	return rc;	/* the delta goes in pipe_update_release() */
 }
 
 void pipe_update_release(struct pipe_run *run)

@@ -95,7 +95,7 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 		return hdf5_upd_fail(g, "cannot read the rows of", g->final);
 	if ((uint64_t)n != u->count_before || (n && (bale_hdf5_rowset_key(
 	    &g->rows, (uint64_t)n - 1, key, sizeof(key)) != 0 ||
-	    strtoull(key, NULL, 10) != u->last_key_before)))
+	    strtoull(key, NULL, 10) != u->keys_before[n - 1])))
 		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: '%s' holds "
 		    "%" PRId64 " samples, not the %" PRIu64 " its manifest "
 		    "lists: an earlier update was cut short; rebuild with "

@@ -154,7 +154,7 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 	}
 	bale_buf_release(&old);
 	if (rc == BALE_OK && (n != u->count_before ||
-	    key != u->last_key_before))
+	    (n && key != u->keys_before[n - 1])))
 		return bale_errbuf_set(g->err, BALE_EINVAL, "lmdb: '%s' holds "
 		    "%" PRIu64 " samples, not the %" PRIu64 " its manifest "
 		    "lists: an earlier update was cut short; rebuild with "
