@@ -153,6 +153,19 @@ for o in $outs; do
         fail "$o does not hold the one sample"
 done
 
+# an update cut short after the formats took it, before the manifest
+# did: the next one says so, and changes nothing
+cp "$T/o1/data-manifest.jsonl" "$T/manifest-before"
+cp "$T/tree/n00000001/new_3.jpeg" "$T/one/c/z.jpg"
+"$BALE" pack "$T/one" -f "$formats" -o "$T/o1" --update -q
+cp "$T/manifest-before" "$T/o1/data-manifest.jsonl"
+"$BALE" ls "$T/o1/data-shards.json" >"$T/ls-before"
+run "$BALE" pack "$T/one" -f "$formats" -o "$T/o1" --update -q
+expect_status 1
+expect_stderr "an earlier update was cut short"
+diff "$T/ls-before" <("$BALE" ls "$T/o1/data-shards.json") ||
+    fail "a refused update changed the output"
+
 # refusals, with the output left as it is
 run "$BALE" pack "$T/tree" -f wds -o "$T/a" --update
 expect_status 1
