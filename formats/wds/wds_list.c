@@ -35,29 +35,43 @@ void wds_list_render(struct bale_buf *b, const char *name,
 	bale_buf_puts(b, "}}\n");
 }
 
+int wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
+    uint64_t filesize)
+{
+	struct wds_shard *grown;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		grown = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!grown)
+			return -1;
+		l->v = grown;
+	}
+	if (!(l->v[l->n].url = strdup(url)))
+		return -1;
+	l->v[l->n].nsamples = nsamples;
+	l->v[l->n++].filesize = filesize;
+	return 0;
+}
+
 /* One "shardlist" element. @return 0, or -1 when it is not one */
 static int wds_list_entry_read(struct wds_list *l, const char *e,
     const char *eend)
 {
-	struct wds_shard *s = &l->v[l->n];
+	char *url = bale_jsonr_key_string(e, eend, "url");
+	uint64_t nsamples, filesize;
+	int rc = url && bale_jsonr_key_u64(e, eend, "nsamples",
+	    &nsamples) == 0 && bale_jsonr_key_u64(e, eend, "filesize",
+	    &filesize) == 0 ? wds_list_push(l, url, nsamples, filesize) : -1;
 
-	s->url = bale_jsonr_key_string(e, eend, "url");
-	if (!s->url || bale_jsonr_key_u64(e, eend, "nsamples",
-	    &s->nsamples) != 0 || bale_jsonr_key_u64(e, eend, "filesize",
-	    &s->filesize) != 0) {
-		free(s->url);
-		return -1;
-	}
-	l->n++;
-	return 0;
+	free(url);
+	return rc;
 }
 
 static int wds_list_parse(struct wds_list *l, const char *text,
     const char *end)
 {
 	const char *list, *lend, *cur, *e, *eend, *v, *vend;
-	size_t cap = 0;
-	void *grown;
 
 	if ((v = bale_jsonr_find(text, end, "bale", &vend)) &&
 	    (v = bale_jsonr_find(v, vend, "classes", &vend)) &&
@@ -68,17 +82,9 @@ static int wds_list_parse(struct wds_list *l, const char *text,
 	list = bale_jsonr_find(text, end, "shardlist", &lend);
 	if (!list || *list != '[')
 		return -1;
-	for (cur = list; (e = bale_jsonr_next(&cur, lend, &eend));) {
-		if (l->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			grown = realloc(l->v, cap * sizeof(*l->v));
-			if (!grown)
-				return -1;
-			l->v = grown;
-		}
+	for (cur = list; (e = bale_jsonr_next(&cur, lend, &eend));)
 		if (wds_list_entry_read(l, e, eend) != 0)
 			return -1;
-	}
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct wds_shard {
 struct wds_list {
 	struct wds_shard *v;
 	size_t n;
+	size_t cap;
 	char *classes;		/* "bale"."classes": a JSON array, or NULL */
 	size_t classes_len;
 };
@@ -24,6 +25,10 @@ struct wds_list {
 /** Append one shard's entry to the entries being built in @entries. */
 void wds_list_add(struct bale_buf *entries, const char *url,
     uint64_t nsamples, uint64_t filesize);
+
+/** Append shard @url to @l. @return 0, or -1 without memory */
+int wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
+    uint64_t filesize);
 
 /** The whole list into @b: @entries, and bale's own fields. */
 void wds_list_render(struct bale_buf *b, const char *name,

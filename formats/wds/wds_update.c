@@ -30,8 +30,7 @@ struct wds_updating {
 	struct wds_list old;
 	char *list;		/* OUT/NAME-shards.json */
 	unsigned next_no;	/* the next free shard number */
-	struct bale_buf entries;	/* the new list's */
-	uint64_t samples;
+	struct wds_list now;	/* the new list's shards */
 	struct bale_buf made;	/* files made, NUL-separated: removed if
 				 * the update fails */
 };
@@ -72,7 +71,7 @@ static int wds_upd_listed(const struct wds_list *l, const char *file)
 
 /* Every NAME-NNNNNN file of the folder: @fn(g, file, its number). */
 static int wds_upd_scan(struct wds_updating *g,
-    void (*fn)(struct wds_updating *, const char *, long, void *), void *arg)
+    void (*fn)(struct wds_updating *, const char *, long))
 {
 	DIR *d = opendir(g->u->out);
 	struct dirent *de;
@@ -83,35 +82,41 @@ static int wds_upd_scan(struct wds_updating *g,
 		    "'%s': %s", g->u->out, strerror(errno));
 	while ((de = readdir(d)))
 		if ((no = wds_upd_number(de->d_name, g->u->name)) >= 0)
-			fn(g, de->d_name, no, arg);
+			fn(g, de->d_name, no);
 	closedir(d);
 	return BALE_OK;
 }
 
 static void wds_upd_note_max(struct wds_updating *g, const char *file,
-    long no, void *arg)
+    long no)
 {
 	(void)file;
-	(void)arg;
 	if ((unsigned long)no >= g->next_no)
 		g->next_no = (unsigned)no + 1;
 }
 
-/* Files neither the old list nor the new (@arg) names: an older
- * version's, which no reader can still be in. */
+/* Files neither the old list nor the new names, after publishing: an
+ * older version's, which no reader can still be in. */
 static void wds_upd_drop_old(struct wds_updating *g, const char *file,
-    long no, void *arg)
+    long no)
 {
-	const struct wds_list *now = arg;
 	char *path;
 
 	(void)no;
-	if (wds_upd_listed(&g->old, file) || wds_upd_listed(now, file))
+	if (wds_upd_listed(&g->old, file) || wds_upd_listed(&g->now, file))
 		return;
 	path = bale_strfmt("%s/%s", g->u->out, file);
 	if (path)
 		unlink(path);
 	free(path);
+}
+
+/* Shard @url (beside the list) into the new list. */
+static int wds_upd_list(struct wds_updating *g, const char *url,
+    uint64_t nsamples, uint64_t filesize)
+{
+	return wds_list_push(&g->now, url, nsamples, filesize) == 0 ?
+	    BALE_OK : wds_upd_nomem(g);
 }
 
 static char *wds_upd_path(const struct wds_updating *g, unsigned no,
@@ -299,12 +304,11 @@ static int wds_upd_rewrite(struct wds_updating *g, const struct wds_shard *s,
 	int rc = src && tar && idx ? wds_upd_copy_shard(g, s, pos, src, tar,
 	    idx, &w) : wds_upd_nomem(g);
 
-	if (rc == BALE_OK) {
-		wds_list_add(&g->entries, tar + strlen(g->u->out) + 1, w.kept,
+	if (rc == BALE_OK)
+		rc = wds_upd_list(g, tar + strlen(g->u->out) + 1, w.kept,
 		    w.at + WDS_END_BYTES);
-		g->samples += w.kept;
+	if (rc == BALE_OK)
 		g->next_no++;
-	}
 	if (w.out >= 0)
 		close(w.out);
 	if (w.in >= 0)
@@ -335,13 +339,10 @@ static int wds_upd_old_shards(struct wds_updating *g)
 	for (i = 0, pos = 0; rc == BALE_OK && i < g->old.n; i++) {
 		s = &g->old.v[i];
 		leaving = wds_upd_leaving(u, pos, s->nsamples);
-		if (leaving == 0) {
-			wds_list_add(&g->entries, s->url, s->nsamples,
-			    s->filesize);
-			g->samples += s->nsamples;
-		} else if (leaving < s->nsamples) {
+		if (leaving == 0)
+			rc = wds_upd_list(g, s->url, s->nsamples, s->filesize);
+		else if (leaving < s->nsamples)
 			rc = wds_upd_rewrite(g, s, pos);
-		}
 		pos += s->nsamples;
 	}
 	return rc;
@@ -367,12 +368,11 @@ static int wds_upd_move(struct wds_updating *g, const struct wds_shard *s)
 		else
 			wds_upd_made(g, to);
 		if (rc == BALE_OK && k == 0)
-			wds_list_add(&g->entries, to + strlen(g->u->out) + 1,
+			rc = wds_upd_list(g, to + strlen(g->u->out) + 1,
 			    s->nsamples, s->filesize);
 		free(from);
 		free(to);
 	}
-	g->samples += s->nsamples;
 	g->next_no++;
 	return rc;
 }
@@ -400,31 +400,28 @@ static int wds_upd_delta(struct wds_updating *g)
 static int wds_upd_publish(struct wds_updating *g)
 {
 	struct bale_buf b = BALE_BUF_INIT, cls = BALE_BUF_INIT;
+	struct bale_buf entries = BALE_BUF_INIT;
+	uint64_t samples = 0;
+	size_t i;
 	int rc = BALE_OK;
 
+	for (i = 0; i < g->now.n; i++) {
+		wds_list_add(&entries, g->now.v[i].url, g->now.v[i].nsamples,
+		    g->now.v[i].filesize);
+		samples += g->now.v[i].nsamples;
+	}
 	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
-	wds_list_render(&b, g->u->name, &g->entries, g->samples, cls.data,
+	wds_list_render(&b, g->u->name, &entries, samples, cls.data,
 	    cls.len);
-	if (b.failed || cls.failed || g->entries.failed || g->made.failed)
+	if (b.failed || cls.failed || entries.failed || g->made.failed)
 		rc = wds_upd_nomem(g);
 	else if (bale_file_write_atomic(g->list, b.data, b.len, 0) != 0)
 		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
 		    "'%s': %s", g->list, strerror(errno));
 	bale_buf_release(&b);
 	bale_buf_release(&cls);
+	bale_buf_release(&entries);
 	return rc;
-}
-
-/* After publishing: what no reader can be in any more goes. */
-static void wds_upd_collect(struct wds_updating *g)
-{
-	struct wds_list now;
-	struct bale_errbuf ignored;
-
-	if (wds_list_read(g->list, &now, &ignored) != BALE_OK)
-		return;
-	wds_upd_scan(g, wds_upd_drop_old, &now);
-	wds_list_release(&now);
 }
 
 int wds_update(const struct bale_update *u, struct bale_errbuf *err)
@@ -439,20 +436,20 @@ int wds_update(const struct bale_update *u, struct bale_errbuf *err)
 	g.list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, u->out, u->name);
 	rc = g.list ? wds_list_read(g.list, &g.old, err) : wds_upd_nomem(&g);
 	if (rc == BALE_OK)
-		rc = wds_upd_scan(&g, wds_upd_note_max, NULL);
+		rc = wds_upd_scan(&g, wds_upd_note_max);
 	if (rc == BALE_OK)
 		rc = wds_upd_old_shards(&g);
 	if (rc == BALE_OK && u->delta)
 		rc = wds_upd_delta(&g);
 	if (rc == BALE_OK)
 		rc = wds_upd_publish(&g);
-	if (rc == BALE_OK)
-		wds_upd_collect(&g);
+	if (rc == BALE_OK)	/* best effort: the update is done */
+		wds_upd_scan(&g, wds_upd_drop_old);
 	for (p = g.made.data; rc != BALE_OK && p && p < g.made.data +
 	    g.made.len; p += strlen(p) + 1)
 		unlink(p);
 	wds_list_release(&g.old);
-	bale_buf_release(&g.entries);
+	wds_list_release(&g.now);
 	bale_buf_release(&g.made);
 	free(g.list);
 	return rc;
