@@ -79,9 +79,16 @@ find "$T/tree" -name 'img_*' | sort | tail -n 10 | xargs rm
 mkdir "$T/tree/a_new_class"
 cp "$(find "$T/tree/n00000001" -name '*.JPEG' | head -1)" \
     "$T/tree/a_new_class/x.jpg"
+cp "$T/a/data-shards.json" "$T/list-v1"
 update "$T/a"
 expect_status 0
 expect_stderr "version 2 of the dataset: 51 added, 5 replaced, 10 removed"
+# shards of the version before stay for its readers
+shards() { "$PY" -c 'import json, sys
+print("\n".join(s["url"] for s in json.load(open(sys.argv[1]))["shardlist"]))' "$1"; }
+for s in $(shards "$T/list-v1"); do
+    [ -f "$T/a/$s" ] || fail "$s of the version before is gone"
+done
 update "$T/b"
 check_tree "$T/a" "after the update"
 "$PY" - "$T/a.report.json" <<'PYEOF' || fail "the report"
@@ -130,9 +137,14 @@ diff <(cd "$T/a" && find . -type f -exec sha1sum {} + | sort) "$T/sums" ||
 # its number)
 rm "$T/tree/a_new_class/x.jpg"
 rmdir "$T/tree/a_new_class"
+cp "$T/a/data-shards.json" "$T/list-v2"
 update "$T/a"
 expect_status 0
 check_tree "$T/a" "after a removal"
+# only the shards of this version and the one before are left
+diff <(cd "$T/a" && ls data-*.tar | sort) \
+    <( (shards "$T/list-v2"; shards "$T/a/data-shards.json") | sort -u) ||
+    fail "an older version's shards stayed, or a kept one went"
 
 # every sample removed, then one back
 mkdir -p "$T/one/c"
