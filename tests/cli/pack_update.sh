@@ -84,8 +84,11 @@ update "$T/a"
 expect_status 0
 expect_stderr "version 2 of the dataset: 51 added, 5 replaced, 10 removed"
 # shards of the version before stay for its readers
-shards() { "$PY" -c 'import json, sys
-print("\n".join(s["url"] for s in json.load(open(sys.argv[1]))["shardlist"]))' "$1"; }
+shards() {
+    "$PY" -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["shardlist"]:
+    print(s["url"])' "$1"
+}
 for s in $(shards "$T/list-v1"); do
     [ -f "$T/a/$s" ] || fail "$s of the version before is gone"
 done
