@@ -69,7 +69,7 @@ static int hdf5_merge_images_of(struct hdf5_merging *g, size_t i,
 	hid_t t = d >= 0 ? H5Dget_type(d) : -1;
 	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
 	int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-	int ok = t >= 0 && rank >= 1 && rank <= HDF5_MERGE_RANK &&
+	int ok = t >= 0 && rank >= 1 && rank <= BALE_HDF5_MAX_RANK &&
 	    H5Sget_simple_extent_dims(space, s->dims, NULL) == rank;
 	int k;
 

@@ -10,12 +10,11 @@
 
 #include "hdf5_parts.h"
 
-#define HDF5_MERGE_RANK BALE_HDF5_MAX_RANK
 
 /* One part's file, and the rows of "images" it gives. */
 struct hdf5_source {
 	char *path;		/* PART/NAME.h5 */
-	hsize_t dims[HDF5_MERGE_RANK];	/* its "images" extent */
+	hsize_t dims[BALE_HDF5_MAX_RANK];	/* its "images" extent */
 	uint64_t rows;		/* of "images" mapped: bytes when encoded */
 };
 

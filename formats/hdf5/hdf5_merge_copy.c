@@ -17,7 +17,7 @@ static hid_t hdf5_copy_create(struct hdf5_merging *g, uint64_t rows)
 	hid_t file = H5Fopen(g->src[0].path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	hid_t d = file >= 0 ? H5Dopen2(file, "images", H5P_DEFAULT) : -1;
 	hid_t dcpl = d >= 0 ? H5Dget_create_plist(d) : -1;
-	hsize_t dims[HDF5_MERGE_RANK], max[HDF5_MERGE_RANK];
+	hsize_t dims[BALE_HDF5_MAX_RANK], max[BALE_HDF5_MAX_RANK];
 	hid_t space, out = -1;
 
 	memcpy(dims, g->src[0].dims, sizeof(dims));
@@ -40,8 +40,8 @@ static hid_t hdf5_copy_create(struct hdf5_merging *g, uint64_t rows)
 static int hdf5_copy_block(const struct hdf5_merging *g, hid_t src, hid_t dst,
     hid_t mtype, uint64_t from, uint64_t to, uint64_t n, void *buf)
 {
-	hsize_t start[HDF5_MERGE_RANK] = { 0 };
-	hsize_t count[HDF5_MERGE_RANK];
+	hsize_t start[BALE_HDF5_MAX_RANK] = { 0 };
+	hsize_t count[BALE_HDF5_MAX_RANK];
 	hid_t mspace, sspace = H5Dget_space(src);
 	hid_t dspace = H5Dget_space(dst);
 	int ok;
