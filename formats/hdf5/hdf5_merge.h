@@ -3,13 +3,11 @@
 #ifndef BALE_HDF5_MERGE_H
 #define BALE_HDF5_MERGE_H
 
+#include "hdf5_parts.h"
 #include "hdf5_rows.h"
 
 #include <hdf5.h>
 #include <stdint.h>
-
-#include "hdf5_parts.h"
-
 
 /* One part's file, and the rows of "images" it gives. */
 struct hdf5_source {
