@@ -174,35 +174,6 @@ char *bale_file_read_all(const char *path, size_t *n)
 	return b.data ? b.data : calloc(1, 1);
 }
 
-/* Copy the rest of @in to @out with read and write. */
-static int file_copy_rw(int in, int out)
-{
-	char buf[1 << 16];
-	ssize_t got;
-
-	while ((got = read(in, buf, sizeof(buf))) > 0)
-		if (bale_file_write_all(out, buf, (size_t)got) != 0)
-			return -1;
-	return got == 0 ? 0 : -1;
-}
-
-/* Copy @in to @out in the kernel (blocks shared where the file system
- * can); where it cannot (some file systems, FUSE), with read and write. */
-static int file_copy_fd(int in, int out)
-{
-	ssize_t got = 1;
-	int first = 1;
-
-	while (got > 0) {
-		got = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
-		if (got < 0 && first && (errno == EXDEV || errno == ENOSYS ||
-		    errno == EOPNOTSUPP || errno == EINVAL))
-			return file_copy_rw(in, out);
-		first = 0;
-	}
-	return got == 0 ? 0 : -1;
-}
-
 int bale_file_copy_range(int in, uint64_t off, int out, uint64_t len)
 {
 	loff_t at = (loff_t)off;
@@ -236,7 +207,9 @@ int bale_file_copy(const char *src, const char *dst)
 	int in = open(src, O_RDONLY | O_CLOEXEC);
 	int out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_TRUNC |
 	    O_CLOEXEC, 0644);
-	int rc = out >= 0 ? file_copy_fd(in, out) : -1;
+	struct stat sb;
+	int rc = out >= 0 && fstat(in, &sb) == 0 ? bale_file_copy_range(in, 0,
+	    out, (uint64_t)sb.st_size) : -1;
 	int sys = errno;
 
 	if (out >= 0 && close(out) != 0 && rc == 0) {
