@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 5
+#define BALE_BACKEND_ABI 6
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -163,6 +163,12 @@ struct bale_backend {
 	 * core goes by when the content cannot be read (no permission), so
 	 * the reader gets to say why. NULL: content only. */
 	const char *suffix;
+	/* The other files and folders an output called NAME consists of,
+	 * beside NAME + suffix in the output's folder: fnmatch(3) patterns
+	 * for what follows NAME ("-[0-9][0-9][0-9][0-9][0-9][0-9].tar"),
+	 * NULL-terminated; NULL: none. A run that replaces an output moves
+	 * the new one's files over the old one's and removes the rest. */
+	const char *const *side_files;
 	/* The format library and its version, for reports (NULL: none). */
 	const char *library;
 	const char *(*library_version)(void);

@@ -93,14 +93,14 @@ int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 {
 	int rc;
 
-	run->journal_path = bale_journal_path(run->opts->out, ds->name);
+	run->journal_path = bale_journal_path(run->dir, ds->name);
 	if (!run->journal_path)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	rc = pipe_read_journal(p, run);
 	if (rc != BALE_OK)
 		return rc;
 	rc = bale_resume_open(run->writers, run->nwriters, run->opts->resume,
-	    run->opts->out, ds, &run->journal, &run->first, p->report,
+	    run->dir, ds, &run->journal, &run->first, p->report,
 	    &p->err);
 	if (rc != BALE_OK)
 		return rc;

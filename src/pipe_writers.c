@@ -88,7 +88,8 @@ int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
 }
 
 /* Finish every writer before publishing any, so a failure in one leaves
- * no other output looking complete. */
+ * no other output looking complete; a replacing run's outputs then take
+ * the old ones' place. */
 int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 {
 	size_t i;
@@ -101,5 +102,5 @@ int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 		if (bale_writer_publish(run->writers[i]) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EIO, "%s",
 			    bale_writer_errmsg(run->writers[i]));
-	return BALE_OK;
+	return run->stage ? pipe_stage_swap(p, run) : BALE_OK;
 }

@@ -132,9 +132,12 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	struct bale_dataset ds;
 	int rc;
 
-	if (bale_file_mkdirs(o->out) != 0)
+	rc = pipe_stage_begin(p, run);
+	if (rc != BALE_OK)
+		return rc;
+	if (bale_file_mkdirs(run->dir) != 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
-		    "cannot create output folder '%s': %s", o->out,
+		    "cannot create output folder '%s': %s", run->dir,
 		    strerror(errno));
 	memset(&ds, 0, sizeof(ds));
 	ds.name = o->name ? o->name : "data";
@@ -143,7 +146,7 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	ds.nclasses = run->classes ? run->nclasses :
 	    bale_walk_nclasses(run->walk);
 	ds.nitems = run->count;
-	ds.replace = o->replace;
+	ds.replace = o->replace && !run->stage;
 	if (run->encode) {
 		ds.pixels_w = run->encode->pixels_w;
 		ds.pixels_h = run->encode->pixels_h;
@@ -328,6 +331,7 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 {
 	struct pipe_run run;
+	int kept;
 	int rc;
 
 	pipe_reset(p);
@@ -363,9 +367,10 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	if (rc == BALE_OK)
 		rc = pipe_update_apply(p, &run);
 	/* an update is redone, not resumed: its delta goes */
-	if (pipe_journal_end(&run, rc) && p->err.remedy == BALE_REMEDY_NONE &&
-	    !run.upd)
+	kept = pipe_journal_end(&run, rc);
+	if (kept && p->err.remedy == BALE_REMEDY_NONE && !run.upd)
 		p->err.remedy = BALE_REMEDY_RESUME;
+	pipe_stage_end(&run, kept);
 	if (rc == BALE_EEXIST)
 		p->err.remedy = BALE_REMEDY_REPLACE;
 	p->threads_peak = run.tune.peak;

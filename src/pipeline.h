@@ -42,6 +42,9 @@ struct pipe_update;
 
 struct pipe_run {
 	const struct bale_pack_opts *opts;
+	const char *dir;	/* where the writers and the journal write:
+				 * opts->out, or the staging folder */
+	char *stage;		/* replacing: the staging folder, or NULL */
 	struct bale_walk *walk;
 	uint64_t *order;	/* output position -> walk index (a part's
 				 * positions: its slice of order_all) */
@@ -168,6 +171,18 @@ int pipe_update_nothing_to_pack(const struct pipe_run *run);
  *  the manifest. */
 int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
 void pipe_update_release(struct pipe_run *run);
+
+/* pipe_stage.c: an output replaced once its successor is complete */
+
+/** Before the writers open: where they write (run->dir), the staging
+ *  folder when the run replaces an output or resumes one that did. */
+int pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run);
+/** After every writer published in the staging folder: move each
+ *  format over the old output. */
+int pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run);
+/** At the end of the run: the staging folder goes, unless the journal
+ *  in it is @kept for a resumed run. */
+void pipe_stage_end(struct pipe_run *run, int kept);
 
 /* pipe_journal.c */
 

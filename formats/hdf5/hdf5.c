@@ -545,6 +545,9 @@ static const char *hdf5_library_version(void)
 	return H5_VERS_INFO;
 }
 
+/* an updated output's images, by version (hdf5_update.c) */
+static const char *const hdf5_side_files[] = { "-images", NULL };
+
 const struct bale_backend bale_backend_hdf5 = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "hdf5",
@@ -553,6 +556,7 @@ const struct bale_backend bale_backend_hdf5 = {
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = hdf5_probe,
 	.suffix = ".h5",
+	.side_files = hdf5_side_files,
 	.library = "libhdf5",
 	.library_version = hdf5_library_version,
 	.writer_priv = sizeof(struct hdf5_w),

@@ -641,6 +641,9 @@ static const char *lmdb_library_version(void)
 	return mdb_version(NULL, NULL, NULL);
 }
 
+/* with nosubdir=1 the output is a file, its lock file beside it */
+static const char *const lmdb_side_files[] = { ".lmdb-lock", NULL };
+
 const struct bale_backend bale_backend_lmdb = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "lmdb",
@@ -648,6 +651,7 @@ const struct bale_backend bale_backend_lmdb = {
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = lmdb_probe,
 	.suffix = ".lmdb",
+	.side_files = lmdb_side_files,
 	.library = "liblmdb",
 	.library_version = lmdb_library_version,
 	.writer_priv = sizeof(struct lmdb_w),

@@ -41,6 +41,14 @@ static const char *wds_library_version(void)
 	return archive_version_details();
 }
 
+/* The shards and their indexes: six digits, seven past a million */
+#define WDS_D "[0-9]"
+#define WDS_NO "-" WDS_D WDS_D WDS_D WDS_D WDS_D WDS_D
+static const char *const wds_side_files[] = {
+	WDS_NO ".tar", WDS_NO ".idx", WDS_NO WDS_D ".tar", WDS_NO WDS_D ".idx",
+	NULL,
+};
+
 const struct bale_backend bale_backend_wds = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "wds",
@@ -48,6 +56,7 @@ const struct bale_backend bale_backend_wds = {
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = wds_probe,
 	.suffix = WDS_LIST_SUFFIX,
+	.side_files = wds_side_files,
 	.library = "libarchive",
 	.library_version = wds_library_version,
 	.writer_priv = sizeof(struct wds_w),
