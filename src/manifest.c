@@ -32,6 +32,32 @@ int bale_manifest_add(struct bale_manifest *m, uint64_t key, int64_t label,
 	return 0;
 }
 
+int bale_manifest_add_skip(struct bale_manifest *m, uint64_t size,
+    int64_t ctime_ns, const char *path, const char *why)
+{
+	struct bale_manifest_skip *k;
+	size_t at = m->arena.len;
+
+	if (m->nskip == m->capskip) {
+		k = realloc(m->skip, (m->capskip ? 2 * m->capskip : 16) *
+		    sizeof(*k));
+		if (!k)
+			return -1;
+		m->skip = k;
+		m->capskip = m->capskip ? 2 * m->capskip : 16;
+	}
+	bale_buf_add(&m->arena, path, strlen(path) + 1);
+	bale_buf_add(&m->arena, why, strlen(why) + 1);
+	if (m->arena.failed)
+		return -1;
+	k = &m->skip[m->nskip++];
+	k->size = size;
+	k->ctime_ns = ctime_ns;
+	k->path = at;
+	k->why = at + strlen(path) + 1;
+	return 0;
+}
+
 static int manifest_classes(struct bale_manifest *m, const char *s,
     const char *end)
 {
@@ -70,14 +96,33 @@ static int manifest_head(struct bale_manifest *m, const char *s,
 	return manifest_classes(m, s, end);
 }
 
-/* A sample's line. */
+/* A skipped file's line. */
+static int manifest_skip_line(struct bale_manifest *m, const char *s,
+    const char *end, char *path)
+{
+	uint64_t size, ctime;
+	char *why = bale_jsonr_key_string(s, end, "skipped");
+	int rc = -1;
+
+	if (why && !bale_jsonr_key_u64(s, end, "size", &size) &&
+	    !bale_jsonr_key_u64(s, end, "ctime_ns", &ctime))
+		rc = bale_manifest_add_skip(m, size, (int64_t)ctime, path, why);
+	free(why);
+	free(path);
+	return rc;
+}
+
+/* A sample's line, or a skipped file's. */
 static int manifest_line(struct bale_manifest *m, const char *s,
     const char *end)
 {
 	uint64_t key, label, size, mtime;
 	char *path = bale_jsonr_key_string(s, end, "path");
+	const char *vend;
 	int rc = -1;
 
+	if (path && bale_jsonr_find(s, end, "skipped", &vend))
+		return manifest_skip_line(m, s, end, path);
 	if (path && !bale_jsonr_key_u64(s, end, "key", &key) &&
 	    !bale_jsonr_key_u64(s, end, "label", &label) &&
 	    !bale_jsonr_key_u64(s, end, "size", &size) &&
@@ -151,6 +196,16 @@ int bale_manifest_write(const struct bale_manifest *m, const char *path)
 		bale_json_kv_str(&b, "path", bale_manifest_path_of(m, i), 0);
 		bale_buf_puts(&b, "}\n");
 	}
+	for (i = 0; i < m->nskip; i++) {
+		bale_buf_puts(&b, "{");
+		bale_json_kv_str(&b, "skipped", bale_manifest_skip_why(m, i),
+		    1);
+		bale_json_kv_u64(&b, "size", m->skip[i].size, 0);
+		bale_json_kv_u64(&b, "ctime_ns", (uint64_t)m->skip[i].ctime_ns,
+		    0);
+		bale_json_kv_str(&b, "path", bale_manifest_skip_path(m, i), 0);
+		bale_buf_puts(&b, "}\n");
+	}
 	if (b.failed) {
 		bale_buf_release(&b);
 		errno = ENOMEM;
@@ -171,6 +226,7 @@ void bale_manifest_release(struct bale_manifest *m)
 	free(m->formats);
 	free(m->settings);
 	free(m->e);
+	free(m->skip);
 	bale_buf_release(&m->arena);
 	memset(m, 0, sizeof(*m));
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct pipe_update {
@@ -37,6 +38,8 @@ struct pipe_update {
 	char *settings;		/* what changes stored bytes, this run's */
 	struct bale_update_diff diff;
 	uint64_t *order;	/* incremental: positions -> walk items */
+	size_t *pack_at;	/* positions -> the diff's pack indices */
+	unsigned char *packed;	/* per pack index: 1 once it was written */
 	uint64_t *keys_before;	/* the manifest's keys, in order */
 };
 
@@ -207,14 +210,17 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 	uint64_t *perm = malloc((n + 1) * sizeof(*perm));
 
 	u->order = malloc((n + 1) * sizeof(*u->order));
-	if (!perm || !u->order) {
+	u->pack_at = malloc((n + 1) * sizeof(*u->pack_at));
+	if (!perm || !u->order || !u->pack_at) {
 		free(perm);
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	}
 	if (run->opts->shuffle)
 		bale_shuffle(perm, n, run->opts->seed + u->old.version);
-	for (i = 0; i < n; i++)
-		u->order[i] = u->diff.pack[run->opts->shuffle ? perm[i] : i];
+	for (i = 0; i < n; i++) {
+		u->pack_at[i] = run->opts->shuffle ? perm[i] : i;
+		u->order[i] = u->diff.pack[u->pack_at[i]];
+	}
 	free(perm);
 	run->order = u->order;
 	run->count = n;
@@ -228,11 +234,37 @@ static void upd_stats(struct bale_pipeline *p, const struct pipe_update *u)
 	const struct bale_update_diff *d = &u->diff;
 
 	p->stats.version = u->old.version + 1;
-	p->stats.added = d->added;
-	p->stats.replaced = d->replaced;
+	p->stats.added = d->added;	/* what is to be packed: less any */
+	p->stats.replaced = d->replaced;	/* skipped (upd_packed) */
 	p->stats.removed = d->ngone;
 	p->stats.unchanged = d->nkept;
 	p->stats.new_classes = u->incremental ? d->new_classes : 0;
+}
+
+/* What the pack wrote of the diff's files: the report's added and
+ * replaced name only those (a new file that could not be read is
+ * skipped, not added). */
+static int upd_packed(struct bale_pipeline *p, const struct pipe_run *run,
+    struct pipe_update *u)
+{
+	const struct bale_update_diff *d = &u->diff;
+	size_t i, k;
+
+	u->packed = calloc(d->npack + 1, 1);
+	if (!u->packed)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	p->stats.added = p->stats.replaced = 0;
+	for (i = 0; i < run->count; i++) {
+		if (!run->written[i])
+			continue;
+		k = u->pack_at[i];
+		u->packed[k] = 1;
+		if (d->pack_replaces[k])
+			p->stats.replaced++;
+		else
+			p->stats.added++;
+	}
+	return BALE_OK;
 }
 
 static void upd_report_paths(struct bale_buf *b, const char *key,
@@ -245,7 +277,8 @@ static void upd_report_paths(struct bale_buf *b, const char *key,
 	bale_json_key(b, key, 0);
 	bale_buf_puts(b, "[");
 	for (i = 0; i < d->npack; i++) {
-		if (d->pack_replaces[i] != replaces)
+		if (d->pack_replaces[i] != replaces || !u->packed ||
+		    !u->packed[i])
 			continue;
 		bale_buf_puts(b, first ? "\n" : ",\n");
 		bale_json_str(b, bale_walk_path(run->walk, d->pack[i]));
@@ -301,6 +334,31 @@ static int upd_nothing(struct bale_pipeline *p, struct pipe_run *run,
 	    BALE_OK;
 }
 
+/* Files skipped before and unchanged since are not tried again: each is
+ * reported skipped for the reason it had (under --strict, that fails
+ * the run as a skip would). */
+static int upd_still_skipped(struct bale_pipeline *p,
+    const struct pipe_run *run, const struct pipe_update *u)
+{
+	const struct bale_update_diff *d = &u->diff;
+	const char *path, *why;
+	size_t i;
+
+	for (i = 0; i < d->nstill; i++) {
+		path = bale_walk_path(run->walk, d->still_walk[i]);
+		why = bale_manifest_skip_why(&u->old, d->still_skip[i]);
+		if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path,
+		    why) != 0)
+			return bale_errbuf_set(&p->err, BALE_ENOMEM,
+			    "no memory");
+		p->stats.skipped++;
+		if (run->opts->strict)
+			return bale_errbuf_set(&p->err, BALE_EINPUT,
+			    "strict: '%s': %s", path, why);
+	}
+	return BALE_OK;
+}
+
 int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
@@ -323,12 +381,16 @@ int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	run->classes = u->diff.classes;
 	run->nclasses = u->diff.nclasses;
 	upd_stats(p, u);
+	rc = upd_still_skipped(p, run, u);
+	if (rc != BALE_OK)
+		return rc;
 	if (u->incremental && !u->diff.npack && !u->diff.nremoved &&
 	    !u->diff.new_classes)
 		rc = upd_nothing(p, run, u);
 	else if (u->incremental)
 		rc = upd_order(p, run, u);	/* else pipe_order()'s: all */
-	upd_report(p, run, u);
+	if (!u->incremental || run->skip)	/* else once it is packed */
+		upd_report(p, run, u);
 	return rc;
 }
 
@@ -383,6 +445,32 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	return rc;
 }
 
+/* Every source file the run reported skipped, as it is now, so the
+ * next update tries it again only once it changed. A path that cannot
+ * be stat'ed (a broken link) is left out: the walk meets it again. */
+static int upd_manifest_skips(struct bale_pipeline *p,
+    const struct pipe_run *run, struct bale_manifest *m)
+{
+	size_t i, n = bale_report_count(p->report, BALE_NOTE_SKIPPED);
+	const char *path, *why;
+	struct stat sb;
+	int rootfd = open(run->opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	for (i = 0; rc == 0 && rootfd >= 0 && i < n; i++) {
+		bale_report_get(p->report, BALE_NOTE_SKIPPED, i, &path, &why);
+		if (fstatat(rootfd, path, &sb, 0) == 0 && S_ISREG(sb.st_mode))
+			rc = bale_manifest_add_skip(m, (uint64_t)sb.st_size,
+			    (int64_t)sb.st_ctim.tv_sec * 1000000000 +
+			    sb.st_ctim.tv_nsec, path, why);
+	}
+	if (rootfd >= 0)
+		close(rootfd);
+	if (rc != 0)
+		errno = ENOMEM;
+	return rc;
+}
+
 /* The manifest of what the output now holds. */
 static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_update *u)
@@ -393,8 +481,8 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
-	m.version = u->old.version + 1;
-	m.next_key = run->key_base + run->count;
+	m.version = p->stats.version;
+	m.next_key = run->skip ? u->old.next_key : run->key_base + run->count;
 	m.formats = (char *)u->user->formats;
 	m.settings = u->settings;
 	m.classes = (char **)u->diff.classes;
@@ -414,8 +502,11 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 			    bale_walk_path(run->walk, wi));
 	}
 	if (rc == 0)
+		rc = upd_manifest_skips(p, run, &m);
+	if (rc == 0)
 		rc = bale_manifest_write(&m, u->manifest);
 	free(m.e);
+	free(m.skip);
 	bale_buf_release(&m.arena);
 	return rc == 0 ? BALE_OK : bale_errbuf_set(&p->err, BALE_EIO,
 	    "cannot write '%s': %s", u->manifest, strerror(errno));
@@ -428,8 +519,20 @@ int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 
 	if (!u || run->skip)
 		return BALE_OK;
-	if (u->incremental)
-		rc = upd_apply_formats(p, run, u);
+	if (u->incremental) {
+		rc = upd_packed(p, run, u);
+		/* every file it tried was skipped again: no new version,
+		 * only their new times in the manifest */
+		if (rc == BALE_OK && !p->stats.added && !p->stats.replaced &&
+		    !u->diff.nremoved && !u->diff.new_classes)
+			rc = upd_nothing(p, run, u);
+		else if (rc == BALE_OK)
+			rc = upd_apply_formats(p, run, u);
+		if (rc == BALE_OK)
+			upd_report(p, run, u);
+	} else {
+		p->stats.added = p->stats.packed;
+	}
 	if (rc == BALE_OK)
 		rc = upd_write_manifest(p, run, u);
 	return rc;	/* the delta goes in pipe_update_release() */
@@ -450,6 +553,8 @@ void pipe_update_release(struct pipe_run *run)
 	free(u->delta);
 	free(u->settings);
 	free(u->order);
+	free(u->pack_at);
+	free(u->packed);
 	free(u->keys_before);
 	free(u);
 	run->upd = NULL;

@@ -19,18 +19,22 @@ static uint64_t diff_hash(const char *path)
 	return bale_fnv1a(BALE_FNV_INIT, path, strlen(path));
 }
 
-static int diff_index_build(struct diff_index *x, const struct bale_manifest *m)
+/* The manifest's samples, or its skipped files: path number i. */
+typedef const char *diff_path_fn(const struct bale_manifest *m, size_t i);
+
+static int diff_index_build(struct diff_index *x, const struct bale_manifest *m,
+    size_t n, diff_path_fn *path_of)
 {
 	size_t cap = 16, i, h;
 
-	while (cap < 2 * m->n + 2)
+	while (cap < 2 * n + 2)
 		cap *= 2;
 	x->slot = calloc(cap, sizeof(*x->slot));
 	x->mask = cap - 1;
 	if (!x->slot)
 		return -1;
-	for (i = 0; i < m->n; i++) {
-		h = diff_hash(bale_manifest_path_of(m, i)) & x->mask;
+	for (i = 0; i < n; i++) {
+		h = diff_hash(path_of(m, i)) & x->mask;
 		while (x->slot[h])
 			h = (h + 1) & x->mask;
 		x->slot[h] = i + 1;
@@ -38,16 +42,32 @@ static int diff_index_build(struct diff_index *x, const struct bale_manifest *m)
 	return 0;
 }
 
-/* The manifest sample at @path, or -1. */
+/* The entry at @path, or -1. */
 static long diff_find(const struct diff_index *x, const struct bale_manifest *m,
-    const char *path)
+    diff_path_fn *path_of, const char *path)
 {
 	size_t h = diff_hash(path) & x->mask;
 
 	for (; x->slot[h]; h = (h + 1) & x->mask)
-		if (strcmp(bale_manifest_path_of(m, x->slot[h] - 1), path) == 0)
+		if (strcmp(path_of(m, x->slot[h] - 1), path) == 0)
 			return (long)x->slot[h] - 1;
 	return -1;
+}
+
+/* A file skipped before and unchanged since (same size, same status
+ * change time) is not tried again: the same reason would skip it. */
+static int diff_still_skipped(struct bale_update_diff *d,
+    const struct bale_manifest *m, const struct diff_index *xs,
+    const char *path, size_t i)
+{
+	long k = diff_find(xs, m, bale_manifest_skip_path, path);
+
+	if (k < 0 || m->skip[k].size != d->size[i] ||
+	    m->skip[k].ctime_ns != d->ctime_ns[i])
+		return 0;
+	d->still_walk[d->nstill] = i;
+	d->still_skip[d->nstill++] = (size_t)k;
+	return 1;
 }
 
 /* Each file's size and modification time, as reading it would find it
@@ -65,6 +85,8 @@ static void diff_stat(struct bale_update_diff *d, const struct bale_walk *w,
 		d->size[i] = (uint64_t)sb.st_size;
 		d->mtime_ns[i] = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
 		    sb.st_mtim.tv_nsec;
+		d->ctime_ns[i] = (int64_t)sb.st_ctim.tv_sec * 1000000000 +
+		    sb.st_ctim.tv_nsec;
 	}
 }
 
@@ -120,14 +142,18 @@ static int64_t diff_label(const struct bale_update_diff *d,
 /* Each walked file against the manifest; @leave marks the manifest
  * samples that do not stay. */
 static void diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
-    const struct bale_manifest *m, const struct diff_index *x,
+    const struct bale_manifest *m, const struct diff_index x[2],
     unsigned char *leave)
 {
 	size_t i, n = bale_walk_count(w);
 	long j;
 
 	for (i = 0; i < n; i++) {
-		j = m ? diff_find(x, m, bale_walk_path(w, i)) : -1;
+		j = m ? diff_find(&x[0], m, bale_manifest_path_of,
+		    bale_walk_path(w, i)) : -1;
+		if (j < 0 && m && diff_still_skipped(d, m, &x[1],
+		    bale_walk_path(w, i), i))
+			continue;
 		if (j >= 0)
 			leave[j] = 0;
 		if (j >= 0 && m->e[j].size == d->size[i] &&
@@ -164,29 +190,35 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
     int rootfd, const struct bale_manifest *m)
 {
 	size_t n = bale_walk_count(walk), nm = m ? m->n : 0;
-	struct diff_index x = { NULL, 0 };
+	struct diff_index x[2] = { { NULL, 0 }, { NULL, 0 } };
 	unsigned char *leave = malloc(nm + 1);
 	int rc = -1;
 
 	memset(d, 0, sizeof(*d));
 	d->size = calloc(n + 1, sizeof(*d->size));
 	d->mtime_ns = calloc(n + 1, sizeof(*d->mtime_ns));
+	d->ctime_ns = calloc(n + 1, sizeof(*d->ctime_ns));
 	d->pack = malloc((n + 1) * sizeof(*d->pack));
 	d->pack_replaces = malloc(n + 1);
 	d->gone = malloc((nm + 1) * sizeof(*d->gone));
 	d->kept = malloc((nm + 1) * sizeof(*d->kept));
 	d->removed = malloc((nm + 1) * sizeof(*d->removed));
-	if (leave && d->size && d->mtime_ns && d->pack && d->kept &&
-	    d->removed && d->pack_replaces && d->gone &&
-	    diff_classes(d, walk, m) == 0 &&
-	    (!m || diff_index_build(&x, m) == 0)) {
+	d->still_walk = malloc((n + 1) * sizeof(*d->still_walk));
+	d->still_skip = malloc((n + 1) * sizeof(*d->still_skip));
+	if (leave && d->size && d->mtime_ns && d->ctime_ns && d->pack && d->kept &&
+	    d->removed && d->pack_replaces && d->gone && d->still_walk &&
+	    d->still_skip && diff_classes(d, walk, m) == 0 &&
+	    (!m || (diff_index_build(&x[0], m, m->n,
+	    bale_manifest_path_of) == 0 && diff_index_build(&x[1], m,
+	    m->nskip, bale_manifest_skip_path) == 0))) {
 		memset(leave, 2, nm + 1);	/* 2: its file is gone */
 		diff_stat(d, walk, rootfd);
-		diff_walk(d, walk, m, &x, leave);
+		diff_walk(d, walk, m, x, leave);
 		diff_leavers(d, m, leave);
 		rc = 0;
 	}
-	free(x.slot);
+	free(x[0].slot);
+	free(x[1].slot);
 	free(leave);
 	return rc;
 }
@@ -195,6 +227,7 @@ void bale_update_diff_release(struct bale_update_diff *d)
 {
 	free(d->size);
 	free(d->mtime_ns);
+	free(d->ctime_ns);
 	free(d->label_map);
 	free(d->classes);
 	free(d->pack);
@@ -202,5 +235,7 @@ void bale_update_diff_release(struct bale_update_diff *d)
 	free(d->gone);
 	free(d->kept);
 	free(d->removed);
+	free(d->still_walk);
+	free(d->still_skip);
 	memset(d, 0, sizeof(*d));
 }

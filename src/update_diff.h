@@ -3,7 +3,9 @@
  * and found in the manifest by path. Same size, modification time and
  * label: unchanged, kept. Otherwise it is packed again under a new key
  * (replaced), or packed for the first time (added); a manifest sample
- * whose file is gone is removed. Class indices stay as the manifest has
+ * whose file is gone is removed. A file the manifest lists as skipped,
+ * unchanged since (same size and status change time, which a chmod
+ * moves too), stays skipped: not tried again. Class indices stay as the manifest has
  * them; class folders it does not know are numbered after them, in
  * sorted order. */
 #ifndef BALE_UPDATE_DIFF_H
@@ -18,6 +20,7 @@
 struct bale_update_diff {
 	uint64_t *size;		/* per walk item, from its stat */
 	int64_t *mtime_ns;
+	int64_t *ctime_ns;	/* any change to the file moves it */
 	int64_t *label_map;	/* walk label -> label */
 	const char **classes;	/* the class names after the update */
 	size_t nclasses;
@@ -31,6 +34,9 @@ struct bale_update_diff {
 	size_t nremoved;
 	size_t *gone;		/* manifest samples whose file is gone */
 	size_t ngone;
+	size_t *still_walk;	/* walk items skipped before, unchanged */
+	size_t *still_skip;	/* their manifest skip entries */
+	size_t nstill;
 	uint64_t added, replaced;
 };
 
