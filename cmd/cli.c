@@ -2,12 +2,14 @@
 #include "cli.h"
 
 #include "bale.h"
+#include "bale_backend.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void cli_error(const char *cmd, int rc, const char *msg)
 {
@@ -52,6 +54,27 @@ int cli_flag_number(const char *cmd, const char *flag, const char *v,
 	return 0;
 }
 
+/* -f names a format this build reads, or the raw folder. */
+static int cli_check_reader(const char *cmd, const char *format)
+{
+	const char *const *names = bale_backend_names();
+	const struct bale_backend *be = bale_backend_find(format);
+	char list[256] = "";
+	size_t i, len;
+
+	if (be && be->reader)
+		return 0;
+	for (i = 0; names[i]; i++) {
+		be = bale_backend_find(names[i]);
+		len = strlen(list);
+		if (be->reader)
+			snprintf(list + len, sizeof(list) - len, "%s%s",
+			    len ? ", " : "", names[i]);
+	}
+	return cli_usage_error(cmd, "-f: unknown format '%s' (this build "
+	    "reads %s)", format, list);
+}
+
 int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
     int nargs, const char *expect, const char **format)
 {
@@ -73,6 +96,8 @@ int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
 		if (c != 'f')
 			return cli_usage_error(cmd, "bad option");
 		*format = optarg;
+		if (cli_check_reader(cmd, optarg) != 0)
+			return CLI_USAGE;
 	}
 	if (optind != argc - nargs)
 		return cli_usage_error(cmd, "expected %s", expect);

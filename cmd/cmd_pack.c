@@ -198,8 +198,9 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 			    why);
 		return 0;
 	case 'j':
-		if (cli_flag_number("pack", "-j", arg, &n, 0) || n == 0 ||
-		    n > 256)
+		if (cli_flag_number("pack", "-j", arg, &n, 0))
+			return CLI_USAGE;
+		if (n == 0 || n > 256)
 			return cli_usage_error("pack", "-j wants 1..256");
 		a->opts.threads = (unsigned)n;
 		return 0;
@@ -335,6 +336,9 @@ static int pack_exit(const struct bale_pipeline *p, int rc)
 
 	if (rc == BALE_EINTR && pack_signal)
 		return 128 + pack_signal;	/* as the shell reports it */
+	if (rc != BALE_OK && bale_pipeline_remedy(p) ==
+	    BALE_REMEDY_CHANGE_OPTIONS)
+		return CLI_USAGE;
 	if (rc != BALE_OK)
 		return CLI_FAILED;
 	bale_pipeline_stats(p, &st);

@@ -340,6 +340,10 @@ enum bale_remedy {
 				 * resume set to carry on */
 	BALE_REMEDY_START_OVER,	/* the journal is not this run's: run
 				 * again without resume */
+	BALE_REMEDY_CHANGE_OPTIONS,	/* the options cannot work (a bad
+				 * value, two that exclude each other, or
+				 * not for this source or output): nothing
+				 * was written; change them */
 };
 
 /** The remedy for the last run's failure (BALE_REMEDY_NONE: none, or

@@ -174,6 +174,9 @@ struct bale_backend {
 	const char *(*library_version)(void);
 	size_t writer_priv;
 	const struct bale_writer_ops *writer;	/* NULL: read-only */
+	/* The keys writer option() takes, NULL-terminated: named when a
+	 * key no chosen format takes is given. */
+	const char *const *writer_options;
 	size_t reader_priv;
 	const struct bale_reader_ops *reader;	/* NULL: write-only */
 	/* Join the parts' outputs into one in m->out that reads as a single

@@ -8,6 +8,48 @@
 #include <stdio.h>
 #include <string.h>
 
+/* An option no chosen format takes: the error names the keys they do. */
+static int pipe_unknown_option(struct bale_pipeline *p,
+    const struct pipe_run *run, const char *opt, const char *key,
+    const char *eq)
+{
+	struct bale_buf keys = BALE_BUF_INIT;
+	const struct bale_backend *be;
+	const char *const *k;
+	size_t i;
+
+	for (i = 0; i < run->nwriters; i++) {
+		be = bale_backend_find(bale_writer_name(run->writers[i]));
+		bale_buf_printf(&keys, "%s%s:", i ? "; " : "", be->name);
+		for (k = be->writer_options; k && *k; k++)
+			bale_buf_printf(&keys, "%s %s", k == be->writer_options ?
+			    "" : ",", *k);
+	}
+	bale_errbuf_set(&p->err, BALE_ENOOPT, "option '%s': no chosen format "
+	    "takes '%.*s' (they take %s)", opt, (int)(eq - key), key,
+	    keys.failed || !keys.data ? "?" : keys.data);
+	bale_buf_release(&keys);
+	return BALE_ENOOPT;
+}
+
+/* The formats this build writes, for an unknown name's message. */
+static int pipe_unknown_format(struct bale_pipeline *p, const char *name)
+{
+	struct bale_buf names = BALE_BUF_INIT;
+	const struct bale_backend *be;
+	size_t i;
+
+	for (i = 0; (be = registry_at(i)); i++)
+		if (be->writer)
+			bale_buf_printf(&names, "%s%s", names.len ? ", " : "",
+			    be->name);
+	bale_errbuf_set(&p->err, BALE_EINVAL, "unknown format '%s' (this "
+	    "build writes %s)", name, names.failed || !names.data ? "?" :
+	    names.data);
+	bale_buf_release(&names);
+	return BALE_EINVAL;
+}
+
 /* Offer "[fmt.]key=value" to the writers it names (all when unprefixed). */
 static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
     const char *opt)
@@ -40,8 +82,8 @@ static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
 			    bale_writer_errmsg(run->writers[i]));
 	}
 	if (!taken)
-		return bale_errbuf_set(&p->err, BALE_ENOOPT,
-		    "option '%s': no chosen format knows it", opt);
+		return pipe_unknown_option(p, run, opt, dot ? dot + 1 : opt,
+		    eq);
 	return BALE_OK;
 }
 
@@ -59,6 +101,8 @@ static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	run->writers[run->nwriters++] = w;
 	rc = bale_writer_set_backend(w, name);
+	if (rc == BALE_ENOENT && !bale_backend_find(name))
+		return pipe_unknown_format(p, name);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_writer_errmsg(w));

@@ -8,6 +8,7 @@
 #include "pipeline.h"
 
 #include "cpus.h"
+#include "relpath.h"
 #include "resume.h"
 #include "shard_set.h"
 #include "shuffle.h"
@@ -266,6 +267,13 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	rc = pipe_classify_source(p, run);
 	if (rc != BALE_OK)
 		return rc;
+	/* the next walk of the tree would take the output for a class */
+	if (!run->archive_src && !o->list &&
+	    bale_path_inside(o->out, o->src))
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output "
+		    "folder '%s' is the source folder '%s' or inside it: a "
+		    "later walk of the source would take the outputs for a "
+		    "class of images", o->out, o->src);
 	why = o->list ? pipe_list_refusal(run) : NULL;
 	if (why)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
@@ -275,6 +283,15 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return p->err.rc;
 	run->encode = &run->encode_cfg;
 	return BALE_OK;
+}
+
+/* A run refused before anything was written, for its options: say that
+ * changing them is the remedy (bale pack exits 2 for it). */
+static void pipe_usage_remedy(struct bale_pipeline *p, int rc)
+{
+	if ((rc == BALE_EINVAL || rc == BALE_ENOOPT || rc == BALE_ENOTSUP) &&
+	    p->err.remedy == BALE_REMEDY_NONE)
+		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
 }
 
 static void pipe_reset(struct bale_pipeline *p)
@@ -350,6 +367,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_update_begin(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_writers(p, &run);
+	pipe_usage_remedy(p, rc);
 	if (rc == BALE_OK)
 		rc = pipe_walk(p, &run);
 	if (rc == BALE_OK)

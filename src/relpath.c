@@ -1,6 +1,8 @@
 /* relpath.c - the path from one folder to a file, as "../x/y": what a
  * file that names another (an HDF5 virtual dataset's source) stores, so
  * the two can move together. */
+#include "relpath.h"
+
 #include "bale_backend.h"
 
 #include <limits.h>
@@ -44,4 +46,50 @@ char *bale_file_relpath(const char *from_dir, const char *to)
 		return NULL;
 	}
 	return out.data;
+}
+
+/* @path resolved as far as it exists, the rest appended as written. */
+static int relpath_resolve(const char *path, char out[PATH_MAX])
+{
+	char head[PATH_MAX];
+	const char *rest = "";
+	char *slash;
+
+	if (strlen(path) >= PATH_MAX)
+		return -1;
+	strcpy(head, path);
+	while (!realpath(head, out)) {
+		slash = strrchr(head, '/');
+		if (!slash) {	/* a relative name: below the current one */
+			rest = path;
+			if (!realpath(".", out))
+				return -1;
+			break;
+		}
+		*slash = '\0';
+		rest = path + (slash - head) + 1;
+		if (!*head && !realpath("/", out))
+			return -1;
+		if (!*head)
+			break;
+	}
+	if (*rest && strlen(out) + 1 + strlen(rest) < PATH_MAX) {
+		if (strcmp(out, "/") != 0)
+			strcat(out, "/");
+		strcat(out, rest);
+	}
+	return 0;
+}
+
+int bale_path_inside(const char *path, const char *folder)
+{
+	char p[PATH_MAX], f[PATH_MAX];
+	size_t n;
+
+	if (!realpath(folder, f) || relpath_resolve(path, p) != 0)
+		return 0;
+	n = strlen(f);
+	if (strcmp(f, "/") == 0)
+		return 1;
+	return strncmp(p, f, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }

@@ -545,6 +545,10 @@ static const char *hdf5_library_version(void)
 	return H5_VERS_INFO;
 }
 
+static const char *const hdf5_writer_options[] = {
+	"layout", "deflate", "fsync", NULL,
+};
+
 /* an updated output's images, by version (hdf5_update.c) */
 static const char *const hdf5_side_files[] = { "-images", NULL };
 
@@ -561,6 +565,7 @@ const struct bale_backend bale_backend_hdf5 = {
 	.library_version = hdf5_library_version,
 	.writer_priv = sizeof(struct hdf5_w),
 	.writer = &hdf5_writer,
+	.writer_options = hdf5_writer_options,
 	.reader_priv = sizeof(struct hdf5_r),
 	.reader = &bale_hdf5_reader,
 	.merge = hdf5_merge,

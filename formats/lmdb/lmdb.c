@@ -641,6 +641,10 @@ static const char *lmdb_library_version(void)
 	return mdb_version(NULL, NULL, NULL);
 }
 
+static const char *const lmdb_writer_options[] = {
+	"layout", "map_size", "nosubdir", "fsync", NULL,
+};
+
 /* with nosubdir=1 the output is a file, its lock file beside it */
 static const char *const lmdb_side_files[] = { ".lmdb-lock", NULL };
 
@@ -656,6 +660,7 @@ const struct bale_backend bale_backend_lmdb = {
 	.library_version = lmdb_library_version,
 	.writer_priv = sizeof(struct lmdb_w),
 	.writer = &lmdb_writer,
+	.writer_options = lmdb_writer_options,
 	.reader_priv = sizeof(struct lmdb_r),
 	.reader = &bale_lmdb_reader,
 	.merge = lmdb_merge,

@@ -44,6 +44,10 @@ static const char *wds_library_version(void)
 /* The shards and their indexes: six digits, seven past a million */
 #define WDS_D "[0-9]"
 #define WDS_NO "-" WDS_D WDS_D WDS_D WDS_D WDS_D WDS_D
+static const char *const wds_writer_options[] = {
+	"shard_size", "shard_count", "fsync", NULL,
+};
+
 static const char *const wds_side_files[] = {
 	WDS_NO ".tar", WDS_NO ".idx", WDS_NO WDS_D ".tar", WDS_NO WDS_D ".idx",
 	NULL,
@@ -61,6 +65,7 @@ const struct bale_backend bale_backend_wds = {
 	.library_version = wds_library_version,
 	.writer_priv = sizeof(struct wds_w),
 	.writer = &wds_writer,
+	.writer_options = wds_writer_options,
 	.reader_priv = sizeof(struct wds_r),
 	.reader = &wds_reader,
 	.merge = wds_merge,

@@ -21,8 +21,9 @@ from . import _bale
 from ._bale import Error, NotFoundError
 
 __version__ = _bale.version
-__all__ = ["Error", "NotFoundError", "Reader", "Sample", "find_outputs",
-           "formats", "merge", "open", "output_format", "pack"]
+__all__ = ["Error", "NotFoundError", "UsageError", "Reader", "Sample",
+           "find_outputs", "formats", "merge", "open", "output_format",
+           "pack"]
 
 Sample = _bale.Sample     # a struct sequence, made in C per read
 
@@ -160,6 +161,12 @@ def open(path, format=None, *, meta=True, options=None):
     return Reader(path, format, meta=meta, options=options)
 
 
+class UsageError(Error, ValueError):
+    """pack() was given options that cannot work (a bad value, two that
+    exclude each other, or not for this source or output): nothing was
+    written."""
+
+
 _REMEDIES = {
     "replace": " (pass replace=True to replace it)",
     "resume": ": call again with resume=True to carry on",
@@ -220,8 +227,9 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
                                             **kw)
         result = _load_report(path, stats)
     if rc != 0:
-        err = (NotFoundError if rc == -3 else Error)(
-            msg + _REMEDIES.get(remedy, ""))
+        kind = (UsageError if remedy == "change_options" else
+                NotFoundError if rc == -3 else Error)
+        err = kind(msg + _REMEDIES.get(remedy, ""))
         err.remedy = remedy
         err.report = result
         raise err

@@ -158,6 +158,7 @@ static const char *const ext_remedies[] = {
 	[BALE_REMEDY_REPLACE] = "replace",
 	[BALE_REMEDY_RESUME] = "resume",
 	[BALE_REMEDY_START_OVER] = "start_over",
+	[BALE_REMEDY_CHANGE_OPTIONS] = "change_options",
 };
 
 /* (code, message, remedy, stats): what the Python side turns into a
@@ -175,7 +176,7 @@ static PyObject *ext_pack_result(struct ext_run *run, const char *report)
 		msg = "cannot write the report";
 	}
 	return Py_BuildValue("(izzN)", run->rc, msg,
-	    remedy > 0 && remedy <= BALE_REMEDY_START_OVER ?
+	    remedy > 0 && remedy <= BALE_REMEDY_CHANGE_OPTIONS ?
 	    ext_remedies[remedy] : NULL, ext_pack_stats(run->p));
 }
 

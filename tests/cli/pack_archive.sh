@@ -87,7 +87,7 @@ r = json.load(open(sys.argv[1]))
 assert r["source"] == sys.argv[2] and r["sources"] == sys.argv[2:], r' \
     "$T/parts.json" "$T/part1.tar" "$T/part2.zip"
 run "$BALE" pack "$T/part1.tar" "$T/in" -f "$formats" -o "$T/mixed"
-expect_status 1
+expect_status 2
 expect_stderr "several sources must all be archive files"
 # compressed tars among them: each streamed by the one feeding thread,
 # in turn, beside members read in place, within the window (4 KB: many

@@ -110,7 +110,7 @@ packed=$(skipped "$T/badz.json" "cls/nothere.jpg: no member of the archive" \
 
 # WebDataset shards: the list cannot select from them
 run "$BALE" pack "$T/all" --list "$T/list.tsv" -f "$f" -o "$T/o-wds"
-expect_status 1
+expect_status 2
 expect_stderr "a list file cannot select from WebDataset shards"
 expect_no_output "$T/o-wds"
 run "$BALE" pack "$T/all/data-000000.tar" --list "$T/list.tsv" -f "$f" \

@@ -68,7 +68,7 @@ expect_stderr "skipped '$("$BALE" ls "$T/ref/data.lmdb" | sed -n 4p | cut -f6)':
 # samples (nor WebDataset shards': see pack_archive_list)
 printf 'apple/a.jpg\t0\n' >"$T/list.tsv"
 run "$BALE" pack "$T/ref/data.lmdb" --list "$T/list.tsv" -f wds -o "$T/listed"
-expect_status 1
+expect_status 2
 expect_stderr "a list file cannot select from a packed output"
 expect_no_output "$T/listed"
 # an output bale cannot read: a clear message, nothing written

@@ -36,7 +36,7 @@ big = [i for i in range(24) if f["paths"][i] == b"10/big.jpg"][0]
 assert f["images"][big].tobytes() == open(sys.argv[1] + "/../in/10/big.jpg", "rb").read()
 PY
 run "$BALE" pack "$T/in" -f lmdb -o "$T/bad" --lmdb-layout nope
-expect_status 1
+expect_status 2
 expect_stderr "layout 'nope': expected default or caffe"
 
 # a path too long for an LMDB key makes the caffe layout fail mid-run,

@@ -183,14 +183,14 @@ diff "$T/ls-before" <("$BALE" ls "$T/o1/data-shards.json") ||
 
 # refusals, with the output left as it is
 run "$BALE" pack "$T/tree" -f wds -o "$T/a" --update
-expect_status 1
+expect_status 2
 expect_stderr "--update must name the same formats"
 run "$BALE" pack "$T/tree" -f "$formats" -o "$T/a" --update --quality 50
-expect_status 1
+expect_status 2
 expect_stderr "--update cannot change how samples are stored"
 tar -cf "$T/tree.tar" -C "$T/tree" .
 run "$BALE" pack "$T/tree.tar" -f "$formats" -o "$T/c" --update
-expect_status 1
+expect_status 2
 expect_stderr "--update needs a folder"
 check_tree "$T/a" "after the refusals"
 

@@ -1,6 +1,9 @@
 #!/bin/bash
-# Misuse exits 2 with a hint; an unknown format or option is named;
-# every command describes itself with --help.
+# Misuse exits 2 with a hint, also when the library finds it (a bad
+# option value, options that exclude each other, the output inside the
+# source), before anything is written; an unknown format or option is
+# named with those that exist; every command describes itself with
+# --help.
 . "$TESTS/cli/lib.sh"
 fmt=$(any_backend) || exit 77
 "$MKDATA" tricky "$T/in"
@@ -10,14 +13,44 @@ expect_stderr "choose a format with -f"
 run "$BALE" pack -f "$fmt" "$T/in"
 expect_status 2
 run "$BALE" pack "$T/in" -f nope -o "$T/out"
-expect_status 1
-expect_stderr "unknown format 'nope'"
+expect_status 2
+expect_stderr "unknown format 'nope' (this build writes "
+expect_stderr "$fmt"
 run "$BALE" pack "$T/in" -f hdf5 -f lmdb -o "$T/out"
 expect_status 2
 expect_stderr "-f given twice"
 run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" -O "$fmt.no_such_key=1"
-expect_status 1
-expect_stderr "no chosen format knows it"
+expect_status 2
+expect_stderr "no chosen format takes 'no_such_key' (they take $fmt: "
+expect_stderr "fsync"
+# options the library refuses before writing anything are misuse too
+for bad in "--resize bogus" "--pixels 0x3" "--crop center" \
+    "--update --resume"; do
+    # shellcheck disable=SC2086
+    run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" $bad
+    expect_status 2
+    [ ! -e "$T/out" ] || fail "$bad: wrote '$T/out'"
+done
+run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" -j -1
+expect_status 2
+[ "$(grep -c "^bale pack:" "$T/stderr")" -eq 1 ] || fail "-j -1: $(cat "$T/stderr")"
+for cmd in info verify ls; do
+    run "$BALE" $cmd -f bogus "$T/in"
+    expect_status 2
+    expect_stderr "-f: unknown format 'bogus' (this build reads "
+done
+# the output inside the source (or the source itself): the next walk
+# would take it for a class; refused, nothing written
+cp -r "$T/in" "$T/src"
+for out in "$T/src" "$T/src/packed" "$T/src/../src/x/y"; do
+    run "$BALE" pack "$T/src" -f "$fmt" -o "$out"
+    expect_status 2
+    expect_stderr "is the source folder '$T/src' or inside it"
+done
+diff -r "$T/in" "$T/src" || fail "a refused pack wrote into the source"
+ln -s "$T/src" "$T/link"
+run "$BALE" pack "$T/link" -f "$fmt" -o "$T/src/packed"
+expect_status 2
 run "$BALE" pack "$T/missing" -f "$fmt" -o "$T/out"
 expect_status 1
 expect_stderr "cannot open folder"
@@ -27,7 +60,7 @@ run "$BALE" --version
 expect_status 0
 # a run that fails still writes its report, saying why
 run "$BALE" pack "$T/in" -f nope -o "$T/out" --report "$T/r.json"
-expect_status 1
+expect_status 2
 "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="failed" and "nope" in r["error"], r' "$T/r.json"
 # every command's --help (and -h) prints its usage and exits 0, as
 # 'bale --help' promises
