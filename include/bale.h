@@ -402,6 +402,9 @@ struct bale_bench_row {
 	double median_p99_ms;
 	double ratio;		/* median_rate over the baseline's (the first
 				 * target's) in the same group; 0 if none */
+	uint32_t digest;	/* the crc32 of every sample read, xor-ed:
+				 * the same for targets that read the same
+				 * images */
 };
 
 /** How the results were measured, for a report to state. */

@@ -296,6 +296,7 @@ int bench_probe(const struct bench_target *t, struct bench_probed *out,
 	rc = bench_open(t, &r, err);
 	if (rc == BALE_OK) {
 		out->caps = bale_backend_find(bale_reader_format(r))->caps;
+		out->folder = strcmp(bale_reader_format(r), "folder") == 0;
 		rc = bale_reader_count(r, &out->count);
 	}
 	if (rc == BALE_OK)

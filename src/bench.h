@@ -55,6 +55,7 @@ struct bench_probed {
 	char **files;		/* behind it, NULL-ended, new strings (free
 				 * with bench_free_files) */
 	unsigned caps;		/* its backend's capability bits */
+	int folder;		/* read as the raw folder */
 };
 
 /** Open @t once to learn what struct bench_probed holds.
@@ -63,6 +64,18 @@ int bench_probe(const struct bench_target *t, struct bench_probed *out,
     struct bale_errbuf *err);
 
 void bench_free_files(char **files);
+
+/* bench_pair.c */
+
+/** For each of the first @k indices of @order into output @ref, the
+ *  index in the raw folder @folder of the image it was packed from (by
+ *  source path), in *@out (k of them, malloc'd).
+ *  @return BALE_OK; BALE_ENOENT (@err says which sample) when one has no
+ *  source path or its path is not in the folder; another code with
+ *  @err set on failure */
+int bench_pair_folder(const char *folder, const struct bench_target *ref,
+    const uint64_t *order, uint64_t k, uint64_t **out,
+    struct bale_errbuf *err);
 
 struct bale_bench;
 struct bale_buf;

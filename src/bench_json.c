@@ -47,6 +47,8 @@ static void bench_json_row(struct bale_buf *j, const struct bale_bench_row *r)
 	bench_json_array(j, "p50_ms", r->p50_ms, r->nruns);
 	bench_json_array(j, "p99_ms", r->p99_ms, r->nruns);
 	bench_json_array(j, "resident_before", r->resident, r->nruns);
+	bale_json_key(j, "digest", 0);
+	bale_buf_printf(j, "\"%08x\"", (unsigned)r->digest);
 	bale_buf_puts(j, "}");
 }
 

@@ -5,7 +5,6 @@
 #include "shuffle.h"
 
 #include "bale_backend.h"
-#include "bale_backend.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +22,8 @@ struct bench_slot {
 	char *path;
 	char *option;
 	struct bench_probed p;	/* size, files (for eviction), caps */
+	uint64_t *order;	/* a folder's own, paired with an output's by
+				 * path; NULL: the run's order */
 };
 
 struct bale_bench {
@@ -69,6 +70,7 @@ static void bench_slot_release(struct bench_slot *s)
 	free(s->format);
 	free(s->path);
 	free(s->option);
+	free(s->order);
 	bench_free_files(s->p.files);
 }
 
@@ -104,17 +106,61 @@ static uint64_t bench_common_count(const struct bale_bench *b)
 	uint64_t n = b->slots[0].p.count;
 	size_t i;
 
+	for (i = 1; i < b->nslots; i++)
+		n = b->slots[i].p.count < n ? b->slots[i].p.count : n;
+	return n;
+}
+
+/* A raw folder is read image for image as the first output holds them,
+ * paired by source path: a pack that skipped files of the tree, or
+ * shuffled it, still compares the same images. Where that cannot be
+ * (an output without source paths, another tree), by index. */
+static int bench_pair(struct bale_bench *b, const uint64_t *order)
+{
+	const struct bench_slot *ref = NULL;
+	struct bench_slot *s;
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = 0; !ref && i < b->nslots; i++)
+		ref = b->slots[i].p.folder ? NULL : &b->slots[i];
+	for (i = 0; rc == BALE_OK && i < b->nslots; i++) {
+		s = &b->slots[i];
+		free(s->order);
+		s->order = NULL;
+		if (!ref || !s->p.folder)
+			continue;
+		rc = bench_pair_folder(s->path, &ref->t, order,
+		    b->method.samples, &s->order, &b->err);
+		if (rc == BALE_OK)
+			bench_notice(b, "note: '%s' is read image for image as "
+			    "'%s' holds them (paired by source path)",
+			    s->label, ref->label);
+		else if (rc == BALE_ENOENT)
+			bench_notice(b, "note: '%s' is read by index, not "
+			    "paired with '%s': %s", s->label, ref->label,
+			    b->err.msg);
+		rc = rc == BALE_ENOENT ? BALE_OK : rc;
+	}
+	return rc;
+}
+
+/* Targets of different sizes that are not paired: said. */
+static void bench_note_counts(const struct bale_bench *b)
+{
+	const struct bench_slot *s;
+	size_t i;
+
 	for (i = 1; i < b->nslots; i++) {
-		if (b->slots[i].p.count != b->slots[0].p.count)
+		s = &b->slots[i];
+		if (s->p.count != b->slots[0].p.count && !s->order &&
+		    !b->slots[0].order)
 			bench_notice(b, "note: '%s' holds %llu samples, '%s' "
-			    "%llu; reading the common prefix",
-			    b->slots[i].path,
-			    (unsigned long long)b->slots[i].p.count,
+			    "%llu; reading the common prefix", s->path,
+			    (unsigned long long)s->p.count,
 			    b->slots[0].path,
 			    (unsigned long long)b->slots[0].p.count);
-		n = b->slots[i].p.count < n ? b->slots[i].p.count : n;
 	}
-	return n;
 }
 
 /* The order every run reads: the first @k of a permutation of all @n. */
@@ -165,6 +211,7 @@ static void bench_record(struct bale_bench_row *row,
 	row->p50_ms[n] = run->p50_ms;
 	row->p99_ms[n] = run->p99_ms;
 	row->resident[n] = resident;
+	row->digest = run->digest;
 }
 
 /* One timed run of slot @s. Cold: no handle of any target is open (a
@@ -176,18 +223,21 @@ static int bench_one(struct bale_bench *b, const struct bench_slot *s,
     struct bench_handles **h, struct bale_bench_row *row)
 {
 	struct bench_pass_result run;
+	struct bench_pass pass = b->pass;
 	int cold = row->cache[0] == 'c';
 	double resident = 1;
 	int rc = BALE_OK;
 
+	if (s->order)
+		pass.order = s->order;
 	if (cold) {
 		resident = bench_make_cold(b, s);
 		rc = bench_handles_open(&s->t, row->threads, h, &b->err);
 	} else if (row->nruns == 0) {
-		rc = bench_handles_read(*h, &b->pass, &run, &b->err);
+		rc = bench_handles_read(*h, &pass, &run, &b->err);
 	}
 	if (rc == BALE_OK)
-		rc = bench_handles_read(*h, &b->pass, &run, &b->err);
+		rc = bench_handles_read(*h, &pass, &run, &b->err);
 	if (cold) {
 		bench_handles_close(*h);
 		*h = NULL;
@@ -370,6 +420,10 @@ int bale_bench_run(struct bale_bench *b, const struct bale_bench_opts *o)
 	rc = order ? bench_rows(b, threads, nthreads) :
 	    bale_errbuf_set(&b->err, BALE_ENOMEM, "no memory");
 	b->pass = (struct bench_pass){ order, b->method.samples, o->decode };
+	if (rc == BALE_OK)
+		rc = bench_pair(b, order);
+	if (rc == BALE_OK)
+		bench_note_counts(b);
 	for (g = 0; rc == BALE_OK && g < b->nrows; g += b->nslots)
 		rc = bench_group(b, b->rows + g);
 	if (rc == BALE_OK)

@@ -44,3 +44,27 @@ run "$BALE" bench "$T/out" --against "$T/in" --sequential -r 1 -k 10
 expect_status 0
 grep -q '^method: 10 samples per run, sequential order' "$T/stdout" ||
     fail "--sequential is not stated"
+# a tree the pack skipped files of (empty ones, sorting first) and
+# shuffled: the folder is read image for image as the outputs hold them,
+# paired by source path (before, the folder was read by index: other
+# images, and it stopped on the first skipped file)
+cp -r "$T/in" "$T/skips"
+for d in "$T/skips"/*/; do : >"$d/0000-empty.jpg"; done
+"$BALE" pack "$T/skips" -f lmdb,wds -o "$T/skips-out" --shuffle -q 2>/dev/null ||
+    [ $? -eq 3 ] || fail "pack of the tree with skips failed"
+run "$BALE" bench "$T/skips-out" --against "$T/skips" -r 1 \
+    --json "$T/skips.json"
+expect_status 0
+expect_stderr "'folder' is read image for image as 'wds' holds them"
+"$PY" - "$T/skips.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+digests = {r["target"]: r["digest"] for r in rows}
+assert len(set(digests.values())) == 1, digests
+PY
+# a tree that lacks an image the output holds: by index, said
+cp -r "$T/in" "$T/fewer"
+rm "$(find "$T/fewer" -type f | sort | head -1)"
+run "$BALE" bench "$T/skips-out" --against "$T/fewer" -r 1
+expect_status 0
+expect_stderr "is read by index, not paired with 'wds'"
