@@ -68,6 +68,10 @@ static const char pack_help[] =
 "                        which grows by itself anyway)\n"
 "      --window SIZE     read-ahead memory bound (default 256M)\n"
 "      --strict          fail on the first input that cannot be packed\n"
+"      --allow-damaged   an archive source damaged part-way (cut short, a\n"
+"                        bad header): pack the members before the damage,\n"
+"                        with a warning (without it the run fails: what\n"
+"                        follows the damage would be missing)\n"
 "      --force           replace an existing output\n"
 "      --resume          carry on from where an interrupted or failed run\n"
 "                        with the same inputs and settings stopped (its\n"
@@ -84,7 +88,9 @@ static const char pack_help[] =
 "      --report FILE     write a JSON report of the run to FILE\n"
 "  -v, --verbose         progress lines even when stderr is not a terminal\n"
 "  -q, --quiet           no progress, no summary\n"
-"\n"
+"\n";
+
+static const char pack_help_exit[] =
 "Exit status: 0 done; 1 failed (no output looks complete); 2 bad usage;\n"
 "3 done, but some inputs were skipped (each is listed on stderr and in\n"
 "the report); 130 / 143 stopped by SIGINT / SIGTERM (only what is\n"
@@ -94,7 +100,7 @@ enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
 	OPT_REPORT, OPT_RESUME, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
-	OPT_PART, OPT_UPDATE, OPT_RELABEL,
+	OPT_PART, OPT_UPDATE, OPT_RELABEL, OPT_ALLOW_DAMAGED,
 };
 
 static const struct option pack_longopts[] = {
@@ -123,6 +129,7 @@ static const struct option pack_longopts[] = {
 	{ "part", required_argument, NULL, OPT_PART },
 	{ "update", no_argument, NULL, OPT_UPDATE },
 	{ "relabel", no_argument, NULL, OPT_RELABEL },
+	{ "allow-damaged", no_argument, NULL, OPT_ALLOW_DAMAGED },
 	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -175,6 +182,7 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_SHUFFLE: a->opts.shuffle = 1; return 0;
 	case OPT_STRICT: a->opts.strict = 1; return 0;
 	case OPT_FORCE: a->opts.replace = 1; return 0;
+	case OPT_ALLOW_DAMAGED: a->opts.allow_damaged = 1; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_RESUME: a->opts.resume = 1; return 0;
 	case OPT_UPDATE: a->opts.update = 1; return 0;
@@ -223,6 +231,7 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 	    NULL)) != -1) {
 		if (c == 'h') {
 			fputs(pack_help, stdout);
+			fputs(pack_help_exit, stdout);
 			fputs("\n", stdout);
 			fputs(encode_help, stdout);
 			exit(CLI_OK);
@@ -251,6 +260,8 @@ static void pack_error(const struct bale_pipeline *p, int rc)
 {
 	static const char *const hints[] = {
 		[BALE_REMEDY_REPLACE] = " (use --force to replace it)",
+		[BALE_REMEDY_ALLOW_DAMAGED] = " (--allow-damaged packs what "
+		    "comes before the damage)",
 		[BALE_REMEDY_RESUME] = ": run again with --resume to carry on",
 		[BALE_REMEDY_START_OVER] = ": run without --resume to start "
 		    "over",

@@ -274,6 +274,12 @@ struct bale_pack_opts {
 					 * run packs all and writes it */
 	int relabel;			/* with @update: rebuild all, labels
 					 * numbered as torchvision does */
+	int allow_damaged;		/* an archive source damaged part-way
+					 * (cut short, a bad header): pack the
+					 * members before the damage, with a
+					 * warning; 0: such a source fails the
+					 * run (what follows the damage would
+					 * be missing unnoticed) */
 };
 
 /** The default read-ahead bound of the reorder window. */
@@ -340,6 +346,9 @@ enum bale_remedy {
 				 * resume set to carry on */
 	BALE_REMEDY_START_OVER,	/* the journal is not this run's: run
 				 * again without resume */
+	BALE_REMEDY_ALLOW_DAMAGED,	/* an archive source is damaged:
+				 * set allow_damaged to pack what comes
+				 * before the damage */
 	BALE_REMEDY_CHANGE_OPTIONS,	/* the options cannot work (a bad
 				 * value, two that exclude each other, or
 				 * not for this source or output): nothing

@@ -59,6 +59,32 @@ static int pipe_walk_source(struct pipe_run *run)
 	    bale_walk_folder(run->walk, o->src);
 }
 
+/* An archive that breaks off part-way loses what follows the damage,
+ * how much unknown (whole classes, in a tar of class folders): that
+ * fails the run unless allowed, and is then a warning. */
+static int pipe_check_damage(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const char *path, *why;
+	size_t n = bale_walk_damaged(run->walk, &path, &why);
+	char text[sizeof(p->err.msg)];
+
+	if (!n)
+		return BALE_OK;
+	if (!run->opts->allow_damaged) {
+		bale_errbuf_set(&p->err, BALE_EINPUT, "source '%s': %s: the "
+		    "dataset would miss whatever follows the damage", path,
+		    why);
+		p->err.remedy = BALE_REMEDY_ALLOW_DAMAGED;
+		return BALE_EINPUT;
+	}
+	snprintf(text, sizeof(text), "%zu damaged archive%s: the dataset "
+	    "holds only what comes before the damage (%s: %s); whatever "
+	    "follows it is lost, how much is unknown", n, n > 1 ? "s" : "",
+	    path, why);
+	return bale_report_add(p->report, BALE_NOTE_WARNING, path, text) ?
+	    bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory") : BALE_OK;
+}
+
 static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 {
 	enum bale_walk_note_kind kind;
@@ -87,7 +113,7 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 		p->stats.ignored += kind == BALE_NOTE_IGNORED;
 		p->stats.skipped += kind == BALE_NOTE_SKIPPED;
 	}
-	return BALE_OK;
+	return pipe_check_damage(p, run);
 }
 
 /* A part's slice of @n positions: [n*i/count, n*(i+1)/count), so the

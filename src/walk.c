@@ -539,6 +539,16 @@ const char *const *bale_walk_classes(const struct bale_walk *w)
 	return (const char *const *)w->classes;
 }
 
+size_t bale_walk_damaged(const struct bale_walk *w, const char **path,
+    const char **reason)
+{
+	enum bale_walk_note_kind kind;
+
+	if (w->damaged)
+		bale_walk_note(w, w->first_damage, &kind, path, reason);
+	return w->damaged;
+}
+
 size_t bale_walk_nnotes(const struct bale_walk *w)
 {
 	return w->notes.n;

@@ -122,6 +122,12 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i);
 size_t bale_walk_nclasses(const struct bale_walk *w);
 const char *const *bale_walk_classes(const struct bale_walk *w);
 
+/** How many archives of the source broke off part-way (cut short, a
+ *  bad header): their members after the damage are lost. The first
+ *  one's archive and why in *@path and *@reason, when there is one. */
+size_t bale_walk_damaged(const struct bale_walk *w, const char **path,
+    const char **reason);
+
 size_t bale_walk_nnotes(const struct bale_walk *w);
 void bale_walk_note(const struct bale_walk *w, size_t i,
     enum bale_walk_note_kind *kind, const char **path, const char **reason);

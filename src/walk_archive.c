@@ -123,6 +123,8 @@ int arc_damaged(struct bale_walk *w, const char *where, int rc,
 		    where, err->msg);
 	snprintf(why, sizeof(why), "%s; nothing after it is read",
 	    err->msg);
+	if (!w->damaged++)
+		w->first_damage = w->notes.n;
 	return walk_add_note(w, BALE_NOTE_SKIPPED, where, why);
 }
 

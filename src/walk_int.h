@@ -46,6 +46,9 @@ struct bale_walk {
 	size_t nitems;
 	size_t capitems;
 	struct walk_notes notes;
+	size_t damaged;		/* archives that broke off: the members
+				 * after the damage are lost */
+	size_t first_damage;	/* the first one's note */
 	char **classes;
 	size_t nclasses;
 	size_t capclasses;	/* dataset walks grow @classes */

@@ -171,6 +171,8 @@ _REMEDIES = {
     "replace": " (pass replace=True to replace it)",
     "resume": ": call again with resume=True to carry on",
     "start_over": ": call again without resume=True to start over",
+    "allow_damaged": " (allow_damaged=True packs what comes before the "
+                     "damage)",
 }
 
 _ENCODE_KEYS = ("resize", "frame", "upscale", "pixels", "quality",
@@ -189,7 +191,7 @@ def _options_list(options):
 def pack(src, out, formats=("wds",), *, name=None, list_file=None,
          options=None, threads=0, window=0, shuffle=False, seed=0,
          strict=False, replace=False, resume=False, report=None, part=None,
-         update=False, relabel=False, **encode):
+         update=False, relabel=False, allow_damaged=False, **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
     formats: names, or one comma-separated str ("wds,lmdb")
@@ -201,6 +203,8 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
     encode:  resize="shorter:256", frame, upscale, pixels="224x224",
              quality, subsampling, color, alpha, background,
              keep_unchanged, max_pixels (as bale pack's flags)
+    allow_damaged: an archive source damaged part-way packs what comes
+             before the damage (a warning) instead of failing the run
     report:  also keep the JSON report at this path
     Returns the report as a dict (samples packed, skipped with reasons,
     outputs...). Raises bale.Error when the run fails; Ctrl-C stops the
@@ -216,7 +220,7 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
     kw = dict(name=name, options=_options_list(options), threads=threads,
               window=window, shuffle=shuffle, seed=seed, strict=strict,
               replace=replace, resume=resume, part=part, update=update,
-              relabel=relabel)
+              relabel=relabel, allow_damaged=allow_damaged)
     if list_file is not None:
         kw["list"] = list_file
     if any(v not in (None, False, 0) for v in encode.values()):

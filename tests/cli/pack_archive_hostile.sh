@@ -3,16 +3,29 @@
 # devices, duplicates, empty and cut-short members, nested tars, wrong
 # CRCs, zip and tar bombs, encrypted and unknown-method members are each
 # skipped with their reason (exit 3) while the good members are packed,
-# byte for byte, compressed or not; an archive bale cannot read at all
-# fails the run with a message.
+# byte for byte, compressed or not; an archive damaged part-way fails the
+# run unless --allow-damaged; one bale cannot read at all fails it with
+# a message.
 . "$TESTS/cli/lib.sh"
 f=$(any_backend)
 "$MKDATA" tricky "$T/in"
 img="$T/in/10/ten.jpg"
 "$PY" "$TESTS/cli/make_hostile_archives.py" "$img" "$T/h"
-pack() { # ARCHIVE: pack it into $T/o-ARCHIVE with its report
+pack() { # ARCHIVE [FLAG...]: pack it into $T/o-ARCHIVE with its report
     run timeout 60 "$BALE" pack "$T/h/$1" -f "$f" -o "$T/o-$1" \
-        --report "$T/$1.json"
+        --report "$T/$1.json" "${@:2}"
+}
+# an archive that breaks off part-way fails the run (what follows the
+# damage would be missing, whole classes perhaps); --allow-damaged packs
+# what comes before it, with a warning naming the damage
+damaged() { # ARCHIVE
+    pack "$1"
+    expect_status 1
+    expect_stderr "the dataset would miss whatever follows the damage"
+    expect_stderr "(--allow-damaged packs what comes before the damage)"
+    expect_no_output "$T/o-$1"
+    pack "$1" --allow-damaged
+    expect_stderr "1 damaged archive: the dataset holds only what comes before"
 }
 # report ARCHIVE PACKED 'path: reason-part' ... : exactly these skipped
 report() {
@@ -50,14 +63,14 @@ assert open(sys.argv[2], "rb").read() == a[::-1], "dup is not the last copy"
 assert open(sys.argv[3], "rb").read() == a, "good differs"' "$img" "$T/dup" "$T/good"
 done
 
-pack cut.tar
+damaged cut.tar
 expect_status 3
 report cut.tar 2 "$T/h/cut.tar: runs past the end of the archive"
 
 # a compressed tar cut short: the members before the cut are packed;
 # the one it cuts is skipped with its reason, and so are those libarchive
 # had decompressed only in part (its last block before the cut is lost)
-pack cut.tar.gz
+damaged cut.tar.gz
 expect_status 3
 "$PY" - "$T/cut.tar.gz.json" "$T/h/cut.tar.gz" <<'PY'
 import json, sys
@@ -68,7 +81,7 @@ assert all("truncated" in why for why in skipped.values()), skipped
 assert r["packed"] >= 3 and r["packed"] + len(skipped) >= 5, r
 PY
 # a header claiming 2 GiB is refused from its size, not allocated
-pack bomb.tar.gz
+damaged bomb.tar.gz
 expect_status 3
 report bomb.tar.gz 1 "cls/bomb.jpg: claims 2147483648 bytes" \
     "$T/h/bomb.tar.gz: damaged after 2 members"
@@ -76,7 +89,7 @@ report bomb.tar.gz 1 "cls/bomb.jpg: claims 2147483648 bytes" \
 # two compressed tars, the first cut short: its loss stays its own, the
 # second's members are all read
 run timeout 60 "$BALE" pack "$T/h/cut.tar.gz" "$T/h/bomb.tar.gz" -f "$f" \
-    -o "$T/o-two" --report "$T/two.json"
+    -o "$T/o-two" --report "$T/two.json" --allow-damaged
 expect_status 3
 "$PY" - "$T/two.json" "$T/cut.tar.gz.json" "$T/h/bomb.tar.gz" <<'PY'
 import json, sys

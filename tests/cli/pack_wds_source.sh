@@ -39,9 +39,13 @@ cp "$T/ref"/data-* "$T/bale-shards/"
 run "$BALE" pack "$T/bale-shards" -f lmdb,hdf5 -o "$T/from-shards" -j3
 expect_status 0
 "$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/from-shards" --present
-# a shard cut short keeps the samples before the cut, and says so
+# a shard cut short fails the run; allowed, it keeps the samples before
+# the cut, and says so
 head -c 4500 "$T/shards/shard-000000.tar" >"$T/cut.tar"
 run "$BALE" pack "$T/cut.tar" -f lmdb -o "$T/cut"
+expect_status 1
+expect_stderr "the dataset would miss whatever follows the damage"
+run "$BALE" pack "$T/cut.tar" -f lmdb -o "$T/cut" --allow-damaged
 expect_status 3
 expect_stderr "nothing after it is read"
 [ "$(ls_of "$T/cut/data.lmdb" | wc -l)" -ge 1 ] || fail "the cut shard lost all"
@@ -63,6 +67,8 @@ diff <(sed -n 6,10p "$T/want.tsv") <(ls_of "$T/gz-one/data.lmdb")
 head -c $(($(stat -c %s "$T/gz/shard-000000.tar.gz") * 2 / 3)) \
     "$T/gz/shard-000000.tar.gz" >"$T/cut.tar.gz"
 run "$BALE" pack "$T/cut.tar.gz" -f lmdb -o "$T/gz-cut"
+expect_status 1
+run "$BALE" pack "$T/cut.tar.gz" -f lmdb -o "$T/gz-cut" --allow-damaged
 expect_status 3
 expect_stderr "damaged after"
 [ "$(ls_of "$T/gz-cut/data.lmdb" | wc -l)" -ge 1 ] || fail "the cut compressed shard lost all"
