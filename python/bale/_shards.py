@@ -33,34 +33,61 @@ def _expand_braces(pattern):
 
 
 def _shard_list(path):
-    """The shards a wids shard list (bale's NAME-shards.json) names."""
+    """The shards a wids shard list (bale's NAME-shards.json) names, with
+    the sample count it records for each (None where it records none)."""
     with open(path, encoding="utf-8") as f:
         index = json.load(f)
     base = os.path.dirname(path)
     try:
-        urls = [s["url"] for s in index["shardlist"]]
-    except (KeyError, TypeError):
+        entries = [(s["url"], s.get("nsamples")) for s in index["shardlist"]]
+    except (KeyError, TypeError, AttributeError):
         raise bale.Error(f"'{path}': not a shard list (no shardlist urls)")
-    return [u if os.path.isabs(u) else os.path.join(base, u) for u in urls]
+    return [(u if os.path.isabs(u) else os.path.join(base, u), n)
+            for u, n in entries]
 
 
-def list_shards(urls):
-    """Shard paths from: a shard list (.json), a folder of .tar files, a
-    brace pattern ("train-{000..099}.tar"), a .tar, or a list of these."""
+def _idx_count(tar):
+    """The sample count in the .idx bale writes beside a shard, or None."""
+    idx = tar[:-len(".tar")] + ".idx" if tar.endswith(".tar") else None
+    try:
+        with open(idx, "rb") as f:
+            head = f.readline().split()
+        return int(head[1]) if head[:1] == [b"v1.2"] else None
+    except (OSError, TypeError, ValueError, IndexError):
+        return None
+
+
+def list_shards_counted(urls):
+    """[(shard path, sample count or None)] from: a shard list (.json), a
+    folder of .tar files, a brace pattern ("train-{000..099}.tar"), a
+    .tar, or a list of these. A folder or a list without a shard is an
+    error: an epoch over it would end at once, unnoticed."""
     if not isinstance(urls, (str, bytes, os.PathLike)):
-        return [s for u in urls for s in list_shards(u)]
+        found = [s for u in urls for s in list_shards_counted(u)]
+        if not found:
+            raise bale.NotFoundError("no shard in the list given")
+        return found
     path = os.fspath(urls)
     if os.path.isdir(path):
         names = sorted(n for n in os.listdir(path)
                        if n.endswith((".tar", ".tar.gz", ".tgz")))
-        return [os.path.join(path, n) for n in names]
+        if not names:
+            raise bale.NotFoundError(f"no shard (.tar, .tar.gz) in the "
+                                     f"folder '{path}'")
+        return [(os.path.join(path, n), _idx_count(os.path.join(path, n)))
+                for n in names]
     if path.endswith(".json"):
         return _shard_list(path)
     paths = _expand_braces(path)
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         raise bale.NotFoundError(f"no such shard: '{missing[0]}'")
-    return paths
+    return [(p, _idx_count(p)) for p in paths]
+
+
+def list_shards(urls):
+    """Shard paths (see list_shards_counted)."""
+    return [p for p, _ in list_shards_counted(urls)]
 
 
 def _split_name(name):
@@ -218,7 +245,9 @@ class ShardStream(torch.utils.data.IterableDataset):
                  rank=None, world_size=None):
         if decode not in DECODERS:
             raise ValueError(f"decode must be one of {DECODERS}")
-        self.shards = list_shards(urls)
+        counted = list_shards_counted(urls)
+        self.shards = [p for p, _ in counted]
+        self._counts = [n for _, n in counted]
         self.shuffle = int(shuffle)
         self.transform = transform
         self.target_transform = target_transform
@@ -230,6 +259,16 @@ class ShardStream(torch.utils.data.IterableDataset):
 
     def set_epoch(self, epoch):
         self.epoch = epoch
+
+    def __len__(self):
+        """The samples in all the shards (every rank's, every worker's),
+        as the shard list or bale's .idx files record them; a TypeError
+        for shards that record no count (foreign .tar without .idx)."""
+        if None in self._counts:
+            unknown = self.shards[self._counts.index(None)]
+            raise TypeError(f"len(): shard '{unknown}' records no sample "
+                            f"count (no shard list entry nor .idx)")
+        return sum(self._counts)
 
     def _place(self):
         """(consumer index, consumers) of this worker of this rank."""

@@ -94,6 +94,28 @@ class ShardTest(common.TempTest):
         with self.assertRaises(bale.NotFoundError):
             ShardStream(f"{folder}/data-{{000000..000099}}.tar")
 
+    def test_no_shard_and_len(self):
+        """A folder (or a list) without a shard is an error, not an empty
+        epoch; len() is the samples the shard list or the .idx files
+        record, and a TypeError that says why for shards without them."""
+        empty = f"{self.tmp}/empty"
+        os.mkdir(empty)
+        with self.assertRaisesRegex(bale.NotFoundError, "no shard"):
+            ShardStream(empty)
+        with self.assertRaisesRegex(bale.NotFoundError, "no shard"):
+            ShardStream([])
+        folder = os.path.dirname(self.many)
+        for urls in (self.many, folder, f"{folder}/data-{{000000..000012}}.tar"):
+            self.assertEqual(len(ShardStream(urls)), 90)
+        self.assertEqual(len(ShardStream([self.many, self.few])), 180)
+        path = f"{self.tmp}/foreign-0.tar"
+        with tarfile.open(path, "w") as tar:
+            add_member(tar, "a.jpg", b"x")
+        with self.assertRaisesRegex(TypeError, "records no sample count"):
+            len(ShardStream(path))
+        dl = DataLoader(ShardStream(self.few, decode="raw"), batch_size=10)
+        self.assertEqual(len(dl), 9)
+
     def test_foreign_webdataset(self):
         """Shards written with tarfile, as other tools write them: nested
         keys, .jpeg/.png, labels in .cls or .json, extra members, no
