@@ -55,7 +55,7 @@ int cli_flag_number(const char *cmd, const char *flag, const char *v,
 }
 
 /* -f names a format this build reads, or the raw folder. */
-static int cli_check_reader(const char *cmd, const char *format)
+int cli_check_reader(const char *cmd, const char *format)
 {
 	const char *const *names = bale_backend_names();
 	const struct bale_backend *be = bale_backend_find(format);

@@ -19,6 +19,10 @@ void cli_error(const char *cmd, int rc, const char *msg);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/** -f @format names a format this build reads; else say which it
+ *  reads. @return 0, or CLI_USAGE after saying why */
+int cli_check_reader(const char *cmd, const char *format);
+
 /** The options of the commands that read outputs: -f FORMAT and -h, then
  *  exactly @nargs operands (described by @expect in the error), which
  *  start at argv[optind]. @return -1 when parsing may go on, else the

@@ -36,7 +36,9 @@ static const char pack_help[] =
 "archives pack as one dataset. SRC may be an output to convert: bale's\n"
 "LMDB, HDF5 file or shard list, a Caffe LMDB, or WebDataset shards (a\n"
 "folder of .tar or .tar.gz files, a brace pattern 'a-{000..009}.tar').\n"
-"\n"
+"\n";
+
+static const char pack_help_options[] =
 "  -f, --format LIST     output formats, comma-separated (built: see\n"
 "                        'bale --help')\n"
 "  -o, --output DIR      output folder (created if missing)\n"
@@ -67,6 +69,9 @@ static const char pack_help[] =
 "                        (e.g. lmdb.map_size=2G: the initial LMDB map,\n"
 "                        which grows by itself anyway)\n"
 "      --window SIZE     read-ahead memory bound (default 256M)\n"
+"      --validate        decode every image (stored as it is) and skip\n"
+"                        those that do not decode (cut, corrupt, not an\n"
+"                        image), with why; JPEG and PNG are checked\n"
 "      --strict          fail on the first input that cannot be packed\n"
 "      --allow-damaged   an archive source damaged part-way (cut short, a\n"
 "                        bad header): pack the members before the damage,\n"
@@ -100,7 +105,7 @@ enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
 	OPT_REPORT, OPT_RESUME, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
-	OPT_PART, OPT_UPDATE, OPT_RELABEL, OPT_ALLOW_DAMAGED,
+	OPT_PART, OPT_UPDATE, OPT_RELABEL, OPT_ALLOW_DAMAGED, OPT_VALIDATE,
 };
 
 static const struct option pack_longopts[] = {
@@ -130,6 +135,7 @@ static const struct option pack_longopts[] = {
 	{ "update", no_argument, NULL, OPT_UPDATE },
 	{ "relabel", no_argument, NULL, OPT_RELABEL },
 	{ "allow-damaged", no_argument, NULL, OPT_ALLOW_DAMAGED },
+	{ "validate", no_argument, NULL, OPT_VALIDATE },
 	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -183,6 +189,7 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_STRICT: a->opts.strict = 1; return 0;
 	case OPT_FORCE: a->opts.replace = 1; return 0;
 	case OPT_ALLOW_DAMAGED: a->opts.allow_damaged = 1; return 0;
+	case OPT_VALIDATE: a->opts.validate = 1; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_RESUME: a->opts.resume = 1; return 0;
 	case OPT_UPDATE: a->opts.update = 1; return 0;
@@ -231,6 +238,7 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 	    NULL)) != -1) {
 		if (c == 'h') {
 			fputs(pack_help, stdout);
+			fputs(pack_help_options, stdout);
 			fputs(pack_help_exit, stdout);
 			fputs("\n", stdout);
 			fputs(encode_help, stdout);

@@ -2,30 +2,130 @@
 #include "cli.h"
 #include "outputs.h"
 
+#include <ctype.h>
+#include <stdarg.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char verify_help[] =
-"usage: bale verify OUT [-f FORMAT]\n"
+"usage: bale verify OUT [-f FORMAT] [--decode]\n"
 "\n"
 "Read back every sample of every output in OUT (a folder, or one output)\n"
 "and check the count, that each sample can be read, and its checksum.\n"
-"Exit status: 0 all good, 1 some sample is missing or differs, 2 usage.\n";
+"\n"
+"  -f, --format F  only outputs of format F (wds, lmdb, hdf5) in OUT\n"
+"      --decode    also decode every image (JPEG and PNG; others are\n"
+"                  counted as unchecked): a file cut or corrupt before\n"
+"                  it was packed decodes no better from the output\n"
+"\n"
+"The same error on consecutive samples (a shard cut short) is said once,\n"
+"with how many samples it covers.\n"
+"Exit status: 0 all good, 1 some sample is missing, differs or does not\n"
+"decode, 2 usage.\n";
+
+/* One output's check: counts, and the error being repeated. */
+struct verify_run {
+	const char *path;
+	struct bale_decode_check *check;	/* --decode, or NULL */
+	uint64_t bad;
+	uint64_t unchecked;	/* no stored checksum */
+	uint64_t undecoded;	/* a format --decode cannot check */
+	char last[512];		/* the last error said */
+	uint64_t repeats;	/* samples since with the same error */
+};
+
+/* Equal but for their numbers: the same error on another sample. */
+static int verify_same_error(const char *a, const char *b)
+{
+	for (;;) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			while (isdigit((unsigned char)*a))
+				a++;
+			while (isdigit((unsigned char)*b))
+				b++;
+			continue;
+		}
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}
+
+static void verify_flush(struct verify_run *v)
+{
+	if (v->repeats)
+		fprintf(stderr, "bale verify: '%s': the same for the next %"
+		    PRIu64 " sample%s\n", v->path, v->repeats,
+		    v->repeats > 1 ? "s" : "");
+	v->repeats = 0;
+	v->last[0] = '\0';
+}
+
+/* A bad sample: said, unless it repeats the error before it. */
+static void verify_bad(struct verify_run *v, uint64_t i, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+static void verify_bad(struct verify_run *v, uint64_t i, const char *fmt,
+    ...)
+{
+	char msg[sizeof(v->last)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	v->bad++;
+	if (v->last[0] && verify_same_error(v->last, msg)) {
+		v->repeats++;
+		return;
+	}
+	verify_flush(v);
+	fprintf(stderr, "bale verify: '%s' sample %" PRIu64 ": %s\n", v->path,
+	    i, msg);
+	snprintf(v->last, sizeof(v->last), "%s", msg);
+}
+
+static void verify_sample(struct verify_run *v, uint64_t i,
+    const struct bale_blob *b)
+{
+	uint32_t crc;
+	int rc;
+
+	if (!b->has_crc32) {
+		v->unchecked++;
+	} else if ((crc = bale_crc32(b->data, b->size)) != b->crc32) {
+		verify_bad(v, i, "(key %s): checksum %08" PRIx32 " but stored "
+		    "%08" PRIx32, b->key, crc, b->crc32);
+		return;
+	}
+	if (!v->check)
+		return;
+	rc = bale_decode_check_run(v->check, b->data, b->size);
+	if (rc == BALE_ENOTSUP)
+		v->undecoded++;
+	else if (rc != BALE_OK)
+		verify_bad(v, i, "(key %s%s%s): does not decode: %s", b->key,
+		    b->path ? ", " : "", b->path ? b->path : "",
+		    bale_decode_check_errmsg(v->check));
+}
 
 /* Check one output; returns the number of bad samples (or 1 if it
  * cannot be opened at all). */
-static uint64_t verify_one(const char *path)
+static uint64_t verify_one(const char *path, struct bale_decode_check *check)
 {
+	struct verify_run v = { path, check, 0, 0, 0, "", 0 };
 	struct bale_reader *r = NULL;
 	struct bale_blob b;
+	uint64_t before;
 	uint64_t n = 0;
-	uint64_t bad = 0;
-	uint64_t unchecked = 0;
 	uint64_t i;
-	uint32_t crc;
 
 	if (bale_reader_new(&r) != BALE_OK || bale_reader_open(r, NULL, path)
 	    != BALE_OK || bale_reader_count(r, &n) != BALE_OK) {
@@ -35,48 +135,83 @@ static uint64_t verify_one(const char *path)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		if (bale_reader_get(r, i, &b) != BALE_OK) {
-			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
-			    ": %s\n", path, i, bale_reader_errmsg(r));
-			bad++;
-			continue;
-		}
-		if (!b.has_crc32) {
-			unchecked++;
-			continue;
-		}
-		crc = bale_crc32(b.data, b.size);
-		if (crc != b.crc32) {
-			fprintf(stderr, "bale verify: '%s' sample %" PRIu64
-			    " (key %s): checksum %08" PRIx32 " but stored %08"
-			    PRIx32 "\n", path, i, b.key, crc, b.crc32);
-			bad++;
-		}
+		before = v.bad;
+		if (bale_reader_get(r, i, &b) != BALE_OK)
+			verify_bad(&v, i, "%s", bale_reader_errmsg(r));
+		else
+			verify_sample(&v, i, &b);
+		if (v.bad == before)	/* a good one ends a repeated error */
+			verify_flush(&v);
 	}
-	printf("%s (%s): %" PRIu64 " samples, %" PRIu64 " bad%s\n", path,
-	    bale_reader_format(r), n, bad, unchecked ?
+	verify_flush(&v);
+	printf("%s (%s): %" PRIu64 " samples, %" PRIu64 " bad%s", path,
+	    bale_reader_format(r), n, v.bad, v.unchecked ?
 	    " (no checksums stored: read back only)" : "");
+	if (check)
+		printf(", decoded (%" PRIu64 " in formats bale does not "
+		    "decode left unchecked)", v.undecoded);
+	printf("\n");
 	bale_reader_free(r);
-	return bad;
+	return v.bad;
+}
+
+static int verify_args(int argc, char **argv, const char **format,
+    int *decode)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "decode", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*format = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(verify_help, stdout);
+			return CLI_OK;
+		}
+		if (c == 'd')
+			*decode = 1;
+		else if (c != 'f')
+			return cli_usage_error("verify", "bad option");
+		else if (cli_check_reader("verify", optarg) != 0)
+			return CLI_USAGE;
+		else
+			*format = optarg;
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("verify", "expected one OUT");
+	return -1;
 }
 
 int cmd_verify(int argc, char **argv)
 {
+	struct bale_decode_check *check = NULL;
 	const char *format;
 	uint64_t bad = 0;
+	int decode = 0;
 	char **paths;
 	size_t n;
 	size_t i;
 	int c;
 
-	c = cli_read_args(argc, argv, "verify", verify_help, 1,
-	    "one OUT", &format);
+	c = verify_args(argc, argv, &format, &decode);
 	if (c >= 0)
 		return c;
-	if (cli_find_outputs("verify", argv[optind], format, &paths, &n) != 0)
+	if (decode && bale_decode_check_new(&check) != BALE_OK) {
+		fprintf(stderr, "bale verify: out of memory\n");
 		return CLI_FAILED;
+	}
+	if (cli_find_outputs("verify", argv[optind], format, &paths, &n) != 0) {
+		bale_decode_check_free(check);
+		return CLI_FAILED;
+	}
 	for (i = 0; i < n; i++)
-		bad += verify_one(paths[i]);
+		bad += verify_one(paths[i], check);
 	cli_free_outputs(paths, n);
+	bale_decode_check_free(check);
 	return bad ? CLI_FAILED : CLI_OK;
 }

@@ -274,6 +274,10 @@ struct bale_pack_opts {
 					 * run packs all and writes it */
 	int relabel;			/* with @update: rebuild all, labels
 					 * numbered as torchvision does */
+	int validate;			/* decode every image (the bytes are
+					 * stored as they are) and skip those
+					 * that do not decode, with why; the
+					 * encode stage decodes anyway */
 	int allow_damaged;		/* an archive source damaged part-way
 					 * (cut short, a bad header): pack the
 					 * members before the damage, with a
@@ -491,6 +495,25 @@ BALE_API int bale_merge_parts(const char *out, const char *const *parts,
  *  @return BALE_OK, or BALE_EINVAL with *@why saying what is wrong */
 BALE_API int bale_part_parse(const char *spec, uint32_t *index,
     uint32_t *count, const char **why);
+
+/* ---- decode check: does an image decode? ----------------------------
+ * What bale pack's validate option and bale verify --decode use: JPEG
+ * through libjpeg-turbo (at 1/8 scale: every coded byte is still read,
+ * so a cut or corrupt stream fails as a full decode would), PNG through
+ * libspng. One handle per thread. */
+struct bale_decode_check;
+
+BALE_API int bale_decode_check_new(struct bale_decode_check **out);
+/** Decode @data[0..size).
+ *  @return BALE_OK: it decodes; BALE_EINPUT: it does not, or it is no
+ *  image (errmsg says why); BALE_ENOTSUP: an image bale does not decode
+ *  (GIF, BMP, TIFF, WebP, PNM) or one too large to decode here, left
+ *  unchecked (errmsg says which); BALE_ENOMEM */
+BALE_API int bale_decode_check_run(struct bale_decode_check *c,
+    const unsigned char *data, size_t size);
+BALE_API const char *bale_decode_check_errmsg(
+    const struct bale_decode_check *c);
+BALE_API void bale_decode_check_free(struct bale_decode_check *c);
 
 /** zlib's CRC-32 of @data[0..n) (Python's zlib.crc32 gives the same, so
  *  any user can check a sample): the checksum every output stores. */

@@ -103,11 +103,33 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 	return bale_input_member(in, &m);
 }
 
-/* Read, encode and checksum the input at window slot @pos (the input at
- * run->first + @pos). NULL: abort (or no memory). */
-static struct pipe_sample *pipe_make(struct pipe_run *run,
-    struct bale_encoder *enc, uint64_t pos)
+/* What a worker thread turns inputs into samples with. */
+struct pipe_tools {
+	struct bale_encoder *enc;	/* the encode stage, or NULL */
+	struct bale_decode_check *check;	/* --validate, or NULL */
+};
+
+/* --validate: the bytes read must decode. @return BALE_OK (they do, or
+ * cannot be checked: counted), BALE_EINPUT (skip: s->why), BALE_ENOMEM */
+static int pipe_validate(struct pipe_run *run, struct bale_decode_check *check,
+    struct pipe_sample *s)
 {
+	int rc = bale_decode_check_run(check, s->data, s->size);
+
+	if (rc == BALE_ENOTSUP)
+		atomic_fetch_add(&run->unchecked, 1);
+	if (rc == BALE_EINPUT)
+		bale_errbuf_set(&s->why, rc, "does not decode: %s",
+		    bale_decode_check_errmsg(check));
+	return rc == BALE_ENOTSUP ? BALE_OK : rc;
+}
+
+/* Read, encode (or check) and checksum the input at window slot @pos
+ * (the input at run->first + @pos). NULL: abort (or no memory). */
+static struct pipe_sample *pipe_make(struct pipe_run *run,
+    const struct pipe_tools *t, uint64_t pos)
+{
+	struct bale_encoder *enc = t->enc;
 	struct pipe_sample *s = calloc(1, sizeof(*s));
 	struct bale_input in;
 	int rc;
@@ -138,6 +160,13 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 		goto out_skip;
 	}
 	s->size = in.size;
+	rc = t->check ? pipe_validate(run, t->check, s) : BALE_OK;
+	if (rc == BALE_EINPUT)
+		goto out_skip_encode;
+	if (rc != BALE_OK) {
+		pipe_sample_free(s);
+		return NULL;
+	}
 	if (enc) {
 		rc = pipe_encode(run, enc, pos, s);
 		if (rc == BALE_EINPUT)
@@ -168,11 +197,15 @@ static void *pipe_worker(void *arg)
 {
 	const struct pipe_worker *me = arg;
 	struct pipe_run *run = me->run;
-	struct bale_encoder *enc = NULL;
+	struct pipe_tools t = { NULL, NULL };
 	struct pipe_sample *s;
 	uint64_t pos;
 
-	if (run->encode && bale_encoder_new(&enc, run->encode) != 0) {
+	/* the encode stage decodes anyway: no check needed beside it */
+	if ((run->encode && bale_encoder_new(&t.enc, run->encode) != 0) ||
+	    (!run->encode && run->opts->validate &&
+	    bale_decode_check_new(&t.check) != BALE_OK)) {
+		bale_encoder_free(t.enc);
 		bale_reorder_abort(run->ro);
 		return NULL;
 	}
@@ -183,7 +216,7 @@ static void *pipe_worker(void *arg)
 			break;
 		}
 		pipe_prefetch(run, pos);
-		s = pipe_make(run, enc, pos);
+		s = pipe_make(run, &t, pos);
 		if (!s) {
 			/* no memory, or the run was stopped: stop everyone */
 			bale_reorder_abort(run->ro);
@@ -191,7 +224,8 @@ static void *pipe_worker(void *arg)
 		}
 		bale_reorder_deliver(run->ro, pos, s);
 	}
-	bale_encoder_free(enc);
+	bale_encoder_free(t.enc);
+	bale_decode_check_free(t.check);
 	return NULL;
 }
 

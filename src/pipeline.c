@@ -353,6 +353,23 @@ static void pipe_threads(struct pipe_run *run)
 	pipe_tune_init(&run->tune, min, max, cpus);
 }
 
+/* --validate kept images it could not decode: said, with how many. */
+static int pipe_note_unchecked(struct bale_pipeline *p,
+    const struct pipe_run *run)
+{
+	unsigned long long n = atomic_load(&run->unchecked);
+	char why[200];
+
+	if (!n)
+		return BALE_OK;
+	snprintf(why, sizeof(why), "%llu image%s not checked: in a format "
+	    "bale does not decode (GIF, BMP, TIFF, WebP, PNM) or too large "
+	    "to decode here; packed as they are", n, n > 1 ? "s" : "");
+	return bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->src,
+	    why) ? bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory") :
+	    BALE_OK;
+}
+
 /* Open the writers, hand them every sample, finish them; an update
  * with only removals to apply packs nothing. */
 static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
@@ -366,6 +383,8 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 		rc = pipe_stop_error(p, run, run->first);
 	if (rc == BALE_OK)
 		rc = pipe_transfer(p, run);
+	if (rc == BALE_OK)
+		rc = pipe_note_unchecked(p, run);
 	if (rc == BALE_OK)
 		rc = pipe_finish(p, run);
 	return rc;

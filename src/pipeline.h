@@ -92,6 +92,8 @@ struct pipe_run {
 					 * the walk's) */
 	size_t nclasses;
 	unsigned char *written;	/* --update: positions put (1) */
+	atomic_ullong unchecked;	/* --validate: images kept unchecked
+					 * (a format bale does not decode) */
 };
 
 /* bale_pipeline_stop() must be async-signal-safe */

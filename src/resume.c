@@ -27,6 +27,7 @@ void bale_resume_fingerprint(const struct bale_pack_opts *o,
 	h = fnv_str(h, bale_version());
 	h = fnv_str(h, o->formats);
 	h = fnv_str(h, o->name ? o->name : "data");
+	h = bale_fnv1a(h, &o->validate, sizeof(o->validate));
 	if (with_part) {
 		h = bale_fnv1a(h, &o->part_index, sizeof(o->part_index));
 		h = bale_fnv1a(h, &o->part_count, sizeof(o->part_count));

@@ -289,6 +289,21 @@ static int wds_member_inside(const struct wds_member *m, uint64_t size)
 	return m->off <= size && m->size <= size - m->off;
 }
 
+/* Sample @i lies (in part) past the end of its shard: the shard was cut
+ * short after its .idx was written, or the .idx is damaged. The same
+ * words for every sample of the shard but the number, so a reader of
+ * many (verify) can say it once. */
+static int wds_cut_short(struct bale_reader *r, const struct wds_r *st,
+    uint64_t i)
+{
+	const struct wds_entry *e = &st->entries[i];
+
+	return bale_reader_seterr(r, BALE_EINVAL, "wds: '%s' (%" PRIu64
+	    " bytes) is cut short, or its .idx damaged: sample %" PRIu64
+	    " lies past its end", st->paths[e->shard], st->sizes[e->shard],
+	    i);
+}
+
 static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -306,8 +321,7 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	    (!st->images_only && (!wds_member_inside(&e->cls,
 	    st->sizes[e->shard]) || !wds_member_inside(&e->json,
 	    st->sizes[e->shard]))))
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
-		    " points past the end of '%s'", i, st->paths[e->shard]);
+		return wds_cut_short(r, st, i);
 	lo = e->image.off < e->cls.off ? e->image.off : e->cls.off;
 	lo = lo < e->json.off ? lo : e->json.off;
 	hi = e->json.off + e->json.size;
@@ -319,8 +333,7 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	}
 	if (hi > st->sizes[e->shard] || hi - lo > WDS_MAX_SPAN ||
 	    (!st->images_only && e->cls.off + e->cls.size > hi))
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
-		    " points past the end of '%s'", i, st->paths[e->shard]);
+		return wds_cut_short(r, st, i);
 	rc = wds_read_span(r, st, e, lo, hi, out);
 	if (rc != BALE_OK)
 		return rc;

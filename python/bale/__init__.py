@@ -191,7 +191,8 @@ def _options_list(options):
 def pack(src, out, formats=("wds",), *, name=None, list_file=None,
          options=None, threads=0, window=0, shuffle=False, seed=0,
          strict=False, replace=False, resume=False, report=None, part=None,
-         update=False, relabel=False, allow_damaged=False, **encode):
+         update=False, relabel=False, allow_damaged=False,
+         validate=False, **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
     formats: names, or one comma-separated str ("wds,lmdb")
@@ -203,6 +204,8 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
     encode:  resize="shorter:256", frame, upscale, pixels="224x224",
              quality, subsampling, color, alpha, background,
              keep_unchanged, max_pixels (as bale pack's flags)
+    validate: decode every image (stored as it is); those that do not
+             decode are skipped with why
     allow_damaged: an archive source damaged part-way packs what comes
              before the damage (a warning) instead of failing the run
     report:  also keep the JSON report at this path
@@ -220,7 +223,8 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
     kw = dict(name=name, options=_options_list(options), threads=threads,
               window=window, shuffle=shuffle, seed=seed, strict=strict,
               replace=replace, resume=resume, part=part, update=update,
-              relabel=relabel, allow_damaged=allow_damaged)
+              relabel=relabel, allow_damaged=allow_damaged,
+              validate=validate)
     if list_file is not None:
         kw["list"] = list_file
     if any(v not in (None, False, 0) for v in encode.values()):

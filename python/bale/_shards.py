@@ -169,7 +169,8 @@ def _open_shard(path):
 
 def read_shard(path):
     """The samples of one shard in order: dicts of field -> bytes, with
-    "__key__"; consecutive members with one key make a sample."""
+    "__key__" and "__url__" (the shard), as webdataset's; consecutive
+    members with one key make a sample."""
     sample = {}
     try:
         with _open_shard(path) as f:
@@ -179,6 +180,7 @@ def read_shard(path):
                     yield sample
                     sample = {}
                 sample["__key__"] = key
+                sample["__url__"] = path
                 sample[field] = data
     except (_Damaged, EOFError, OSError, ValueError) as e:
         raise bale.Error(f"shard '{path}': {e}") from e
@@ -303,7 +305,14 @@ class ShardStream(torch.utils.data.IterableDataset):
             yield self._item(sample)
 
     def _item(self, sample):
-        image = decode_sample(sample_image(sample), self.decode)
+        try:
+            image = decode_sample(sample_image(sample), self.decode)
+        except bale.Error:
+            raise
+        except Exception as e:
+            raise bale.Error(f"sample '{sample['__key__']}' of shard "
+                             f"'{sample['__url__']}' does not decode: "
+                             f"{e}") from e
         label = sample_label(sample)
         if self.transform is not None:
             image = self.transform(image)

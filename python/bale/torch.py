@@ -47,13 +47,25 @@ class ImageDataset(torch.utils.data.Dataset):
 
     def __getitem__(self, i):
         s = self.reader[i]
-        image = decode_sample(s.data, self.decode)
+        try:
+            image = decode_sample(s.data, self.decode)
+        except Exception as e:
+            raise bale.Error(f"sample {i} ({self._source_of(i)}) of "
+                             f"'{self.root}' does not decode: {e}") from e
         label = s.label
         if self.transform is not None:
             image = self.transform(image)
         if self.target_transform is not None:
             label = self.target_transform(label)
         return image, label
+
+    def _source_of(self, i):
+        """Sample i's source path (or key), for a message: read with a
+        reader that keeps them, which the fast one does not."""
+        r = bale.Reader(self.reader._args[0], self.reader._args[1],
+                        options=self.reader._args[3])
+        s = r[i]
+        return f"'{s.path}'" if s.path is not None else f"key {s.key}"
 
     @property
     def samples(self):

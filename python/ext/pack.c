@@ -206,7 +206,7 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "src", "out", "formats", "name", "list",
 	    "options", "threads", "window", "shuffle", "seed", "strict",
 	    "replace", "resume", "encode", "report", "part", "update",
-	    "relabel", "allow_damaged", NULL };
+	    "relabel", "allow_damaged", "validate", NULL };
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
@@ -217,13 +217,13 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
-	    "O!O&zppp", kwlist, PyUnicode_FSConverter, &src,
+	    "O!O&zpppp", kwlist, PyUnicode_FSConverter, &src,
 	    PyUnicode_FSConverter, &out, &run.o.formats, &run.o.name,
 	    PyUnicode_FSConverter, &list, &options, &threads, &window,
 	    &run.o.shuffle, &seed, &run.o.strict, &run.o.replace,
 	    &run.o.resume, &PyDict_Type, &encode, PyUnicode_FSConverter,
 	    &report, &part, &run.o.update, &run.o.relabel,
-	    &run.o.allow_damaged))
+	    &run.o.allow_damaged, &run.o.validate))
 		goto done;
 	if ((options && !(opts = ext_str_array(options))) ||
 	    (encode && ext_parse_encode(encode, &run.enc) != 0))

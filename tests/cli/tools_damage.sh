@@ -44,7 +44,7 @@ read -r tar off json < <(image_offset)
 truncate -s $((off + 10)) "$tar"
 run "$BALE" verify "$T/out"
 expect_status 1
-expect_stderr "points past the end"
+expect_stderr "is cut short, or its .idx damaged"
 
 pack wds
 rm "$T/out/data-000002.tar"

@@ -141,6 +141,15 @@ class ShardTest(common.TempTest):
         seen, _ = epoch(path, 1, 0)
         self.assertEqual(seen, samples)
 
+    def test_decode_failure_names_the_sample(self):
+        path = f"{self.tmp}/bad-0.tar"
+        with tarfile.open(path, "w") as tar:
+            add_member(tar, "s0001.jpg", b"\xff\xd8\xff\xe0 cut short")
+            add_member(tar, "s0001.cls", b"3")
+        with self.assertRaisesRegex(bale.Error, "sample 's0001' of shard "
+                                    ".*bad-0.tar' does not decode"):
+            next(iter(ShardStream(path)))
+
     def test_damaged_shard(self):
         folder = os.path.dirname(self.few)
         first = f"{folder}/data-000000.tar"

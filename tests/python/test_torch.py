@@ -72,6 +72,27 @@ class TorchTest(common.TempTest):
         with self.assertRaises(ValueError):
             ImageDataset(out, decode="jpeg")
 
+    def test_decode_failure_names_the_sample(self):
+        """A sample that does not decode raises bale.Error naming its
+        index and source path (through a DataLoader worker too), not a
+        bare PIL error."""
+        fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
+        with open(os.path.join(self.src, "10", "ten.jpg"), "rb") as f:
+            half = f.read()
+        with open(os.path.join(self.src, "10", "ten.jpg"), "wb") as f:
+            f.write(half[:len(half) // 2])
+        out = common.pack(self.src, f"{self.tmp}/cut", fmt)
+        ds = ImageDataset(out, TRANSFORM)
+        i = [p for p, _ in self.folder.samples].index(
+            os.path.join(self.src, "10", "ten.jpg"))
+        with self.assertRaisesRegex(bale.Error,
+                                    f"sample {i} \\('10/ten.jpg'\\) of "
+                                    ".* does not decode"):
+            ds[i]
+        dl = DataLoader(ds, batch_size=1, sampler=[i], num_workers=1)
+        with self.assertRaisesRegex(Exception, "'10/ten.jpg'"):
+            next(iter(dl))
+
     def test_pixels_are_arrays(self):
         fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
         out = common.pack(self.src, f"{self.tmp}/px", fmt, "--pixels", "8x8")
