@@ -333,10 +333,64 @@ static int walk_warn_empty_classes(struct bale_walk *w)
 	return rc;
 }
 
+/* Every image below one top folder, none directly in it (what `tar -cf
+ * top.tar top` makes): its sub-folders are the classes, as packing the
+ * extracted folder would have them. */
+static int walk_one_top_folder(const struct bale_walk *w)
+{
+	const char *p, *slash;
+	size_t i;
+
+	if (w->found.n != 1 || w->nitems == 0)
+		return 0;
+	for (i = 0; i < w->nitems; i++) {
+		p = w->arena.data + w->items[i].path;
+		slash = strchr(p, '/');
+		if (!slash || !strchr(slash + 1, '/'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Take the sub-folders of the one top folder as the classes: each
+ * sample's path loses "top/", its class is the next folder. */
+static int walk_strip_top_folder(struct bale_walk *w)
+{
+	char note[300];
+	const char *top = w->found.names[0];
+	size_t cut = strlen(top) + 1;
+	const char *p;
+	size_t i;
+	int64_t label;
+
+	snprintf(note, sizeof(note), "every image is below the one folder "
+	    "'%s': its sub-folders are taken as the classes, as for the "
+	    "folder extracted", top);
+	if (walk_add_note(w, BALE_NOTE_WARNING, top, note) != BALE_OK)
+		return w->err.rc;
+	walk_classes_release(&w->found);
+	for (i = 0; i < w->nitems; i++) {
+		w->items[i].path += cut;
+		w->items[i].dirlen -= cut;
+		p = w->arena.data + w->items[i].path;
+		label = walk_class_id(&w->found, p,
+		    (size_t)(strchr(p, '/') - p));
+		if (label < 0)
+			return walk_nomem(w);
+		w->items[i].label = label;
+	}
+	return BALE_OK;
+}
+
 int walk_members_finish(struct bale_walk *w, const char *src)
 {
 	int rc;
 
+	if (walk_one_top_folder(w)) {
+		rc = walk_strip_top_folder(w);
+		if (rc != BALE_OK)
+			return rc;
+	}
 	if (w->found.n == 0)
 		return bale_errbuf_set(&w->err, BALE_ENOENT,
 		    "walk: no class folder in '%s' (expected members "

@@ -109,4 +109,23 @@ run "$BALE" pack "$T/part1.tar.gz" "$T/part2.tar.xz" -f "$formats" \
     -o "$T/shuf-streams" -j4 --shuffle --seed 3
 expect_status 0
 "$PY" "$TESTS/cli/same_output.py" "$T/ref-shuf" "$T/shuf-streams"
+
+# the usual `tar -cf top.tar top`: every image below one top folder; its
+# sub-folders are the classes (said), as packing the folder gives them
+mkdir "$T/top"
+cp -r "$T/in" "$T/top/tree"
+tar -cf "$T/top.tar" -C "$T/top" tree
+tar -czf "$T/top.tar.gz" -C "$T/top" tree
+(cd "$T/top" && "$PY" -c 'import os, zipfile
+with zipfile.ZipFile("../top.zip", "w") as z:
+    for d, _, fs in sorted(os.walk("tree")):
+        for f in sorted(fs):
+            z.write(os.path.join(d, f))')
+for a in top.tar top.tar.gz top.zip; do
+    run "$BALE" pack "$T/$a" -f "$formats" -o "$T/out-$a"
+    expect_status 0
+    expect_stderr "every image is below the one folder 'tree': its sub-folders are taken as the classes"
+    "$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/out-$a" ||
+        fail "$a: differs from the folder's pack"
+done
 exit 0
