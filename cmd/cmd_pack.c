@@ -311,6 +311,8 @@ static void pack_summary(const struct bale_pipeline *p,
 		    (unsigned long long)st.removed,
 		    (unsigned long long)st.unchanged,
 		    (unsigned long long)st.new_classes);
+	if (st.resumed_at && st.resumed_at == st.found)
+		return;	/* nothing was left to do: the warning said so */
 	if (st.resumed_at)
 		fprintf(stderr, "bale pack: resumed after input %llu of %llu "
 		    "(done by an earlier run)\n",

@@ -1,6 +1,8 @@
 /* outputs.c - find the outputs in a folder, open one for reading. */
 #include "outputs.h"
 
+#include "bale_backend.h"
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,28 @@ static int outputs_scan(const char *dir, const char *format, char ***paths,
 	return rc;
 }
 
+/* Does folder @dir hold what an interrupted pack leaves (a resume
+ * journal, NAME-resume.json, at the top or in a replacement's staging
+ * folder)? */
+static int outputs_interrupted(const char *dir)
+{
+	static const char tail[] = "-resume.json";
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t len;
+	int found = 0;
+
+	while (d && !found && (de = readdir(d))) {
+		len = strlen(de->d_name);
+		found = (len > sizeof(tail) - 1 && strcmp(de->d_name + len -
+		    (sizeof(tail) - 1), tail) == 0) || (de->d_name[0] == '.' &&
+		    len > 8 && strcmp(de->d_name + len - 8, "-replace") == 0);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static int outputs_is_dir(const char *path)
 {
 	struct stat st;
@@ -87,11 +111,70 @@ int cli_find_outputs(const char *cmd, const char *arg, const char *format,
 		return -1;
 	}
 	if (outputs_scan(arg, format, paths, n) != 0 || *n == 0) {
-		fprintf(stderr, "bale %s: no %s output in '%s'\n", cmd,
-		    format ? format : "bale", arg);
+		fprintf(stderr, "bale %s: no %s output in '%s'%s\n", cmd,
+		    format ? format : "bale", arg, outputs_interrupted(arg) ?
+		    ": a run into it was interrupted (its journal is there); "
+		    "'bale pack' with the same arguments and --resume "
+		    "finishes it" : "");
 		return -1;
 	}
 	return 0;
+}
+
+/* The dataset name of output @path: its file name less its format's
+ * suffix ("data" of "out/data.lmdb"), in @name. */
+static void outputs_name(const char *path, char *name, size_t cap)
+{
+	const char *format = bale_output_format(path);
+	const struct bale_backend *be = format ? bale_backend_find(format) :
+	    NULL;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base), k = be && be->suffix ? strlen(be->suffix) : 0;
+
+	if (k && n > k && strcmp(base + n - k, be->suffix) == 0)
+		n -= k;
+	snprintf(name, cap, "%.*s", (int)n, base);
+}
+
+/* The first of @paths in the order lmdb, hdf5, wds (else the first). */
+static size_t outputs_preferred(char **paths, size_t n)
+{
+	static const char *const prefer[] = { "lmdb", "hdf5", "wds" };
+	const char *f;
+	size_t i, k;
+
+	for (k = 0; k < sizeof(prefer) / sizeof(prefer[0]); k++)
+		for (i = 0; i < n; i++) {
+			f = bale_output_format(paths[i]);
+			if (f && strcmp(f, prefer[k]) == 0)
+				return i;
+		}
+	return 0;
+}
+
+/* Which of @n outputs a command that reads one takes: the only one; or,
+ * when they are one dataset in several formats (the same name: the same
+ * samples), the first of lmdb, hdf5, wds there is, said on stderr; -1
+ * when they are different datasets. */
+static long outputs_pick(const char *cmd, const char *arg, char **paths,
+    size_t n)
+{
+	char first[256], name[256];
+	size_t i;
+
+	if (n == 1)
+		return 0;
+	outputs_name(paths[0], first, sizeof(first));
+	for (i = 1; i < n; i++) {
+		outputs_name(paths[i], name, sizeof(name));
+		if (strcmp(name, first) != 0)
+			return -1;
+	}
+	i = outputs_preferred(paths, n);
+	fprintf(stderr, "bale %s: '%s' holds dataset '%s' in %zu formats: "
+	    "reading '%s' (the first of lmdb, hdf5, wds; -f chooses)\n", cmd,
+	    arg, first, n, paths[i]);
+	return (long)i;
 }
 
 void cli_free_outputs(char **paths, size_t n)
@@ -108,15 +191,17 @@ struct bale_reader *cli_open_one(const char *cmd, const char *arg,
 {
 	struct bale_reader *r = NULL;
 	char **paths;
+	long pick;
 	size_t n;
 
 	if (cli_find_outputs(cmd, arg, format, &paths, &n) != 0)
 		return NULL;
-	if (n > 1) {
-		fprintf(stderr, "bale %s: '%s' holds %zu outputs; name one, or "
-		    "choose with -f\n", cmd, arg, n);
+	pick = outputs_pick(cmd, arg, paths, n);
+	if (pick < 0) {
+		fprintf(stderr, "bale %s: '%s' holds %zu outputs of different "
+		    "datasets; name one, or choose with -f\n", cmd, arg, n);
 	} else if (bale_reader_new(&r) != BALE_OK ||
-	    bale_reader_open(r, format, paths[0]) != BALE_OK) {
+	    bale_reader_open(r, format, paths[pick]) != BALE_OK) {
 		fprintf(stderr, "bale %s: %s\n", cmd,
 		    r ? bale_reader_errmsg(r) : "out of memory");
 		bale_reader_free(r);

@@ -105,10 +105,10 @@ int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 	if (rc != BALE_OK)
 		return rc;
 	if (run->opts->resume && run->no_journal &&
-	    bale_report_add(p->report, BALE_NOTE_WARNING, run->journal_path,
+	    bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
 	    run->first == ds->nitems ? "nothing to resume: every output is "
-	    "complete already" : "nothing to resume: starting from the "
-	    "beginning") != 0)
+	    "complete already, nothing was written" : "no run to resume "
+	    "(no journal): starting from the beginning") != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.resumed_at = run->first;
 	p->stats.skipped += run->journal.nskipped;

@@ -139,6 +139,36 @@ static int upd_check_manifest(struct bale_pipeline *p, struct pipe_update *u)
 	return BALE_OK;
 }
 
+/* No manifest: the first run, unless the output was packed without
+ * one, which no update can start from (what changed since is unknown):
+ * said, with the remedy to rebuild it (which writes the manifest). */
+static int upd_check_unmanaged(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
+{
+	const struct bale_backend *be;
+	const char *f = o->formats;
+	char name[64], *path;
+	int there;
+
+	while (registry_next_name(&f, name, sizeof(name)) > 0) {
+		be = bale_backend_find(name);
+		if (!be || !be->suffix)
+			continue;
+		path = bale_strfmt("%s/%s%s", o->out, upd_name(o), be->suffix);
+		there = path && access(path, F_OK) == 0;
+		free(path);
+		if (!there)
+			continue;
+		bale_errbuf_set(&p->err, BALE_EEXIST, "'%s' holds a %s output "
+		    "packed without update: it has no %s%s, so what changed "
+		    "since cannot be told; rebuilding it starts the manifest",
+		    o->out, name, upd_name(o), BALE_MANIFEST_SUFFIX);
+		p->err.remedy = BALE_REMEDY_REPLACE;
+		return BALE_EEXIST;
+	}
+	return BALE_OK;
+}
+
 /* An update packs into the delta folder, made empty. */
 static int upd_to_delta(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_update *u)
@@ -181,6 +211,8 @@ int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 	if (!u->settings || !u->manifest)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	rc = bale_manifest_read(&u->old, u->manifest, &p->err);
+	if (rc == BALE_ENOENT && !o->replace && !o->relabel)
+		return upd_check_unmanaged(p, o);
 	if (rc == BALE_ENOENT)
 		return BALE_OK;		/* the first run: pack all */
 	if (rc != BALE_OK)

@@ -277,6 +277,7 @@ static const char *pipe_list_refusal(const struct pipe_run *run)
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
+	struct stat sb;
 	const char *why;
 	int rc;
 
@@ -290,6 +291,10 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "part %" PRIu32
 		    " of %" PRIu32 ": a part's index counts from 0, below the "
 		    "count", o->part_index, o->part_count);
+	if (stat(o->out, &sb) == 0 && !S_ISDIR(sb.st_mode))
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
+		    "is a file: the output is a folder (created if missing)",
+		    o->out);
 	rc = pipe_classify_source(p, run);
 	if (rc != BALE_OK)
 		return rc;

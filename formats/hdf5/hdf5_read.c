@@ -263,6 +263,46 @@ static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
 	return rc;
 }
 
+/* The end of file address the superblock at byte 0 records (versions
+ * 0 to 3), or 0 when it cannot be read. */
+static uint64_t hdf5_superblock_eof(int fd)
+{
+	unsigned char sb[64];
+	unsigned off_size;
+	size_t at;
+	uint64_t eof = 0;
+	unsigned i;
+
+	if (pread(fd, sb, sizeof(sb), 0) != (ssize_t)sizeof(sb) ||
+	    memcmp(sb, "\211HDF\r\n\032\n", 8) != 0 || sb[8] > 3)
+		return 0;
+	off_size = sb[8] < 2 ? sb[13] : sb[9];
+	if (off_size != 4 && off_size != 8)
+		return 0;
+	/* v0: 24 bytes, v1: 28, v2 and v3: 12; then base, extension (or
+	 * free space) and end of file addresses */
+	at = (sb[8] == 0 ? 24 : sb[8] == 1 ? 28 : 12) + 2 * off_size;
+	for (i = off_size; i-- > 0;)
+		eof = eof << 8 | sb[at + i];
+	return eof;
+}
+
+/* HDF5 cannot open the file: cut short, when its superblock says it
+ * ends further than it does (said so, as the LMDB reader does); else
+ * HDF5's own reason. */
+static int hdf5_open_failed(struct bale_reader *r, const struct hdf5_r *st,
+    const char *path)
+{
+	struct stat sb;
+	uint64_t eof = hdf5_superblock_eof(st->fd);
+
+	if (eof && fstat(st->fd, &sb) == 0 && (uint64_t)sb.st_size < eof)
+		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: '%s' is cut "
+		    "short: %llu bytes, its superblock says %" PRIu64, path,
+		    (unsigned long long)sb.st_size, eof);
+	return hdf5_rfail(r, path);
+}
+
 static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
     const char *path)
 {
@@ -271,7 +311,7 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	st->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (st->file < 0)
-		return hdf5_rfail(r, path);
+		return hdf5_open_failed(r, st, path);
 	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
 	if (st->images < 0)
 		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "

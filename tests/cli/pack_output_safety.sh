@@ -25,3 +25,11 @@ run bash -c "ulimit -f 2048; exec \"\$0\" pack \"\$1\" -f wds -o \"\$2\" --shard
 expect_status 1
 expect_stderr "File too large"
 expect_no_output "$T/limited"
+
+# --resume of a complete output: one line that says nothing was left to
+# do, naming the output (no journal file, no "resumed after")
+"$BALE" pack "$T/in" -f wds -o "$T/whole" -q
+run "$BALE" pack "$T/in" -f wds -o "$T/whole" --resume
+expect_status 0
+expect_stderr "bale pack: $T/whole: nothing to resume: every output is complete already, nothing was written"
+! grep -q "resumed after\|resume.json" "$T/stderr" || fail "$(cat "$T/stderr")"

@@ -181,6 +181,17 @@ expect_stderr "an earlier update was cut short"
 diff "$T/ls-before" <("$BALE" ls "$T/o1/data-shards.json") ||
     fail "a refused update changed the output"
 
+# an output packed without --update cannot be updated: said, with how
+# to start (rebuild: --update --force writes the manifest)
+"$BALE" pack "$T/tree" -f "$formats" -o "$T/plain" -q
+run "$BALE" pack "$T/tree" -f "$formats" -o "$T/plain" --update
+expect_status 1
+expect_stderr "packed without update: it has no data-manifest.jsonl"
+expect_stderr "(use --force to replace it)"
+run "$BALE" pack "$T/tree" -f "$formats" -o "$T/plain" --update --force
+expect_status 0
+[ -f "$T/plain/data-manifest.jsonl" ] || fail "the rebuild wrote no manifest"
+
 # refusals, with the output left as it is
 run "$BALE" pack "$T/tree" -f wds -o "$T/a" --update
 expect_status 2

@@ -48,6 +48,11 @@ for out in "$T/src" "$T/src/packed" "$T/src/../src/x/y"; do
     expect_stderr "is the source folder '$T/src' or inside it"
 done
 diff -r "$T/in" "$T/src" || fail "a refused pack wrote into the source"
+# the output named is a file
+: >"$T/afile"
+run "$BALE" pack "$T/in" -f "$fmt" -o "$T/afile"
+expect_status 2
+expect_stderr "the output '$T/afile' is a file"
 ln -s "$T/src" "$T/link"
 run "$BALE" pack "$T/link" -f "$fmt" -o "$T/src/packed"
 expect_status 2

@@ -89,3 +89,20 @@ ln -s "$T/elsewhere" "$T/y/Zebra"
 run "$BALE" extract "$T/out" "$T/y"
 expect_status 1
 [ -z "$(ls -A "$T/elsewhere")" ] || fail "extract followed a symlink out"
+
+# an HDF5 file cut short is said to be, with its sizes
+pack hdf5
+truncate -s $(($(stat -c %s "$T/out/data.h5") / 2)) "$T/out/data.h5"
+run "$BALE" verify "$T/out"
+expect_status 1
+expect_stderr "data.h5' is cut short: "
+expect_stderr "bytes, its superblock says"
+
+# a folder an interrupted pack left: info says so, and how to finish
+rm -rf "$T/out"
+mkdir "$T/out"
+echo '{}' >"$T/out/data-resume.json"
+run "$BALE" info "$T/out"
+expect_status 1
+expect_stderr "a run into it was interrupted"
+expect_stderr "--resume finishes it"

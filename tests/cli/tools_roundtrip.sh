@@ -25,9 +25,32 @@ done
 run "$BALE" cat "$T/out" 99 -f wds
 expect_status 1
 expect_stderr "no sample '99'"
+# the last sample by a negative index, any sample by its source path
+last=$("$BALE" ls "$T/out" -f wds | tail -1 | cut -f6)
+"$BALE" cat "$T/out" -1 -f wds | cmp - "$T/in/$last" || fail "cat -1"
+"$BALE" cat "$T/out" -f lmdb -24 | cmp - "$T/in/$("$BALE" ls "$T/out" -f wds |
+    head -1 | cut -f6)" || fail "cat -24"
+"$BALE" cat "$T/out" "10/big.jpg" -f hdf5 | cmp - "$T/in/10/big.jpg" ||
+    fail "cat by path"
+run "$BALE" cat "$T/out" -25 -f wds
+expect_status 1
+# never binary to a terminal
+if command -v script >/dev/null; then
+    run script -qec "'$BALE' cat '$T/out' 0 -f wds" /dev/null
+    expect_status 2
+    grep -q "stdout is a terminal" "$T/stdout" || fail "cat wrote to a tty"
+fi
+# one dataset in three formats: ls takes the first of lmdb, hdf5, wds
+# and says so; outputs of different datasets are refused
+run "$BALE" ls "$T/out"
+expect_status 0
+expect_stderr "holds dataset 'data' in 3 formats: reading '$T/out/data.lmdb'"
+diff "$T/stdout" <("$BALE" ls "$T/out" -f wds) || fail "ls of the folder"
+"$BALE" pack "$T/in" -f wds -o "$T/out" --name other -q
 run "$BALE" ls "$T/out"
 expect_status 1
-expect_stderr "holds 3 outputs"
+expect_stderr "outputs of different datasets"
+rm "$T/out"/other-*
 # info names each output, its count, and the classes it records
 run "$BALE" info "$T/out"
 expect_status 0

@@ -78,10 +78,13 @@ class ReaderTest(common.TempTest):
         if len(formats) < 2:
             return
         common.pack(self.src, out, formats[1])
-        with self.assertRaisesRegex(bale.Error, "holds 2 outputs"):
-            bale.open(out)
+        prefer = [f for f in ("lmdb", "hdf5", "wds") if f in formats[:2]]
+        self.assertEqual(bale.open(out).format, prefer[0])
         self.assertEqual(bale.open(out, formats[1]).format, formats[1])
         self.assertEqual(len(bale.find_outputs(out)), 2)
+        common.pack(self.src, out, formats[0], name="other")
+        with self.assertRaisesRegex(bale.Error, "different datasets"):
+            bale.open(out)
 
     def test_pixels(self):
         """--pixels outputs read as H x W x 3 arrays, equal in every
