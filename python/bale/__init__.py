@@ -166,6 +166,12 @@ class Reader(_bale.Reader):
         return (f"<bale.Reader {self.format} '{self.path}', "
                 f"{len(self)} samples>")
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 def _reopen(path, format, meta, options):
     return Reader(path, format, meta=meta, options=options)
@@ -211,13 +217,46 @@ def _options_list(options):
     return [str(o) for o in options]
 
 
-def pack(src, out, formats=("wds",), *, name=None, list_file=None,
+def _check_pack_args(threads, seed, window, encode):
+    """What the CLI refuses, refused here too, before anything runs: a
+    bad value is a UsageError (a ValueError), never wrapped around."""
+    def whole(name, v, lo, hi):
+        if isinstance(v, bool) or not isinstance(v, int) or \
+                not lo <= v <= hi:
+            raise UsageError(f"{name}={v!r}: a whole number from {lo} to "
+                             f"{hi}")
+    whole("threads", threads, 0, 256)
+    whole("seed", seed, 0, 2**64 - 1)
+    whole("window", window, 0, 2**64 - 1)
+    if encode.get("quality") is not None:
+        whole("quality", encode["quality"], 1, 100)
+    pixels = encode.get("pixels")
+    if isinstance(pixels, (tuple, list)):
+        if len(pixels) != 2:
+            raise UsageError(f"pixels={pixels!r}: (width, height)")
+        encode["pixels"] = "%dx%d" % tuple(pixels)
+
+
+def _sources(src):
+    """src, or the first of several (packed as one dataset), and the
+    rest as bytes paths."""
+    if isinstance(src, (str, bytes, os.PathLike)):
+        return src, None
+    srcs = list(src)
+    if not srcs:
+        raise UsageError("src: no source given")
+    return srcs[0], [os.fsencode(s) for s in srcs[1:]]
+
+
+def pack(src, out, formats, *, name=None, list_file=None,
          options=None, threads=0, window=0, shuffle=False, seed=0,
          strict=False, replace=False, resume=False, report=None, part=None,
          update=False, relabel=False, allow_damaged=False,
          validate=False, **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
+    src:     a folder, an archive, an output to convert; or a list of
+             archives packed as one dataset (as bale pack SRC SRC...)
     formats: names, or one comma-separated str ("wds,lmdb")
     options: backend options, {"wds.shard_size": "1G"} or ["key=value"]
     part:    pack only a part of the run: (i, n), "i/n", or "auto" (the
@@ -239,6 +278,8 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
     unknown = set(encode) - set(_ENCODE_KEYS)
     if unknown:
         raise TypeError(f"pack() got unknown arguments {sorted(unknown)}")
+    _check_pack_args(threads, seed, window, encode)
+    src, more = _sources(src)
     if not isinstance(formats, str):
         formats = ",".join(formats)
     if isinstance(part, tuple):
@@ -250,7 +291,10 @@ def pack(src, out, formats=("wds",), *, name=None, list_file=None,
               validate=validate)
     if list_file is not None:
         kw["list"] = list_file
-    if any(v not in (None, False, 0) for v in encode.values()):
+    if more:
+        kw["more"] = more
+    if any(v is not None and v is not False and
+           not (k == "max_pixels" and v == 0) for k, v in encode.items()):
         kw["encode"] = {k: v for k, v in encode.items() if v is not None}
     with tempfile.TemporaryDirectory(prefix="bale-pack-") as tmp:
         path = os.fspath(report) if report else os.path.join(tmp, "r.json")

@@ -126,6 +126,34 @@ static PyStructSequence_Desc ext_sample_desc = {
 	ext_sample_fields, 5,
 };
 
+/* A sample without its bytes: how many, or the array's shape. */
+static PyObject *ext_sample_repr(PyObject *o)
+{
+	PyObject *data = PyStructSequence_GetItem(o, 0);
+	PyObject *dims = PyBytes_Check(data) ? NULL :
+	    PyObject_GetAttrString(data, "shape");
+	PyObject *shape;
+	PyObject *r;
+
+	PyErr_Clear();		/* no shape: not an array */
+	if (PyBytes_Check(data))
+		shape = PyUnicode_FromFormat("<%zd bytes>",
+		    PyBytes_GET_SIZE(data));
+	else if (dims)
+		shape = PyUnicode_FromFormat("<array %R>", dims);
+	else
+		shape = PyObject_Repr(data);
+	Py_XDECREF(dims);
+	if (!shape)
+		return NULL;
+	r = PyUnicode_FromFormat("bale.Sample(data=%U, label=%R, key=%R, "
+	    "path=%R, crc32=%R)", shape, PyStructSequence_GetItem(o, 1),
+	    PyStructSequence_GetItem(o, 2), PyStructSequence_GetItem(o, 3),
+	    PyStructSequence_GetItem(o, 4));
+	Py_DECREF(shape);
+	return r;
+}
+
 PyMODINIT_FUNC PyInit__bale(void)
 {
 	PyObject *m;
@@ -135,6 +163,7 @@ PyMODINIT_FUNC PyInit__bale(void)
 	ext_sample_type = PyStructSequence_NewType(&ext_sample_desc);
 	if (!ext_sample_type)
 		return NULL;
+	ext_sample_type->tp_repr = ext_sample_repr;
 	m = PyModule_Create(&ext_module);
 	if (!m)
 		return NULL;

@@ -117,6 +117,36 @@ static const char **ext_str_array(PyObject *seq)
 	return a;
 }
 
+/* A sequence of bytes (paths, os.fsencode'd) as a NULL-terminated array
+ * of pointers into them; NULL with an exception set. */
+static const char **ext_bytes_array(PyObject *seq)
+{
+	Py_ssize_t n = PySequence_Size(seq);
+	const char **a;
+	PyObject *item;
+	Py_ssize_t i;
+
+	if (n < 0)
+		return NULL;
+	a = PyMem_Calloc((size_t)n + 1, sizeof(char *));
+	if (!a)
+		return (const char **)PyErr_NoMemory();
+	for (i = 0; i < n; i++) {
+		item = PySequence_GetItem(seq, i);
+		a[i] = item && PyBytes_Check(item) ? PyBytes_AS_STRING(item) :
+		    NULL;
+		Py_XDECREF(item);	/* the sequence keeps it alive */
+		if (!a[i]) {
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_TypeError,
+				    "more sources are bytes paths");
+			PyMem_Free(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* bale_pipeline_skipped() and bale_pipeline_warning(): item @i's path
  * (or subject) and text. */
 typedef int (*ext_pair_fn)(const struct bale_pipeline *p, size_t i,
@@ -206,10 +236,12 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "src", "out", "formats", "name", "list",
 	    "options", "threads", "window", "shuffle", "seed", "strict",
 	    "replace", "resume", "encode", "report", "part", "update",
-	    "relabel", "allow_damaged", "validate", NULL };
+	    "relabel", "allow_damaged", "validate", "more", NULL };
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
+	PyObject *more = NULL;
+	const char **more_srcs = NULL;
 	unsigned long long seed = 0, window = 0;
 	unsigned threads = 0;
 	const char **opts = NULL;
@@ -217,17 +249,19 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
-	    "O!O&zpppp", kwlist, PyUnicode_FSConverter, &src,
+	    "O!O&zppppO", kwlist, PyUnicode_FSConverter, &src,
 	    PyUnicode_FSConverter, &out, &run.o.formats, &run.o.name,
 	    PyUnicode_FSConverter, &list, &options, &threads, &window,
 	    &run.o.shuffle, &seed, &run.o.strict, &run.o.replace,
 	    &run.o.resume, &PyDict_Type, &encode, PyUnicode_FSConverter,
 	    &report, &part, &run.o.update, &run.o.relabel,
-	    &run.o.allow_damaged, &run.o.validate))
+	    &run.o.allow_damaged, &run.o.validate, &more))
 		goto done;
 	if ((options && !(opts = ext_str_array(options))) ||
+	    (more && !(more_srcs = ext_bytes_array(more))) ||
 	    (encode && ext_parse_encode(encode, &run.enc) != 0))
 		goto done;
+	run.o.more_srcs = more_srcs;
 	if (part && bale_part_parse(part, &run.o.part_index,
 	    &run.o.part_count, &why) != BALE_OK) {
 		PyErr_Format(PyExc_ValueError, "part %s: %s", part, why);
@@ -254,6 +288,7 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 done:
 	bale_pipeline_free(run.p);
 	PyMem_Free(opts);
+	PyMem_Free(more_srcs);
 	Py_XDECREF(src);
 	Py_XDECREF(out);
 	Py_XDECREF(list);

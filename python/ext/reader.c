@@ -37,6 +37,7 @@ typedef struct {
 	char opened_as[32];	/* the format of the first handle */
 	PyObject *convert;	/* data -> array, or NULL (_set_convert) */
 	int convert_all;	/* every sample, not only .npy ones */
+	int closed;		/* close(): no handle is opened again */
 } ext_reader;
 
 /* ---- the handle pool -------------------------------------------------- */
@@ -88,6 +89,10 @@ static void ext_pool_give(ext_reader *self, struct ext_handle h)
 
 	if (h.pid != getpid())	/* an ancestor's: neither kept nor closed */
 		return;
+	if (self->closed) {	/* given back after close(): it goes */
+		bale_reader_free(h.r);
+		return;
+	}
 	if (self->nidle == self->cap) {
 		grown = realloc(self->idle, cap * sizeof(*grown));
 		if (!grown) {
@@ -107,6 +112,10 @@ static int ext_pool_take_open(ext_reader *self, struct ext_handle *h)
 	char msg[600];
 	int rc = BALE_OK;
 
+	if (self->closed) {
+		PyErr_SetString(PyExc_ValueError, "the bale.Reader is closed");
+		return -1;
+	}
 	*h = ext_pool_take(self);
 	if (h->r)
 		return 0;
@@ -507,7 +516,26 @@ static PyObject *ext_reader_path(PyObject *o, void *closure)
 	return PyUnicode_DecodeFSDefault(((ext_reader *)o)->path);
 }
 
+/* Free the idle handles (their files and maps); a handle in use by
+ * another thread goes when it is given back. */
+static PyObject *ext_reader_close(PyObject *o, PyObject *unused)
+{
+	ext_reader *self = (ext_reader *)o;
+	size_t i;
+
+	(void)unused;
+	ext_pool_check_fork(self);	/* inherited handles: left alone */
+	for (i = 0; i < self->nidle; i++)
+		bale_reader_free(self->idle[i].r);
+	self->nidle = 0;
+	self->closed = 1;
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef ext_reader_methods[] = {
+	{ "close", ext_reader_close, METH_NOARGS,
+	  "close() -> release the output's files; later reads raise "
+	  "ValueError (also when the Reader is used as a context manager)" },
 	{ "labels", ext_reader_labels, METH_NOARGS,
 	  "labels() -> every sample's label, in order, without reading the "
 	  "samples' bytes (bale's formats keep labels apart)" },

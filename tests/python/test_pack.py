@@ -121,13 +121,69 @@ class PackTest(common.TempTest):
         bale.pack(self.src, out, self.formats[0], replace=True)
         with self.assertRaises(FileNotFoundError):
             bale.pack(f"{self.tmp}/missing", out, self.formats[0])
-        with self.assertRaises(bale.Error):
+        with self.assertRaises(bale.UsageError):
             bale.pack(self.src, out, "no-such-format")
         with self.assertRaises(TypeError):
             bale.pack(self.src, out, self.formats[0], resise="shorter:9")
         with self.assertRaisesRegex(bale.Error, "resize"):
             bale.pack(self.src, out, self.formats[0], replace=True,
                       resize="sideways:9")
+
+    def test_checks_like_the_command(self):
+        """What bale pack refuses as misuse, pack() refuses as a
+        UsageError (a ValueError) before writing anything; formats must
+        be named; pixels takes a (w, h) pair."""
+        out = f"{self.tmp}/out"
+        fmt = self.formats[0]
+        bad = [dict(threads=-1), dict(threads=257), dict(seed=-1),
+               dict(quality=0), dict(quality=101), dict(window=-1),
+               dict(resize="sideways:9")]
+        for kw in bad:
+            with self.assertRaises(ValueError, msg=kw) as cm:
+                bale.pack(self.src, out, fmt, **kw)
+            self.assertIsInstance(cm.exception, bale.UsageError, kw)
+        for formats in ("no-such-format", ["wds", "nope"]):
+            with self.assertRaisesRegex(bale.UsageError, "unknown format"):
+                bale.pack(self.src, out, formats)
+        with self.assertRaisesRegex(bale.UsageError, "inside it"):
+            bale.pack(self.src, f"{self.src}/out", fmt)
+        self.assertFalse(os.path.exists(out))
+        with self.assertRaises(TypeError):
+            bale.pack(self.src, out)      # no format: not a silent "wds"
+        report = bale.pack(self.src, out, fmt, pixels=(16, 12))
+        self.assertEqual(report["packed"], 24)
+        self.assertEqual(bale.open(out)[0].data.shape, (12, 16, 3))
+
+    def test_several_sources(self):
+        """A list of archives packs as one dataset, as bale pack A B."""
+        import tarfile
+        src = f"{self.tmp}/plain"
+        common.mkdata("random", src, "-n", "20", "--classes", "4",
+                      "--min", "16", "--max", "40")
+        names = sorted(os.listdir(src))
+        halves = (names[:len(names) // 2], names[len(names) // 2:])
+        tars = []
+        for i, half in enumerate(halves):
+            tars.append(f"{self.tmp}/part{i}.tar")
+            with tarfile.open(tars[-1], "w") as tar:
+                for n in half:
+                    tar.add(os.path.join(src, n), arcname=n)
+        fmt = self.formats[0]
+        bale.pack(tars, f"{self.tmp}/two", fmt)
+        common.pack(src, f"{self.tmp}/one", fmt)
+        self.assertEqual(listing(f"{self.tmp}/two"),
+                         listing(f"{self.tmp}/one"))
+
+    def test_reader_close_and_repr(self):
+        out = common.pack(self.src, f"{self.tmp}/out", self.formats[0])
+        with bale.open(out) as r:
+            sample = r[0]
+            self.assertRegex(repr(sample), r"^bale\.Sample\(data=<\d+ "
+                             r"bytes>, label=\d+, key='\d+', path='.*', "
+                             r"crc32=\d+\)$")
+        with self.assertRaisesRegex(ValueError, "closed"):
+            r[0]
+        r.close()       # twice is fine
 
     def test_bad_input_is_reported(self):
         with open(f"{self.src}/apple/broken.jpg", "wb") as f:
