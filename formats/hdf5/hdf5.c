@@ -430,6 +430,37 @@ static int hdf5_write_attrs(struct bale_writer *w, struct hdf5_w *st)
 	return BALE_OK;
 }
 
+/* Images that fill less than one chunk, none written yet: the dataset
+ * is made again with a chunk of their size (rounded up to 4 KiB), so a
+ * small output is not a 4 MiB file. */
+static int hdf5_one_small_chunk(struct bale_writer *w, struct hdf5_w *st)
+{
+	hsize_t chunk = ((hsize_t)st->chunk.len + 4095) & ~(hsize_t)4095;
+	hsize_t zero = 0;
+	hsize_t unlimited = H5S_UNLIMITED;
+	hsize_t size = st->total;
+	hid_t space = H5Screate_simple(1, &zero, &unlimited);
+	hid_t dcpl = hdf5_dcpl(chunk);
+
+	H5Dclose(st->images);
+	st->images = -1;
+	if (space >= 0 && dcpl >= 0 &&
+	    H5Ldelete(st->file, "images", H5P_DEFAULT) >= 0)
+		st->images = H5Dcreate2(st->file, "images", H5T_NATIVE_UINT8,
+		    space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	bale_buf_zeros(&st->chunk, (size_t)chunk - st->chunk.len);
+	if (st->chunk.failed)
+		return hdf5_nomem(w);
+	zero = 0;
+	if (st->images < 0 || H5Dset_extent(st->images, &size) < 0 ||
+	    H5Dwrite_chunk(st->images, H5P_DEFAULT, 0, &zero, (size_t)chunk,
+	    st->chunk.data) < 0)
+		return hdf5_fail(w, st, "cannot write images to");
+	return BALE_OK;
+}
+
 /* The last, partial chunk, then the exact extent. */
 static int hdf5_finish_images(struct bale_writer *w, struct hdf5_w *st)
 {
@@ -444,6 +475,8 @@ static int hdf5_finish_images(struct bale_writer *w, struct hdf5_w *st)
 		return H5Dset_extent(st->images, &size) < 0 ?
 		    hdf5_fail(w, st, "cannot size images in") : BALE_OK;
 	}
+	if (st->chunks == 0)
+		return hdf5_one_small_chunk(w, st);
 	/* a chunk is always written whole: pad it */
 	bale_buf_zeros(&st->chunk, HDF5_CHUNK - st->chunk.len);
 	if (st->chunk.failed)

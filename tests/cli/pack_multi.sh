@@ -60,3 +60,19 @@ run "$BALE" pack "$T/in" -f wds,hdf5,lmdb -o "$T/fail" --lmdb-layout caffe \
 expect_status 1
 expect_stderr "over LMDB's 511-byte key limit"
 [ ! -e "$T/fail/data-shards.json" ] || fail "a failed resume published wds"
+
+# a small dataset makes a small HDF5 file: its images fill one chunk of
+# their own size, not a whole 4 MiB one (the per-sample datasets add
+# about 200 KB)
+"$MKDATA" random "$T/small" -n 40 --classes 2 --min 16 --max 32
+"$BALE" pack "$T/small" -f hdf5 -o "$T/small-out" -q
+data=$(du -sb "$T/small" | cut -f1)
+h5=$(stat -c %s "$T/small-out/data.h5")
+[ "$h5" -lt $((data + 512 * 1024)) ] ||
+    fail "a $data-byte dataset made a $h5-byte HDF5 file"
+"$BALE" verify "$T/small-out" >/dev/null || fail "the small HDF5 file"
+"$PY" - "$T/small-out/data.h5" <<'PY'
+import sys, h5py
+d = h5py.File(sys.argv[1])["images"]
+assert d.chunks[0] < 4 << 20 and d.chunks[0] % 4096 == 0, d.chunks
+PY
