@@ -3,59 +3,21 @@
  * pack skipped files of the tree (the folder then holds more, and its
  * index i is another image than the output's) or shuffled them. */
 #include "bench.h"
-#include "journal.h"
+#include "path_index.h"
 #include "walk.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The folder's samples by path: an open-addressed table of index + 1. */
-struct pair_index {
-	const struct bale_walk *walk;
-	size_t *slot;
-	size_t mask;
-};
-
-static size_t pair_hash(const char *path)
+static const char *pair_walk_path(const void *walk, size_t i)
 {
-	return (size_t)bale_fnv1a(BALE_FNV_INIT, path, strlen(path));
-}
-
-static int pair_index_build(struct pair_index *x, const struct bale_walk *w)
-{
-	size_t n = bale_walk_count(w), cap = 16, i, h;
-
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	x->walk = w;
-	x->mask = cap - 1;
-	x->slot = calloc(cap, sizeof(*x->slot));
-	if (!x->slot)
-		return -1;
-	for (i = 0; i < n; i++) {
-		h = pair_hash(bale_walk_path(w, i)) & x->mask;
-		while (x->slot[h])
-			h = (h + 1) & x->mask;
-		x->slot[h] = i + 1;
-	}
-	return 0;
-}
-
-/* The folder's index of @path, or -1. */
-static long pair_find(const struct pair_index *x, const char *path)
-{
-	size_t h = pair_hash(path) & x->mask;
-
-	for (; x->slot[h]; h = (h + 1) & x->mask)
-		if (strcmp(bale_walk_path(x->walk, x->slot[h] - 1), path) == 0)
-			return (long)x->slot[h] - 1;
-	return -1;
+	return bale_walk_path(walk, i);
 }
 
 /* Each of the first @k samples of @order in @ref: its path's index in
  * the folder. BALE_ENOENT when one has no path there. */
 static int pair_map(struct bale_reader *ref, const char *path,
-    const struct pair_index *x, const uint64_t *order, uint64_t k,
+    const struct bale_path_index *x, const uint64_t *order, uint64_t k,
     uint64_t *out, struct bale_errbuf *err)
 {
 	struct bale_blob blob;
@@ -66,7 +28,7 @@ static int pair_map(struct bale_reader *ref, const char *path,
 		if (bale_reader_get(ref, order[j], &blob) != BALE_OK)
 			return bale_errbuf_set(err, BALE_EIO, "%s",
 			    bale_reader_errmsg(ref));
-		at = blob.path ? pair_find(x, blob.path) : -1;
+		at = blob.path ? bale_path_index_find(x, blob.path) : -1;
 		if (at < 0)
 			return bale_errbuf_set(err, BALE_ENOENT, "sample %llu "
 			    "of '%s' (%s) is not in the folder",
@@ -82,7 +44,7 @@ int bench_pair_folder(const char *folder, const struct bench_target *ref,
     const uint64_t *order, uint64_t k, uint64_t **out,
     struct bale_errbuf *err)
 {
-	struct pair_index x = { NULL, NULL, 0 };
+	struct bale_path_index x = { NULL, 0, NULL, NULL };
 	struct bale_walk *walk = NULL;
 	struct bale_reader *r = NULL;
 	int rc;
@@ -98,7 +60,8 @@ int bench_pair_folder(const char *folder, const struct bench_target *ref,
 		bale_errbuf_set(err, rc, "%s", bale_walk_errmsg(walk));
 		goto out_free;
 	}
-	if (pair_index_build(&x, walk) != 0) {
+	if (bale_path_index_build(&x, bale_walk_count(walk), pair_walk_path,
+	    walk) != 0) {
 		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 		goto out_free;
 	}
@@ -112,7 +75,7 @@ out_free:
 		free(*out);
 		*out = NULL;
 	}
-	free(x.slot);
+	bale_path_index_release(&x);
 	bale_reader_free(r);
 	bale_walk_free(walk);
 	return rc;

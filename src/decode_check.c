@@ -10,6 +10,7 @@
  */
 #include "bale.h"
 #include "bale_backend.h"
+#include "image.h"
 #include "jpeg.h"
 #include "png.h"
 
@@ -38,24 +39,6 @@ int bale_decode_check_new(struct bale_decode_check **out)
 	}
 	*out = c;
 	return BALE_OK;
-}
-
-/* The format of a file bale does not decode, from its signature. */
-static const char *check_other_format(const unsigned char *d, size_t n)
-{
-	if (n >= 4 && memcmp(d, "GIF8", 4) == 0)
-		return "GIF";
-	if (n >= 2 && memcmp(d, "BM", 2) == 0)
-		return "BMP";
-	if (n >= 4 && (memcmp(d, "II*\0", 4) == 0 ||
-	    memcmp(d, "MM\0*", 4) == 0))
-		return "TIFF";
-	if (n >= 12 && memcmp(d, "RIFF", 4) == 0 &&
-	    memcmp(d + 8, "WEBP", 4) == 0)
-		return "WebP";
-	if (n >= 2 && d[0] == 'P' && d[1] >= '1' && d[1] <= '7')
-		return "PNM";
-	return NULL;
 }
 
 static int check_size(struct bale_decode_check *c,
@@ -106,14 +89,13 @@ static int check_png(struct bale_decode_check *c, const unsigned char *d,
 int bale_decode_check_run(struct bale_decode_check *c,
     const unsigned char *data, size_t size)
 {
-	const char *other;
+	const char *other = bale_image_format(data, size);
 
 	bale_errbuf_clear(&c->err);
-	if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)
+	if (other && strcmp(other, "jpeg") == 0)
 		return check_jpeg(c, data, size);
-	if (size >= 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0)
+	if (other && strcmp(other, "png") == 0)
 		return check_png(c, data, size);
-	other = check_other_format(data, size);
 	if (other)
 		return bale_errbuf_set(&c->err, BALE_ENOTSUP, "%s: bale "
 		    "decodes JPEG and PNG only", other);

@@ -69,38 +69,21 @@ static int enc_nomem(struct bale_encoded *out)
 	return bale_errbuf_set(&out->err, BALE_ENOMEM, "no memory");
 }
 
-/* The name of a format bale does not decode, from its magic bytes. */
-static const char *enc_other_format(const unsigned char *d, size_t n)
-{
-	if (n >= 4 && memcmp(d, "GIF8", 4) == 0)
-		return "gif";
-	if (n >= 2 && memcmp(d, "BM", 2) == 0)
-		return "bmp";
-	if (n >= 4 && (memcmp(d, "II*\0", 4) == 0 ||
-	    memcmp(d, "MM\0*", 4) == 0))
-		return "tiff";
-	if (n >= 12 && memcmp(d, "RIFF", 4) == 0 &&
-	    memcmp(d + 8, "WEBP", 4) == 0)
-		return "webp";
-	return NULL;
-}
-
 static int enc_probe(struct bale_encoder *e, const unsigned char *in,
     size_t size, struct enc_src *s, struct bale_encoded *out)
 {
-	const char *other;
+	const char *other = bale_image_format(in, size);
 
 	memset(s, 0, sizeof(*s));
-	if (size >= 3 && in[0] == 0xFF && in[1] == 0xD8 && in[2] == 0xFF) {
+	if (other && strcmp(other, "jpeg") == 0) {
 		s->kind = ENC_JPEG;
 		return bale_jpeg_header(e->jpeg, in, size, &s->info,
 		    &out->err);
 	}
-	if (size >= 8 && memcmp(in, "\x89PNG\r\n\x1a\n", 8) == 0) {
+	if (other && strcmp(other, "png") == 0) {
 		s->kind = ENC_PNG;
 		return bale_png_header(in, size, &s->info, &out->err);
 	}
-	other = enc_other_format(in, size);
 	if (!other)
 		return enc_skip(out, "not a JPEG or PNG file (unknown "
 		    "format); the encode options need its pixels");

@@ -16,6 +16,11 @@ struct bale_image {
 	int w, h, ch;
 };
 
+/** An image file's format by its first bytes: "jpeg" and "png", which
+ *  bale decodes; "gif", "bmp", "tiff", "webp", "pnm", which it does not;
+ *  NULL for none of these. */
+const char *bale_image_format(const unsigned char *d, size_t n);
+
 /** What a file's header says about its image, read without decoding:
  *  filled by the JPEG and PNG header readers alike. */
 struct bale_image_info {

@@ -1,66 +1,31 @@
 /* update_diff.c - the manifest against the walk (update_diff.h). */
 #include "update_diff.h"
 
-#include "journal.h"
+#include "path_index.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* An open-addressed table of manifest indices, by path. */
-struct diff_index {
-	size_t *slot;		/* index + 1; 0 is empty */
-	size_t mask;
-};
-
-static uint64_t diff_hash(const char *path)
+/* The manifest's sample paths and skipped paths, for the index. */
+static const char *diff_sample_path(const void *m, size_t i)
 {
-	return bale_fnv1a(BALE_FNV_INIT, path, strlen(path));
+	return bale_manifest_path_of(m, i);
 }
 
-/* The manifest's samples, or its skipped files: path number i. */
-typedef const char *diff_path_fn(const struct bale_manifest *m, size_t i);
-
-static int diff_index_build(struct diff_index *x, const struct bale_manifest *m,
-    size_t n, diff_path_fn *path_of)
+static const char *diff_skip_path(const void *m, size_t i)
 {
-	size_t cap = 16, i, h;
-
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	x->slot = calloc(cap, sizeof(*x->slot));
-	x->mask = cap - 1;
-	if (!x->slot)
-		return -1;
-	for (i = 0; i < n; i++) {
-		h = diff_hash(path_of(m, i)) & x->mask;
-		while (x->slot[h])
-			h = (h + 1) & x->mask;
-		x->slot[h] = i + 1;
-	}
-	return 0;
-}
-
-/* The entry at @path, or -1. */
-static long diff_find(const struct diff_index *x, const struct bale_manifest *m,
-    diff_path_fn *path_of, const char *path)
-{
-	size_t h = diff_hash(path) & x->mask;
-
-	for (; x->slot[h]; h = (h + 1) & x->mask)
-		if (strcmp(path_of(m, x->slot[h] - 1), path) == 0)
-			return (long)x->slot[h] - 1;
-	return -1;
+	return bale_manifest_skip_path(m, i);
 }
 
 /* A file skipped before and unchanged since (same size, same status
  * change time) is not tried again: the same reason would skip it. */
 static int diff_still_skipped(struct bale_update_diff *d,
-    const struct bale_manifest *m, const struct diff_index *xs,
+    const struct bale_manifest *m, const struct bale_path_index *xs,
     const char *path, size_t i)
 {
-	long k = diff_find(xs, m, bale_manifest_skip_path, path);
+	long k = bale_path_index_find(xs, path);
 
 	if (k < 0 || m->skip[k].size != d->size[i] ||
 	    m->skip[k].ctime_ns != d->ctime_ns[i])
@@ -142,15 +107,14 @@ static int64_t diff_label(const struct bale_update_diff *d,
 /* Each walked file against the manifest; @leave marks the manifest
  * samples that do not stay. */
 static void diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
-    const struct bale_manifest *m, const struct diff_index x[2],
+    const struct bale_manifest *m, const struct bale_path_index x[2],
     unsigned char *leave)
 {
 	size_t i, n = bale_walk_count(w);
 	long j;
 
 	for (i = 0; i < n; i++) {
-		j = m ? diff_find(&x[0], m, bale_manifest_path_of,
-		    bale_walk_path(w, i)) : -1;
+		j = m ? bale_path_index_find(&x[0], bale_walk_path(w, i)) : -1;
 		if (j < 0 && m && diff_still_skipped(d, m, &x[1],
 		    bale_walk_path(w, i), i))
 			continue;
@@ -190,10 +154,11 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
     int rootfd, const struct bale_manifest *m)
 {
 	size_t n = bale_walk_count(walk), nm = m ? m->n : 0;
-	struct diff_index x[2] = { { NULL, 0 }, { NULL, 0 } };
+	struct bale_path_index x[2];
 	unsigned char *leave = malloc(nm + 1);
 	int rc = -1;
 
+	memset(x, 0, sizeof(x));
 	memset(d, 0, sizeof(*d));
 	d->size = calloc(n + 1, sizeof(*d->size));
 	d->mtime_ns = calloc(n + 1, sizeof(*d->mtime_ns));
@@ -208,17 +173,17 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 	if (leave && d->size && d->mtime_ns && d->ctime_ns && d->pack && d->kept &&
 	    d->removed && d->pack_replaces && d->gone && d->still_walk &&
 	    d->still_skip && diff_classes(d, walk, m) == 0 &&
-	    (!m || (diff_index_build(&x[0], m, m->n,
-	    bale_manifest_path_of) == 0 && diff_index_build(&x[1], m,
-	    m->nskip, bale_manifest_skip_path) == 0))) {
+	    (!m || (bale_path_index_build(&x[0], m->n, diff_sample_path,
+	    m) == 0 && bale_path_index_build(&x[1], m->nskip,
+	    diff_skip_path, m) == 0))) {
 		memset(leave, 2, nm + 1);	/* 2: its file is gone */
 		diff_stat(d, walk, rootfd);
 		diff_walk(d, walk, m, x, leave);
 		diff_leavers(d, m, leave);
 		rc = 0;
 	}
-	free(x[0].slot);
-	free(x[1].slot);
+	bale_path_index_release(&x[0]);
+	bale_path_index_release(&x[1]);
 	free(leave);
 	return rc;
 }

@@ -239,13 +239,13 @@ def _check_pack_args(threads, seed, window, encode):
 
 def _sources(src):
     """src, or the first of several (packed as one dataset), and the
-    rest as bytes paths."""
+    rest."""
     if isinstance(src, (str, bytes, os.PathLike)):
         return src, None
     srcs = list(src)
     if not srcs:
         raise UsageError("src: no source given")
-    return srcs[0], [os.fsencode(s) for s in srcs[1:]]
+    return srcs[0], srcs[1:]
 
 
 def pack(src, out, formats, *, name=None, list_file=None,

@@ -107,6 +107,35 @@ static int ext_add_errors(PyObject *m)
 	return 0;
 }
 
+const char **ext_path_array(PyObject *seq, PyObject *keep)
+{
+	Py_ssize_t n = PySequence_Size(seq);
+	const char **a;
+	PyObject *item, *bytes;
+	Py_ssize_t i;
+
+	if (n < 0)
+		return NULL;
+	a = PyMem_Calloc((size_t)n + 1, sizeof(char *));
+	if (!a)
+		return (const char **)PyErr_NoMemory();
+	for (i = 0; i < n; i++) {
+		item = PySequence_GetItem(seq, i);
+		bytes = NULL;
+		if (!item || !PyUnicode_FSConverter(item, &bytes) ||
+		    PyList_Append(keep, bytes) != 0) {
+			Py_XDECREF(item);
+			Py_XDECREF(bytes);
+			PyMem_Free(a);
+			return NULL;
+		}
+		a[i] = PyBytes_AS_STRING(bytes);
+		Py_DECREF(bytes);	/* @keep holds it */
+		Py_DECREF(item);
+	}
+	return a;
+}
+
 PyTypeObject *ext_sample_type;
 
 static PyStructSequence_Field ext_sample_fields[] = {

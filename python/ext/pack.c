@@ -117,36 +117,6 @@ static const char **ext_str_array(PyObject *seq)
 	return a;
 }
 
-/* A sequence of bytes (paths, os.fsencode'd) as a NULL-terminated array
- * of pointers into them; NULL with an exception set. */
-static const char **ext_bytes_array(PyObject *seq)
-{
-	Py_ssize_t n = PySequence_Size(seq);
-	const char **a;
-	PyObject *item;
-	Py_ssize_t i;
-
-	if (n < 0)
-		return NULL;
-	a = PyMem_Calloc((size_t)n + 1, sizeof(char *));
-	if (!a)
-		return (const char **)PyErr_NoMemory();
-	for (i = 0; i < n; i++) {
-		item = PySequence_GetItem(seq, i);
-		a[i] = item && PyBytes_Check(item) ? PyBytes_AS_STRING(item) :
-		    NULL;
-		Py_XDECREF(item);	/* the sequence keeps it alive */
-		if (!a[i]) {
-			if (!PyErr_Occurred())
-				PyErr_SetString(PyExc_TypeError,
-				    "more sources are bytes paths");
-			PyMem_Free(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 /* bale_pipeline_skipped() and bale_pipeline_warning(): item @i's path
  * (or subject) and text. */
 typedef int (*ext_pair_fn)(const struct bale_pipeline *p, size_t i,
@@ -240,7 +210,7 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
-	PyObject *more = NULL;
+	PyObject *more = NULL, *keep = NULL;
 	const char **more_srcs = NULL;
 	unsigned long long seed = 0, window = 0;
 	unsigned threads = 0;
@@ -258,7 +228,8 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	    &run.o.allow_damaged, &run.o.validate, &more))
 		goto done;
 	if ((options && !(opts = ext_str_array(options))) ||
-	    (more && !(more_srcs = ext_bytes_array(more))) ||
+	    (more && (!(keep = PyList_New(0)) ||
+	    !(more_srcs = ext_path_array(more, keep)))) ||
 	    (encode && ext_parse_encode(encode, &run.enc) != 0))
 		goto done;
 	run.o.more_srcs = more_srcs;
@@ -289,6 +260,7 @@ done:
 	bale_pipeline_free(run.p);
 	PyMem_Free(opts);
 	PyMem_Free(more_srcs);
+	Py_XDECREF(keep);
 	Py_XDECREF(src);
 	Py_XDECREF(out);
 	Py_XDECREF(list);
