@@ -34,6 +34,12 @@ struct taps {
 	int stride;
 };
 
+static double bilinear(double x)
+{
+	x = x < 0 ? -x : x;
+	return x < 1.0 ? 1.0 - x : 0.0;
+}
+
 static double lanczos(double x)
 {
 	double px;
@@ -53,12 +59,17 @@ static void taps_free(struct taps *t)
 	free(t->w);
 }
 
-/* The weights that map @in source pixels onto @out output pixels. */
-static int taps_make(struct taps *t, int in, int out)
+/* The weights that map source pixels [@in0, @in1) of @in onto @out
+ * output pixels, as PIL computes them (its precompute_coeffs). */
+static int taps_make(struct taps *t, int in, double in0, double in1,
+    int out, enum bale_resize_filter f)
 {
-	double scale = (double)in / out;
+	double (*filter)(double) = f == BALE_RESIZE_BILINEAR ? bilinear :
+	    lanczos;
+	double scale = (in1 - in0) / out;
 	double widen = scale > 1.0 ? scale : 1.0;
-	double support = RESIZE_LOBES * widen;
+	double support = (f == BALE_RESIZE_BILINEAR ? 1.0 : RESIZE_LOBES) *
+	    widen;
 	double *w;
 	double center;
 	double sum;
@@ -77,21 +88,21 @@ static int taps_make(struct taps *t, int in, int out)
 		return -1;
 	}
 	for (i = 0; i < out; i++) {
-		center = (i + 0.5) * scale;
+		center = in0 + (i + 0.5) * scale;
 		lo = (int)floor(center - support + 0.5);
 		hi = (int)floor(center + support + 0.5);
 		lo = lo < 0 ? 0 : lo;
 		hi = hi > in ? in : hi;
 		hi = hi - lo > t->stride ? lo + t->stride : hi;
 		for (sum = 0, j = lo; j < hi; j++) {
-			w[j - lo] = lanczos((j + 0.5 - center) / widen);
+			w[j - lo] = filter((j + 0.5 - center) / widen);
 			sum += w[j - lo];
 		}
 		t->first[i] = lo;
 		t->count[i] = hi - lo;
 		for (j = 0; j < hi - lo; j++)
-			t->w[(size_t)i * t->stride + j] = (int32_t)lround(
-			    w[j] / sum * (1 << RESIZE_BITS));
+			t->w[(size_t)i * t->stride + j] = sum == 0 ? 0 :
+			    (int32_t)lround(w[j] / sum * (1 << RESIZE_BITS));
 	}
 	free(w);
 	return 0;
@@ -138,10 +149,9 @@ static void pass_lines(const unsigned char *src, unsigned char *dst,
  * moved as one 4-byte word whose spare byte the next pixel of the column
  * overwrites; the column's last pixel goes byte by byte, so no word read
  * or written passes the end of a buffer. */
-static void transpose(const unsigned char *src, unsigned char *dst, int w,
-    int h, int ch)
+static void transpose(const unsigned char *src, size_t stride,
+    unsigned char *dst, int w, int h, int ch)
 {
-	size_t stride = (size_t)w * (size_t)ch;
 	const unsigned char *s;
 	unsigned char *d;
 	uint32_t v;
@@ -160,30 +170,58 @@ static void transpose(const unsigned char *src, unsigned char *dst, int w,
 	}
 }
 
-int bale_resize(const unsigned char *src, int sw, int sh, unsigned char *dst,
-    int dw, int dh, int ch)
+/* The source pixels the taps reach: [*lo, *hi), and the taps made
+ * relative to *lo. */
+static void taps_span(struct taps *t, int out, int *lo, int *hi)
 {
-	size_t big = (size_t)(sw > dw ? sw : dw) * (size_t)sh * (size_t)ch;
-	size_t line = (size_t)(sh > dw ? sh : dw) * (size_t)ch;
+	int i;
+
+	*lo = t->first[0];
+	*hi = t->first[0] + t->count[0];
+	for (i = 1; i < out; i++) {
+		*lo = t->first[i] < *lo ? t->first[i] : *lo;
+		*hi = t->first[i] + t->count[i] > *hi ?
+		    t->first[i] + t->count[i] : *hi;
+	}
+	for (i = 0; i < out; i++)
+		t->first[i] -= *lo;
+}
+
+int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
+    const struct bale_resize_box *box, unsigned char *dst, int dw, int dh,
+    int ch, enum bale_resize_filter f)
+{
 	struct taps h = { 0 };
 	struct taps v = { 0 };
 	unsigned char *tin = NULL;	/* columns of src as lines */
 	unsigned char *tout = NULL;	/* the same after the row pass */
 	int32_t *acc = NULL;
+	int c0, c1, r0, r1;
+	size_t big, line;
 	int rc = -1;
 
-	if (sw <= 0 || sh <= 0 || dw <= 0 || dh <= 0 || ch <= 0 || ch > 4)
+	if (sw <= 0 || sh <= 0 || dw <= 0 || dh <= 0 || ch <= 0 || ch > 4 ||
+	    !(box->x1 > box->x0) || !(box->y1 > box->y0))
 		return -1;
+	if (taps_make(&h, sw, box->x0, box->x1, dw, f) != 0 ||
+	    taps_make(&v, sh, box->y0, box->y1, dh, f) != 0)
+		goto out;
+	/* only the rows and columns the taps reach are read */
+	taps_span(&h, dw, &c0, &c1);
+	taps_span(&v, dh, &r0, &r1);
+	big = (size_t)((c1 - c0) > dw ? (c1 - c0) : dw) * (size_t)(r1 - r0) *
+	    (size_t)ch;
+	line = (size_t)((r1 - r0) > dw ? (r1 - r0) : dw) * (size_t)ch;
 	tin = malloc(big);
 	tout = malloc(big);
 	acc = malloc(line * sizeof(int32_t));
-	if (!tin || !tout || !acc || taps_make(&h, sw, dw) != 0 ||
-	    taps_make(&v, sh, dh) != 0)
+	if (!tin || !tout || !acc)
 		goto out;
 	/* rows: as lines of the transposed image, then back */
-	transpose(src, tin, sw, sh, ch);
-	pass_lines(tin, tout, (size_t)sh * ch, dw, &h, acc);
-	transpose(tout, tin, sh, dw, ch);
+	transpose(src + (size_t)r0 * stride + (size_t)c0 * ch, stride, tin,
+	    c1 - c0, r1 - r0, ch);
+	pass_lines(tin, tout, (size_t)(r1 - r0) * ch, dw, &h, acc);
+	transpose(tout, (size_t)(r1 - r0) * ch, tin, r1 - r0, dw, ch);
 	/* columns: whole rows are the lines */
 	pass_lines(tin, dst, (size_t)dw * ch, dh, &v, acc);
 	rc = 0;
@@ -194,4 +232,13 @@ out:
 	free(tout);
 	free(acc);
 	return rc;
+}
+
+int bale_resize(const unsigned char *src, int sw, int sh, unsigned char *dst,
+    int dw, int dh, int ch)
+{
+	struct bale_resize_box all = { 0, 0, sw, sh };
+
+	return bale_resize_box(src, sw, sh, (size_t)sw * (size_t)ch, &all, dst,
+	    dw, dh, ch, BALE_RESIZE_LANCZOS3);
 }

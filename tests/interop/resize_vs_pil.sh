@@ -1,5 +1,6 @@
 #!/bin/bash
-# bale's resampler gives what PIL's LANCZOS gives on the same pixels.
+# bale's resampler gives what PIL's LANCZOS gives on the same pixels,
+# and what its BILINEAR gives over a box (the loader's crop and resize).
 . "$TESTS/cli/lib.sh"
 /usr/bin/python3 -c 'import PIL, numpy' 2>/dev/null ||
     { echo "skipped: needs python3-pil and python3-numpy"; exit 77; }
