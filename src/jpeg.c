@@ -87,7 +87,7 @@ static int jpeg_scale(int w, int h, int min_w, int min_h)
 
 /* 255 - (c + k) with multiplication, as print does: Adobe-inverted
  * values (255 = no ink) when @inverted. */
-static void jpeg_cmyk_to_rgb(struct bale_image *img, int inverted)
+void bale_jpeg_cmyk_to_rgb(struct bale_image *img, int inverted)
 {
 	size_t n = (size_t)img->w * (size_t)img->h;
 	const unsigned char *s = img->px;
@@ -159,7 +159,7 @@ int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,
 		    "%s", tjGetErrorStr2(j->dec));
 	}
 	if (info->cmyk)
-		jpeg_cmyk_to_rgb(out, bale_jpegseg_find(data, size, 0xEE,
+		bale_jpeg_cmyk_to_rgb(out, bale_jpegseg_find(data, size, 0xEE,
 		    "Adobe", 5, &seg, &seglen));
 	return BALE_OK;
 }

@@ -35,4 +35,9 @@ int bale_jpeg_encode(struct bale_jpeg *j, const struct bale_image *img,
     int quality, int subsamp, unsigned char **out, size_t *size,
     struct bale_errbuf *err);
 
+/** CMYK (4 channels) to RGB in place, as PIL converts: 255 - (c + k)
+ *  with multiplication; Adobe-inverted values when @inverted (an APP14
+ *  "Adobe" segment). */
+void bale_jpeg_cmyk_to_rgb(struct bale_image *img, int inverted);
+
 #endif
