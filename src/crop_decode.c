@@ -203,8 +203,10 @@ static int crop_grow(unsigned char **p, size_t *cap, size_t need)
  * the box relative to it) into @dst, mirrored when @flip. */
 static int crop_resample(struct bale_cropper *c, const unsigned char *src,
     int w, int h, size_t stride, const struct bale_resize_box *box,
-    int ow, int oh, int flip, unsigned char *dst)
+    const struct bale_crop_out *o)
 {
+	int ow = o->w, oh = o->h, flip = o->flip;
+	unsigned char *dst = o->dst;
 	unsigned char *row, t;
 	int x, y, k;
 
@@ -228,36 +230,46 @@ static int crop_resample(struct bale_cropper *c, const unsigned char *src,
 	return 0;
 }
 
-/* Pixels [x0, x1) x [y0, y1) of an image held whole (@src, @w x @h,
- * @ch channels, RGB first) as the crop: the box relative to them. */
-static int crop_from_whole(struct bale_cropper *c, const unsigned char *src,
-    int ch, const struct bale_crop_box *b, int ow, int oh, int flip,
-    unsigned char *dst)
+/* The pixels the resampler may read for box @b of a @w x @h image:
+ * the box's, widened by the filter's reach with @o->context. */
+static void crop_region(const struct bale_crop_box *b, int w, int h,
+    const struct bale_crop_out *o, int r[4])
 {
-	int x0 = (int)floor(b->x0), y0 = (int)floor(b->y0);
-	int x1 = (int)ceil(b->x1), y1 = (int)ceil(b->y1);
-	struct bale_resize_box rel = { b->x0 - x0, b->y0 - y0, b->x1 - x0,
-	    b->y1 - y0 };
-	size_t i, n;
+	double mx = o->context ? ceil((b->x1 - b->x0) / o->w) + 1 : 0;
+	double my = o->context ? ceil((b->y1 - b->y0) / o->h) + 1 : 0;
 
-	x1 = x1 > c->w ? c->w : x1;
-	y1 = y1 > c->h ? c->h : y1;
+	r[0] = (int)fmax(floor(b->x0 - mx), 0);
+	r[1] = (int)fmax(floor(b->y0 - my), 0);
+	r[2] = (int)fmin(ceil(b->x1 + mx), w);
+	r[3] = (int)fmin(ceil(b->y1 + my), h);
+}
+
+/* An image held whole (@src, @ch channels, RGB first) cropped. */
+static int crop_from_whole(struct bale_cropper *c, const unsigned char *src,
+    int ch, const struct bale_crop_box *b, const struct bale_crop_out *o)
+{
+	struct bale_resize_box rel;
+	size_t i, n;
+	int r[4];
+
+	crop_region(b, c->w, c->h, o, r);
+	rel = (struct bale_resize_box){ b->x0 - r[0], b->y0 - r[1],
+	    b->x1 - r[0], b->y1 - r[1] };
 	if (ch == 3)
-		return crop_resample(c, src + ((size_t)y0 * c->w + x0) * 3,
-		    x1 - x0, y1 - y0, (size_t)c->w * 3, &rel, ow, oh, flip,
-		    dst);
+		return crop_resample(c, src + ((size_t)r[1] * c->w + r[0]) * 3,
+		    r[2] - r[0], r[3] - r[1], (size_t)c->w * 3, &rel, o);
 	/* RGBA: alpha dropped, as PIL's convert("RGB") drops it */
 	n = (size_t)c->w * c->h;
 	if (crop_grow(&c->buf, &c->bufcap, n * 3) != 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		memcpy(c->buf + i * 3, src + i * ch, 3);
-	return crop_resample(c, c->buf + ((size_t)y0 * c->w + x0) * 3,
-	    x1 - x0, y1 - y0, (size_t)c->w * 3, &rel, ow, oh, flip, dst);
+	return crop_resample(c, c->buf + ((size_t)r[1] * c->w + r[0]) * 3,
+	    r[2] - r[0], r[3] - r[1], (size_t)c->w * 3, &rel, o);
 }
 
 static int crop_run_png(struct bale_cropper *c, const struct bale_crop_box *b,
-    int ow, int oh, int flip, unsigned char *dst, struct bale_errbuf *err)
+    const struct bale_crop_out *o, struct bale_errbuf *err)
 {
 	struct bale_image_info info;
 	struct bale_image img = { 0 };
@@ -265,8 +277,7 @@ static int crop_run_png(struct bale_cropper *c, const struct bale_crop_box *b,
 
 	if (rc == BALE_OK)
 		rc = bale_png_decode(c->data, c->size, &info, 0, &img, err);
-	if (rc == BALE_OK && crop_from_whole(c, img.px, img.ch, b, ow, oh,
-	    flip, dst) != 0)
+	if (rc == BALE_OK && crop_from_whole(c, img.px, img.ch, b, o) != 0)
 		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	bale_image_release(&img);
 	return rc;
@@ -306,14 +317,13 @@ static void crop_cmyk(struct bale_cropper *c, int w, int h)
 }
 
 static int crop_run_jpeg(struct bale_cropper *c, const struct bale_crop_box *b,
-    int ow, int oh, int flip, int d, unsigned char *dst,
-    struct bale_errbuf *err)
+    const struct bale_crop_out *o, int d, struct bale_errbuf *err)
 {
 	struct bale_crop_box s;
 	struct bale_resize_box rel;
 	JDIMENSION xoff, xw, y0, y1;
 	double fx, fy;
-	int x0, x1;
+	int r[4];
 	int cmyk = c->dj.jpeg_color_space == JCS_CMYK ||
 	    c->dj.jpeg_color_space == JCS_YCCK;
 
@@ -333,11 +343,12 @@ static int crop_run_jpeg(struct bale_cropper *c, const struct bale_crop_box *b,
 	    b->y1 * fy };
 	/* a margin each side: upsampled chroma at the edge of a cropped
 	 * decode is made as at the image's edge, unlike the full decode */
-	xoff = (JDIMENSION)fmax(floor(s.x0) - CROP_MARGIN, 0);
-	xw = (JDIMENSION)fmin(ceil(s.x1) + CROP_MARGIN,
-	    c->dj.output_width) - xoff;
-	y0 = (JDIMENSION)floor(s.y0);
-	y1 = (JDIMENSION)fmin(ceil(s.y1), c->dj.output_height);
+	crop_region(&s, (int)c->dj.output_width, (int)c->dj.output_height, o,
+	    r);
+	xoff = (JDIMENSION)(r[0] > CROP_MARGIN ? r[0] - CROP_MARGIN : 0);
+	xw = (JDIMENSION)fmin(r[2] + CROP_MARGIN, c->dj.output_width) - xoff;
+	y0 = (JDIMENSION)r[1];
+	y1 = (JDIMENSION)r[3];
 	crop_jpeg_rows(c, &xoff, &xw, y0, y1);
 	if (c->jerr.bad) {
 		crop_jpeg_close(c);
@@ -347,33 +358,31 @@ static int crop_run_jpeg(struct bale_cropper *c, const struct bale_crop_box *b,
 	if (cmyk)
 		crop_cmyk(c, (int)c->dj.output_width, (int)(y1 - y0));
 	crop_jpeg_close(c);
-	/* the resampler sees the box's pixels only, as after PIL's crop */
-	x0 = (int)floor(s.x0);
-	x1 = (int)fmin(ceil(s.x1), xoff + xw);
-	rel = (struct bale_resize_box){ s.x0 - x0, s.y0 - y0, s.x1 - x0,
-	    s.y1 - y0 };
-	return crop_resample(c, c->buf + (size_t)(x0 - (int)xoff) * 3,
-	    x1 - x0, (int)(y1 - y0), (size_t)c->dj.output_width * 3, &rel,
-	    ow, oh, flip, dst) == 0 ? BALE_OK : bale_errbuf_set(err,
-	    BALE_ENOMEM, "no memory");
+	/* the resampler sees the region only (the box's pixels for a
+	 * train crop, as after PIL's crop), not the decoding margin */
+	rel = (struct bale_resize_box){ s.x0 - r[0], s.y0 - r[1],
+	    s.x1 - r[0], s.y1 - r[1] };
+	return crop_resample(c, c->buf + (size_t)(r[0] - (int)xoff) * 3,
+	    r[2] - r[0], r[3] - r[1], (size_t)c->dj.output_width * 3, &rel,
+	    o) == 0 ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
+	    "no memory");
 }
 
 int bale_cropper_run(struct bale_cropper *c, const struct bale_crop_box *box,
-    int ow, int oh, int flip, int allow_scaling, unsigned char *dst,
-    struct bale_errbuf *err)
+    const struct bale_crop_out *out, struct bale_errbuf *err)
 {
 	if (!(box->x0 >= 0 && box->y0 >= 0 && box->x1 <= c->w &&
 	    box->y1 <= c->h && box->x1 > box->x0 && box->y1 > box->y0) ||
-	    ow < 1 || oh < 1)
+	    out->w < 1 || out->h < 1)
 		return bale_errbuf_set(err, BALE_EINVAL, "crop box outside "
 		    "the %d x %d image", c->w, c->h);
 	if (c->kind == CROP_JPEG)
-		return crop_run_jpeg(c, box, ow, oh, flip, allow_scaling ?
-		    crop_scale(box, ow, oh) : 1, dst, err);
+		return crop_run_jpeg(c, box, out, out->scaling ?
+		    crop_scale(box, out->w, out->h) : 1, err);
 	if (c->kind == CROP_PNG)
-		return crop_run_png(c, box, ow, oh, flip, dst, err);
-	return crop_from_whole(c, c->rows, 3, box, ow, oh, flip, dst) == 0 ?
-	    BALE_OK : bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		return crop_run_png(c, box, out, err);
+	return crop_from_whole(c, c->rows, 3, box, out) == 0 ? BALE_OK :
+	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 }
 
 void bale_cropper_free(struct bale_cropper *c)

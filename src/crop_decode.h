@@ -35,14 +35,24 @@ int bale_cropper_new(struct bale_cropper **out);
 int bale_cropper_open(struct bale_cropper *c, const unsigned char *data,
     size_t size, const int *w_h, int *w, int *h, struct bale_errbuf *err);
 
-/** The box of the image opened last into @dst, @ow x @oh x 3 bytes
- *  (rows packed, RGB), mirrored left to right when @flip. With
- *  @allow_scaling, JPEG may decode at a DCT scale (faster, within a few
- *  levels of the unscaled result). @return BALE_OK, BALE_EINPUT (@err:
- *  the data does not decode), BALE_ENOMEM */
+/** What a crop is made into. */
+struct bale_crop_out {
+	int w, h;		/* the output size */
+	int flip;		/* mirrored left to right */
+	int scaling;		/* JPEG may decode at a DCT scale (faster;
+				 * close to, not equal to, the unscaled) */
+	int context;		/* the resampler may read around the box, as
+				 * resizing the whole image, then cropping,
+				 * does (eval); else the box alone, as
+				 * cropping, then resizing (train) */
+	unsigned char *dst;	/* w x h x 3 bytes, rows packed, RGB */
+};
+
+/** The box of the image opened last into @out.
+ *  @return BALE_OK, BALE_EINPUT (@err: the data does not decode),
+ *  BALE_EINVAL (a box outside the image), BALE_ENOMEM */
 int bale_cropper_run(struct bale_cropper *c, const struct bale_crop_box *box,
-    int ow, int oh, int flip, int allow_scaling, unsigned char *dst,
-    struct bale_errbuf *err);
+    const struct bale_crop_out *out, struct bale_errbuf *err);
 
 void bale_cropper_free(struct bale_cropper *c);
 

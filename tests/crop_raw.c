@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 	out = ow > 0 && oh > 0 ? malloc((size_t)ow * oh * 3) : NULL;
 	if (!data || !out || bale_cropper_new(&c) != BALE_OK ||
 	    bale_cropper_open(c, data, n, NULL, &w, &h, &err) != BALE_OK ||
-	    bale_cropper_run(c, &box, ow, oh, atoi(argv[8]), atoi(argv[9]),
-	    out, &err) != BALE_OK) {
+	    bale_cropper_run(c, &box, &(struct bale_crop_out){ ow, oh,
+	    atoi(argv[8]), atoi(argv[9]), 0, out }, &err) != BALE_OK) {
 		fprintf(stderr, "bale-crop-raw: %s\n", err.msg[0] ? err.msg :
 		    "cannot read the file");
 		return 1;
