@@ -496,6 +496,78 @@ BALE_API int bale_merge_parts(const char *out, const char *const *parts,
 BALE_API int bale_part_parse(const char *spec, uint32_t *index,
     uint32_t *count, const char **why);
 
+/* ---- loader: training batches decoded, cropped and batched in C ------
+ *
+ * Reader threads fetch the samples of an epoch in a seeded order; each
+ * crops its sample (decoding only what the crop needs) straight into its
+ * place in a batch buffer; the caller takes finished batches in order.
+ * Every choice (order, crop box, flip, the sample that replaces a bad
+ * one) is a function of (seed, epoch, position): any thread count gives
+ * the same bytes, and (epoch, batches done) resumes exactly. */
+struct bale_loader;
+
+struct bale_loader_opts {
+	unsigned batch_size;
+	int width, height;	/* the output size */
+	int train;		/* RandomResizedCrop + horizontal flip, in
+				 * a new order each epoch; else Resize +
+				 * CenterCrop, in the output's order unless
+				 * @shuffle */
+	int resize;		/* eval: the shorter side first (0: width *
+				 * 256 / 224, torchvision's recipe) */
+	double scale[2];	/* train: area share (0: 0.08, 1) */
+	double ratio[2];	/* train: aspect w / h (0: 3/4, 4/3) */
+	int shuffle;		/* eval: in a seeded order too */
+	uint64_t seed;
+	unsigned rank, world_size;	/* disjoint shares of each epoch;
+					 * world_size 0 is 1 */
+	int drop_last;		/* ranks' shares and the last batch cut to
+				 * whole batches; else padded by repeating
+				 * samples (as DistributedSampler) */
+	unsigned threads;	/* 0: the CPUs this process may use */
+	unsigned prefetch;	/* batches made ahead (0: 2) */
+	int channels_last;	/* images as B x H x W x 3; else B x 3 x H x W */
+	int exact;		/* JPEG never decoded at a DCT scale */
+	int strict;		/* a sample that does not decode fails the
+				 * loader; else the next one of the order
+				 * takes its place, counted */
+	const char *format;	/* the output's backend; NULL: recognise */
+};
+
+/** One batch: valid until the next call of bale_loader_next(). */
+struct bale_batch {
+	uint64_t index;		/* in the epoch, from 0 */
+	unsigned n;		/* samples (the last may hold fewer) */
+	unsigned char *images;	/* n x 3 x H x W (or n x H x W x 3) bytes */
+	int64_t *labels;	/* n */
+};
+
+BALE_API int bale_loader_new(struct bale_loader **out);
+/** Open the output at @path (any output bale reads, a folder holding
+ *  one, or a raw ImageFolder tree) and start the threads at epoch 0.
+ *  @return BALE_OK, or a failure code (see errmsg) */
+BALE_API int bale_loader_open(struct bale_loader *l, const char *path,
+    const struct bale_loader_opts *o);
+/** Batches per epoch (this rank's), and samples in the output. */
+BALE_API uint64_t bale_loader_batches(const struct bale_loader *l);
+BALE_API uint64_t bale_loader_samples(const struct bale_loader *l);
+/** Go to batch @batch of epoch @epoch (0: its start), dropping what was
+ *  made ahead. */
+BALE_API int bale_loader_seek(struct bale_loader *l, uint64_t epoch,
+    uint64_t batch);
+/** The next batch of the epoch, waiting for it.
+ *  @return BALE_OK; BALE_ENOENT at the epoch's end; a failure code
+ *  (strict and a bad sample, a read error: see errmsg) */
+BALE_API int bale_loader_next(struct bale_loader *l, struct bale_batch *b);
+/** Samples replaced because they did not decode (since open), and the
+ *  @i-th of them (@i < 1000): its index in the output and why. */
+BALE_API uint64_t bale_loader_nbad(const struct bale_loader *l);
+BALE_API int bale_loader_bad(const struct bale_loader *l, size_t i,
+    uint64_t *sample, const char **why);
+BALE_API const char *bale_loader_errmsg(const struct bale_loader *l);
+/** Stop the threads and free everything; NULL is fine. */
+BALE_API void bale_loader_free(struct bale_loader *l);
+
 /* ---- decode check: does an image decode? ----------------------------
  * What bale pack's validate option and bale verify --decode use: JPEG
  * through libjpeg-turbo (at 1/8 scale: every coded byte is still read,

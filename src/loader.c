@@ -1,0 +1,297 @@
+/* loader.c - training batches made in C threads (bale.h, "loader").
+ *
+ * The caller's positions of an epoch are cut into batches; batch b lives
+ * in slot b % nring of a ring of buffers allocated and touched once.
+ * Threads claim positions in order, each making its sample straight into
+ * its place in the slot (read, crop decode, label), while the slot's
+ * batch is at most nring - 1 ahead of the one the caller holds. The
+ * caller takes batches in order; a batch stays valid until its next call
+ * (the slot is then free for batch + nring).
+ */
+#include "loader_int.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- positions and samples ------------------------------------------ */
+
+static uint64_t loader_batch_n(const struct bale_loader *l, uint64_t b)
+{
+	uint64_t left = l->end - b * l->o.batch_size;
+
+	return left < l->o.batch_size ? left : l->o.batch_size;
+}
+
+/* The epoch-order position of this rank's position @q: ranks take turns
+ * (as DistributedSampler), a padded tail wraps to the start; @k-th
+ * replacement: the k-th next of this rank's. */
+static uint64_t loader_global(const struct bale_loader *l, uint64_t q,
+    uint64_t k)
+{
+	uint64_t world = l->o.world_size;
+
+	return (l->o.rank + (q + k) * world) % l->count;
+}
+
+static uint64_t loader_sample(const struct bale_loader *l, uint64_t g)
+{
+	return l->order ? l->order[g] : g;
+}
+
+static void loader_note_bad(struct bale_loader *l, uint64_t sample,
+    const char *why)
+{
+	char *copy;
+
+	pthread_mutex_lock(&l->lock);
+	l->nbad++;
+	if (l->nbad_kept < LOADER_MAX_BAD && (copy = strdup(why))) {
+		l->bad[l->nbad_kept].sample = sample;
+		l->bad[l->nbad_kept++].why = copy;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Rows of RGB (@src, w x h) to planes in @dst (3 x h x w). */
+static void loader_to_planes(const unsigned char *src, unsigned char *dst,
+    int w, int h)
+{
+	size_t n = (size_t)w * h, i;
+
+	for (i = 0; i < n; i++) {
+		dst[i] = src[i * 3];
+		dst[n + i] = src[i * 3 + 1];
+		dst[2 * n + i] = src[i * 3 + 2];
+	}
+}
+
+/* Sample @blob cropped into @img, its box drawn for position @g. */
+static int loader_crop(struct loader_worker *w, const struct bale_blob *blob,
+    uint64_t g, uint64_t k, unsigned char *img, struct bale_errbuf *err)
+{
+	const struct bale_loader *l = w->l;
+	struct bale_crop_out out = { l->o.width, l->o.height, 0,
+	    !l->o.exact, !l->box.train, img };
+	struct bale_loader_rng rng;
+	struct bale_crop_box box;
+	int iw, ih;
+	int rc = bale_cropper_open(w->c, blob->data, blob->size,
+	    l->has_rows ? l->rows_wh : NULL, &iw, &ih, err);
+
+	if (rc != BALE_OK)
+		return rc;
+	bale_loader_rng_init(&rng, l->o.seed, l->epoch,
+	    g * LOADER_MAX_TRIES + k);
+	bale_loader_box(&l->box, iw, ih, &rng, &box, &out.flip);
+	if (!l->o.channels_last) {
+		if (bale_grow(&w->scratch, &w->scratchcap, l->sample_bytes))
+			return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		out.dst = w->scratch;
+	}
+	rc = bale_cropper_run(w->c, &box, &out, err);
+	if (rc == BALE_OK && !l->o.channels_last)
+		loader_to_planes(w->scratch, img, l->o.width, l->o.height);
+	return rc;
+}
+
+/* Make this rank's position @q into @img and @label: its sample, or the
+ * next ones of the order in its place while they do not decode. */
+static int loader_make(struct loader_worker *w, uint64_t q, unsigned char *img,
+    int64_t *label, struct bale_errbuf *err)
+{
+	struct bale_loader *l = w->l;
+	struct bale_blob blob;
+	uint64_t k, g, s;
+	int rc;
+
+	for (k = 0; k < LOADER_MAX_TRIES; k++) {
+		g = loader_global(l, q, k);
+		s = loader_sample(l, g);
+		rc = bale_reader_get(w->r, s, &blob);
+		if (rc != BALE_OK)
+			bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(w->r));
+		else
+			rc = loader_crop(w, &blob, g, k, img, err);
+		if (rc == BALE_OK) {
+			*label = blob.label;
+			return BALE_OK;
+		}
+		if (rc == BALE_ENOMEM)
+			return rc;
+		loader_note_bad(l, s, err->msg);
+		if (l->o.strict) {
+			struct bale_errbuf why = *err;
+
+			return bale_errbuf_set(err, BALE_EINPUT, "sample %"
+			    PRIu64 " does not decode: %s", s, why.msg);
+		}
+	}
+	return bale_errbuf_set(err, BALE_EINPUT, "%d samples in a row do not "
+	    "decode (the last: %s)", LOADER_MAX_TRIES, err->msg);
+}
+
+/* ---- the threads ------------------------------------------------------ */
+
+/* Can a thread take position l->claim now? (under the lock) */
+static int loader_can_claim(const struct bale_loader *l)
+{
+	return !l->paused && !l->failed && l->claim < l->end &&
+	    l->claim / l->o.batch_size < l->released + l->nring;
+}
+
+static void loader_made(struct bale_loader *l, struct loader_slot *slot,
+    uint64_t b, int rc, const struct bale_errbuf *err)
+{
+	l->busy--;
+	slot->done++;
+	if (rc != BALE_OK && !l->failed) {
+		l->failed = rc;
+		bale_errbuf_copy(&l->err, err);
+	}
+	if (rc != BALE_OK || slot->done == loader_batch_n(l, b) ||
+	    (l->paused && l->busy == 0))
+		pthread_cond_broadcast(&l->ready);
+}
+
+void *bale_loader_thread(void *arg)
+{
+	struct loader_worker *w = arg;
+	struct bale_loader *l = w->l;
+	struct loader_slot *slot;
+	struct bale_errbuf err;
+	uint64_t q, b;
+	int rc;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (!l->stop && !loader_can_claim(l))
+			pthread_cond_wait(&l->work, &l->lock);
+		if (l->stop)
+			break;
+		q = l->claim++;
+		b = q / l->o.batch_size;
+		slot = &l->ring[b % l->nring];
+		if (q % l->o.batch_size == 0) {
+			slot->batch = b;
+			slot->done = 0;
+		}
+		l->busy++;
+		pthread_mutex_unlock(&l->lock);
+		bale_errbuf_clear(&err);
+		rc = loader_make(w, q, slot->images + (q % l->o.batch_size) *
+		    l->sample_bytes, &slot->labels[q % l->o.batch_size], &err);
+		pthread_mutex_lock(&l->lock);
+		loader_made(l, slot, b, rc, &err);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* ---- the caller's side ------------------------------------------------- */
+
+/* The epoch's order: a new seeded permutation each epoch when training
+ * or shuffling, else the output's (NULL). */
+static int loader_order(struct bale_loader *l)
+{
+	struct bale_loader_rng r;
+
+	if (!l->box.train && !l->o.shuffle)
+		return BALE_OK;
+	if (!l->order && !(l->order = malloc((l->count ? l->count : 1) *
+	    sizeof(*l->order))))
+		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	bale_loader_rng_init(&r, l->o.seed, l->epoch, LOADER_NONE);
+	bale_shuffle(l->order, (size_t)l->count, r.s);
+	return BALE_OK;
+}
+
+int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)
+{
+	uint64_t was = l->epoch;
+	unsigned i;
+	int rc = BALE_OK;
+
+	if (batch > l->nbatches)
+		return bale_errbuf_set(&l->err, BALE_EINVAL, "batch %" PRIu64
+		    " of an epoch of %" PRIu64, batch, l->nbatches);
+	pthread_mutex_lock(&l->lock);
+	l->paused = 1;
+	while (l->busy > 0)
+		pthread_cond_wait(&l->ready, &l->lock);
+	l->epoch = epoch;
+	if (epoch != was || !l->order)
+		rc = loader_order(l);
+	l->claim = batch * l->o.batch_size;
+	l->released = l->next = batch;
+	for (i = 0; i < l->nring; i++)
+		l->ring[i].batch = LOADER_NONE;
+	l->failed = rc == BALE_OK ? 0 : rc;
+	l->paused = 0;
+	pthread_cond_broadcast(&l->work);
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+int bale_loader_next(struct bale_loader *l, struct bale_batch *b)
+{
+	struct loader_slot *slot;
+	uint64_t k;
+	int rc;
+
+	pthread_mutex_lock(&l->lock);
+	k = l->next;
+	if (l->failed || k >= l->nbatches) {
+		rc = l->failed ? l->failed : BALE_ENOENT;
+		pthread_mutex_unlock(&l->lock);
+		return rc;
+	}
+	l->released = k;	/* the batch before is no longer the caller's */
+	pthread_cond_broadcast(&l->work);
+	slot = &l->ring[k % l->nring];
+	while (!l->failed && !(slot->batch == k &&
+	    slot->done == loader_batch_n(l, k)))
+		pthread_cond_wait(&l->ready, &l->lock);
+	rc = l->failed;
+	if (rc == BALE_OK) {
+		l->next++;
+		b->index = k;
+		b->n = (unsigned)loader_batch_n(l, k);
+		b->images = slot->images;
+		b->labels = slot->labels;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+uint64_t bale_loader_batches(const struct bale_loader *l)
+{
+	return l->nbatches;
+}
+
+uint64_t bale_loader_samples(const struct bale_loader *l)
+{
+	return l->count;
+}
+
+uint64_t bale_loader_nbad(const struct bale_loader *l)
+{
+	return l->nbad;
+}
+
+int bale_loader_bad(const struct bale_loader *l, size_t i, uint64_t *sample,
+    const char **why)
+{
+	if (i >= l->nbad_kept)
+		return BALE_ENOENT;
+	*sample = l->bad[i].sample;
+	*why = l->bad[i].why;
+	return BALE_OK;
+}
+
+const char *bale_loader_errmsg(const struct bale_loader *l)
+{
+	return l->err.msg;
+}

@@ -1,0 +1,271 @@
+/* loader_open.c - a loader's options checked, its output opened (one
+ * reader per thread), its ring allocated and touched, its threads
+ * started and, at the end, stopped. */
+#include "loader_int.h"
+
+#include "cpus.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOADER_MAX_SIDE 16384
+#define LOADER_MAX_BATCH 65536
+#define LOADER_MAX_THREADS 256
+#define LOADER_MAX_PREFETCH 64
+
+int bale_loader_new(struct bale_loader **out)
+{
+	struct bale_loader *l = calloc(1, sizeof(*l));
+
+	*out = l;
+	if (!l)
+		return BALE_ENOMEM;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->work, NULL);
+	pthread_cond_init(&l->ready, NULL);
+	return BALE_OK;
+}
+
+/* The options, defaults filled in; why not, when they cannot work. */
+static const char *loader_settle(struct bale_loader_opts *o)
+{
+	if (o->batch_size < 1 || o->batch_size > LOADER_MAX_BATCH)
+		return "batch_size must be 1 to 65536";
+	if (o->width < 1 || o->height < 1 || o->width > LOADER_MAX_SIDE ||
+	    o->height > LOADER_MAX_SIDE)
+		return "the output size must be 1 to 16384 a side";
+	o->world_size = o->world_size ? o->world_size : 1;
+	if (o->rank >= o->world_size)
+		return "rank must be below world_size";
+	if (o->scale[0] == 0 && o->scale[1] == 0)
+		o->scale[0] = 0.08, o->scale[1] = 1.0;
+	if (o->ratio[0] == 0 && o->ratio[1] == 0)
+		o->ratio[0] = 3.0 / 4, o->ratio[1] = 4.0 / 3;
+	if (!(o->scale[0] > 0 && o->scale[0] <= o->scale[1]) ||
+	    !(o->ratio[0] > 0 && o->ratio[0] <= o->ratio[1]))
+		return "scale and ratio must be ranges of positive numbers";
+	o->resize = o->resize ? o->resize : o->width * 256 / 224;
+	if (o->resize < 1 || o->resize > LOADER_MAX_SIDE)
+		return "resize must be 1 to 16384";
+	o->prefetch = o->prefetch ? o->prefetch : 2;
+	if (o->prefetch > LOADER_MAX_PREFETCH)
+		return "prefetch must be at most 64";
+	if (o->threads > LOADER_MAX_THREADS)
+		return "threads must be at most 256";
+	if (!o->threads)
+		o->threads = (unsigned)bale_cpus_usable(NULL);
+	o->threads = o->threads < LOADER_MAX_THREADS ? o->threads :
+	    LOADER_MAX_THREADS;
+	return NULL;
+}
+
+/* HDF5's pixels layout gives bare rows; their shape is in its info. */
+static void loader_rows_shape(struct bale_loader *l, struct bale_reader *r)
+{
+	const char *json, *v, *vend;
+	int h, w, ch;
+
+	if (bale_reader_info(r, &json) != BALE_OK)
+		return;
+	v = bale_jsonr_find(json, json + strlen(json), "shape", &vend);
+	if (v && sscanf(v, "[%d,%d,%d]", &h, &w, &ch) == 3 && ch == 3 &&
+	    h > 0 && w > 0) {
+		l->rows_wh[0] = w;
+		l->rows_wh[1] = h;
+		l->has_rows = 1;
+	}
+}
+
+/* This rank's positions per epoch and batches: the ranks' shares are
+ * equal, padded (or cut) to a multiple of world_size; with drop_last
+ * the batches are whole too. */
+static void loader_sizes(struct bale_loader *l)
+{
+	uint64_t n = l->count, world = l->o.world_size, b = l->o.batch_size;
+	uint64_t share = l->o.drop_last ? n / world : (n + world - 1) / world;
+
+	l->end = l->o.drop_last ? share / b * b : share;
+	l->end = n ? l->end : 0;
+	l->nbatches = (l->end + b - 1) / b;
+}
+
+static int loader_open_reader(struct bale_loader *l, const char *path,
+    struct bale_reader **r)
+{
+	int rc = bale_reader_new(r);
+
+	if (rc == BALE_OK)
+		rc = bale_reader_option(*r, "meta", "0");
+	if (rc == BALE_OK)
+		rc = bale_reader_open(*r, l->o.format, path);
+	if (rc != BALE_OK)
+		bale_errbuf_set(&l->err, rc, "%s", *r ?
+		    bale_reader_errmsg(*r) : "no memory");
+	return rc;
+}
+
+/* A folder holding outputs: the first of lmdb, hdf5, wds in it (bale
+ * writes one dataset in several formats: the same samples); a folder
+ * holding none is a raw ImageFolder tree, read as it is. */
+static char *loader_resolve(const char *path, const char *format)
+{
+	static const char *const prefer[] = { "lmdb", "hdf5", "wds" };
+	char *best = NULL, *p;
+	const char *f;
+	struct dirent *de;
+	DIR *d = format || bale_output_format(path) ? NULL : opendir(path);
+	int rank = 3, k;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		p = bale_strfmt("%s/%s", path, de->d_name);
+		f = p ? bale_output_format(p) : NULL;
+		for (k = 0; f && k < rank; k++)
+			if (strcmp(f, prefer[k]) == 0)
+				break;
+		if (f && k < rank) {
+			free(best);
+			best = p;
+			rank = k;
+		} else {
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	return best ? best : strdup(path);
+}
+
+/* One reader and one cropper per thread, all opened before any runs. */
+static int loader_workers(struct bale_loader *l, const char *path)
+{
+	unsigned i;
+	int rc = BALE_OK;
+
+	l->workers = calloc(l->o.threads, sizeof(*l->workers));
+	if (!l->workers)
+		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	l->nworkers = l->o.threads;
+	for (i = 0; rc == BALE_OK && i < l->nworkers; i++) {
+		l->workers[i].l = l;
+		rc = loader_open_reader(l, path, &l->workers[i].r);
+		if (rc == BALE_OK && bale_cropper_new(&l->workers[i].c) !=
+		    BALE_OK)
+			rc = bale_errbuf_set(&l->err, BALE_ENOMEM,
+			    "no memory");
+	}
+	return rc;
+}
+
+/* The ring: batches allocated and touched once, so no batch pays for
+ * new pages. */
+static int loader_ring(struct bale_loader *l)
+{
+	size_t images = l->sample_bytes * l->o.batch_size;
+	unsigned i;
+
+	l->nring = l->o.prefetch + 1;
+	l->ring = calloc(l->nring, sizeof(*l->ring));
+	l->bad = calloc(LOADER_MAX_BAD, sizeof(*l->bad));
+	if (!l->ring || !l->bad)
+		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	for (i = 0; i < l->nring; i++) {
+		l->ring[i].images = malloc(images);
+		l->ring[i].labels = calloc(l->o.batch_size, sizeof(int64_t));
+		l->ring[i].batch = LOADER_NONE;
+		if (!l->ring[i].images || !l->ring[i].labels)
+			return bale_errbuf_set(&l->err, BALE_ENOMEM, "no "
+			    "memory for %u batches of %zu bytes", l->nring,
+			    images);
+		memset(l->ring[i].images, 0, images);
+	}
+	return BALE_OK;
+}
+
+static int loader_start(struct bale_loader *l)
+{
+	unsigned i;
+
+	for (i = 0; i < l->nworkers; i++) {
+		if (pthread_create(&l->workers[i].thread, NULL,
+		    bale_loader_thread, &l->workers[i]) != 0)
+			return bale_errbuf_set(&l->err, BALE_EIO, "cannot "
+			    "start a thread");
+		l->workers[i].started = 1;
+	}
+	return BALE_OK;
+}
+
+int bale_loader_open(struct bale_loader *l, const char *path,
+    const struct bale_loader_opts *o)
+{
+	const char *why;
+	char *resolved;
+	int rc;
+
+	if (l->workers)
+		return bale_errbuf_set(&l->err, BALE_ESTATE, "the loader is "
+		    "open already");
+	l->o = *o;
+	why = loader_settle(&l->o);
+	if (why)
+		return bale_errbuf_set(&l->err, BALE_EINVAL, "%s", why);
+	l->box = (struct bale_loader_box_cfg){ l->o.train, l->o.width,
+	    l->o.height, l->o.resize, { l->o.scale[0], l->o.scale[1] },
+	    { l->o.ratio[0], l->o.ratio[1] } };
+	l->sample_bytes = (size_t)l->o.width * l->o.height * 3;
+	resolved = loader_resolve(path, l->o.format);
+	if (!resolved)
+		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	rc = loader_workers(l, resolved);
+	free(resolved);
+	if (rc == BALE_OK)
+		rc = bale_reader_count(l->workers[0].r, &l->count);
+	if (rc != BALE_OK)
+		return rc;
+	loader_rows_shape(l, l->workers[0].r);
+	loader_sizes(l);
+	l->paused = 1;		/* the threads wait for the seek */
+	rc = loader_ring(l);
+	if (rc == BALE_OK)
+		rc = loader_start(l);
+	return rc == BALE_OK ? bale_loader_seek(l, 0, 0) : rc;
+}
+
+void bale_loader_free(struct bale_loader *l)
+{
+	unsigned i;
+	size_t k;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = 1;
+	pthread_cond_broadcast(&l->work);
+	pthread_mutex_unlock(&l->lock);
+	for (i = 0; i < l->nworkers; i++) {
+		if (l->workers[i].started)
+			pthread_join(l->workers[i].thread, NULL);
+		bale_reader_free(l->workers[i].r);
+		bale_cropper_free(l->workers[i].c);
+		free(l->workers[i].scratch);
+	}
+	for (i = 0; l->ring && i < l->nring; i++) {
+		free(l->ring[i].images);
+		free(l->ring[i].labels);
+	}
+	for (k = 0; k < l->nbad_kept; k++)
+		free(l->bad[k].why);
+	free(l->bad);
+	free(l->ring);
+	free(l->workers);
+	free(l->order);
+	pthread_cond_destroy(&l->work);
+	pthread_cond_destroy(&l->ready);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
