@@ -532,11 +532,17 @@ struct bale_loader_opts {
 				 * loader; else the next one of the order
 				 * takes its place, counted */
 	const char *format;	/* the output's backend; NULL: recognise */
+	/* The ring, the caller's (pinned memory, tensors): prefetch + 1
+	 * buffers of batch_size images and of batch_size labels each;
+	 * NULL: the loader allocates it. */
+	void *const *ring_images;
+	int64_t *const *ring_labels;
 };
 
 /** One batch: valid until the next call of bale_loader_next(). */
 struct bale_batch {
 	uint64_t index;		/* in the epoch, from 0 */
+	unsigned slot;		/* the ring buffer holding it */
 	unsigned n;		/* samples (the last may hold fewer) */
 	unsigned char *images;	/* n x 3 x H x W (or n x H x W x 3) bytes */
 	int64_t *labels;	/* n */

@@ -258,6 +258,7 @@ int bale_loader_next(struct bale_loader *l, struct bale_batch *b)
 	if (rc == BALE_OK) {
 		l->next++;
 		b->index = k;
+		b->slot = (unsigned)(k % l->nring);
 		b->n = (unsigned)loader_batch_n(l, k);
 		b->images = slot->images;
 		b->labels = slot->labels;

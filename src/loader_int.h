@@ -25,6 +25,7 @@ struct loader_bad {
 struct loader_slot {
 	unsigned char *images;
 	int64_t *labels;
+	int owned;		/* allocated here, not the caller's */
 	uint64_t batch;		/* the batch it holds, or LOADER_NONE */
 	unsigned done;		/* its samples made */
 };

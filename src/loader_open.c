@@ -174,9 +174,15 @@ static int loader_ring(struct bale_loader *l)
 	if (!l->ring || !l->bad)
 		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
 	for (i = 0; i < l->nring; i++) {
+		l->ring[i].batch = LOADER_NONE;
+		if (l->o.ring_images && l->o.ring_labels) {
+			l->ring[i].images = l->o.ring_images[i];
+			l->ring[i].labels = l->o.ring_labels[i];
+			continue;
+		}
+		l->ring[i].owned = 1;
 		l->ring[i].images = malloc(images);
 		l->ring[i].labels = calloc(l->o.batch_size, sizeof(int64_t));
-		l->ring[i].batch = LOADER_NONE;
 		if (!l->ring[i].images || !l->ring[i].labels)
 			return bale_errbuf_set(&l->err, BALE_ENOMEM, "no "
 			    "memory for %u batches of %zu bytes", l->nring,
@@ -255,6 +261,8 @@ void bale_loader_free(struct bale_loader *l)
 		free(l->workers[i].scratch);
 	}
 	for (i = 0; l->ring && i < l->nring; i++) {
+		if (!l->ring[i].owned)
+			continue;
 		free(l->ring[i].images);
 		free(l->ring[i].labels);
 	}

@@ -21,9 +21,9 @@ from . import _bale
 from ._bale import Error, NotFoundError
 
 __version__ = _bale.version
-__all__ = ["Error", "NotFoundError", "UsageError", "Reader", "Sample",
-           "find_outputs", "formats", "merge", "open", "output_format",
-           "pack"]
+__all__ = ["Error", "Loader", "NotFoundError", "UsageError", "Reader",
+           "Sample", "find_outputs", "formats", "merge", "open",
+           "output_format", "pack"]
 
 Sample = _bale.Sample     # a struct sequence, made in C per read
 
@@ -332,3 +332,6 @@ def _load_report(path, stats):
             return json.load(f)
     except (OSError, ValueError):
         return stats
+
+
+from ._loader import Loader  # noqa: E402  (it needs Error, above)

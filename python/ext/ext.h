@@ -25,6 +25,7 @@ PyObject *ext_raise(int rc, const char *msg);
 const char **ext_path_array(PyObject *seq, PyObject *keep);
 
 extern PyTypeObject ext_reader_type;
+extern PyTypeObject ext_loader_type;	/* loader.c */
 
 /* bale.Sample, a struct sequence: (data, label, key, path, crc32). */
 extern PyTypeObject *ext_sample_type;

@@ -187,7 +187,8 @@ PyMODINIT_FUNC PyInit__bale(void)
 {
 	PyObject *m;
 
-	if (PyType_Ready(&ext_reader_type) != 0)
+	if (PyType_Ready(&ext_reader_type) != 0 ||
+	    PyType_Ready(&ext_loader_type) != 0)
 		return NULL;
 	ext_sample_type = PyStructSequence_NewType(&ext_sample_desc);
 	if (!ext_sample_type)
@@ -197,9 +198,11 @@ PyMODINIT_FUNC PyInit__bale(void)
 	if (!m)
 		return NULL;
 	Py_INCREF(&ext_reader_type);
+	Py_INCREF(&ext_loader_type);
 	Py_INCREF(ext_sample_type);	/* one for the module, one kept */
 	if (ext_add_errors(m) != 0 ||
 	    PyModule_AddObject(m, "Reader", (PyObject *)&ext_reader_type) ||
+	    PyModule_AddObject(m, "Loader", (PyObject *)&ext_loader_type) ||
 	    PyModule_AddObject(m, "Sample", (PyObject *)ext_sample_type) ||
 	    PyModule_AddStringConstant(m, "version", bale_version()) != 0 ||
 	    pthread_atfork(NULL, NULL, ext_after_fork_child) != 0) {

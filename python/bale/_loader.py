@@ -1,0 +1,188 @@
+"""bale.Loader: training batches decoded, cropped and batched in C threads.
+
+The C loader (bale_loader_*) fills a ring of batch buffers that this
+object owns (torch tensors, pinned on request, or numpy arrays without
+torch); each batch is handed out as a view of its buffer, valid until
+the next one is asked for (copy=True for batches kept longer).
+"""
+import os
+
+from . import _bale
+
+torch = None    # imported when the first Loader is made, so that import
+                # bale stays light; False when there is no torch
+
+
+def _import_torch():
+    global torch
+    if torch is None:
+        try:
+            import torch as t
+            torch = t
+        except ImportError:     # batches as numpy arrays
+            torch = False
+    return torch
+
+
+def _distributed(rank, world_size):
+    """This process's rank and the world size: as given, else
+    torch.distributed's when initialised, else the launcher's environment
+    (RANK, WORLD_SIZE), else 0 and 1."""
+    if rank is not None and world_size is not None:
+        return rank, world_size
+    dist = getattr(torch, "distributed", None) if torch else None
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        return (dist.get_rank() if rank is None else rank,
+                dist.get_world_size() if world_size is None else world_size)
+    env_rank = int(os.environ.get("RANK", 0))
+    env_world = int(os.environ.get("WORLD_SIZE", 1))
+    return (env_rank if rank is None else rank,
+            env_world if world_size is None else world_size)
+
+
+def _size(size):
+    """(height, width) of an int or a pair, as torchvision takes them."""
+    if isinstance(size, int):
+        return size, size
+    h, w = size
+    return int(h), int(w)
+
+
+class Loader:
+    """Batches of (images, labels) from any output bale reads (or a raw
+    ImageFolder tree), made in C threads.
+
+    train=True:  RandomResizedCrop(size, scale, ratio) + horizontal flip
+                 (p=0.5), as torchvision, in a new order each epoch;
+    train=False: Resize(resize) + CenterCrop(size), in the output's order
+                 (shuffle=True for a seeded one).
+    images: uint8 [B, 3, H, W] (channels_last=True: [B, H, W, 3]); with
+    mean= and std= (per channel, of 0..1 values, as Normalize after
+    ToTensor), float32 normalized. labels: int64 [B].
+    Every choice is a function of (seed, epoch, position): any thread
+    count gives the same batches, and state_dict()/load_state_dict()
+    resume mid-epoch exactly. Ranks (rank/world_size, or
+    torch.distributed's, or RANK/WORLD_SIZE) see disjoint samples and the
+    same number of batches. A sample that does not decode is replaced by
+    the next of the order (bad_samples lists them); strict=True raises.
+    """
+
+    def __init__(self, path, batch_size=256, size=224, *, train=True,
+                 seed=0, rank=None, world_size=None, threads=None,
+                 prefetch=2, shuffle=False, drop_last=False, resize=None,
+                 scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), mean=None,
+                 std=None, channels_last=False, exact=False, strict=False,
+                 copy=False, pin_memory=False, format=None):
+        height, width = _size(size)
+        _import_torch()
+        rank, world_size = _distributed(rank, world_size)
+        for name, v, lo, hi in (("batch_size", batch_size, 1, 65536),
+                                ("threads", threads or 0, 0, 256),
+                                ("prefetch", prefetch, 1, 64),
+                                ("rank", rank, 0, world_size - 1),
+                                ("seed", seed, 0, 2**64 - 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or \
+                    not lo <= v <= hi:
+                raise ValueError(f"{name}={v!r}: a whole number from {lo} "
+                                 f"to {hi}")
+        if (mean is None) != (std is None):
+            raise ValueError("mean and std go together")
+        self.batch_size, self.size = batch_size, (height, width)
+        self.channels_last, self.copy = channels_last, copy
+        self._norm = None if mean is None else self._normalizer(mean, std)
+        self._ring = self._make_ring(prefetch + 1, batch_size, height,
+                                     width, bool(pin_memory and torch and
+                                                 torch.cuda.is_available()))
+        images, labels = self._ring
+        self._c = _bale.Loader(
+            os.fspath(path), batch_size, width, height, bool(train),
+            int(resize or 0), float(scale[0]), float(scale[1]),
+            float(ratio[0]), float(ratio[1]), bool(shuffle), seed, rank,
+            world_size, bool(drop_last), threads or 0, prefetch,
+            bool(channels_last), bool(exact), bool(strict), format,
+            [self._address(a) for a in images],
+            [self._address(a) for a in labels], self._ring)
+        self.epoch, self._start = 0, 0
+        self._done = 0
+
+    # ---- the ring ----------------------------------------------------
+
+    def _make_ring(self, n, batch, h, w, pin):
+        shape = (batch, h, w, 3) if self.channels_last else (batch, 3, h, w)
+        if not torch:
+            import numpy
+            return ([numpy.zeros(shape, numpy.uint8) for _ in range(n)],
+                    [numpy.zeros(batch, numpy.int64) for _ in range(n)])
+        return ([torch.zeros(shape, dtype=torch.uint8, pin_memory=pin)
+                 for _ in range(n)],
+                [torch.zeros(batch, dtype=torch.int64, pin_memory=pin)
+                 for _ in range(n)])
+
+    @staticmethod
+    def _address(a):
+        return a.data_ptr() if torch else a.ctypes.data
+
+    def _normalizer(self, mean, std):
+        shape = (1, 1, 1, 3) if self.channels_last else (1, 3, 1, 1)
+        if not torch:
+            import numpy
+            m = numpy.asarray(mean, numpy.float32).reshape(shape) * 255
+            s = numpy.asarray(std, numpy.float32).reshape(shape) * 255
+            return lambda x: (x.astype(numpy.float32) - m) / s
+        m = torch.tensor(mean, dtype=torch.float32).reshape(shape) * 255
+        s = torch.tensor(std, dtype=torch.float32).reshape(shape) * 255
+        return lambda x: (x.float() - m) / s
+
+    # ---- epochs and batches -------------------------------------------
+
+    def __len__(self):
+        """Batches per epoch (this rank's)."""
+        return self._c.counts()[0]
+
+    def set_epoch(self, epoch):
+        """Start epoch @epoch at its first batch (call before iterating)."""
+        self.epoch, self._start = int(epoch), 0
+
+    def __iter__(self):
+        self._c.seek(self.epoch, self._start)
+        self._done = self._start
+        while True:
+            got = self._c.next()
+            if got is None:
+                break
+            slot, n, index = got
+            self._done = index + 1
+            images = self._ring[0][slot][:n]
+            labels = self._ring[1][slot][:n]
+            if self._norm is not None:
+                images = self._norm(images)
+            elif self.copy:
+                images = images.clone() if torch else images.copy()
+            if self.copy:
+                labels = labels.clone() if torch else labels.copy()
+            yield images, labels
+        self._start = 0
+
+    def state_dict(self):
+        """Where the loader is: the epoch and the batches done in it."""
+        return {"epoch": self.epoch, "batch": self._done}
+
+    def load_state_dict(self, state):
+        """Carry on from a state_dict(): the next iteration gives the
+        batches after it, as the uninterrupted run would have."""
+        self.epoch, self._start = int(state["epoch"]), int(state["batch"])
+
+    @property
+    def bad_samples(self):
+        """[(sample index, why)] replaced because they did not decode."""
+        return self._c.bad()
+
+    def close(self):
+        """Stop the threads; the batches handed out stay readable."""
+        self._c.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
