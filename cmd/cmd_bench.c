@@ -1,5 +1,6 @@
 /* cmd_bench.c - bale bench: random reads of outputs against the folder. */
 #include "cli.h"
+#include "bench_loader.h"
 #include "bench_report.h"
 #include "outputs.h"
 
@@ -33,7 +34,12 @@ static const char bench_help[] =
 "      --sequential      read in stored order instead of at random\n"
 "  -r, --runs R          runs per target (default 3)\n"
 "      --json FILE       all runs as JSON\n"
-"      --svg FILE        a bar chart of the medians\n";
+"      --svg FILE        a bar chart of the medians\n"
+"\n"
+"  --loader             instead: training batches per second through\n"
+"                       bale's loader (crop decode, flip, batch), warm\n"
+"      --size N         crop side (default 224)\n"
+"      --batch B        batch size (default 256)\n";
 
 struct bench_args {
 	const char *against;
@@ -51,10 +57,13 @@ struct bench_args {
 	unsigned runs;
 	const char *json;
 	const char *svg;
+	int loader;
+	int size;
+	unsigned batch;
 };
 
 enum { OPT_AGAINST = 256, OPT_SEED, OPT_CACHE, OPT_DROP, OPT_DECODE,
-	OPT_SEQ, OPT_JSON, OPT_SVG };
+	OPT_SEQ, OPT_JSON, OPT_SVG, OPT_LOADER, OPT_SIZE, OPT_BATCH };
 
 static const struct option bench_longopts[] = {
 	{ "against", required_argument, NULL, OPT_AGAINST },
@@ -68,6 +77,9 @@ static const struct option bench_longopts[] = {
 	{ "runs", required_argument, NULL, 'r' },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "loader", no_argument, NULL, OPT_LOADER },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -117,6 +129,18 @@ static int bench_flag(struct bench_args *a, int c, char *arg)
 		return 0;
 	case OPT_JSON: a->json = arg; return 0;
 	case OPT_SVG: a->svg = arg; return 0;
+	case OPT_LOADER: a->loader = 1; return 0;
+	case OPT_SIZE:
+		if (cli_parse_u64(arg, &n) || n == 0 || n > 4096)
+			return cli_usage_error("bench", "--size wants 1..4096");
+		a->size = (int)n;
+		return 0;
+	case OPT_BATCH:
+		if (cli_parse_u64(arg, &n) || n == 0 || n > 65536)
+			return cli_usage_error("bench", "--batch wants "
+			    "1..65536");
+		a->batch = (unsigned)n;
+		return 0;
 	default: return cli_usage_error("bench", "bad option");
 	}
 }
@@ -129,6 +153,8 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
 	a->nthreads = 1;
 	a->warm = 1;
 	a->runs = 3;
+	a->size = 224;
+	a->batch = 256;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:k:r:h", bench_longopts,
 	    NULL)) != -1) {
@@ -238,6 +264,10 @@ int cmd_bench(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if (bench_parse(argc, argv, &a) != 0)
 		return CLI_USAGE;
+	if (a.loader)
+		return bench_loader(&(struct bench_loader_args){ a.against,
+		    a.outs, a.nouts, a.threads, a.nthreads, a.k, a.runs,
+		    a.size, a.batch });
 	if (bale_bench_new(&b) != BALE_OK) {
 		cli_error("bench", BALE_ENOMEM, "");
 		return CLI_FAILED;

@@ -68,3 +68,10 @@ rm "$(find "$T/fewer" -type f | sort | head -1)"
 run "$BALE" bench "$T/skips-out" --against "$T/fewer" -r 1
 expect_status 0
 expect_stderr "is read by index, not paired with 'wds'"
+# the loader mode: a line per target and thread count, rates and ratios
+run "$BALE" bench "$T/out" --against "$T/in" --loader -t 1,2 --size 16 \
+    --batch 4 -r 1
+expect_status 0
+grep -q "^loader: train crops 16x16" "$T/stdout" || fail "loader: no method"
+[ "$(grep -cE '^(folder|wds|lmdb|hdf5) +[12] ' "$T/stdout")" -eq 8 ] ||
+    fail "loader: $(cat "$T/stdout")"
