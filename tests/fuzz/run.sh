@@ -1,6 +1,7 @@
 #!/bin/bash
 # Run one libFuzzer target for FUZZ_SECONDS (default 20) from seeds made
-# here: bale-mkimages' images (decode, exif), bale's own JSON (json),
+# here: bale-mkimages' images (decode, exif; crop, behind settings),
+# bale's own JSON (json),
 # archives of a small tree (archive), a
 # small real wds output (wds), the records of real LMDB outputs (lmdb),
 # or recipes for bale-like HDF5 files (hdf5).
@@ -20,6 +21,14 @@ if [ -z "$(ls -A "$work/seeds")" ]; then
     decode|exif)
         "$MKIMAGES" "$tmp/img"
         find "$tmp/img" -type f -exec cp {} "$work/seeds/" \; ;;
+    crop)   # eight bytes of crop settings, then an image
+        "$MKIMAGES" "$tmp/img"
+        i=0
+        for f in $(find "$tmp/img" -type f | sort); do
+            { printf '\x10\x20\xc0\xa0\x1f\x17\x0%d\x00' $((i % 8))
+              cat "$f"; } >"$work/seeds/c$i"
+            i=$((i + 1))
+        done ;;
     json)
         "$MKDATA" random "$tmp/src" -n 20 --classes 3 --min 16 --max 40
         "$BALE" pack "$tmp/src" -f wds -o "$tmp/out" -q

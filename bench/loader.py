@@ -1,0 +1,100 @@
+"""Training input through PyTorch, samples/s, on the 110k tree: the
+transforms every ImageNet recipe uses (RandomResizedCrop(224), random
+horizontal flip, uint8 tensors), batch 256, warm, for
+
+  imagefolder   torchvision ImageFolder on the raw tree, in a DataLoader
+                (2 workers, shuffle, PIL decode + the transforms)
+  dataset       bale.torch.ImageDataset on the output, the same DataLoader
+  loader        bale.Loader on the output, 2 threads (crop decode in C)
+
+and each output: pass-through (the tree's JPEGs), --resize shorter:256,
+--pixels 256x256. Runs rotate; each times BATCHES batches after one
+untimed batch; medians of RUNS.
+
+    loader.py TREE OUTDIR [--runs R] [--batches N] [--json FILE]
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms as T
+
+import bale
+from bale.torch import ImageDataset
+
+VARIANTS = ("pass", "r256", "px256")
+
+
+def tv_transform(arrays):
+    tf = [T.RandomResizedCrop(224), T.RandomHorizontalFlip(),
+          T.PILToTensor()]
+    if arrays:      # a --pixels array: as a tensor first, then the same
+        return T.Compose([lambda a: torch.from_numpy(a).permute(2, 0, 1),
+                          T.RandomResizedCrop(224, antialias=True),
+                          T.RandomHorizontalFlip()])
+    return T.Compose(tf)
+
+
+def rate(batches, n, batch):
+    """Samples/s over n batches of @batches after one untimed."""
+    it = iter(batches)
+    next(it)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        next(it)
+    return n * batch / (time.perf_counter() - t0)
+
+
+def run(kind, tree, out, variant, args):
+    if kind == "imagefolder":
+        ds = datasets.ImageFolder(tree, tv_transform(False))
+    elif kind == "dataset":
+        ds = ImageDataset(f"{out}/{variant}", tv_transform(variant == "px256"))
+    else:
+        with bale.Loader(f"{out}/{variant}", batch_size=256, size=224,
+                         threads=2, seed=int(time.time())) as loader:
+            return rate(loader, args.batches, 256)
+    dl = DataLoader(ds, batch_size=256, shuffle=True, num_workers=2,
+                    persistent_workers=False)
+    return rate(dl, args.batches, 256)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("tree")
+    p.add_argument("out")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--batches", type=int, default=8)
+    p.add_argument("--json")
+    args = p.parse_args()
+    cells = [(v, k) for v in VARIANTS for k in ("imagefolder", "dataset",
+                                                "loader")]
+    got = {c: [] for c in cells}
+    for r in range(args.runs):
+        for i in range(len(cells)):
+            v, k = cells[(i + r) % len(cells)]
+            got[(v, k)].append(run(k, args.tree, args.out, v, args))
+            print(f"run {r} {v:6s} {k:12s} {got[(v, k)][-1]:8.0f} "
+                  "samples/s", flush=True)
+    print("\n| output | ImageFolder | bale.torch.ImageDataset | "
+          "bale.Loader (2 threads) |")
+    print("|---|---|---|---|")
+    table = {}
+    for v in VARIANTS:
+        base = statistics.median(got[(v, "imagefolder")])
+        row = [statistics.median(got[(v, k)]) for k in
+               ("imagefolder", "dataset", "loader")]
+        table[v] = row
+        print(f"| {v} | " + " | ".join(
+            f"{x:.0f} ({x / base:.2f}x)" for x in row) + " |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"runs": {f"{v}/{k}": x for (v, k), x in got.items()},
+                       "medians": table}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

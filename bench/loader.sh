@@ -1,0 +1,36 @@
+#!/bin/bash
+# bale.Loader against torchvision's ImageFolder and bale's Datasets in a
+# DataLoader (bench/loader.py): the 110k tree (bench/make_tree.sh, under
+# $BENCH_DIR, default build/bench), packed three ways into LMDB
+# (pass-through, --resize shorter:256, --pixels 256x256), warm; then
+# bale bench --loader (C, 1 and 2 threads) on the same outputs.
+#
+#   bench/loader.sh [-r RUNS]
+set -eu
+cd "$(dirname "$0")/.."
+runs=3
+if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
+dir=${BENCH_DIR:-build/bench}
+bale=${BALE:-build/bale}
+bench/make_tree.sh "$dir"
+tree=$dir/tree-110k
+out=$dir/loader
+mkdir -p "$out"
+pack() { # NAME FLAGS...
+    local name=$1
+    shift
+    [ -f "$out/$name/.complete" ] && return 0
+    "$bale" pack "$tree" -f lmdb -o "$out/$name" -q --force "$@"
+    touch "$out/$name/.complete"
+}
+pack pass
+pack r256 --resize shorter:256
+pack px256 --pixels 256x256
+# warm: every file read once
+find "$tree" "$out" -type f -exec cat {} + >/dev/null
+PYTHONPATH=${PYTHONPATH:-build/python} /usr/bin/python3 bench/loader.py \
+    "$tree" "$out" --runs "$runs" --json "$out/loader.json"
+for v in pass r256 px256; do
+    "$bale" bench "$out/$v" --against "$tree" --loader -t 1,2 -k 2560 \
+        -r "$runs"
+done
