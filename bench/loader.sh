@@ -3,7 +3,9 @@
 # DataLoader (bench/loader.py): the 110k tree (bench/make_tree.sh, under
 # $BENCH_DIR, default build/bench), packed three ways into LMDB
 # (pass-through, --resize shorter:256, --pixels 256x256), warm; then
-# bale bench --loader (C, 1 and 2 threads) on the same outputs.
+# bale bench --loader (C, 1 and 2 threads) on the same outputs, and the
+# decode limit: the same crops in one thread over 2000 samples already
+# in memory, no pipeline (build/tests/bale-crop-raw --bench).
 #
 #   bench/loader.sh [-r RUNS]
 set -eu
@@ -33,4 +35,8 @@ PYTHONPATH=${PYTHONPATH:-build/python} /usr/bin/python3 bench/loader.py \
 for v in pass r256 px256; do
     "$bale" bench "$out/$v" --against "$tree" --loader -t 1,2 -k 2560 \
         -r "$runs"
+done
+for v in pass r256 px256; do
+    echo "decode limit, $v: $(build/tests/bale-crop-raw --bench \
+        "$out/$v/data.lmdb" 2000 224) samples/s (one thread)"
 done
