@@ -12,10 +12,12 @@ and each output: pass-through (the tree's JPEGs), --resize shorter:256,
 untimed batch; medians of RUNS.
 
     loader.py TREE OUTDIR [--runs R] [--batches N] [--json FILE]
+    loader.py --chart JSON SVG        the medians of a run as a bar chart
 """
 import argparse
 import json
 import statistics
+import sys
 import time
 
 import torch
@@ -62,7 +64,45 @@ def run(kind, tree, out, variant, args):
     return rate(dl, args.batches, 256)
 
 
+def chart(medians, path):
+    """A bar chart of the medians: per output, the three rows."""
+    names = [("pass-through JPEG", "pass"), ("--resize shorter:256", "r256"),
+             ("--pixels 256x256", "px256")]
+    kinds = ["ImageFolder (DataLoader, 2 workers)",
+             "bale.torch.ImageDataset (same DataLoader)",
+             "bale.Loader (2 C threads)"]
+    colors = ["#999999", "#6a9fd4", "#d4762c"]
+    top = max(max(v) for v in medians.values())
+    svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="720" '
+           'height="320" font-family="sans-serif" font-size="12">',
+           '<text x="10" y="18" font-size="14">Training input, samples/s '
+           '(RandomResizedCrop(224) + flip, batch 256, warm, 2 CPUs)</text>']
+    for g, (label, key) in enumerate(names):
+        x0 = 60 + g * 230
+        for k, v in enumerate(medians[key]):
+            h = v / top * 220
+            x = x0 + k * 60
+            svg.append(f'<rect x="{x}" y="{270 - h:.1f}" width="50" '
+                       f'height="{h:.1f}" fill="{colors[k]}"/>')
+            svg.append(f'<text x="{x + 25}" y="{265 - h:.1f}" '
+                       f'text-anchor="middle">{v:.0f}</text>')
+        svg.append(f'<text x="{x0 + 85}" y="290" text-anchor="middle">'
+                   f'{label}</text>')
+    for k, kind in enumerate(kinds):
+        svg.append(f'<rect x="{60 + k * 220}" y="302" width="10" '
+                   f'height="10" fill="{colors[k]}"/>')
+        svg.append(f'<text x="{75 + k * 220}" y="311" font-size="10">'
+                   f'{kind}</text>')
+    svg.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(svg) + "\n")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--chart":
+        with open(sys.argv[2]) as f:
+            chart(json.load(f)["medians"], sys.argv[3])
+        return
     p = argparse.ArgumentParser()
     p.add_argument("tree")
     p.add_argument("out")

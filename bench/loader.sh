@@ -30,8 +30,11 @@ pack r256 --resize shorter:256
 pack px256 --pixels 256x256
 # warm: every file read once
 find "$tree" "$out" -type f -exec cat {} + >/dev/null
-PYTHONPATH=${PYTHONPATH:-build/python} /usr/bin/python3 bench/loader.py \
-    "$tree" "$out" --runs "$runs" --json "$out/loader.json"
+export PYTHONPATH=${PYTHONPATH:-build/python}
+/usr/bin/python3 bench/loader.py "$tree" "$out" --runs "$runs" \
+    --json "$out/loader.json"
+/usr/bin/python3 bench/loader.py --chart "$out/loader.json" \
+    bench/results/loader.svg
 for v in pass r256 px256; do
     "$bale" bench "$out/$v" --against "$tree" --loader -t 1,2 -k 2560 \
         -r "$runs"
