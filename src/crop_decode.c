@@ -44,6 +44,7 @@ struct bale_cropper {
 	size_t bufcap;
 	unsigned char *scaled;	/* the resized crop, before the flip */
 	size_t scaledcap;
+	struct bale_resize_scratch resize;	/* the resampler's buffers */
 };
 
 /* Warnings after which every pixel is still decoded (odd but readable
@@ -212,10 +213,10 @@ static int crop_resample(struct bale_cropper *c, const unsigned char *src,
 
 	if (!flip)
 		return bale_resize_box(src, w, h, stride, box, dst, ow, oh, 3,
-		    BALE_RESIZE_BILINEAR);
+		    BALE_RESIZE_BILINEAR, &c->resize);
 	if (crop_grow(&c->scaled, &c->scaledcap, (size_t)ow * oh * 3) != 0 ||
 	    bale_resize_box(src, w, h, stride, box, c->scaled, ow, oh, 3,
-	    BALE_RESIZE_BILINEAR) != 0)
+	    BALE_RESIZE_BILINEAR, &c->resize) != 0)
 		return -1;
 	for (y = 0; y < oh; y++) {
 		row = c->scaled + (size_t)y * ow * 3;
@@ -394,5 +395,6 @@ void bale_cropper_free(struct bale_cropper *c)
 		jpeg_destroy_decompress(&c->dj);
 	free(c->buf);
 	free(c->scaled);
+	bale_resize_scratch_release(&c->resize);
 	free(c);
 }

@@ -187,15 +187,39 @@ static void taps_span(struct taps *t, int out, int *lo, int *hi)
 		t->first[i] -= *lo;
 }
 
+void bale_resize_scratch_release(struct bale_resize_scratch *s)
+{
+	free(s->tin);
+	free(s->tout);
+	free(s->acc);
+	memset(s, 0, sizeof(*s));
+}
+
+static int resize_grow(unsigned char **p, size_t *cap, size_t need)
+{
+	unsigned char *q;
+
+	if (need <= *cap)
+		return 0;
+	q = realloc(*p, need);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = need;
+	return 0;
+}
+
 int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
     const struct bale_resize_box *box, unsigned char *dst, int dw, int dh,
-    int ch, enum bale_resize_filter f)
+    int ch, enum bale_resize_filter f, struct bale_resize_scratch *scratch)
 {
+	struct bale_resize_scratch own = { 0 };
+	struct bale_resize_scratch *s = scratch ? scratch : &own;
 	struct taps h = { 0 };
 	struct taps v = { 0 };
-	unsigned char *tin = NULL;	/* columns of src as lines */
-	unsigned char *tout = NULL;	/* the same after the row pass */
-	int32_t *acc = NULL;
+	unsigned char *tin;	/* columns of src as lines */
+	unsigned char *tout;	/* the same after the row pass */
+	int32_t *acc;
 	int c0, c1, r0, r1;
 	size_t big, line;
 	int rc = -1;
@@ -212,11 +236,13 @@ int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
 	big = (size_t)((c1 - c0) > dw ? (c1 - c0) : dw) * (size_t)(r1 - r0) *
 	    (size_t)ch;
 	line = (size_t)((r1 - r0) > dw ? (r1 - r0) : dw) * (size_t)ch;
-	tin = malloc(big);
-	tout = malloc(big);
-	acc = malloc(line * sizeof(int32_t));
-	if (!tin || !tout || !acc)
+	if (resize_grow(&s->tin, &s->tincap, big) != 0 ||
+	    resize_grow(&s->tout, &s->toutcap, big) != 0 ||
+	    resize_grow(&s->acc, &s->acccap, line * sizeof(int32_t)) != 0)
 		goto out;
+	tin = s->tin;
+	tout = s->tout;
+	acc = (int32_t *)(void *)s->acc;
 	/* rows: as lines of the transposed image, then back */
 	transpose(src + (size_t)r0 * stride + (size_t)c0 * ch, stride, tin,
 	    c1 - c0, r1 - r0, ch);
@@ -228,9 +254,7 @@ int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
 out:
 	taps_free(&h);
 	taps_free(&v);
-	free(tin);
-	free(tout);
-	free(acc);
+	bale_resize_scratch_release(&own);
 	return rc;
 }
 
@@ -240,5 +264,5 @@ int bale_resize(const unsigned char *src, int sw, int sh, unsigned char *dst,
 	struct bale_resize_box all = { 0, 0, sw, sh };
 
 	return bale_resize_box(src, sw, sh, (size_t)sw * (size_t)ch, &all, dst,
-	    dw, dh, ch, BALE_RESIZE_LANCZOS3);
+	    dw, dh, ch, BALE_RESIZE_LANCZOS3, NULL);
 }

@@ -25,13 +25,24 @@ struct bale_resize_box {
 	double x0, y0, x1, y1;
 };
 
+/** Buffers a resampler keeps between calls (a thread's own); zeroed to
+ *  start, freed with bale_resize_scratch_release(). */
+struct bale_resize_scratch {
+	unsigned char *tin, *tout;
+	size_t tincap, toutcap;
+	unsigned char *acc;	/* int32_t accumulators */
+	size_t acccap;
+};
+
+void bale_resize_scratch_release(struct bale_resize_scratch *s);
+
 /** Resample @box of @src (@sw x @sh pixels of @ch channels, rows @stride
  *  bytes apart) into @dst (@dw x @dh, packed), with filter @f, widened
  *  by the scale factor when shrinking. Only the rows and columns the
- *  filter reaches are read.
+ *  filter reaches are read. @scratch: buffers to reuse, or NULL.
  *  @return 0, or -1 when a size or the box is empty, or without memory */
 int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
     const struct bale_resize_box *box, unsigned char *dst, int dw, int dh,
-    int ch, enum bale_resize_filter f);
+    int ch, enum bale_resize_filter f, struct bale_resize_scratch *scratch);
 
 #endif

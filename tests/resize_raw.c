@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	dst = malloc((size_t)dw * dh * 3);
 	if (!src || !dst || fread(src, 1, in, stdin) != in ||
 	    bale_resize_box(src, sw, sh, (size_t)sw * 3, &box, dst, dw, dh, 3,
-	    f) != 0)
+	    f, NULL) != 0)
 		return 1;
 	fwrite(dst, 1, (size_t)dw * dh * 3, stdout);
 	free(src);
