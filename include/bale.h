@@ -528,6 +528,8 @@ struct bale_loader_opts {
 	unsigned prefetch;	/* batches made ahead (0: 2) */
 	int channels_last;	/* images as B x H x W x 3; else B x 3 x H x W */
 	int exact;		/* JPEG never decoded at a DCT scale */
+	int exif;		/* JPEG shown as its EXIF orientation says
+				 * (torchvision's loader applies none) */
 	int strict;		/* a sample that does not decode fails the
 				 * loader; else the next one of the order
 				 * takes its place, counted */

@@ -10,6 +10,9 @@
  */
 #include "loader_int.h"
 
+#include "exif.h"
+#include "image.h"
+
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -68,6 +71,53 @@ static void loader_to_planes(const unsigned char *src, unsigned char *dst,
 	}
 }
 
+/* Mirror rows of RGB (@px, w x h) left to right. */
+static void loader_mirror(unsigned char *px, int w, int h)
+{
+	unsigned char t[3], *row;
+	int x, y;
+
+	for (y = 0; y < h; y++) {
+		row = px + (size_t)y * w * 3;
+		for (x = 0; x < w / 2; x++) {
+			memcpy(t, row + x * 3, 3);
+			memcpy(row + x * 3, row + (w - 1 - x) * 3, 3);
+			memcpy(row + (w - 1 - x) * 3, t, 3);
+		}
+	}
+}
+
+/* An image shown turned (EXIF orientation @o): the box, drawn on the
+ * shown image, is cropped from the stored pixels at the turned output
+ * size, then turned, then mirrored if drawn so. */
+static int loader_crop_turned(struct loader_worker *w, int o, int iw, int ih,
+    struct bale_crop_box *box, struct bale_crop_out *out,
+    struct bale_errbuf *err)
+{
+	struct bale_image img;
+	int flip = out->flip;
+	unsigned char *dst = out->dst;
+	int rc;
+
+	if (bale_image_alloc(&img, o >= 5 ? out->h : out->w, o >= 5 ?
+	    out->w : out->h, 3) != 0)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	bale_loader_box_stored(box, o, iw, ih);
+	out->flip = 0;
+	out->w = img.w;
+	out->h = img.h;
+	out->dst = img.px;
+	rc = bale_cropper_run(w->c, box, out, err);
+	if (rc == BALE_OK && bale_image_orient(&img, o) != 0)
+		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	if (rc == BALE_OK && flip)
+		loader_mirror(img.px, img.w, img.h);
+	if (rc == BALE_OK)
+		memcpy(dst, img.px, (size_t)img.w * img.h * 3);
+	bale_image_release(&img);
+	return rc;
+}
+
 /* Sample @blob cropped into @img, its box drawn for position @g. */
 static int loader_crop(struct loader_worker *w, const struct bale_blob *blob,
     uint64_t g, uint64_t k, unsigned char *img, struct bale_errbuf *err)
@@ -77,21 +127,25 @@ static int loader_crop(struct loader_worker *w, const struct bale_blob *blob,
 	    !l->o.exact, !l->box.train, img };
 	struct bale_loader_rng rng;
 	struct bale_crop_box box;
-	int iw, ih;
+	int o = l->o.exif ? bale_exif_orientation(blob->data, blob->size) : 1;
+	int iw, ih, sw, sh;
 	int rc = bale_cropper_open(w->c, blob->data, blob->size,
 	    l->has_rows ? l->rows_wh : NULL, &iw, &ih, err);
 
 	if (rc != BALE_OK)
 		return rc;
+	sw = o >= 5 ? ih : iw;	/* the image as shown */
+	sh = o >= 5 ? iw : ih;
 	bale_loader_rng_init(&rng, l->o.seed, l->epoch,
 	    g * LOADER_MAX_TRIES + k);
-	bale_loader_box(&l->box, iw, ih, &rng, &box, &out.flip);
+	bale_loader_box(&l->box, sw, sh, &rng, &box, &out.flip);
 	if (!l->o.channels_last) {
 		if (bale_grow(&w->scratch, &w->scratchcap, l->sample_bytes))
 			return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 		out.dst = w->scratch;
 	}
-	rc = bale_cropper_run(w->c, &box, &out, err);
+	rc = o > 1 ? loader_crop_turned(w, o, iw, ih, &box, &out, err) :
+	    bale_cropper_run(w->c, &box, &out, err);
 	if (rc == BALE_OK && !l->o.channels_last)
 		loader_to_planes(w->scratch, img, l->o.width, l->o.height);
 	return rc;

@@ -103,3 +103,32 @@ void bale_loader_box(const struct bale_loader_box_cfg *c, int w, int h,
 		*flip = 0;
 	}
 }
+
+/* Where a shown pixel comes from, as PIL's exif_transpose turns them:
+ * 2 mirrors, 3 turns half round, 4 flips, 5 transposes, 6 turns a
+ * quarter clockwise, 7 transverses, 8 turns a quarter anticlockwise. */
+void bale_loader_box_stored(struct bale_crop_box *b, int o, int w, int h)
+{
+	struct bale_crop_box d = *b;
+
+	switch (o) {
+	case 2: *b = (struct bale_crop_box){ w - d.x1, d.y0, w - d.x0, d.y1 };
+		break;
+	case 3: *b = (struct bale_crop_box){ w - d.x1, h - d.y1, w - d.x0,
+		    h - d.y0 };
+		break;
+	case 4: *b = (struct bale_crop_box){ d.x0, h - d.y1, d.x1, h - d.y0 };
+		break;
+	case 5: *b = (struct bale_crop_box){ d.y0, d.x0, d.y1, d.x1 };
+		break;
+	case 6: *b = (struct bale_crop_box){ d.y0, h - d.x1, d.y1, h - d.x0 };
+		break;
+	case 7: *b = (struct bale_crop_box){ w - d.y1, h - d.x1, w - d.y0,
+		    h - d.x0 };
+		break;
+	case 8: *b = (struct bale_crop_box){ w - d.y1, d.x0, w - d.y0, d.x1 };
+		break;
+	default:
+		break;
+	}
+}

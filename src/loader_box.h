@@ -40,4 +40,8 @@ double bale_loader_rng_uniform(struct bale_loader_rng *r, double lo,
 void bale_loader_box(const struct bale_loader_box_cfg *c, int w, int h,
     struct bale_loader_rng *r, struct bale_crop_box *box, int *flip);
 
+/** The box @b of an image shown with EXIF orientation @o (1..8), whose
+ *  stored pixels are @w x @h, as a box of the stored pixels. */
+void bale_loader_box_stored(struct bale_crop_box *b, int o, int w, int h);
+
 #endif

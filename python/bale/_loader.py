@@ -65,6 +65,8 @@ class Loader:
     torch.distributed's, or RANK/WORLD_SIZE) see disjoint samples and the
     same number of batches. A sample that does not decode is replaced by
     the next of the order (bad_samples lists them); strict=True raises.
+    exif=True shows JPEGs as their EXIF orientation says (torchvision's
+    loader applies none, nor does the default).
     """
 
     def __init__(self, path, batch_size=256, size=224, *, train=True,
@@ -72,7 +74,7 @@ class Loader:
                  prefetch=2, shuffle=False, drop_last=False, resize=None,
                  scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), mean=None,
                  std=None, channels_last=False, exact=False, strict=False,
-                 copy=False, pin_memory=False, format=None):
+                 copy=False, pin_memory=False, format=None, exif=False):
         height, width = _size(size)
         _import_torch()
         rank, world_size = _distributed(rank, world_size)
@@ -101,7 +103,8 @@ class Loader:
             world_size, bool(drop_last), threads or 0, prefetch,
             bool(channels_last), bool(exact), bool(strict), format,
             [self._address(a) for a in images],
-            [self._address(a) for a in labels], self._ring)
+            [self._address(a) for a in labels], self._ring,
+            exif=bool(exif))
         self.epoch, self._start = 0, 0
         self._done = 0
 

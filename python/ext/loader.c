@@ -55,7 +55,7 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 	    "train", "resize", "scale_lo", "scale_hi", "ratio_lo", "ratio_hi",
 	    "shuffle", "seed", "rank", "world_size", "drop_last", "threads",
 	    "prefetch", "channels_last", "exact", "strict", "format",
-	    "ring_images", "ring_labels", "ring", NULL };
+	    "ring_images", "ring_labels", "ring", "exif", NULL };
 	ext_loader *self = (ext_loader *)o;
 	struct bale_loader_opts opts = { 0 };
 	void *img[EXT_LOADER_MAX_RING];
@@ -70,13 +70,13 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&IiiiiddddpKIIpIIppp"
-	    "zOOO", kwlist, PyUnicode_FSConverter, &path, &opts.batch_size,
+	    "zOOO|p", kwlist, PyUnicode_FSConverter, &path, &opts.batch_size,
 	    &opts.width, &opts.height, &opts.train, &opts.resize,
 	    &opts.scale[0], &opts.scale[1], &opts.ratio[0], &opts.ratio[1],
 	    &opts.shuffle, &seed, &opts.rank, &opts.world_size,
 	    &opts.drop_last, &opts.threads, &opts.prefetch,
 	    &opts.channels_last, &opts.exact, &opts.strict, &opts.format,
-	    &images, &labels, &ring))
+	    &images, &labels, &ring, &opts.exif))
 		return -1;
 	opts.seed = seed;
 	opts.prefetch = opts.prefetch ? opts.prefetch : 2;

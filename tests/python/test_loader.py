@@ -117,6 +117,31 @@ class LoaderTest(common.TempTest):
         self.assertEqual(labels, folder.targets)
         self.assertLessEqual(int((got.int() - want.int()).abs().max()), 1)
 
+    def test_exif(self):
+        """exif=True: as PIL's exif_transpose, then Resize + CenterCrop
+        (every orientation, 1 to 8); without it, as stored."""
+        from PIL import Image, ImageOps
+        src = f"{self.tmp}/orient"
+        subprocess.run([os.environ["MKIMAGES"], f"{self.tmp}/kinds"],
+                       check=True, stdout=subprocess.DEVNULL)
+        os.makedirs(f"{src}/c")
+        for o in range(1, 9):
+            os.link(f"{self.tmp}/kinds/jpeg/orient{o}.jpg",
+                    f"{src}/c/orient{o}.jpg")
+        for exif in (True, False):
+            def load(p, exif=exif):
+                im = Image.open(p)
+                return (ImageOps.exif_transpose(im) if exif else
+                        im).convert("RGB")
+            tf = T.Compose([T.Resize(20), T.CenterCrop(16), T.PILToTensor()])
+            folder = torchvision.datasets.ImageFolder(src, tf, loader=load)
+            want = torch.stack([folder[i][0] for i in range(8)])
+            got = torch.cat([x for x, _ in bale.Loader(
+                src, batch_size=3, size=16, resize=20, train=False,
+                exact=True, exif=exif, copy=True)])
+            self.assertLessEqual(int((got.int() - want.int()).abs().max()),
+                                 1, f"exif={exif}")
+
     def test_numpy_without_torch(self):
         """The same batches, as numpy arrays, where torch is missing."""
         want = [(d[1], d[2]) for d in digests(self.loader(), (0,))]
