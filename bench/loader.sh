@@ -6,8 +6,10 @@
 # bale bench --loader (C, 1 and 2 threads) on the same outputs, and the
 # decode limit: the same crops in one thread over 2000 samples already
 # in memory, no pipeline (build/tests/bale-crop-raw --bench).
+# With "sshfs": the same three rows read over sshfs on loopback
+# (bench/sshfs_loopback.sh, sshfs's default caching).
 #
-#   bench/loader.sh [-r RUNS]
+#   bench/loader.sh [-r RUNS] [sshfs]
 set -eu
 cd "$(dirname "$0")/.."
 runs=3
@@ -28,9 +30,18 @@ pack() { # NAME FLAGS...
 pack pass
 pack r256 --resize shorter:256
 pack px256 --pixels 256x256
+export PYTHONPATH=${PYTHONPATH:-build/python}
+if [ "${1:-}" = sshfs ]; then
+    mnt=$dir-sshfs
+    bench/sshfs_loopback.sh up "$dir" "$mnt"
+    trap 'bench/sshfs_loopback.sh down "$mnt"' EXIT
+    find "$mnt/tree-110k" "$mnt/loader" -type f -exec cat {} + >/dev/null
+    /usr/bin/python3 bench/loader.py "$mnt/tree-110k" "$mnt/loader" \
+        --runs "$runs" --json "$out/loader-sshfs.json"
+    exit 0
+fi
 # warm: every file read once
 find "$tree" "$out" -type f -exec cat {} + >/dev/null
-export PYTHONPATH=${PYTHONPATH:-build/python}
 /usr/bin/python3 bench/loader.py "$tree" "$out" --runs "$runs" \
     --json "$out/loader.json"
 /usr/bin/python3 bench/loader.py --chart "$out/loader.json" \
