@@ -11,12 +11,14 @@ and each output: pass-through (the tree's JPEGs), --resize shorter:256,
 --pixels 256x256. Runs rotate; each times BATCHES batches after one
 untimed batch; medians of RUNS.
 
-    loader.py TREE OUTDIR [--runs R] [--batches N] [--json FILE]
+    loader.py TREE OUTDIR [--runs R] [--batches N] [--json FILE] [--cold]
+              (--cold: the page cache dropped before each cell; root)
     loader.py --chart JSON SVG        the medians of a run as a bar chart
 """
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 
@@ -50,7 +52,16 @@ def rate(batches, n, batch):
     return n * batch / (time.perf_counter() - t0)
 
 
+def drop_caches():
+    """Every cached page, dentry and inode gone (root only)."""
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 def run(kind, tree, out, variant, args):
+    if args.cold:
+        drop_caches()
     if kind == "imagefolder":
         ds = datasets.ImageFolder(tree, tv_transform(False))
     elif kind == "dataset":
@@ -109,6 +120,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--batches", type=int, default=8)
     p.add_argument("--json")
+    p.add_argument("--cold", action="store_true")
     args = p.parse_args()
     cells = [(v, k) for v in VARIANTS for k in ("imagefolder", "dataset",
                                                 "loader")]

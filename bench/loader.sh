@@ -7,9 +7,10 @@
 # decode limit: the same crops in one thread over 2000 samples already
 # in memory, no pipeline (build/tests/bale-crop-raw --bench).
 # With "sshfs": the same three rows read over sshfs on loopback
-# (bench/sshfs_loopback.sh, sshfs's default caching).
+# (bench/sshfs_loopback.sh, sshfs's default caching); with "cold": the
+# three rows with the page cache dropped before each cell (root).
 #
-#   bench/loader.sh [-r RUNS] [sshfs]
+#   bench/loader.sh [-r RUNS] [sshfs|cold]
 set -eu
 cd "$(dirname "$0")/.."
 runs=3
@@ -38,6 +39,11 @@ if [ "${1:-}" = sshfs ]; then
     find "$mnt/tree-110k" "$mnt/loader" -type f -exec cat {} + >/dev/null
     /usr/bin/python3 bench/loader.py "$mnt/tree-110k" "$mnt/loader" \
         --runs "$runs" --json "$out/loader-sshfs.json"
+    exit 0
+fi
+if [ "${1:-}" = cold ]; then
+    /usr/bin/python3 bench/loader.py "$tree" "$out" --runs "$runs" \
+        --cold --json "$out/loader-cold.json"
     exit 0
 fi
 # warm: every file read once
