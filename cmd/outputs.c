@@ -1,8 +1,6 @@
 /* outputs.c - find the outputs in a folder, open one for reading. */
 #include "outputs.h"
 
-#include "bale_backend.h"
-
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,60 +119,20 @@ int cli_find_outputs(const char *cmd, const char *arg, const char *format,
 	return 0;
 }
 
-/* The dataset name of output @path: its file name less its format's
- * suffix ("data" of "out/data.lmdb"), in @name. */
-static void outputs_name(const char *path, char *name, size_t cap)
-{
-	const char *format = bale_output_format(path);
-	const struct bale_backend *be = format ? bale_backend_find(format) :
-	    NULL;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(base), k = be && be->suffix ? strlen(be->suffix) : 0;
-
-	if (k && n > k && strcmp(base + n - k, be->suffix) == 0)
-		n -= k;
-	snprintf(name, cap, "%.*s", (int)n, base);
-}
-
-/* The first of @paths in the order lmdb, hdf5, wds (else the first). */
-static size_t outputs_preferred(char **paths, size_t n)
-{
-	static const char *const prefer[] = { "lmdb", "hdf5", "wds" };
-	const char *f;
-	size_t i, k;
-
-	for (k = 0; k < sizeof(prefer) / sizeof(prefer[0]); k++)
-		for (i = 0; i < n; i++) {
-			f = bale_output_format(paths[i]);
-			if (f && strcmp(f, prefer[k]) == 0)
-				return i;
-		}
-	return 0;
-}
-
-/* Which of @n outputs a command that reads one takes: the only one; or,
- * when they are one dataset in several formats (the same name: the same
- * samples), the first of lmdb, hdf5, wds there is, said on stderr; -1
- * when they are different datasets. */
+/* Which of @n outputs a command that reads one takes (bale_output_pick):
+ * when it chose among formats of one dataset, said on stderr. */
 static long outputs_pick(const char *cmd, const char *arg, char **paths,
     size_t n)
 {
-	char first[256], name[256];
-	size_t i;
+	char name[256];
+	long i = bale_output_pick((const char *const *)paths, n, name,
+	    sizeof(name));
 
-	if (n == 1)
-		return 0;
-	outputs_name(paths[0], first, sizeof(first));
-	for (i = 1; i < n; i++) {
-		outputs_name(paths[i], name, sizeof(name));
-		if (strcmp(name, first) != 0)
-			return -1;
-	}
-	i = outputs_preferred(paths, n);
-	fprintf(stderr, "bale %s: '%s' holds dataset '%s' in %zu formats: "
-	    "reading '%s' (the first of lmdb, hdf5, wds; -f chooses)\n", cmd,
-	    arg, first, n, paths[i]);
-	return (long)i;
+	if (i >= 0 && n > 1)
+		fprintf(stderr, "bale %s: '%s' holds dataset '%s' in %zu "
+		    "formats: reading '%s' (the first of lmdb, hdf5, wds; -f "
+		    "chooses)\n", cmd, arg, name, n, paths[i]);
+	return i;
 }
 
 void cli_free_outputs(char **paths, size_t n)

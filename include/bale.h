@@ -138,6 +138,15 @@ BALE_API int bale_reader_new(struct bale_reader **out);
  *  does not exist, or is still being written (a *.partial name). */
 BALE_API const char *bale_output_format(const char *path);
 
+/** Which of @n outputs (paths of outputs, as bale_output_format() knows
+ *  them) a reader of one takes: the only one; or, when they are one
+ *  dataset in several formats (the same NAME: the same samples), the
+ *  first of lmdb, hdf5, wds. Its NAME in @name (@cap bytes), if not
+ *  NULL. @return its index, or -1 when they are different datasets or
+ *  there is none */
+BALE_API long bale_output_pick(const char *const *paths, size_t n,
+    char *name, size_t cap);
+
 /** Open the output at @path with backend @format (NULL or "auto": the
  *  one bale_output_format() names; any other folder is read as the raw
  *  "folder" baseline). One reader per thread. */

@@ -107,37 +107,62 @@ static int loader_open_reader(struct bale_loader *l, const char *path,
 	return rc;
 }
 
-/* A folder holding outputs: the first of lmdb, hdf5, wds in it (bale
- * writes one dataset in several formats: the same samples); a folder
- * holding none is a raw ImageFolder tree, read as it is. */
-static char *loader_resolve(const char *path, const char *format)
+/* The outputs in folder @path, new strings in *@paths (*@n of them). */
+static int loader_outputs(const char *path, char ***paths, size_t *n)
 {
-	static const char *const prefer[] = { "lmdb", "hdf5", "wds" };
-	char *best = NULL, *p;
-	const char *f;
 	struct dirent *de;
-	DIR *d = format || bale_output_format(path) ? NULL : opendir(path);
-	int rank = 3, k;
+	DIR *d = opendir(path);
+	char **v, *p;
+	int rc = BALE_OK;
 
-	while (d && (de = readdir(d))) {
+	while (rc == BALE_OK && d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		p = bale_strfmt("%s/%s", path, de->d_name);
-		f = p ? bale_output_format(p) : NULL;
-		for (k = 0; f && k < rank; k++)
-			if (strcmp(f, prefer[k]) == 0)
-				break;
-		if (f && k < rank) {
-			free(best);
-			best = p;
-			rank = k;
-		} else {
+		if (p && !bale_output_format(p)) {
 			free(p);
+			continue;
 		}
+		v = p ? realloc(*paths, (*n + 1) * sizeof(*v)) : NULL;
+		if (!v) {
+			free(p);
+			rc = BALE_ENOMEM;
+			continue;
+		}
+		*paths = v;
+		v[(*n)++] = p;
 	}
 	if (d)
 		closedir(d);
-	return best ? best : strdup(path);
+	return rc;
+}
+
+/* What @path names: an output; in a folder holding outputs, the one a
+ * reader takes (bale_output_pick: one dataset's first of lmdb, hdf5,
+ * wds); a folder holding none is a raw ImageFolder tree, read as it
+ * is. */
+static int loader_resolve(struct bale_loader *l, const char *path,
+    char **out)
+{
+	char **paths = NULL;
+	size_t n = 0, i;
+	long pick = -1;
+	int rc = BALE_OK;
+
+	if (!l->o.format && !bale_output_format(path))
+		rc = loader_outputs(path, &paths, &n);
+	if (rc == BALE_OK && n)
+		pick = bale_output_pick((const char *const *)paths, n, NULL, 0);
+	if (rc == BALE_OK && n && pick < 0)
+		rc = bale_errbuf_set(&l->err, BALE_EINVAL, "'%s' holds outputs "
+		    "of different datasets: name one", path);
+	else if (rc == BALE_OK && !(*out = strdup(n ? paths[pick] : path)))
+		rc = BALE_ENOMEM;
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	return rc == BALE_ENOMEM ? bale_errbuf_set(&l->err, rc, "no memory") :
+	    rc;
 }
 
 /* One reader and one cropper per thread, all opened before any runs. */
@@ -210,7 +235,7 @@ int bale_loader_open(struct bale_loader *l, const char *path,
     const struct bale_loader_opts *o)
 {
 	const char *why;
-	char *resolved;
+	char *resolved = NULL;
 	int rc;
 
 	if (l->workers)
@@ -224,9 +249,9 @@ int bale_loader_open(struct bale_loader *l, const char *path,
 	    l->o.height, l->o.resize, { l->o.scale[0], l->o.scale[1] },
 	    { l->o.ratio[0], l->o.ratio[1] } };
 	l->sample_bytes = (size_t)l->o.width * l->o.height * 3;
-	resolved = loader_resolve(path, l->o.format);
-	if (!resolved)
-		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	rc = loader_resolve(l, path, &resolved);
+	if (rc != BALE_OK)
+		return rc;
 	rc = loader_workers(l, resolved);
 	free(resolved);
 	if (rc == BALE_OK)

@@ -43,7 +43,7 @@ int pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
 	stage = bale_stage_dir(o->out, name);
 	if (!stage)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	if (o->resume ? !pipe_stage_resumes(stage, name) : 0) {
+	if (o->resume && !pipe_stage_resumes(stage, name)) {
 		free(stage);
 		return BALE_OK;
 	}

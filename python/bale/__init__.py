@@ -64,32 +64,12 @@ def _resolve(path, format):
         return path      # read as the raw ImageFolder baseline
     if not outputs:
         raise NotFoundError(f"no {format} output in '{path}'")
-    picked = _one_dataset(outputs)
-    if picked:
-        return picked
+    picked = _bale.output_pick(outputs)    # one dataset's first of
+    if picked >= 0:                         # lmdb, hdf5, wds
+        return outputs[picked]
     names = ", ".join(os.path.basename(p) for p in outputs)
     raise Error(f"'{path}' holds {len(outputs)} outputs of different "
                 f"datasets ({names}); name one, or choose with format=")
-
-
-_SUFFIXES = {"lmdb": ".lmdb", "hdf5": ".h5", "wds": "-shards.json"}
-
-
-def _one_dataset(outputs):
-    """One dataset in several formats (the same name: the same samples):
-    the first of lmdb, hdf5, wds, as bale's ls, cat and extract take it;
-    None for outputs of different datasets."""
-    named = {}
-    for p in outputs:
-        fmt = output_format(p)
-        base = os.path.basename(p)
-        suffix = _SUFFIXES.get(fmt, "")
-        named[fmt] = (base[:-len(suffix)] if suffix and
-                      base.endswith(suffix) else base, p)
-    if len({name for name, _ in named.values()}) != 1:
-        return None
-    return next(named[f][1] for f in ("lmdb", "hdf5", "wds", *named)
-                if f in named)
 
 
 def _npy_array(data):

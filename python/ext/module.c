@@ -43,6 +43,28 @@ static PyObject *ext_output_format(PyObject *self, PyObject *arg)
 	return PyUnicode_FromString(format);
 }
 
+static PyObject *ext_output_pick(PyObject *self, PyObject *arg)
+{
+	PyObject *keep = PyList_New(0);
+	const char **paths = keep ? ext_path_array(arg, keep) : NULL;
+	size_t n = 0;
+	long pick;
+
+	(void)self;
+	if (!paths) {
+		Py_XDECREF(keep);
+		return NULL;
+	}
+	while (paths[n])
+		n++;
+	Py_BEGIN_ALLOW_THREADS
+	pick = bale_output_pick(paths, n, NULL, 0);
+	Py_END_ALLOW_THREADS
+	PyMem_Free(paths);
+	Py_DECREF(keep);
+	return PyLong_FromLong(pick);
+}
+
 static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
 {
 	const char *const *names = bale_backend_names();
@@ -66,6 +88,9 @@ static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
 static PyMethodDef ext_methods[] = {
 	{ "output_format", ext_output_format, METH_O,
 	  "output_format(path) -> the format of the output at path, or None" },
+	{ "output_pick", ext_output_pick, METH_O,
+	  "output_pick(paths) -> the index of the output a reader takes (one "
+	  "dataset's first of lmdb, hdf5, wds), or -1" },
 	{ "backend_names", ext_backend_names, METH_NOARGS,
 	  "backend_names() -> the formats built into the library" },
 	{ "pack", (PyCFunction)(void (*)(void))ext_pack,

@@ -184,6 +184,10 @@ for x, y in l:
                 self.loader(**kw)
         with self.assertRaises(bale.NotFoundError):
             bale.Loader(f"{self.tmp}/missing.lmdb", format="lmdb")
+        # a folder of two datasets: the loader, as bale.open, names none
+        common.pack(self.src, f"{self.tmp}/out", "lmdb", name="other")
+        with self.assertRaisesRegex(ValueError, "different datasets"):
+            bale.Loader(f"{self.tmp}/out")
         loader = self.loader()
         loader.close()
         with self.assertRaisesRegex(ValueError, "closed"):
