@@ -42,8 +42,6 @@ struct bale_cropper {
 	const unsigned char *rows;	/* CROP_ROWS: the pixels */
 	unsigned char *buf;	/* the decoded region */
 	size_t bufcap;
-	unsigned char *scaled;	/* the resized crop, before the flip */
-	size_t scaledcap;
 	struct bale_resize_scratch resize;	/* the resampler's buffers */
 };
 
@@ -206,28 +204,11 @@ static int crop_resample(struct bale_cropper *c, const unsigned char *src,
     int w, int h, size_t stride, const struct bale_resize_box *box,
     const struct bale_crop_out *o)
 {
-	int ow = o->w, oh = o->h, flip = o->flip;
-	unsigned char *dst = o->dst;
-	unsigned char *row, t;
-	int x, y, k;
-
-	if (!flip)
-		return bale_resize_box(src, w, h, stride, box, dst, ow, oh, 3,
-		    BALE_RESIZE_BILINEAR, &c->resize);
-	if (crop_grow(&c->scaled, &c->scaledcap, (size_t)ow * oh * 3) != 0 ||
-	    bale_resize_box(src, w, h, stride, box, c->scaled, ow, oh, 3,
+	if (bale_resize_box(src, w, h, stride, box, o->dst, o->w, o->h, 3,
 	    BALE_RESIZE_BILINEAR, &c->resize) != 0)
 		return -1;
-	for (y = 0; y < oh; y++) {
-		row = c->scaled + (size_t)y * ow * 3;
-		for (x = 0; x < ow / 2; x++)
-			for (k = 0; k < 3; k++) {
-				t = row[x * 3 + k];
-				row[x * 3 + k] = row[(ow - 1 - x) * 3 + k];
-				row[(ow - 1 - x) * 3 + k] = t;
-			}
-	}
-	memcpy(dst, c->scaled, (size_t)ow * oh * 3);
+	if (o->flip)
+		bale_image_mirror(o->dst, o->w, o->h, 3);
 	return 0;
 }
 
@@ -394,7 +375,6 @@ void bale_cropper_free(struct bale_cropper *c)
 	if (c->dj_made)
 		jpeg_destroy_decompress(&c->dj);
 	free(c->buf);
-	free(c->scaled);
 	bale_resize_scratch_release(&c->resize);
 	free(c);
 }

@@ -79,6 +79,22 @@ int bale_image_orient(struct bale_image *img, int o)
 	return 0;
 }
 
+void bale_image_mirror(unsigned char *px, int w, int h, int ch)
+{
+	unsigned char t[4], *row;
+	size_t n = (size_t)ch;
+	int x, y;
+
+	for (y = 0; y < h; y++) {
+		row = px + (size_t)y * w * n;
+		for (x = 0; x < w / 2; x++) {
+			memcpy(t, row + x * n, n);
+			memcpy(row + x * n, row + (size_t)(w - 1 - x) * n, n);
+			memcpy(row + (size_t)(w - 1 - x) * n, t, n);
+		}
+	}
+}
+
 static void frame_fill(struct bale_image *img, const unsigned char bg[3])
 {
 	size_t n = (size_t)img->w * (size_t)img->h;

@@ -50,6 +50,10 @@ void bale_image_release(struct bale_image *img);
  *  7 transverse, 8 rotate 90 anticlockwise. @return 0, or -1 (memory) */
 int bale_image_orient(struct bale_image *img, int o);
 
+/** Mirror @px (@w x @h pixels of @ch bytes, rows packed) left to right,
+ *  in place. */
+void bale_image_mirror(unsigned char *px, int w, int h, int ch);
+
 /** Replace @img (of the plan's scaled size) by the plan's centre crop or
  *  padded canvas. Padding is @bg (RGB; its luma for grey), or transparent
  *  for RGBA. @return 0, or -1 (memory) */

@@ -71,22 +71,6 @@ static void loader_to_planes(const unsigned char *src, unsigned char *dst,
 	}
 }
 
-/* Mirror rows of RGB (@px, w x h) left to right. */
-static void loader_mirror(unsigned char *px, int w, int h)
-{
-	unsigned char t[3], *row;
-	int x, y;
-
-	for (y = 0; y < h; y++) {
-		row = px + (size_t)y * w * 3;
-		for (x = 0; x < w / 2; x++) {
-			memcpy(t, row + x * 3, 3);
-			memcpy(row + x * 3, row + (w - 1 - x) * 3, 3);
-			memcpy(row + (w - 1 - x) * 3, t, 3);
-		}
-	}
-}
-
 /* An image shown turned (EXIF orientation @o): the box, drawn on the
  * shown image, is cropped from the stored pixels at the turned output
  * size, then turned, then mirrored if drawn so. */
@@ -111,7 +95,7 @@ static int loader_crop_turned(struct loader_worker *w, int o, int iw, int ih,
 	if (rc == BALE_OK && bale_image_orient(&img, o) != 0)
 		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	if (rc == BALE_OK && flip)
-		loader_mirror(img.px, img.w, img.h);
+		bale_image_mirror(img.px, img.w, img.h, 3);
 	if (rc == BALE_OK)
 		memcpy(dst, img.px, (size_t)img.w * img.h * 3);
 	bale_image_release(&img);
