@@ -204,12 +204,11 @@ static int crop_resample(struct bale_cropper *c, const unsigned char *src,
     int w, int h, size_t stride, const struct bale_resize_box *box,
     const struct bale_crop_out *o)
 {
-	if (bale_resize_box(src, w, h, stride, box, o->dst, o->w, o->h, 3,
-	    BALE_RESIZE_BILINEAR, &c->resize) != 0)
-		return -1;
-	if (o->flip)
-		bale_image_mirror(o->dst, o->w, o->h, 3);
-	return 0;
+	struct bale_resize_box b = *box;
+
+	b.mirror = o->flip;
+	return bale_resize_box(src, w, h, stride, &b, o->dst, o->w, o->h, 3,
+	    BALE_RESIZE_BILINEAR, &c->resize);
 }
 
 /* The pixels the resampler may read for box @b of a @w x @h image:
@@ -236,7 +235,7 @@ static int crop_from_whole(struct bale_cropper *c, const unsigned char *src,
 
 	crop_region(b, c->w, c->h, o, r);
 	rel = (struct bale_resize_box){ b->x0 - r[0], b->y0 - r[1],
-	    b->x1 - r[0], b->y1 - r[1] };
+	    b->x1 - r[0], b->y1 - r[1], 0 };
 	if (ch == 3)
 		return crop_resample(c, src + ((size_t)r[1] * c->w + r[0]) * 3,
 		    r[2] - r[0], r[3] - r[1], (size_t)c->w * 3, &rel, o);
@@ -343,7 +342,7 @@ static int crop_run_jpeg(struct bale_cropper *c, const struct bale_crop_box *b,
 	/* the resampler sees the region only (the box's pixels for a
 	 * train crop, as after PIL's crop), not the decoding margin */
 	rel = (struct bale_resize_box){ s.x0 - r[0], s.y0 - r[1],
-	    s.x1 - r[0], s.y1 - r[1] };
+	    s.x1 - r[0], s.y1 - r[1], 0 };
 	return crop_resample(c, c->buf + (size_t)(r[0] - (int)xoff) * 3,
 	    r[2] - r[0], r[3] - r[1], (size_t)c->dj.output_width * 3, &rel,
 	    o) == 0 ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,

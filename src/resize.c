@@ -8,6 +8,7 @@
  * weights (under 1.25 for Lanczos-3) stays below 2^31.
  */
 #include "resize.h"
+#include "resize16.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -15,6 +16,11 @@
 #include <string.h>
 
 #define RESIZE_BITS 22
+/* The bilinear filter's weights, up to this many taps, take 14 bits and
+ * the 16-bit passes (twice the sums an instruction): at most 16 * 0.5
+ * units of 2^-14 on 255 is 0.12 of a level, so the output stays within
+ * +/-1 of PIL's. */
+#define RESIZE_BITS16 14
 
 /* An AVX2 build of the hot loop besides the baseline one, picked when the
  * program starts (GCC's function multiversioning, x86-64 only). Not
@@ -31,7 +37,9 @@ struct taps {
 	int *first;		/* per output: first source index */
 	int *count;		/* per output: number of taps */
 	int32_t *w;		/* per output: @stride weights */
+	int16_t *w16;		/* the same as 16 bits, for bits == 14 */
 	int stride;
+	int bits;		/* fraction bits of the weights */
 };
 
 static double bilinear(double x)
@@ -52,11 +60,33 @@ static double lanczos(double x)
 	return RESIZE_LOBES * sin(px) * sin(px / RESIZE_LOBES) / (px * px);
 }
 
+/* lround, inline: the weights of the bilinear filter, never negative,
+ * are many per image in the loader; the Lanczos ones keep libm's. */
+static int32_t weight_round(double v)
+{
+	return v >= 0 ? (int32_t)(v + 0.5) : (int32_t)lround(v);
+}
+
 static void taps_free(struct taps *t)
 {
 	free(t->first);
 	free(t->count);
 	free(t->w);
+	free(t->w16);
+}
+
+/* The 16-bit copy of 14-bit weights. */
+static int taps_narrow(struct taps *t, int out)
+{
+	size_t i, n = (size_t)out * (size_t)t->stride;
+
+	if (t->bits != RESIZE_BITS16)
+		return 0;
+	if (!(t->w16 = malloc(n * sizeof(*t->w16))))
+		return -1;
+	for (i = 0; i < n; i++)
+		t->w16[i] = (int16_t)t->w[i];
+	return 0;
 }
 
 /* The weights that map source pixels [@in0, @in1) of @in onto @out
@@ -79,6 +109,8 @@ static int taps_make(struct taps *t, int in, double in0, double in1,
 	int j;
 
 	t->stride = (int)ceil(support) * 2 + 1;
+	t->bits = f == BALE_RESIZE_BILINEAR && t->stride <= RESIZE16_TAPS ?
+	    RESIZE_BITS16 : RESIZE_BITS;
 	w = malloc((size_t)t->stride * sizeof(double));
 	t->first = malloc((size_t)out * sizeof(int));
 	t->count = malloc((size_t)out * sizeof(int));
@@ -102,7 +134,7 @@ static int taps_make(struct taps *t, int in, double in0, double in1,
 		t->count[i] = hi - lo;
 		for (j = 0; j < hi - lo; j++)
 			t->w[(size_t)i * t->stride + j] = sum == 0 ? 0 :
-			    (int32_t)lround(w[j] / sum * (1 << RESIZE_BITS));
+			    weight_round(w[j] / sum * (1 << t->bits));
 	}
 	free(w);
 	return 0;
@@ -142,6 +174,31 @@ static void pass_lines(const unsigned char *src, unsigned char *dst,
 	}
 }
 
+/* The same with weights of RESIZE_BITS16 bits, two lines a multiply. */
+static void pass_lines16(const unsigned char *src, unsigned char *dst,
+    size_t len, int out, const struct taps *t)
+{
+	const unsigned char *lines[RESIZE16_TAPS];
+	int y;
+	int k;
+
+	for (y = 0; y < out; y++) {
+		for (k = 0; k < t->count[y]; k++)
+			lines[k] = src + (size_t)(t->first[y] + k) * len;
+		bale_resize_lines16(lines, t->w16 + (size_t)y * t->stride,
+		    t->count[y], t->bits, len, dst + (size_t)y * len);
+	}
+}
+
+static void pass(const unsigned char *src, unsigned char *dst, size_t len,
+    int out, const struct taps *t, int32_t *acc)
+{
+	if (t->bits == RESIZE_BITS16)
+		pass_lines16(src, dst, len, out, t);
+	else
+		pass_lines(src, dst, len, out, t, acc);
+}
+
 /* @dst = @src (@h rows of @w pixels of @ch bytes) with rows and columns
  * swapped. Resampling a transposed image along its lines computes the
  * very same sums as resampling the rows, only in an order that
@@ -167,6 +224,22 @@ static void transpose(const unsigned char *src, size_t stride,
 		for (; y < h; y++, s += stride, d += ch)
 			for (c = 0; c < ch; c++)
 				d[c] = s[c];
+	}
+}
+
+/* Output i takes the taps of output @out - 1 - i: the result mirrored. */
+static void taps_reverse(struct taps *t, int out)
+{
+	int32_t *a, *b, w;
+	int i, j, k, n;
+
+	for (i = 0, j = out - 1; i < j; i++, j--) {
+		k = t->first[i], t->first[i] = t->first[j], t->first[j] = k;
+		k = t->count[i], t->count[i] = t->count[j], t->count[j] = k;
+		a = t->w + (size_t)i * t->stride;
+		b = t->w + (size_t)j * t->stride;
+		for (n = 0; n < t->stride; n++)
+			w = a[n], a[n] = b[n], b[n] = w;
 	}
 }
 
@@ -230,6 +303,10 @@ int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
 	if (taps_make(&h, sw, box->x0, box->x1, dw, f) != 0 ||
 	    taps_make(&v, sh, box->y0, box->y1, dh, f) != 0)
 		goto out;
+	if (box->mirror)
+		taps_reverse(&h, dw);
+	if (taps_narrow(&h, dw) != 0 || taps_narrow(&v, dh) != 0)
+		goto out;
 	/* only the rows and columns the taps reach are read */
 	taps_span(&h, dw, &c0, &c1);
 	taps_span(&v, dh, &r0, &r1);
@@ -246,10 +323,10 @@ int bale_resize_box(const unsigned char *src, int sw, int sh, size_t stride,
 	/* rows: as lines of the transposed image, then back */
 	transpose(src + (size_t)r0 * stride + (size_t)c0 * ch, stride, tin,
 	    c1 - c0, r1 - r0, ch);
-	pass_lines(tin, tout, (size_t)(r1 - r0) * ch, dw, &h, acc);
+	pass(tin, tout, (size_t)(r1 - r0) * ch, dw, &h, acc);
 	transpose(tout, (size_t)(r1 - r0) * ch, tin, r1 - r0, dw, ch);
 	/* columns: whole rows are the lines */
-	pass_lines(tin, dst, (size_t)dw * ch, dh, &v, acc);
+	pass(tin, dst, (size_t)dw * ch, dh, &v, acc);
 	rc = 0;
 out:
 	taps_free(&h);
@@ -261,7 +338,7 @@ out:
 int bale_resize(const unsigned char *src, int sw, int sh, unsigned char *dst,
     int dw, int dh, int ch)
 {
-	struct bale_resize_box all = { 0, 0, sw, sh };
+	struct bale_resize_box all = { 0, 0, sw, sh, 0 };
 
 	return bale_resize_box(src, sw, sh, (size_t)sw * (size_t)ch, &all, dst,
 	    dw, dh, ch, BALE_RESIZE_LANCZOS3, NULL);

@@ -20,9 +20,12 @@ enum bale_resize_filter {
 	BALE_RESIZE_BILINEAR,	/* PIL's BILINEAR (a triangle, widened) */
 };
 
-/** A source region, edges in pixels, fractional allowed (PIL's box). */
+/** A source region, edges in pixels, fractional allowed (PIL's box);
+ *  @mirror: the output flipped left to right, at no cost (the same
+ *  bytes as resampling, then mirroring). */
 struct bale_resize_box {
 	double x0, y0, x1, y1;
+	int mirror;
 };
 
 /** Buffers a resampler keeps between calls (a thread's own); zeroed to

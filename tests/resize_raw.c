@@ -25,11 +25,11 @@ int main(int argc, char **argv)
 	sh = atoi(argv[2]);
 	dw = atoi(argv[3]);
 	dh = atoi(argv[4]);
-	box = (struct bale_resize_box){ 0, 0, sw, sh };
+	box = (struct bale_resize_box){ 0, 0, sw, sh, 0 };
 	if (argc == 10) {
 		f = BALE_RESIZE_BILINEAR;
 		box = (struct bale_resize_box){ atof(argv[6]), atof(argv[7]),
-		    atof(argv[8]), atof(argv[9]) };
+		    atof(argv[8]), atof(argv[9]), 0 };
 	}
 	if (sw <= 0 || sh <= 0 || dw <= 0 || dh <= 0)
 		return 2;

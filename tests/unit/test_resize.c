@@ -1,6 +1,7 @@
 /* test_resize.c - Lanczos-3 resampling: sizes, exactness, anti-aliasing. */
 #include "check.h"
 #include "resize.h"
+#include "resize16.h"
 
 #include <stdlib.h>
 
@@ -111,8 +112,80 @@ static void test_contract(void)
 	free(b);
 }
 
+/* The 16-bit pass gives the integers its contract states, whichever
+ * code the CPU runs (AVX2 here, when it has it): every tap count, line
+ * lengths around the vector width, weights of both signs. */
+static void test_lines16(void)
+{
+	unsigned char *lines = image(100, RESIZE16_TAPS, 1, 3);
+	const unsigned char *src[RESIZE16_TAPS];
+	unsigned char got[100];
+	int16_t w[RESIZE16_TAPS];
+	unsigned seed = 5;
+	int32_t acc;
+	int count, k, bad = 0;
+	size_t len, x;
+
+	for (k = 0; k < RESIZE16_TAPS; k++)
+		src[k] = lines + k * 100;
+	for (count = 1; count <= RESIZE16_TAPS; count++)
+		for (len = 1; len <= 100; len += len < 40 ? 1 : 13) {
+			for (k = 0; k < count; k++) {
+				seed = seed * 1103515245u + 12345u;
+				w[k] = (int16_t)((int)(seed >> 16) % 9000 -
+				    1000);
+			}
+			bale_resize_lines16(src, w, count, 14, len, got);
+			for (x = 0; x < len; x++) {
+				acc = 1 << 13;
+				for (k = 0; k < count; k++)
+					acc += w[k] * src[k][x];
+				acc >>= 14;
+				bad += got[x] != (acc < 0 ? 0 : acc > 255 ?
+				    255 : acc);
+			}
+		}
+	CHECK_EQ(0, bad);
+	free(lines);
+}
+
+/* A mirrored box gives the plain result mirrored, byte for byte, for
+ * both filters, up and down. */
+static void test_mirror(void)
+{
+	static const int sizes[][2] = { { 224, 224 }, { 37, 61 } };
+	unsigned char *src = image(190, 170, 3, 9);
+	unsigned char *a = malloc(224 * 224 * 3);
+	unsigned char *b = malloc(224 * 224 * 3);
+	struct bale_resize_box box = { 3.5, 7.25, 181.0, 160.5, 0 };
+	int f, i, x, y, dw, dh, bad = 0;
+
+	for (f = 0; f < 2; f++)
+		for (i = 0; i < 2; i++) {
+			dw = sizes[i][0], dh = sizes[i][1];
+			box.mirror = 0;
+			CHECK_EQ(0, bale_resize_box(src, 190, 170, 190 * 3,
+			    &box, a, dw, dh, 3, f ? BALE_RESIZE_BILINEAR :
+			    BALE_RESIZE_LANCZOS3, NULL));
+			box.mirror = 1;
+			CHECK_EQ(0, bale_resize_box(src, 190, 170, 190 * 3,
+			    &box, b, dw, dh, 3, f ? BALE_RESIZE_BILINEAR :
+			    BALE_RESIZE_LANCZOS3, NULL));
+			for (y = 0; y < dh; y++)
+				for (x = 0; x < dw; x++)
+					bad += memcmp(a + (y * dw + x) * 3,
+					    b + (y * dw + dw - 1 - x) * 3, 3) != 0;
+		}
+	CHECK_EQ(0, bad);
+	free(src);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
+	test_mirror();
+	test_lines16();
 	test_identity();
 	test_flat();
 	test_antialias();
