@@ -543,6 +543,10 @@ struct bale_loader_opts {
 				 * loader; else the next one of the order
 				 * takes its place, counted */
 	const char *format;	/* the output's backend; NULL: recognise */
+	int normalize;		/* images as float32 (v / 255 - mean) / std,
+				 * torchvision's ToTensor + Normalize, per
+				 * channel; else bytes */
+	float mean[3], std[3];
 	/* The ring, the caller's (pinned memory, tensors): prefetch + 1
 	 * buffers of batch_size images and of batch_size labels each;
 	 * NULL: the loader allocates it. */
@@ -555,7 +559,8 @@ struct bale_batch {
 	uint64_t index;		/* in the epoch, from 0 */
 	unsigned slot;		/* the ring buffer holding it */
 	unsigned n;		/* samples (the last may hold fewer) */
-	unsigned char *images;	/* n x 3 x H x W (or n x H x W x 3) bytes */
+	unsigned char *images;	/* n x 3 x H x W (or n x H x W x 3) bytes,
+				 * or float32 values with normalize */
 	int64_t *labels;	/* n */
 };
 

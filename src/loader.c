@@ -58,19 +58,6 @@ static void loader_note_bad(struct bale_loader *l, uint64_t sample,
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* Rows of RGB (@src, w x h) to planes in @dst (3 x h x w). */
-static void loader_to_planes(const unsigned char *src, unsigned char *dst,
-    int w, int h)
-{
-	size_t n = (size_t)w * h, i;
-
-	for (i = 0; i < n; i++) {
-		dst[i] = src[i * 3];
-		dst[n + i] = src[i * 3 + 1];
-		dst[2 * n + i] = src[i * 3 + 2];
-	}
-}
-
 /* An image shown turned (EXIF orientation @o): the box, drawn on the
  * shown image, is cropped from the stored pixels at the turned output
  * size, then turned, then mirrored if drawn so. */
@@ -123,15 +110,17 @@ static int loader_crop(struct loader_worker *w, const struct bale_blob *blob,
 	bale_loader_rng_init(&rng, l->o.seed, l->epoch,
 	    g * LOADER_MAX_TRIES + k);
 	bale_loader_box(&l->box, sw, sh, &rng, &box, &out.flip);
-	if (!l->o.channels_last) {
-		if (bale_grow(&w->scratch, &w->scratchcap, l->sample_bytes))
+	if (!bale_loader_store_direct(&l->store)) {
+		if (bale_grow(&w->scratch, &w->scratchcap, (size_t)l->o.width *
+		    l->o.height * 3))
 			return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 		out.dst = w->scratch;
 	}
 	rc = o > 1 ? loader_crop_turned(w, o, iw, ih, &box, &out, err) :
 	    bale_cropper_run(w->c, &box, &out, err);
-	if (rc == BALE_OK && !l->o.channels_last)
-		loader_to_planes(w->scratch, img, l->o.width, l->o.height);
+	if (rc == BALE_OK && !bale_loader_store_direct(&l->store))
+		bale_loader_store(&l->store, w->scratch, l->o.width,
+		    l->o.height, img);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "bale_backend.h"
 #include "crop_decode.h"
 #include "loader_box.h"
+#include "loader_store.h"
 #include "shuffle.h"
 
 #include <pthread.h>
@@ -34,7 +35,7 @@ struct loader_worker {
 	struct bale_loader *l;
 	struct bale_reader *r;
 	struct bale_cropper *c;
-	unsigned char *scratch;	/* a crop as rows of RGB, before CHW */
+	unsigned char *scratch;	/* a crop as rows of RGB, before the store */
 	size_t scratchcap;
 	pthread_t thread;
 	int started;
@@ -49,6 +50,7 @@ struct bale_loader {
 	int rows_wh[2];		/* HDF5's pixel rows: their shape */
 	int has_rows;
 	size_t sample_bytes;
+	struct bale_loader_store store;	/* crops into the batch */
 	pthread_mutex_t lock;
 	pthread_cond_t work;	/* threads wait on it */
 	pthread_cond_t ready;	/* the caller waits on it */

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,17 @@ int bale_loader_new(struct bale_loader **out)
 	pthread_cond_init(&l->work, NULL);
 	pthread_cond_init(&l->ready, NULL);
 	return BALE_OK;
+}
+
+static int loader_norm_ok(const struct bale_loader_opts *o)
+{
+	int c;
+
+	for (c = 0; c < 3; c++)
+		if (!isfinite(o->mean[c]) || !isfinite(o->std[c]) ||
+		    o->std[c] == 0)
+			return 0;
+	return 1;
 }
 
 /* The options, defaults filled in; why not, when they cannot work. */
@@ -55,6 +67,8 @@ static const char *loader_settle(struct bale_loader_opts *o)
 		return "prefetch must be at most 64";
 	if (o->threads > LOADER_MAX_THREADS)
 		return "threads must be at most 256";
+	if (o->normalize && !loader_norm_ok(o))
+		return "mean must be finite and std finite and not 0";
 	if (!o->threads)
 		o->threads = (unsigned)bale_cpus_usable(NULL);
 	o->threads = o->threads < LOADER_MAX_THREADS ? o->threads :
@@ -248,7 +262,11 @@ int bale_loader_open(struct bale_loader *l, const char *path,
 	l->box = (struct bale_loader_box_cfg){ l->o.train, l->o.width,
 	    l->o.height, l->o.resize, { l->o.scale[0], l->o.scale[1] },
 	    { l->o.ratio[0], l->o.ratio[1] } };
-	l->sample_bytes = (size_t)l->o.width * l->o.height * 3;
+	bale_loader_store_init(&l->store, !l->o.channels_last,
+	    l->o.normalize ? l->o.mean : NULL, l->o.normalize ? l->o.std :
+	    NULL);
+	l->sample_bytes = bale_loader_store_bytes(&l->store, l->o.width,
+	    l->o.height);
 	rc = loader_resolve(l, path, &resolved);
 	if (rc != BALE_OK)
 		return rc;

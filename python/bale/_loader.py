@@ -48,6 +48,19 @@ def _size(size):
     return int(h), int(w)
 
 
+def _three(name, v):
+    """Three floats (per channel) of a number or a sequence of 1 or 3."""
+    try:
+        v = [float(v)] if isinstance(v, (int, float)) else \
+            [float(x) for x in v]
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={v!r}: numbers, one or per channel") \
+            from None
+    if len(v) not in (1, 3):
+        raise ValueError(f"{name}: 1 or 3 values, not {len(v)}")
+    return tuple(v * 3 if len(v) == 1 else v)
+
+
 class Loader:
     """Batches of (images, labels) from any output bale reads (or a raw
     ImageFolder tree), made in C threads.
@@ -58,7 +71,8 @@ class Loader:
                  (shuffle=True for a seeded one).
     images: uint8 [B, 3, H, W] (channels_last=True: [B, H, W, 3]); with
     mean= and std= (per channel, of 0..1 values, as Normalize after
-    ToTensor), float32 normalized. labels: int64 [B].
+    ToTensor), float32 normalized in the C threads, the same values as
+    torchvision's. labels: int64 [B].
     Every choice is a function of (seed, epoch, position): any thread
     count gives the same batches, and state_dict()/load_state_dict()
     resume mid-epoch exactly. Ranks (rank/world_size, or
@@ -89,12 +103,14 @@ class Loader:
                                  f"to {hi}")
         if (mean is None) != (std is None):
             raise ValueError("mean and std go together")
+        norm = {} if mean is None else {"mean": _three("mean", mean),
+                                        "std": _three("std", std)}
         self.batch_size, self.size = batch_size, (height, width)
         self.channels_last, self.copy = channels_last, copy
-        self._norm = None if mean is None else self._normalizer(mean, std)
         self._ring = self._make_ring(prefetch + 1, batch_size, height,
-                                     width, bool(pin_memory and torch and
-                                                 torch.cuda.is_available()))
+                                     width, bool(norm),
+                                     bool(pin_memory and torch and
+                                          torch.cuda.is_available()))
         images, labels = self._ring
         self._c = _bale.Loader(
             os.fspath(path), batch_size, width, height, bool(train),
@@ -104,19 +120,21 @@ class Loader:
             bool(channels_last), bool(exact), bool(strict), format,
             [self._address(a) for a in images],
             [self._address(a) for a in labels], self._ring,
-            exif=bool(exif))
+            exif=bool(exif), **norm)
         self.epoch, self._start = 0, 0
         self._done = 0
 
     # ---- the ring ----------------------------------------------------
 
-    def _make_ring(self, n, batch, h, w, pin):
+    def _make_ring(self, n, batch, h, w, floats, pin):
         shape = (batch, h, w, 3) if self.channels_last else (batch, 3, h, w)
         if not torch:
             import numpy
-            return ([numpy.zeros(shape, numpy.uint8) for _ in range(n)],
+            kind = numpy.float32 if floats else numpy.uint8
+            return ([numpy.zeros(shape, kind) for _ in range(n)],
                     [numpy.zeros(batch, numpy.int64) for _ in range(n)])
-        return ([torch.zeros(shape, dtype=torch.uint8, pin_memory=pin)
+        kind = torch.float32 if floats else torch.uint8
+        return ([torch.zeros(shape, dtype=kind, pin_memory=pin)
                  for _ in range(n)],
                 [torch.zeros(batch, dtype=torch.int64, pin_memory=pin)
                  for _ in range(n)])
@@ -124,17 +142,6 @@ class Loader:
     @staticmethod
     def _address(a):
         return a.data_ptr() if torch else a.ctypes.data
-
-    def _normalizer(self, mean, std):
-        shape = (1, 1, 1, 3) if self.channels_last else (1, 3, 1, 1)
-        if not torch:
-            import numpy
-            m = numpy.asarray(mean, numpy.float32).reshape(shape) * 255
-            s = numpy.asarray(std, numpy.float32).reshape(shape) * 255
-            return lambda x: (x.astype(numpy.float32) - m) / s
-        m = torch.tensor(mean, dtype=torch.float32).reshape(shape) * 255
-        s = torch.tensor(std, dtype=torch.float32).reshape(shape) * 255
-        return lambda x: (x.float() - m) / s
 
     # ---- epochs and batches -------------------------------------------
 
@@ -157,9 +164,7 @@ class Loader:
             self._done = index + 1
             images = self._ring[0][slot][:n]
             labels = self._ring[1][slot][:n]
-            if self._norm is not None:
-                images = self._norm(images)
-            elif self.copy:
+            if self.copy:
                 images = images.clone() if torch else images.copy()
             if self.copy:
                 labels = labels.clone() if torch else labels.copy()

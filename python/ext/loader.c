@@ -55,12 +55,15 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 	    "train", "resize", "scale_lo", "scale_hi", "ratio_lo", "ratio_hi",
 	    "shuffle", "seed", "rank", "world_size", "drop_last", "threads",
 	    "prefetch", "channels_last", "exact", "strict", "format",
-	    "ring_images", "ring_labels", "ring", "exif", NULL };
+	    "ring_images", "ring_labels", "ring", "exif", "mean", "std",
+	    NULL };
 	ext_loader *self = (ext_loader *)o;
 	struct bale_loader_opts opts = { 0 };
 	void *img[EXT_LOADER_MAX_RING];
 	int64_t *lab[EXT_LOADER_MAX_RING];
 	PyObject *path = NULL, *images, *labels, *ring;
+	double mean[3] = { 0, 0, 0 }, std[3] = { 0, 0, 0 };
+	int c;
 	unsigned long long seed = 0;
 	char msg[600];
 	int rc;
@@ -70,15 +73,22 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&IiiiiddddpKIIpIIppp"
-	    "zOOO|p", kwlist, PyUnicode_FSConverter, &path, &opts.batch_size,
+	    "zOOO|p(ddd)(ddd)", kwlist, PyUnicode_FSConverter, &path,
+	    &opts.batch_size,
 	    &opts.width, &opts.height, &opts.train, &opts.resize,
 	    &opts.scale[0], &opts.scale[1], &opts.ratio[0], &opts.ratio[1],
 	    &opts.shuffle, &seed, &opts.rank, &opts.world_size,
 	    &opts.drop_last, &opts.threads, &opts.prefetch,
 	    &opts.channels_last, &opts.exact, &opts.strict, &opts.format,
-	    &images, &labels, &ring, &opts.exif))
+	    &images, &labels, &ring, &opts.exif, &mean[0], &mean[1],
+	    &mean[2], &std[0], &std[1], &std[2]))
 		return -1;
 	opts.seed = seed;
+	opts.normalize = kw && PyDict_GetItemString(kw, "mean") != NULL;
+	for (c = 0; c < 3; c++) {
+		opts.mean[c] = (float)mean[c];
+		opts.std[c] = (float)std[c];
+	}
 	opts.prefetch = opts.prefetch ? opts.prefetch : 2;
 	if (ext_loader_ring(images, labels, opts.prefetch + 1, img, lab)) {
 		Py_DECREF(path);

@@ -153,6 +153,12 @@ l = bale.Loader({self.out!r}, batch_size=8, size=24, seed=3)
 for x, y in l:
     assert type(x).__module__ == "numpy", type(x)
     print(zlib.crc32(x.tobytes()), y.tolist())
+import numpy
+raw = next(iter(l))[0].astype(numpy.float32) / numpy.float32(255)
+f = next(iter(bale.Loader({self.out!r}, batch_size=8, size=24, seed=3,
+                          mean=0.5, std=[0.25, 0.5, 1])))[0]
+s = numpy.array([0.25, 0.5, 1], numpy.float32).reshape(1, 3, 1, 1)
+assert f.dtype == numpy.float32 and (f == (raw - numpy.float32(0.5)) / s).all()
 """
         out = subprocess.run([sys.executable, "-c", code], check=True,
                              capture_output=True, text=True).stdout
@@ -171,15 +177,25 @@ for x, y in l:
                                                    copy=True)])
         chw = torch.cat(batches)
         self.assertTrue(torch.equal(hwc.permute(0, 3, 1, 2), chw))
-        norm = next(iter(self.loader(mean=[0.5] * 3, std=[0.25] * 3)))[0]
-        self.assertEqual(norm.dtype, torch.float32)
-        self.assertTrue(torch.allclose(norm, (chw[:8].float() / 255 - 0.5) /
-                                       0.25, atol=1e-5))
+        # normalized in C: bit for bit torchvision's ToTensor + Normalize
+        mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+        want = torch.stack([T.functional.normalize(x.float().div(255), mean, std)
+                            for x in chw])
+        for last in (False, True):
+            got = torch.cat([x for x, _ in self.loader(
+                mean=mean, std=std, channels_last=last, copy=True)])
+            self.assertEqual(got.dtype, torch.float32)
+            if last:
+                got = got.permute(0, 3, 1, 2)
+            self.assertTrue(torch.equal(got, want), last)
 
     def test_refusals(self):
         for kw in (dict(batch_size=0), dict(size=0), dict(threads=-1),
                    dict(rank=2, world_size=2), dict(scale=(0.5, 0.1)),
-                   dict(seed=-1), dict(mean=[0.5] * 3)):
+                   dict(seed=-1), dict(mean=[0.5] * 3),
+                   dict(mean=[0.5] * 2, std=[0.2] * 2),
+                   dict(mean=[0.5] * 3, std=[0.2, 0, 0.2]),
+                   dict(mean="abc", std=[1] * 3)):
             with self.assertRaises(ValueError, msg=kw):
                 self.loader(**kw)
         with self.assertRaises(bale.NotFoundError):
