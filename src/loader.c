@@ -41,7 +41,7 @@ static uint64_t loader_global(const struct bale_loader *l, uint64_t q,
 
 static uint64_t loader_sample(const struct bale_loader *l, uint64_t g)
 {
-	return l->order ? l->order[g] : g;
+	return l->permuted ? bale_permutation_at(&l->order, g) : g;
 }
 
 static void loader_note_bad(struct bale_loader *l, uint64_t sample,
@@ -220,26 +220,20 @@ void *bale_loader_thread(void *arg)
 /* ---- the caller's side ------------------------------------------------- */
 
 /* The epoch's order: a new seeded permutation each epoch when training
- * or shuffling, else the output's (NULL). */
-static int loader_order(struct bale_loader *l)
+ * or shuffling (computed a sample at a time: no memory per sample), else
+ * the output's. */
+static void loader_order(struct bale_loader *l)
 {
 	struct bale_loader_rng r;
 
-	if (!l->box.train && !l->o.shuffle)
-		return BALE_OK;
-	if (!l->order && !(l->order = malloc((l->count ? l->count : 1) *
-	    sizeof(*l->order))))
-		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	l->permuted = l->box.train || l->o.shuffle;
 	bale_loader_rng_init(&r, l->o.seed, l->epoch, LOADER_NONE);
-	bale_shuffle(l->order, (size_t)l->count, r.s);
-	return BALE_OK;
+	bale_permutation_init(&l->order, l->count, r.s);
 }
 
 int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)
 {
-	uint64_t was = l->epoch;
 	unsigned i;
-	int rc = BALE_OK;
 
 	if (batch > l->nbatches)
 		return bale_errbuf_set(&l->err, BALE_EINVAL, "batch %" PRIu64
@@ -249,17 +243,16 @@ int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)
 	while (l->busy > 0)
 		pthread_cond_wait(&l->ready, &l->lock);
 	l->epoch = epoch;
-	if (epoch != was || !l->order)
-		rc = loader_order(l);
+	loader_order(l);
 	l->claim = batch * l->o.batch_size;
 	l->released = l->next = batch;
 	for (i = 0; i < l->nring; i++)
 		l->ring[i].batch = LOADER_NONE;
-	l->failed = rc == BALE_OK ? 0 : rc;
+	l->failed = 0;
 	l->paused = 0;
 	pthread_cond_broadcast(&l->work);
 	pthread_mutex_unlock(&l->lock);
-	return rc;
+	return BALE_OK;
 }
 
 int bale_loader_next(struct bale_loader *l, struct bale_batch *b)

@@ -55,8 +55,8 @@ struct bale_loader {
 	pthread_cond_t work;	/* threads wait on it */
 	pthread_cond_t ready;	/* the caller waits on it */
 	uint64_t epoch;
-	uint64_t *order;	/* the epoch's order of every sample, or
-				 * NULL: the output's */
+	struct bale_permutation order;	/* the epoch's, when @permuted */
+	int permuted;		/* else the output's order */
 	uint64_t claim;		/* the next position to make */
 	uint64_t released;	/* batches below it: not the caller's */
 	uint64_t next;		/* the batch next() returns */

@@ -314,7 +314,6 @@ void bale_loader_free(struct bale_loader *l)
 	free(l->bad);
 	free(l->ring);
 	free(l->workers);
-	free(l->order);
 	pthread_cond_destroy(&l->work);
 	pthread_cond_destroy(&l->ready);
 	pthread_mutex_destroy(&l->lock);

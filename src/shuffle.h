@@ -9,4 +9,19 @@
  *  (Fisher-Yates over splitmix64; unbiased; stable across platforms). */
 void bale_shuffle(uint64_t *perm, size_t n, uint64_t seed);
 
+/** A seeded permutation of 0..n-1 computed an index at a time, in no
+ *  memory: a 4-round Feistel network over the smallest even power of
+ *  two at least n, walked along its cycle until the value is below n
+ *  (at most 4 steps on average). Stable across platforms. */
+struct bale_permutation {
+	uint64_t n;
+	unsigned half;		/* bits of each Feistel half */
+	uint64_t key[4];
+};
+
+void bale_permutation_init(struct bale_permutation *p, uint64_t n,
+    uint64_t seed);
+/** The @i-th value (@i < n). */
+uint64_t bale_permutation_at(const struct bale_permutation *p, uint64_t i);
+
 #endif
