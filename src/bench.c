@@ -165,7 +165,7 @@ struct bench_handles {
 	unsigned n;
 };
 
-int bench_handles_open(const struct bench_target *t, unsigned threads,
+int bale_bench_handles_open(const struct bench_target *t, unsigned threads,
     struct bench_handles **out, struct bale_errbuf *err)
 {
 	struct bench_handles *h = calloc(1, sizeof(*h));
@@ -183,7 +183,7 @@ int bench_handles_open(const struct bench_target *t, unsigned threads,
 		rc = bench_open(t, &h->r[i], err);
 		if (rc != BALE_OK) {
 			h->n++;
-			bench_handles_close(h);
+			bale_bench_handles_close(h);
 			return rc;
 		}
 	}
@@ -191,7 +191,7 @@ int bench_handles_open(const struct bench_target *t, unsigned threads,
 	return BALE_OK;
 }
 
-void bench_handles_close(struct bench_handles *h)
+void bale_bench_handles_close(struct bench_handles *h)
 {
 	unsigned i;
 
@@ -220,7 +220,7 @@ static void bench_threads(struct bench_thread *th, unsigned n)
 	free(tid);
 }
 
-int bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
+int bale_bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
     struct bench_pass_result *out, struct bale_errbuf *err)
 {
 	struct bench_shared sh = { .o = p };
@@ -256,7 +256,7 @@ int bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
 	return rc;
 }
 
-void bench_free_files(char **files)
+void bale_bench_free_files(char **files)
 {
 	size_t i;
 
@@ -278,14 +278,14 @@ static char **bench_copy_files(const char *const *list)
 	for (i = 0; copy && i < n; i++) {
 		copy[i] = strdup(list[i]);
 		if (!copy[i]) {
-			bench_free_files(copy);
+			bale_bench_free_files(copy);
 			return NULL;
 		}
 	}
 	return copy;
 }
 
-int bench_probe(const struct bench_target *t, struct bench_probed *out,
+int bale_bench_probe(const struct bench_target *t, struct bench_probed *out,
     struct bale_errbuf *err)
 {
 	struct bale_reader *r = NULL;

@@ -38,32 +38,32 @@ struct bench_handles;
 /** Open @t once for each of @threads threads (not timed); the handles
  *  serve every run of a group, as a loader keeps its files open.
  *  @return BALE_OK, or a failure code with @err set */
-int bench_handles_open(const struct bench_target *t, unsigned threads,
+int bale_bench_handles_open(const struct bench_target *t, unsigned threads,
     struct bench_handles **out, struct bale_errbuf *err);
 
 /** Read @p->order with one thread per handle, each read timed.
  *  @return BALE_OK, or a failure code with @err set */
-int bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
+int bale_bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
     struct bench_pass_result *out, struct bale_errbuf *err);
 
 /** Close every handle. NULL is fine. */
-void bench_handles_close(struct bench_handles *h);
+void bale_bench_handles_close(struct bench_handles *h);
 
 /** What bench learns of a target by opening it once (untimed). */
 struct bench_probed {
 	uint64_t count;		/* samples */
 	char **files;		/* behind it, NULL-ended, new strings (free
-				 * with bench_free_files) */
+				 * with bale_bench_free_files) */
 	unsigned caps;		/* its backend's capability bits */
 	int folder;		/* read as the raw folder */
 };
 
 /** Open @t once to learn what struct bench_probed holds.
  *  @return BALE_OK, or a failure code with @err set */
-int bench_probe(const struct bench_target *t, struct bench_probed *out,
+int bale_bench_probe(const struct bench_target *t, struct bench_probed *out,
     struct bale_errbuf *err);
 
-void bench_free_files(char **files);
+void bale_bench_free_files(char **files);
 
 /* bench_pair.c */
 
@@ -73,7 +73,7 @@ void bench_free_files(char **files);
  *  @return BALE_OK; BALE_ENOENT (@err says which sample) when one has no
  *  source path or its path is not in the folder; another code with
  *  @err set on failure */
-int bench_pair_folder(const char *folder, const struct bench_target *ref,
+int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
     const uint64_t *order, uint64_t k, uint64_t **out,
     struct bale_errbuf *err);
 
@@ -81,6 +81,6 @@ struct bale_bench;
 struct bale_buf;
 
 /** Append the method and results of @b as one JSON object to @j. */
-void bench_json(const struct bale_bench *b, struct bale_buf *j);
+void bale_bench_json(const struct bale_bench *b, struct bale_buf *j);
 
 #endif

@@ -52,7 +52,7 @@ static void bench_json_row(struct bale_buf *j, const struct bale_bench_row *r)
 	bale_buf_puts(j, "}");
 }
 
-void bench_json(const struct bale_bench *b, struct bale_buf *j)
+void bale_bench_json(const struct bale_bench *b, struct bale_buf *j)
 {
 	struct bale_bench_method m;
 	size_t i;

@@ -40,7 +40,7 @@ static int pair_map(struct bale_reader *ref, const char *path,
 	return BALE_OK;
 }
 
-int bench_pair_folder(const char *folder, const struct bench_target *ref,
+int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
     const uint64_t *order, uint64_t k, uint64_t **out,
     struct bale_errbuf *err)
 {

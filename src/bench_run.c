@@ -71,7 +71,7 @@ static void bench_slot_release(struct bench_slot *s)
 	free(s->path);
 	free(s->option);
 	free(s->order);
-	bench_free_files(s->p.files);
+	bale_bench_free_files(s->p.files);
 }
 
 int bale_bench_add(struct bale_bench *b, const char *label,
@@ -97,7 +97,7 @@ int bale_bench_add(struct bale_bench *b, const char *label,
 	s->t = (struct bench_target){ s->label, s->format, s->path,
 	    s->option };
 	b->nslots++;
-	return bench_probe(&s->t, &s->p, &b->err);
+	return bale_bench_probe(&s->t, &s->p, &b->err);
 }
 
 /* The smallest sample count over the targets, so every index exists. */
@@ -130,7 +130,7 @@ static int bench_pair(struct bale_bench *b, const uint64_t *order)
 		s->order = NULL;
 		if (!ref || !s->p.folder)
 			continue;
-		rc = bench_pair_folder(s->path, &ref->t, order,
+		rc = bale_bench_pair_folder(s->path, &ref->t, order,
 		    b->method.samples, &s->order, &b->err);
 		if (rc == BALE_OK)
 			bench_notice(b, "note: '%s' is read image for image as "
@@ -232,14 +232,14 @@ static int bench_one(struct bale_bench *b, const struct bench_slot *s,
 		pass.order = s->order;
 	if (cold) {
 		resident = bench_make_cold(b, s);
-		rc = bench_handles_open(&s->t, row->threads, h, &b->err);
+		rc = bale_bench_handles_open(&s->t, row->threads, h, &b->err);
 	} else if (row->nruns == 0) {
-		rc = bench_handles_read(*h, &pass, &run, &b->err);
+		rc = bale_bench_handles_read(*h, &pass, &run, &b->err);
 	}
 	if (rc == BALE_OK)
-		rc = bench_handles_read(*h, &pass, &run, &b->err);
+		rc = bale_bench_handles_read(*h, &pass, &run, &b->err);
 	if (cold) {
-		bench_handles_close(*h);
+		bale_bench_handles_close(*h);
 		*h = NULL;
 	}
 	if (rc != BALE_OK)
@@ -263,7 +263,7 @@ static int bench_group(struct bale_bench *b, struct bale_bench_row *rows)
 
 	for (i = 0; rc == BALE_OK && rows[0].cache[0] == 'w' &&
 	    i < b->nslots; i++)
-		rc = bench_handles_open(&b->slots[i].t, rows[0].threads,
+		rc = bale_bench_handles_open(&b->slots[i].t, rows[0].threads,
 		    &h[i], &b->err);
 	for (run = 0; rc == BALE_OK && run < b->method.runs; run++)
 		for (j = 0; rc == BALE_OK && j < b->nslots; j++) {
@@ -271,7 +271,7 @@ static int bench_group(struct bale_bench *b, struct bale_bench_row *rows)
 			rc = bench_one(b, &b->slots[i], &h[i], &rows[i]);
 		}
 	for (i = 0; h && i < b->nslots; i++)
-		bench_handles_close(h[i]);
+		bale_bench_handles_close(h[i]);
 	free(h);
 	if (rc == BALE_ENOMEM && !b->err.msg[0])
 		bale_errbuf_set(&b->err, rc, "no memory");
@@ -440,7 +440,7 @@ int bale_bench_write_json(struct bale_bench *b, const char *path)
 	struct bale_buf j = BALE_BUF_INIT;
 	int rc = BALE_OK;
 
-	bench_json(b, &j);
+	bale_bench_json(b, &j);
 	if (j.failed)
 		rc = bale_errbuf_set(&b->err, BALE_ENOMEM, "no memory");
 	else if (bale_file_write_atomic(path, j.data, j.len, 0) != 0)

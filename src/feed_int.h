@@ -57,36 +57,36 @@ struct bale_stream_feed {
 };
 
 /* Under the lock: record how index @i ended; @why is copied. */
-void feed_settle(struct bale_stream_feed *f, uint64_t i,
+void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why);
 
 /* Hand index @i its bytes @data, or fail it with @why (then @data, if
  * any, is freed); takes the lock. */
-void feed_deliver(struct bale_stream_feed *f, uint64_t i,
+void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why);
 
 /* Wait (under the lock) until index @i fits, while waiting can help.
  * @return 1 if it fits, 0 if it must wait for another pass */
-int feed_wait_room(struct bale_stream_feed *f, uint64_t i);
+int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i);
 
-double feed_now(void);
+double bale_feed_now(void);
 
 /* feed_map.c */
 
 /** Fill sample_of (packed) or streams and index_of, the prefix sums and
  *  the positions not fed (taken from the start).
  *  @return BALE_OK or BALE_ENOMEM */
-int feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
+int bale_feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
     const uint64_t *order);
 
 /* feed_packed.c */
 
 /** Open the feed's reader on the packed output at @path (@format).
  *  @return BALE_OK, or a failure with @err set */
-int feed_packed_open(struct bale_stream_feed *f, const char *path,
+int bale_feed_packed_open(struct bale_stream_feed *f, const char *path,
     const char *format, struct bale_errbuf *err);
 
 /** The thread: read every index in turn. */
-void *feed_packed_main(void *arg);
+void *bale_feed_packed_main(void *arg);
 
 #endif

@@ -124,7 +124,7 @@ static void feed_map_packed(struct bale_stream_feed *f,
 	}
 }
 
-int feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
+int bale_feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
     const uint64_t *order)
 {
 	if (!f->sample_of)

@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-int feed_packed_open(struct bale_stream_feed *f, const char *path,
+int bale_feed_packed_open(struct bale_stream_feed *f, const char *path,
     const char *format, struct bale_errbuf *err)
 {
 	int rc;
@@ -48,24 +48,24 @@ static void feed_packed_read(struct bale_stream_feed *f, uint64_t i)
 		why = bale_reader_errmsg(f->reader);
 	else if (b.size != f->prefix[i + 1] - f->prefix[i])
 		why = "the sample changed size since the output was listed";
-	feed_deliver(f, i, buf, why);
+	bale_feed_deliver(f, i, buf, why);
 }
 
-void *feed_packed_main(void *arg)
+void *bale_feed_packed_main(void *arg)
 {
 	struct bale_stream_feed *f = arg;
-	double t0 = feed_now();
+	double t0 = bale_feed_now();
 	uint64_t i;
 	int go = 1;
 
 	f->stats.passes = 1;
 	for (i = 0; go && i < f->count; i++) {
 		pthread_mutex_lock(&f->lock);
-		go = feed_wait_room(f, i);
+		go = bale_feed_wait_room(f, i);
 		pthread_mutex_unlock(&f->lock);
 		if (go)
 			feed_packed_read(f, i);
 	}
-	f->stats.seconds = feed_now() - t0;
+	f->stats.seconds = bale_feed_now() - t0;
 	return NULL;
 }

@@ -87,7 +87,7 @@ static int merge_lists(const char *list, const char *fmt)
 	char name[64];
 	int got;
 
-	while ((got = registry_next_name(&list, name, sizeof(name))))
+	while ((got = bale_registry_next_name(&list, name, sizeof(name))))
 		if (got > 0 && strcmp(name, fmt) == 0)
 			return 1;
 	return 0;
@@ -103,8 +103,8 @@ static int merge_formats(const struct bale_merge *bm, const char *want,
 	int got, pass, rc = BALE_OK;
 
 	for (pass = 0; pass < 2 && rc == BALE_OK; pass++)
-		for (p = want; rc == BALE_OK && (got = registry_next_name(&p,
-		    name, sizeof(name)));) {
+		for (p = want; rc == BALE_OK &&
+		    (got = bale_registry_next_name(&p, name, sizeof(name)));) {
 			be = got > 0 ? bale_backend_find(name) : NULL;
 			if (got < 0)
 				rc = bale_errbuf_set(err, BALE_EINVAL, "bad "

@@ -25,7 +25,7 @@ static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
 
 /* After each sample: note moved checkpoints, rewrite the journal now and
  * then (a kill resumes from an older one, which is as correct). */
-int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
 {
 	if (bale_resume_follow(&run->journal, run->writers, run->nwriters))
 		run->journal_dirty = 1;
@@ -36,7 +36,7 @@ int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
 }
 
 /* Has any writer kept something a resumed run could start from? */
-int pipe_journal_has_progress(const struct pipe_run *run)
+int bale_pipe_journal_has_progress(const struct pipe_run *run)
 {
 	size_t i;
 
@@ -49,11 +49,11 @@ int pipe_journal_has_progress(const struct pipe_run *run)
 /* Done: the journal goes. Failed: it stays if it has something to
  * resume from (the writers kept the same), else it goes too.
  * @return 1 when it stays */
-int pipe_journal_end(struct pipe_run *run, int rc)
+int bale_pipe_journal_end(struct pipe_run *run, int rc)
 {
 	if (!run->journal_written)
 		return 0;
-	if (rc != BALE_OK && pipe_journal_has_progress(run)) {
+	if (rc != BALE_OK && bale_pipe_journal_has_progress(run)) {
 		if (run->journal_dirty)	/* best effort: resume from later */
 			bale_journal_write(&run->journal, run->journal_path, 0);
 		return 1;
@@ -88,7 +88,7 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 	return BALE_OK;
 }
 
-int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
     const struct bale_dataset *ds)
 {
 	int rc;

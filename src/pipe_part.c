@@ -45,7 +45,7 @@ static void pipe_part_json(const struct pipe_run *run, struct bale_buf *b)
 	bale_buf_puts(b, "}\n");
 }
 
-int pipe_part_done(struct pipe_run *run)
+int bale_pipe_part_done(struct pipe_run *run)
 {
 	struct bale_buf want = BALE_BUF_INIT;
 	char *path;
@@ -65,7 +65,7 @@ int pipe_part_done(struct pipe_run *run)
 	return done;
 }
 
-int pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run)
 {
 	char *path;
 	int rc = BALE_OK;
@@ -82,7 +82,7 @@ int pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;
 }
 
-int pipe_part_mark(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_part_mark(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct bale_buf b = BALE_BUF_INIT;
 	char *path;

@@ -86,7 +86,7 @@ static void prefetch_issue(struct prefetch_extent *ext, size_t n)
 	}
 }
 
-void pipe_prefetch(struct pipe_run *run, uint64_t pos)
+void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 {
 	struct prefetch_extent ext[PREFETCH_SAMPLES];
 	size_t n;

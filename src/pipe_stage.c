@@ -31,7 +31,7 @@ static int pipe_stage_resumes(const char *stage, const char *name)
 	return there;
 }
 
-int pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	const char *name = pipe_stage_name(run);
@@ -58,7 +58,7 @@ int pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
 	return BALE_OK;
 }
 
-int pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_backend *be;
 	size_t i;
@@ -73,7 +73,7 @@ int pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;
 }
 
-void pipe_stage_end(struct pipe_run *run, int kept)
+void bale_pipe_stage_end(struct pipe_run *run, int kept)
 {
 	if (run->stage && !kept)
 		bale_file_remove_tree(run->stage);

@@ -209,13 +209,13 @@ static void *pipe_worker(void *arg)
 		bale_reorder_abort(run->ro);
 		return NULL;
 	}
-	while (pipe_tune_wait(&run->tune, me->index) == 0 &&
+	while (bale_pipe_tune_wait(&run->tune, me->index) == 0 &&
 	    bale_reorder_claim(run->ro, &pos) == 0) {
 		if (atomic_load_explicit(run->stop, memory_order_relaxed)) {
 			bale_reorder_abort(run->ro);	/* wakes the writer */
 			break;
 		}
-		pipe_prefetch(run, pos);
+		bale_pipe_prefetch(run, pos);
 		s = pipe_make(run, &t, pos);
 		if (!s) {
 			/* no memory, or the run was stopped: stop everyone */
@@ -290,7 +290,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 		run->written[pos] = 1;
 	p->stats.packed++;
 	p->stats.bytes += ps->size;
-	return pipe_journal_follow(p, run);
+	return bale_pipe_journal_follow(p, run);
 }
 
 static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
@@ -326,17 +326,17 @@ static void pipe_progress(const struct bale_pipeline *p,
 	run->opts->progress(&pr, run->opts->progress_arg);
 }
 
-int pipe_stopped(struct bale_pipeline *p)
+int bale_pipe_stopped(struct bale_pipeline *p)
 {
 	return atomic_load_explicit(&p->stop, memory_order_relaxed) != 0;
 }
 
-int pipe_stop_error(struct bale_pipeline *p,
+int bale_pipe_stop_error(struct bale_pipeline *p,
     const struct pipe_run *run, uint64_t done)
 {
 	uint64_t total = run->count;
 
-	if (!pipe_journal_has_progress(run))
+	if (!bale_pipe_journal_has_progress(run))
 		return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on "
 		    "request after %" PRIu64 " of %" PRIu64 " inputs; no "
 		    "output was kept", done, total);
@@ -357,14 +357,14 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	int rc = BALE_OK;
 
 	for (pos = run->first; pos < n && rc == BALE_OK; pos++) {
-		if (pipe_stopped(p))
-			return pipe_stop_error(p, run, pos);
+		if (bale_pipe_stopped(p))
+			return bale_pipe_stop_error(p, run, pos);
 		s = bale_reorder_take(run->ro);
 		taken = pipe_since(&run->t0);
 		/* since the last sample was written: waiting for this one */
-		pipe_tune_waited(&run->tune, taken - now);
-		if (!s && pipe_stopped(p))
-			return pipe_stop_error(p, run, pos);
+		bale_pipe_tune_waited(&run->tune, taken - now);
+		if (!s && bale_pipe_stopped(p))
+			return bale_pipe_stop_error(p, run, pos);
 		if (!s)
 			return bale_errbuf_set(&p->err, BALE_ENOMEM,
 			    "no memory to read '%s'", pipe_path(run, pos));
@@ -372,7 +372,7 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 		bale_reorder_advance(run->ro, s->held);
 		pipe_sample_free(s);
 		now = pipe_since(&run->t0);
-		pipe_tune_step(&run->tune, now);
+		bale_pipe_tune_step(&run->tune, now);
 		if (run->opts->progress && now - last > 0.2) {
 			last = now;
 			pipe_progress(p, run, pos + 1, 0);
@@ -384,7 +384,7 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 }
 
 /* Start the workers, write everything, stop the workers. */
-int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 {
 	pthread_t tid[PIPE_MAX_THREADS];
 	struct pipe_worker me[PIPE_MAX_THREADS];
@@ -421,7 +421,7 @@ int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 		rc = pipe_consume(p, run);
 	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
 	bale_stream_feed_abort(run->feed);	/* or waiting for the feed */
-	pipe_tune_close(&run->tune);	/* and any parked one */
+	bale_pipe_tune_close(&run->tune);	/* and any parked one */
 	while (started > 0)
 		pthread_join(tid[--started], NULL);
 	bale_stream_feed_free(run->feed, &p->stream);

@@ -28,7 +28,7 @@ static long tune_inblock(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_inblock : 0;
 }
 
-void pipe_tune_init(struct pipe_tune *t, unsigned min, unsigned max,
+void bale_pipe_tune_init(struct pipe_tune *t, unsigned min, unsigned max,
     unsigned cpus)
 {
 	pthread_mutex_init(&t->lock, NULL);
@@ -45,7 +45,7 @@ void pipe_tune_init(struct pipe_tune *t, unsigned min, unsigned max,
 	t->waited = 0;
 }
 
-int pipe_tune_wait(struct pipe_tune *t, unsigned index)
+int bale_pipe_tune_wait(struct pipe_tune *t, unsigned index)
 {
 	int rc;
 
@@ -57,7 +57,7 @@ int pipe_tune_wait(struct pipe_tune *t, unsigned index)
 	return rc;
 }
 
-void pipe_tune_waited(struct pipe_tune *t, double seconds)
+void bale_pipe_tune_waited(struct pipe_tune *t, double seconds)
 {
 	t->waited += seconds;	/* the writer's own field: no lock */
 }
@@ -76,7 +76,7 @@ static unsigned tune_decide(const struct pipe_tune *t, double starved,
 	return n;
 }
 
-void pipe_tune_step(struct pipe_tune *t, double now)
+void bale_pipe_tune_step(struct pipe_tune *t, double now)
 {
 	double span = now - t->at;
 	double cpu;
@@ -102,7 +102,7 @@ void pipe_tune_step(struct pipe_tune *t, double now)
 	pthread_mutex_unlock(&t->lock);
 }
 
-void pipe_tune_close(struct pipe_tune *t)
+void bale_pipe_tune_close(struct pipe_tune *t)
 {
 	pthread_mutex_lock(&t->lock);
 	t->closed = 1;
@@ -110,7 +110,7 @@ void pipe_tune_close(struct pipe_tune *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
-void pipe_tune_release(struct pipe_tune *t)
+void bale_pipe_tune_release(struct pipe_tune *t)
 {
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->woken);

@@ -30,23 +30,23 @@ struct pipe_tune {
 };
 
 /** @min readers work at first, at most @max, on @cpus CPUs. */
-void pipe_tune_init(struct pipe_tune *t, unsigned min, unsigned max,
+void bale_pipe_tune_init(struct pipe_tune *t, unsigned min, unsigned max,
     unsigned cpus);
 
 /** Reader @index: wait while it is not among the working ones.
  *  @return 0 to work, -1 when the run is over */
-int pipe_tune_wait(struct pipe_tune *t, unsigned index);
+int bale_pipe_tune_wait(struct pipe_tune *t, unsigned index);
 
 /** The writer waited @seconds for the next sample. */
-void pipe_tune_waited(struct pipe_tune *t, double seconds);
+void bale_pipe_tune_waited(struct pipe_tune *t, double seconds);
 
 /** The writer, after each sample, @now seconds into the run: every
  *  quarter second, decide how many readers work. */
-void pipe_tune_step(struct pipe_tune *t, double now);
+void bale_pipe_tune_step(struct pipe_tune *t, double now);
 
 /** Wake every parked reader to end (before joining them). */
-void pipe_tune_close(struct pipe_tune *t);
+void bale_pipe_tune_close(struct pipe_tune *t);
 
-void pipe_tune_release(struct pipe_tune *t);
+void bale_pipe_tune_release(struct pipe_tune *t);
 
 #endif

@@ -95,7 +95,7 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 	char name[64];
 	int got;
 
-	while ((got = registry_next_name(&f, name, sizeof(name)))) {
+	while ((got = bale_registry_next_name(&f, name, sizeof(name)))) {
 		be = got > 0 ? bale_backend_find(name) : NULL;
 		if (got < 0)
 			return bale_errbuf_set(&p->err, BALE_EINVAL, "bad "
@@ -150,7 +150,7 @@ static int upd_check_unmanaged(struct bale_pipeline *p,
 	char name[64], *path;
 	int there;
 
-	while (registry_next_name(&f, name, sizeof(name)) > 0) {
+	while (bale_registry_next_name(&f, name, sizeof(name)) > 0) {
 		be = bale_backend_find(name);
 		if (!be || !be->suffix)
 			continue;
@@ -188,7 +188,7 @@ static int upd_to_delta(struct bale_pipeline *p, struct pipe_run *run,
 	return BALE_OK;
 }
 
-int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct pipe_update *u;
@@ -391,7 +391,7 @@ static int upd_still_skipped(struct bale_pipeline *p,
 	return BALE_OK;
 }
 
-int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 	int rootfd;
@@ -426,7 +426,7 @@ int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;
 }
 
-int pipe_update_nothing_to_pack(const struct pipe_run *run)
+int bale_pipe_update_nothing_to_pack(const struct pipe_run *run)
 {
 	return run->upd && run->upd->incremental && run->count == 0;
 }
@@ -467,7 +467,7 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	bu.count_before = u->old.n;
 	bu.keys_before = u->keys_before;
 	/* the list was checked by upd_check_formats() */
-	while (rc == BALE_OK && registry_next_name(&list, name,
+	while (rc == BALE_OK && bale_registry_next_name(&list, name,
 	    sizeof(name)) > 0) {
 		be = bale_backend_find(name);
 		rc = be && be->update ? be->update(&bu, &p->err) :
@@ -544,7 +544,7 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 	    "cannot write '%s': %s", u->manifest, strerror(errno));
 }
 
-int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 	int rc = BALE_OK;
@@ -567,10 +567,10 @@ int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 	}
 	if (rc == BALE_OK)
 		rc = upd_write_manifest(p, run, u);
-	return rc;	/* the delta goes in pipe_update_release() */
+	return rc;	/* the delta goes in bale_pipe_update_release() */
 }
 
-void pipe_update_release(struct pipe_run *run)
+void bale_pipe_update_release(struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 

@@ -39,7 +39,7 @@ static int pipe_unknown_format(struct bale_pipeline *p, const char *name)
 	const struct bale_backend *be;
 	size_t i;
 
-	for (i = 0; (be = registry_at(i)); i++)
+	for (i = 0; (be = bale_registry_at(i)); i++)
 		if (be->writer)
 			bale_buf_printf(&names, "%s%s", names.len ? ", " : "",
 			    be->name);
@@ -109,14 +109,14 @@ static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
 	return BALE_OK;
 }
 
-int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const char *f = run->opts->formats;
 	char name[64];
 	size_t i;
 	int got, rc = BALE_OK;
 
-	while (rc == BALE_OK && (got = registry_next_name(&f, name,
+	while (rc == BALE_OK && (got = bale_registry_next_name(&f, name,
 	    sizeof(name)))) {
 		if (got < 0)
 			return bale_errbuf_set(&p->err, BALE_EINVAL,
@@ -134,7 +134,7 @@ int pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
 /* Finish every writer before publishing any, so a failure in one leaves
  * no other output looking complete; a replacing run's outputs then take
  * the old ones' place. */
-int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
+int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 {
 	size_t i;
 
@@ -146,5 +146,5 @@ int pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 		if (bale_writer_publish(run->writers[i]) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EIO, "%s",
 			    bale_writer_errmsg(run->writers[i]));
-	return run->stage ? pipe_stage_swap(p, run) : BALE_OK;
+	return run->stage ? bale_pipe_stage_swap(p, run) : BALE_OK;
 }

@@ -159,7 +159,7 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	struct bale_dataset ds;
 	int rc;
 
-	rc = pipe_stage_begin(p, run);
+	rc = bale_pipe_stage_begin(p, run);
 	if (rc != BALE_OK)
 		return rc;
 	if (bale_file_mkdirs(run->dir) != 0)
@@ -178,7 +178,7 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 		ds.pixels_w = run->encode->pixels_w;
 		ds.pixels_h = run->encode->pixels_h;
 	}
-	rc = pipe_open_writers(p, run, &ds);
+	rc = bale_pipe_open_writers(p, run, &ds);
 	if (rc != BALE_OK)
 		return rc;
 	if (run->archive_src)
@@ -204,7 +204,7 @@ static void pipe_release(struct pipe_run *run)
 	bale_walk_free(run->walk);
 	bale_shard_set_free(run->shards, run->nshards);
 	free(run->srcs);
-	pipe_tune_release(&run->tune);
+	bale_pipe_tune_release(&run->tune);
 }
 
 /* A relaunched part found done: nothing to pack, said in a warning. */
@@ -355,7 +355,7 @@ static void pipe_threads(struct pipe_run *run)
 
 	run->threads = max;
 	run->cpus = cpus;
-	pipe_tune_init(&run->tune, min, max, cpus);
+	bale_pipe_tune_init(&run->tune, min, max, cpus);
 }
 
 /* --validate kept images it could not decode: said, with how many. */
@@ -381,17 +381,17 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 {
 	int rc;
 
-	if (pipe_update_nothing_to_pack(run))
+	if (bale_pipe_update_nothing_to_pack(run))
 		return BALE_OK;
 	rc = pipe_open(p, run);
-	if (rc == BALE_OK && pipe_stopped(p))
-		rc = pipe_stop_error(p, run, run->first);
+	if (rc == BALE_OK && bale_pipe_stopped(p))
+		rc = bale_pipe_stop_error(p, run, run->first);
 	if (rc == BALE_OK)
-		rc = pipe_transfer(p, run);
+		rc = bale_pipe_transfer(p, run);
 	if (rc == BALE_OK)
 		rc = pipe_note_unchecked(p, run);
 	if (rc == BALE_OK)
-		rc = pipe_finish(p, run);
+		rc = bale_pipe_finish(p, run);
 	return rc;
 }
 
@@ -414,37 +414,37 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	else
 		rc = pipe_check_opts(p, &run);
 	if (rc == BALE_OK)
-		rc = pipe_update_begin(p, &run);
+		rc = bale_pipe_update_begin(p, &run);
 	if (rc == BALE_OK)
-		rc = pipe_writers(p, &run);
+		rc = bale_pipe_writers(p, &run);
 	pipe_usage_remedy(p, rc);
 	if (rc == BALE_OK)
 		rc = pipe_walk(p, &run);
 	if (rc == BALE_OK)
 		rc = pipe_order(p, &run);
 	if (rc == BALE_OK)
-		rc = pipe_update_select(p, &run);
-	if (rc == BALE_OK && pipe_part_done(&run))
+		rc = bale_pipe_update_select(p, &run);
+	if (rc == BALE_OK && bale_pipe_part_done(&run))
 		rc = pipe_part_skip(p, &run);
 	else if (rc == BALE_OK)
-		rc = pipe_part_unmark(p, &run);
+		rc = bale_pipe_part_unmark(p, &run);
 	if (rc == BALE_OK && !run.skip)
 		rc = pipe_pack(p, &run);
 	if (rc == BALE_OK && !run.skip)
-		rc = pipe_part_mark(p, &run);
+		rc = bale_pipe_part_mark(p, &run);
 	if (rc == BALE_OK)
-		rc = pipe_update_apply(p, &run);
+		rc = bale_pipe_update_apply(p, &run);
 	/* an update is redone, not resumed: its delta goes */
-	kept = pipe_journal_end(&run, rc);
+	kept = bale_pipe_journal_end(&run, rc);
 	if (kept && p->err.remedy == BALE_REMEDY_NONE && !run.upd)
 		p->err.remedy = BALE_REMEDY_RESUME;
-	pipe_stage_end(&run, kept);
+	bale_pipe_stage_end(&run, kept);
 	if (rc == BALE_EEXIST)
 		p->err.remedy = BALE_REMEDY_REPLACE;
 	p->threads_peak = run.tune.peak;
 	p->cpus = run.cpus;
 	p->cpus_why = run.cpus_why;
-	pipe_update_release(&run);
+	bale_pipe_update_release(&run);
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;

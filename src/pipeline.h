@@ -132,70 +132,70 @@ static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos)
 /* pipe_part.c: a part of a run (--part) */
 
 /** 1 when this part's completion marker is there, from this very run. */
-int pipe_part_done(struct pipe_run *run);
+int bale_pipe_part_done(struct pipe_run *run);
 /** Remove this part's marker before it is packed (again). */
-int pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run);
 /** Leave the marker: every format of this part is published. */
-int pipe_part_mark(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_part_mark(struct bale_pipeline *p, struct pipe_run *run);
 
 /** Start the workers, hand every sample in order to the writers, stop
  *  the workers. */
-int pipe_transfer(struct bale_pipeline *p, struct pipe_run *run);
-int pipe_stopped(struct bale_pipeline *p);
+int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_stopped(struct bale_pipeline *p);
 /** The error of a run stopped on request after @done inputs. */
-int pipe_stop_error(struct bale_pipeline *p, const struct pipe_run *run,
+int bale_pipe_stop_error(struct bale_pipeline *p, const struct pipe_run *run,
     uint64_t done);
 
 /* pipe_prefetch.c */
 
 /** A worker took output position run->first + @pos: read ahead what
  *  follows, for an archive source read in place. */
-void pipe_prefetch(struct pipe_run *run, uint64_t pos);
+void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos);
 
 /* pipe_writers.c */
 
 /** One writer per format of the list, each given its options. */
-int pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
 /** Finish every writer, then publish every one. */
-int pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
 
 /* pipe_update.c: bale pack --update */
 
 /** Before the writers: read the output's manifest; for an update, send
  *  the writers to a delta folder. */
-int pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run);
 /** After the walk, instead of pipe_order(): what changed, the order of
  *  what is to be packed, its keys and labels; run->skip when nothing. */
-int pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
 /** 1 when the run packs nothing itself (only removals to apply). */
-int pipe_update_nothing_to_pack(const struct pipe_run *run);
+int bale_pipe_update_nothing_to_pack(const struct pipe_run *run);
 /** After the writers finished: apply the delta to each format, write
  *  the manifest. */
-int pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
-void pipe_update_release(struct pipe_run *run);
+int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
+void bale_pipe_update_release(struct pipe_run *run);
 
 /* pipe_stage.c: an output replaced once its successor is complete */
 
 /** Before the writers open: where they write (run->dir), the staging
  *  folder when the run replaces an output or resumes one that did. */
-int pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run);
 /** After every writer published in the staging folder: move each
  *  format over the old output. */
-int pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run);
 /** At the end of the run: the staging folder goes, unless the journal
  *  in it is @kept for a resumed run. */
-void pipe_stage_end(struct pipe_run *run, int kept);
+void bale_pipe_stage_end(struct pipe_run *run, int kept);
 
 /* pipe_journal.c */
 
 /** Read (or start) the journal and open or resume every writer. */
-int pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
     const struct bale_dataset *ds);
 /** After each sample: follow the writers' checkpoints. */
-int pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run);
-int pipe_journal_has_progress(const struct pipe_run *run);
+int bale_pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run);
+int bale_pipe_journal_has_progress(const struct pipe_run *run);
 /** At the end of a run that returns @rc: remove or keep the journal.
  *  @return 1 when it is kept (a resumed run can carry on) */
-int pipe_journal_end(struct pipe_run *run, int rc);
+int bale_pipe_journal_end(struct pipe_run *run, int rc);
 
 #endif

@@ -48,7 +48,7 @@ const char *const *bale_backend_names(void)
 	return registry_names;
 }
 
-const struct bale_backend *registry_at(size_t i)
+const struct bale_backend *bale_registry_at(size_t i)
 {
 	size_t n = sizeof(registry_table) / sizeof(registry_table[0]) - 1;
 
@@ -88,7 +88,7 @@ static const char *registry_by_suffix(const char *path)
 	const struct bale_backend *be;
 	size_t i;
 
-	for (i = 0; (be = registry_at(i)); i++)
+	for (i = 0; (be = bale_registry_at(i)); i++)
 		if (be->suffix && registry_ends_in(path, be->suffix, 0))
 			return be->name;
 	return NULL;
@@ -113,7 +113,7 @@ const char *bale_output_format(const char *path)
 		n = registry_head(path, head);
 	if (n < 0)
 		return registry_by_suffix(path);
-	for (i = 0; (be = registry_at(i)); i++)
+	for (i = 0; (be = bale_registry_at(i)); i++)
 		if (be->probe && be->probe(path, is_dir, head, (size_t)n))
 			return be->name;
 	return NULL;
@@ -167,7 +167,7 @@ long bale_output_pick(const char *const *paths, size_t n, char *name,
 	return (long)registry_preferred(paths, n);
 }
 
-int registry_next_name(const char **list, char *name, size_t cap)
+int bale_registry_next_name(const char **list, char *name, size_t cap)
 {
 	const char *p = *list;
 	size_t n;

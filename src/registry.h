@@ -7,11 +7,11 @@
 #include <stddef.h>
 
 /** Backend @i of the registry, in its order; NULL past the end. */
-const struct bale_backend *registry_at(size_t i);
+const struct bale_backend *bale_registry_at(size_t i);
 
 /** The next name of the comma-separated format list *@list into @name
  *  (@cap bytes); *@list moves past it. @return 1, 0 at the list's end,
  *  or -1 for an empty name or one of @cap bytes or more */
-int registry_next_name(const char **list, char *name, size_t cap);
+int bale_registry_next_name(const char **list, char *name, size_t cap);
 
 #endif

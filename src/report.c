@@ -212,7 +212,7 @@ static void report_backend_libraries(struct bale_buf *b)
 	const struct bale_backend *be;
 	size_t i;
 
-	for (i = 0; (be = registry_at(i)); i++)
+	for (i = 0; (be = bale_registry_at(i)); i++)
 		if (be->library && be->library_version)
 			bale_json_kv_str(b, be->library, be->library_version(),
 			    0);

@@ -19,7 +19,7 @@ static int feed_fits(const struct bale_stream_feed *f, uint64_t i)
 }
 
 /* Under the lock: record how index @i ended; @why is copied. */
-void feed_settle(struct bale_stream_feed *f, uint64_t i,
+void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why)
 {
 	if (why) {
@@ -36,20 +36,20 @@ void feed_settle(struct bale_stream_feed *f, uint64_t i,
 	pthread_cond_broadcast(&f->ready);
 }
 
-void feed_deliver(struct bale_stream_feed *f, uint64_t i,
+void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why)
 {
 	if (why)
 		free(data);
 	pthread_mutex_lock(&f->lock);
-	feed_settle(f, i, why ? NULL : data, why);
+	bale_feed_settle(f, i, why ? NULL : data, why);
 	pthread_mutex_unlock(&f->lock);
 }
 
 /* Wait (under the lock) until index @i fits, while waiting can help:
  * the first index wanted is read, so a worker will take it.
  * @return 1 if it fits, 0 if it must wait for another pass */
-int feed_wait_room(struct bale_stream_feed *f, uint64_t i)
+int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i)
 {
 	while (!feed_fits(f, i) && !f->aborted &&
 	    f->state[f->next] != FEED_EMPTY)
@@ -71,7 +71,7 @@ static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
 		why = "no memory for the member";
 	else if (bale_tar_stream_read(ts, buf, size, &err) != BALE_OK)
 		why = err.msg;
-	feed_deliver(f, i, buf, why);
+	bale_feed_deliver(f, i, buf, why);
 }
 
 /* One pass over one stream. */
@@ -100,7 +100,7 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 		pthread_mutex_unlock(&f->lock);
 		return rc;
 	}
-	keep = f->state[i] == FEED_EMPTY && feed_wait_room(f, i);
+	keep = f->state[i] == FEED_EMPTY && bale_feed_wait_room(f, i);
 	if (f->state[i] == FEED_EMPTY && !keep)
 		f->missed = 1;
 	pthread_mutex_unlock(&f->lock);
@@ -156,11 +156,11 @@ static void feed_fail_rest(struct bale_stream_feed *f,
 	for (s = s ? s : f->streams; s < end; s++)
 		for (o = 0; o < s->nord; o++)
 			if ((i = feed_unread_at(f, s, o)) != UINT64_MAX)
-				feed_settle(f, i, NULL, why);
+				bale_feed_settle(f, i, NULL, why);
 	pthread_mutex_unlock(&f->lock);
 }
 
-double feed_now(void)
+double bale_feed_now(void)
 {
 	struct timespec t;
 
@@ -189,7 +189,7 @@ static int feed_pass(struct bale_stream_feed *f, const struct feed_stream *s)
 static void *feed_main(void *arg)
 {
 	struct bale_stream_feed *f = arg;
-	double t0 = feed_now();
+	double t0 = bale_feed_now();
 	size_t k;
 	int rc = BALE_OK;
 
@@ -203,7 +203,7 @@ static void *feed_main(void *arg)
 			feed_fail_rest(f, NULL, "not found when the archive "
 			    "was read again (did it change?)");
 	}
-	f->stats.seconds = feed_now() - t0;
+	f->stats.seconds = bale_feed_now() - t0;
 	return NULL;
 }
 
@@ -254,10 +254,10 @@ static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
 	int rc = BALE_OK;
 
 	if (packed)
-		rc = feed_packed_open(f, path, format, err);
+		rc = bale_feed_packed_open(f, path, format, err);
 	if (rc != BALE_OK)
 		return rc;
-	if (pthread_create(&f->thread, NULL, packed ? feed_packed_main :
+	if (pthread_create(&f->thread, NULL, packed ? bale_feed_packed_main :
 	    feed_main, f) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "cannot start the "
 		    "thread that reads the source");
@@ -278,7 +278,7 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	if (first >= n)
 		return BALE_OK;
 	f = feed_new(packed, first, n, bound);
-	rc = f ? feed_map(f, w, order) : BALE_ENOMEM;
+	rc = f ? bale_feed_map(f, w, order) : BALE_ENOMEM;
 	if (rc == BALE_OK && !packed && f->nstreams == 0) {
 		bale_stream_feed_free(f, NULL);	/* nothing to feed */
 		return BALE_OK;

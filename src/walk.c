@@ -57,7 +57,7 @@ void bale_walk_set_stop(struct bale_walk *w, const atomic_int *stop)
 	w->stop = stop;
 }
 
-int walk_stopped(struct bale_walk *w)
+int bale_walk_stopped(struct bale_walk *w)
 {
 	if (!w->stop || !atomic_load_explicit(w->stop, memory_order_relaxed))
 		return 0;
@@ -66,7 +66,7 @@ int walk_stopped(struct bale_walk *w)
 	return 1;
 }
 
-int walk_nomem(struct bale_walk *w)
+int bale_walk_nomem(struct bale_walk *w)
 {
 	return bale_errbuf_set(&w->err, BALE_ENOMEM, "walk: no memory");
 }
@@ -81,7 +81,7 @@ static size_t walk_intern(struct bale_walk *w, const char *s, size_t n)
 	return w->arena.failed ? (size_t)-1 : off;
 }
 
-int walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
+int bale_walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap * 2 : 1024;
 	void *p;
@@ -106,49 +106,49 @@ static int walk_note_into(struct bale_walk *w, struct walk_notes *arr,
 	n.path = walk_intern(w, path, strlen(path));
 	n.reason = walk_intern(w, reason, strlen(reason));
 	if (n.path == (size_t)-1 || n.reason == (size_t)-1)
-		return walk_nomem(w);
-	return walk_push_note(w, arr, &n);
+		return bale_walk_nomem(w);
+	return bale_walk_push_note(w, arr, &n);
 }
 
-int walk_push_note(struct bale_walk *w, struct walk_notes *arr,
+int bale_walk_push_note(struct bale_walk *w, struct walk_notes *arr,
     const struct walk_note *n)
 {
-	if (walk_grow((void **)&arr->v, &arr->cap, arr->n + 1,
+	if (bale_walk_grow((void **)&arr->v, &arr->cap, arr->n + 1,
 	    sizeof(*arr->v)) != 0)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	arr->v[arr->n++] = *n;
 	return BALE_OK;
 }
 
-int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
+int bale_walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason)
 {
-	if (walk_stopped(w))
+	if (bale_walk_stopped(w))
 		return BALE_EINTR;
 	return walk_note_into(w, &w->notes, kind, path, reason);
 }
 
-int walk_add_refused(struct bale_walk *w, const char *path,
+int bale_walk_add_refused(struct bale_walk *w, const char *path,
     const char *reason)
 {
 	return walk_note_into(w, &w->refused, BALE_NOTE_SKIPPED, path,
 	    reason);
 }
 
-int walk_add_item(struct bale_walk *w, const char *path, size_t len,
+int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label)
 {
 	struct walk_item *it;
 
-	if (walk_stopped(w))
+	if (bale_walk_stopped(w))
 		return BALE_EINTR;
-	if (walk_grow((void **)&w->items, &w->capitems, w->nitems + 1,
+	if (bale_walk_grow((void **)&w->items, &w->capitems, w->nitems + 1,
 	    sizeof(*w->items)) != 0)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	it = &w->items[w->nitems];
 	it->path = walk_intern(w, path, len);
 	if (it->path == (size_t)-1)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	it->dirlen = dirlen;
 	it->label = label;
 	it->member = 0;
@@ -156,29 +156,29 @@ int walk_add_item(struct bale_walk *w, const char *path, size_t len,
 	return BALE_OK;
 }
 
-int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
+int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
     const struct bale_walk_member *loc)
 {
 	const char *slash = strrchr(path, '/');
-	int rc = walk_add_item(w, path, strlen(path),
+	int rc = bale_walk_add_item(w, path, strlen(path),
 	    slash ? (size_t)(slash - path) : 0, label);
 
 	if (rc != BALE_OK)
 		return rc;
-	if (walk_grow((void **)&w->members, &w->capmembers, w->nmembers + 1,
-	    sizeof(*w->members)) != 0)
-		return walk_nomem(w);
+	if (bale_walk_grow((void **)&w->members, &w->capmembers,
+	    w->nmembers + 1, sizeof(*w->members)) != 0)
+		return bale_walk_nomem(w);
 	w->members[w->nmembers++] = *loc;
 	w->items[w->nitems - 1].member = w->nmembers;
 	return BALE_OK;
 }
 
-int walk_cover_label(struct bale_walk *w, int64_t label)
+int bale_walk_cover_label(struct bale_walk *w, int64_t label)
 {
 	while ((int64_t)w->nclasses <= label) {
-		if (walk_grow((void **)&w->classes, &w->capclasses,
+		if (bale_walk_grow((void **)&w->classes, &w->capclasses,
 		    w->nclasses + 1, sizeof(*w->classes)) != 0)
-			return walk_nomem(w);
+			return bale_walk_nomem(w);
 		w->classes[w->nclasses++] = NULL;
 	}
 	return BALE_OK;
@@ -237,7 +237,7 @@ static DIR *walk_opendir(struct bale_walk *w, const char *rel,
 out_note:
 	if (fd >= 0)
 		close(fd);
-	walk_add_note(w, BALE_NOTE_SKIPPED, rel, reason);
+	bale_walk_add_note(w, BALE_NOTE_SKIPPED, rel, reason);
 	return NULL;
 }
 
@@ -255,13 +255,13 @@ static int walk_entry(struct bale_walk *w, struct bale_buf *rel,
 	bale_buf_add(rel, "/", 1);
 	bale_buf_puts(rel, de->d_name);
 	if (rel->failed)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	if (walk_is_dir(dirfd, de))
 		rc = walk_tree(w, rel, label, frame);
 	else if (bale_walk_is_image(de->d_name))
-		rc = walk_add_item(w, rel->data, rel->len, dirlen, label);
+		rc = bale_walk_add_item(w, rel->data, rel->len, dirlen, label);
 	else
-		rc = walk_add_note(w, BALE_NOTE_IGNORED, rel->data,
+		rc = bale_walk_add_note(w, BALE_NOTE_IGNORED, rel->data,
 		    "not an image extension");
 	rel->len = dirlen;
 	rel->data[dirlen] = '\0';
@@ -292,7 +292,7 @@ static int walk_tree(struct bale_walk *w, struct bale_buf *rel,
 			break;
 	}
 	if (rc == BALE_OK && errno != 0)
-		rc = walk_add_note(w, BALE_NOTE_SKIPPED, rel->data,
+		rc = bale_walk_add_note(w, BALE_NOTE_SKIPPED, rel->data,
 		    strerror(errno));
 	closedir(d);
 	return rc;
@@ -320,14 +320,14 @@ static int walk_find_classes(struct bale_walk *w, const char *root)
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (!walk_is_dir(w->rootfd, de)) {
-			rc = walk_add_note(w, BALE_NOTE_IGNORED, de->d_name,
-			    "outside any class folder");
+			rc = bale_walk_add_note(w, BALE_NOTE_IGNORED,
+			    de->d_name, "outside any class folder");
 			continue;
 		}
-		if (walk_grow((void **)&w->classes, &cap, w->nclasses + 1,
+		if (bale_walk_grow((void **)&w->classes, &cap, w->nclasses + 1,
 		    sizeof(char *)) != 0 ||
 		    !(w->classes[w->nclasses] = strdup(de->d_name)))
-			rc = walk_nomem(w);
+			rc = bale_walk_nomem(w);
 		else
 			w->nclasses++;
 	}
@@ -365,7 +365,7 @@ static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 	return a->member < b->member ? -1 : a->member > b->member;
 }
 
-void walk_sort_items(struct bale_walk *w)
+void bale_walk_sort_items(struct bale_walk *w)
 {
 	if (w->nitems > 1)	/* items is NULL when there are none */
 		qsort_r(w->items, w->nitems, sizeof(*w->items), walk_cmp_items,
@@ -402,14 +402,15 @@ static int walk_classes(struct bale_walk *w)
 		bale_buf_reset(&rel);
 		bale_buf_puts(&rel, w->classes[i]);
 		if (rel.failed) {
-			rc = walk_nomem(w);
+			rc = bale_walk_nomem(w);
 			break;
 		}
 		before = w->nitems;
 		rc = walk_tree(w, &rel, (int64_t)i, &root);
 		if (rc == BALE_OK && w->nitems == before)
-			rc = walk_add_note(w, BALE_NOTE_WARNING, w->classes[i],
-			    "class folder holds no image; its label is kept");
+			rc = bale_walk_add_note(w, BALE_NOTE_WARNING,
+			    w->classes[i], "class folder holds no image; its "
+			    "label is kept");
 	}
 	bale_buf_release(&rel);
 	return rc;
@@ -425,7 +426,7 @@ int bale_walk_folder(struct bale_walk *w, const char *root)
 	if (rc == BALE_OK)
 		rc = walk_classes(w);
 	if (rc == BALE_OK)
-		walk_sort_items(w);
+		bale_walk_sort_items(w);
 	return rc;
 }
 
@@ -476,7 +477,7 @@ static int walk_read_lines(struct bale_walk *w, FILE *f,
 	return rc;
 }
 
-int walk_read_list(struct bale_walk *w, const char *list,
+int bale_walk_read_list(struct bale_walk *w, const char *list,
     struct walk_list_reader *r)
 {
 	FILE *f = fopen(list, "r");
@@ -494,7 +495,7 @@ int walk_read_list(struct bale_walk *w, const char *list,
 	/* the labels index a class list with no names */
 	w->nclasses = (size_t)(r->maxlabel + 1);
 	w->classes = calloc(w->nclasses ? w->nclasses : 1, sizeof(char *));
-	return w->classes ? BALE_OK : walk_nomem(w);
+	return w->classes ? BALE_OK : bale_walk_nomem(w);
 }
 
 /* A listed file below the root: read (or found missing) later. */
@@ -502,7 +503,7 @@ static int walk_take_listed_file(struct bale_walk *w, const char *path,
     int64_t label, void *ctx)
 {
 	(void)ctx;
-	return walk_add_item(w, path, strlen(path), 0, label);
+	return bale_walk_add_item(w, path, strlen(path), 0, label);
 }
 
 int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
@@ -511,7 +512,7 @@ int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
 	int rc;
 
 	rc = walk_open_root(w, root);
-	return rc == BALE_OK ? walk_read_list(w, list, &r) : rc;
+	return rc == BALE_OK ? bale_walk_read_list(w, list, &r) : rc;
 }
 
 size_t bale_walk_count(const struct bale_walk *w)
@@ -588,6 +589,6 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->members);
 	free(w->dataset);
 	free(w->dataset_format);
-	walk_classes_release(&w->found);
+	bale_walk_classes_release(&w->found);
 	free(w);
 }

@@ -37,35 +37,35 @@ struct arc_scan {
 	struct bale_buf names;
 };
 
-enum walk_member_kind arc_tar_kind(enum bale_tar_kind k);
+enum walk_member_kind bale_arc_tar_kind(enum bale_tar_kind k);
 /** List a member (type, inner_of, damage: 0). */
-int arc_keep_entry(struct arc_scan *s, const char *name,
+int bale_arc_keep_entry(struct arc_scan *s, const char *name,
     enum walk_member_kind kind, uint64_t offset, uint64_t size);
 /** Take the listed members: as they are, or those of each inner tar. */
-int arc_take_entries(struct arc_scan *s);
+int bale_arc_take_entries(struct arc_scan *s);
 /** A listing stopped by damage (@rc BALE_EINPUT) keeps what it found
  *  before it, noted; any other error fails the walk. */
-int arc_damaged(struct bale_walk *w, const char *where, int rc,
+int bale_arc_damaged(struct bale_walk *w, const char *where, int rc,
     int found_any, struct bale_errbuf *err);
 
 /* walk_wds.c */
 
 /** 1 when the listed tar holds WebDataset samples: KEY.cls members. */
-int wds_is_shard(const struct arc_scan *s);
+int bale_walk_wds_is_shard(const struct arc_scan *s);
 /** Take the listed members as WebDataset samples, in their order. */
-int wds_take_entries(struct arc_scan *s);
+int bale_walk_wds_take_entries(struct arc_scan *s);
 /** 1 when a member this size and name is a WebDataset .cls or .json
  *  small enough to keep as a compressed tar is listed: it cannot be
  *  read later without another pass. */
-int wds_keeps_text(const char *name, uint64_t size);
+int bale_walk_wds_keeps_text(const char *name, uint64_t size);
 /** After the last shard: warn of the members not carried over. */
-int wds_note_dropped(struct bale_walk *w);
+int bale_walk_wds_note_dropped(struct bale_walk *w);
 
 /* walk_stream.c */
 
 /** List the compressed tar @s->fd: BALE_EINPUT when libarchive does not
  *  read it as one (@err says why, nothing listed). */
-int arc_list_stream(struct arc_scan *s, const char *path,
+int bale_arc_list_stream(struct arc_scan *s, const char *path,
     struct bale_errbuf *err);
 
 #endif

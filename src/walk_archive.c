@@ -23,7 +23,7 @@ int bale_walk_is_archive_name(const char *name)
 	return n >= 4 && strcasecmp(name + n - 4, ".tar") == 0;
 }
 
-enum walk_member_kind arc_tar_kind(enum bale_tar_kind k)
+enum walk_member_kind bale_arc_tar_kind(enum bale_tar_kind k)
 {
 	switch (k) {
 	case BALE_TAR_FILE: return WALK_FILE;
@@ -45,16 +45,16 @@ static enum walk_member_kind arc_zip_kind(enum bale_zip_kind k)
 	}
 }
 
-int arc_keep_entry(struct arc_scan *s, const char *name,
+int bale_arc_keep_entry(struct arc_scan *s, const char *name,
     enum walk_member_kind kind, uint64_t offset, uint64_t size)
 {
 	struct arc_entry *e;
 
-	if (walk_stopped(s->w))
+	if (bale_walk_stopped(s->w))
 		return BALE_EINTR;
-	if (walk_grow((void **)&s->ents, &s->capents, s->nents + 1,
+	if (bale_walk_grow((void **)&s->ents, &s->capents, s->nents + 1,
 	    sizeof(*s->ents)) != 0)
-		return walk_nomem(s->w);
+		return bale_walk_nomem(s->w);
 	e = &s->ents[s->nents++];
 	memset(e, 0, sizeof(*e));
 	e->name = s->names.len;
@@ -63,15 +63,15 @@ int arc_keep_entry(struct arc_scan *s, const char *name,
 	e->kind = kind;
 	e->offset = offset;
 	e->size = size;
-	return s->names.failed ? walk_nomem(s->w) : BALE_OK;
+	return s->names.failed ? bale_walk_nomem(s->w) : BALE_OK;
 }
 
 /* bale_tar_scan callback: remember the member (outer tar). */
 static int arc_keep(void *ctx, const struct bale_tar_member *m)
 {
 	struct arc_scan *s = ctx;
-	int rc = arc_keep_entry(s, m->name, arc_tar_kind(m->kind), m->offset,
-	    m->size);
+	int rc = bale_arc_keep_entry(s, m->name, bale_arc_tar_kind(m->kind),
+	    m->offset, m->size);
 
 	if (rc == BALE_OK)
 		s->ents[s->nents - 1].type = m->type;
@@ -94,7 +94,7 @@ static int arc_take_tar(struct arc_scan *s, const char *name,
 	m.loc.offset = offset;
 	m.loc.size = size;
 	m.loc.csize = size;
-	return walk_take_member(s->w, &m);
+	return bale_walk_take_member(s->w, &m);
 }
 
 static int arc_take_entry(struct arc_scan *s, const struct arc_entry *e)
@@ -106,12 +106,12 @@ static int arc_take_entry(struct arc_scan *s, const struct arc_entry *e)
 /* bale_tar_scan callback for an inner tar: take the member at once. */
 static int arc_take_inner(void *ctx, const struct bale_tar_member *m)
 {
-	return arc_take_tar(ctx, m->name, arc_tar_kind(m->kind), m->type,
+	return arc_take_tar(ctx, m->name, bale_arc_tar_kind(m->kind), m->type,
 	    m->offset, m->size);
 }
 
 /* A scan that stopped on damage keeps what it found before, noted. */
-int arc_damaged(struct bale_walk *w, const char *where, int rc,
+int bale_arc_damaged(struct bale_walk *w, const char *where, int rc,
     int found_any, struct bale_errbuf *err)
 {
 	char why[sizeof(err->msg) + 64];
@@ -125,7 +125,7 @@ int arc_damaged(struct bale_walk *w, const char *where, int rc,
 	    err->msg);
 	if (!w->damaged++)
 		w->first_damage = w->notes.n;
-	return walk_add_note(w, BALE_NOTE_SKIPPED, where, why);
+	return bale_walk_add_note(w, BALE_NOTE_SKIPPED, where, why);
 }
 
 /* An inner tar in place: scanned with pread where it lies. */
@@ -166,10 +166,10 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 	base = base ? base + 1 : name;
 	class = strndup(base, strlen(base) - 4);
 	if (!class)
-		return walk_nomem(s->w);
+		return bale_walk_nomem(s->w);
 	if (!*class || strcmp(class, ".") == 0 || strcmp(class, "..") == 0) {
 		free(class);
-		return walk_add_note(s->w, BALE_NOTE_SKIPPED, name,
+		return bale_walk_add_note(s->w, BALE_NOTE_SKIPPED, name,
 		    "an inner tar's name must name its class");
 	}
 	s->prefix = class;
@@ -179,7 +179,7 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 	free(class);
 	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
 		return rc;
-	return arc_damaged(s->w, name, rc,
+	return bale_arc_damaged(s->w, name, rc,
 	    s->w->nitems + s->w->notes.n > before, &err);
 }
 
@@ -201,16 +201,16 @@ static int arc_is_tar_of_tars(const struct arc_scan *s)
 	return tars > 0;
 }
 
-int arc_take_entries(struct arc_scan *s)
+int bale_arc_take_entries(struct arc_scan *s)
 {
 	const struct arc_entry *e;
 	int nested;
 	size_t i;
 	int rc = BALE_OK;
 
-	if (s->wds || wds_is_shard(s)) {
+	if (s->wds || bale_walk_wds_is_shard(s)) {
 		s->w->keyed = 1;
-		return wds_take_entries(s);
+		return bale_walk_wds_take_entries(s);
 	}
 	nested = arc_is_tar_of_tars(s);
 	for (i = 0; rc == BALE_OK && i < s->nents; i++) {
@@ -223,7 +223,7 @@ int arc_take_entries(struct arc_scan *s)
 		    s->names.data + e->name))
 			rc = arc_inner_tar(s, i);
 		else if (e->kind != WALK_DIR)
-			rc = walk_add_note(s->w, BALE_NOTE_IGNORED,
+			rc = bale_walk_add_note(s->w, BALE_NOTE_IGNORED,
 			    s->names.data + e->name,
 			    "not a class tar (in a tar of tars)");
 	}
@@ -240,11 +240,11 @@ static int arc_walk_tar(struct arc_scan *s, uint64_t size,
 	if (rc != BALE_OK && s->w->err.rc)	/* a callback failed */
 		return rc;
 	if (rc != BALE_OK) {
-		rc = arc_damaged(s->w, path, rc, s->nents > 0, &err);
+		rc = bale_arc_damaged(s->w, path, rc, s->nents > 0, &err);
 		if (rc != BALE_OK)
 			return rc;
 	}
-	return arc_take_entries(s);
+	return bale_arc_take_entries(s);
 }
 
 /* bale_zip_scan callback. */
@@ -266,7 +266,7 @@ static int arc_take_zip(void *ctx, const struct bale_zip_member *z,
 	m.loc.offset = z->offset;
 	m.loc.size = z->size;
 	m.loc.csize = z->csize;
-	return walk_take_member(s->w, &m);
+	return bale_walk_take_member(s->w, &m);
 }
 
 static int arc_walk_zip(struct arc_scan *s, uint64_t size,
@@ -297,7 +297,7 @@ static int arc_detect_and_walk(struct arc_scan *s, uint64_t size,
 	if ((n >= 4 && memcmp(head, "PK\3\4", 4) == 0) ||
 	    bale_zip_probe(s->fd, size))
 		return arc_walk_zip(s, size, path);
-	rc = arc_list_stream(s, path, &err);
+	rc = bale_arc_list_stream(s, path, &err);
 	if (rc == BALE_OK || s->w->err.rc)
 		return rc;
 	if (rc != BALE_EINPUT)
@@ -321,10 +321,10 @@ static int arc_open(struct bale_walk *w, const char *path, uint64_t *size)
 		return bale_errbuf_set(&w->err, BALE_EINPUT,
 		    "walk: '%s' is not a regular file", path);
 	}
-	if (walk_grow((void **)&w->archives, &w->caparchives,
+	if (bale_walk_grow((void **)&w->archives, &w->caparchives,
 	    w->narchives + 1, sizeof(int)) != 0) {
 		close(fd);
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	}
 	w->archives[w->narchives++] = fd;
 	*size = (uint64_t)st.st_size;
@@ -362,8 +362,9 @@ static int arc_finish(struct bale_walk *w, const char *src,
 		    "WebDataset samples: a list file cannot select from them",
 		    src);
 	if (list)
-		return walk_list_members(w, list);
-	return w->keyed ? wds_note_dropped(w) : walk_members_finish(w, src);
+		return bale_walk_list_members(w, list);
+	return w->keyed ? bale_walk_wds_note_dropped(w) :
+	    bale_walk_members_finish(w, src);
 }
 
 int bale_walk_archive(struct bale_walk *w, const char *path)
@@ -403,7 +404,7 @@ int bale_walk_shards(struct bale_walk *w, const char *const *paths,
 	w->keyed = 1;
 	for (i = 0; rc == BALE_OK && i < n; i++)
 		rc = arc_walk_one(w, paths[i], 1);
-	return rc == BALE_OK ? wds_note_dropped(w) : rc;
+	return rc == BALE_OK ? bale_walk_wds_note_dropped(w) : rc;
 }
 
 int bale_walk_member(const struct bale_walk *w, size_t i,

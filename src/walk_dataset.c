@@ -47,11 +47,11 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
 		return BALE_OK;
 	while ((v = bale_jsonr_next(&cur, end, &vend)) != NULL) {
 		k = w->nclasses;
-		rc = walk_cover_label(w, (int64_t)k);
+		rc = bale_walk_cover_label(w, (int64_t)k);
 		if (rc != BALE_OK)
 			return rc;
 		if (*v == '"' && !(w->classes[k] = bale_jsonr_string(v, vend)))
-			return walk_nomem(w);
+			return bale_walk_nomem(w);
 	}
 	return BALE_OK;
 }
@@ -69,18 +69,18 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 
 	snprintf(where, sizeof(where), "sample %" PRIu64, i);
 	if (rc == BALE_ENOMEM)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	if (rc != BALE_OK)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, where,
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, where,
 		    bale_reader_errmsg(r));
 	path = b.path && *b.path ? b.path : b.key;
 	if (b.label < 0 || b.label > WALK_MAX_LABEL)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
 		    "label outside 0..16777216");
 	if (b.size == 0)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
 		    "empty sample");
-	rc = walk_cover_label(w, b.label);
+	rc = bale_walk_cover_label(w, b.label);
 	if (rc != BALE_OK)
 		return rc;
 	memset(&m, 0, sizeof(m));
@@ -90,7 +90,7 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	m.size = m.csize = b.size;
 	m.has_crc = b.has_crc32;	/* checked when the feed reads it */
 	m.crc = b.crc32;
-	return walk_add_located(w, path, b.label, &m);
+	return bale_walk_add_located(w, path, b.label, &m);
 }
 
 static int dataset_walk(struct bale_walk *w, struct bale_reader *r,
@@ -103,14 +103,14 @@ static int dataset_walk(struct bale_walk *w, struct bale_reader *r,
 	if (rc == BALE_OK)
 		rc = bale_reader_count(r, &n);
 	if (rc == BALE_ENOMEM)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&w->err, BALE_EINPUT, "walk: '%s': %s",
 		    path, bale_reader_errmsg(r));
 	w->dataset = strdup(path);
 	w->dataset_format = strdup(bale_reader_format(r));
 	if (!w->dataset || !w->dataset_format)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	rc = dataset_read_classes(w, r);
 	for (i = 0; rc == BALE_OK && i < n; i++)
 		rc = dataset_take(w, r, i);
@@ -125,7 +125,7 @@ int bale_walk_dataset(struct bale_walk *w, const char *path,
 
 	bale_errbuf_clear(&w->err);
 	if (bale_reader_new(&r) != BALE_OK)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	rc = dataset_walk(w, r, path, format);
 	bale_reader_free(r);
 	return rc;

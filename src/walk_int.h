@@ -69,31 +69,31 @@ struct bale_walk {
 	char *dataset;		/* a packed output read as the source */
 	char *dataset_format;
 	struct walk_classes found;	/* archives: labels are their ids
-					 * until walk_members_finish() */
+					 * until bale_walk_members_finish() */
 	const atomic_int *stop;	/* set: the run was asked to stop */
 	struct bale_errbuf err;
 };
 
-int walk_nomem(struct bale_walk *w);
+int bale_walk_nomem(struct bale_walk *w);
 /** 1 (with BALE_EINTR in the walk's error) once the run must stop. */
-int walk_stopped(struct bale_walk *w);
+int bale_walk_stopped(struct bale_walk *w);
 /** Make room for @need elements of @elem bytes in *@arr. 0 or -1. */
-int walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
-int walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
+int bale_walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
+int bale_walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason);
 /** Append note @n (strings already in the arena) to @arr. */
-int walk_push_note(struct bale_walk *w, struct walk_notes *arr,
+int bale_walk_push_note(struct bale_walk *w, struct walk_notes *arr,
     const struct walk_note *n);
 /** Listed walk: @path cannot be read, for @reason (noted if listed). */
-int walk_add_refused(struct bale_walk *w, const char *path,
+int bale_walk_add_refused(struct bale_walk *w, const char *path,
     const char *reason);
 /** Append a sample: a file below the root (an archive walker then sets
  *  the last item's member). */
-int walk_add_item(struct bale_walk *w, const char *path, size_t len,
+int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label);
 /** Append a sample whose bytes lie at @loc (an archive member, a
  *  packed output's sample). */
-int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
+int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
     const struct bale_walk_member *loc);
 /* The highest label a source may give (packed outputs, WebDataset): a
  * label indexes the class list every format writes, so a wild one
@@ -102,7 +102,7 @@ int walk_add_located(struct bale_walk *w, const char *path, int64_t label,
 
 /** Grow the class list, unnamed, until @label indexes it (sources that
  *  give labels and maybe names: packed outputs, WebDataset). */
-int walk_cover_label(struct bale_walk *w, int64_t label);
+int bale_walk_cover_label(struct bale_walk *w, int64_t label);
 /* A list file read line by line: each path and label to @take. */
 struct walk_list_reader {
 	int (*take)(struct bale_walk *w, const char *path, int64_t label,
@@ -113,10 +113,10 @@ struct walk_list_reader {
 
 /** Read "PATH<TAB>LABEL" lines of @list into @r->take, then give the
  *  walk maxlabel + 1 unnamed classes. */
-int walk_read_list(struct bale_walk *w, const char *list,
+int bale_walk_read_list(struct bale_walk *w, const char *list,
     struct walk_list_reader *r);
 /** Sort the items in torchvision order (equal paths: archive order). */
-void walk_sort_items(struct bale_walk *w);
+void bale_walk_sort_items(struct bale_walk *w);
 
 /* walk_member.c: ImageFolder rules for the members of archives */
 
@@ -142,29 +142,29 @@ struct walk_member {
 };
 
 /** Turn one member into a sample, a class, or a note. */
-int walk_take_member(struct bale_walk *w, const struct walk_member *m);
+int bale_walk_take_member(struct bale_walk *w, const struct walk_member *m);
 /** Why a member stored as @l says cannot be read (a method bale does
  *  not read, a bomb), or NULL; @buf may hold the text. */
-const char *walk_storage_refusal(const struct bale_walk_member *l,
+const char *bale_walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len);
 /** Hash of @n bytes at @s (FNV-1a). */
-uint64_t walk_hash(const char *s, size_t n);
+uint64_t bale_walk_hash(const char *s, size_t n);
 /** @name as extraction would place it: "./" and empty parts dropped, no
  *  trailing slash, under @prefix when given. 0, or -1 when it would land
  *  outside the folder (absolute, or a ".." part). */
-int walk_clean_path(struct bale_buf *out, const char *prefix,
+int bale_walk_clean_path(struct bale_buf *out, const char *prefix,
     const char *name);
 /** Note that a later copy of the member at arena offset @path is used. */
-int walk_note_duplicate(struct bale_walk *w, size_t path);
+int bale_walk_note_duplicate(struct bale_walk *w, size_t path);
 /** After every member: labels from sorted class names, torchvision
  *  order, the last of duplicate names kept. */
-int walk_members_finish(struct bale_walk *w, const char *src);
-void walk_classes_release(struct walk_classes *c);
+int bale_walk_members_finish(struct bale_walk *w, const char *src);
+void bale_walk_classes_release(struct walk_classes *c);
 
 /* walk_listed.c */
 
 /** Listed walk, after every member: the samples are the list's lines,
  *  in its order, with its labels. */
-int walk_list_members(struct bale_walk *w, const char *list);
+int bale_walk_list_members(struct bale_walk *w, const char *list);
 
 #endif

@@ -31,7 +31,7 @@ static const char *pidx_path(const struct path_index *x, size_t i)
 /* The slot holding @key, or the empty one it would take. */
 static size_t *pidx_find(const struct path_index *x, const char *key)
 {
-	size_t k = walk_hash(key, strlen(key)) & x->mask;
+	size_t k = bale_walk_hash(key, strlen(key)) & x->mask;
 
 	while (x->slots[k] && strcmp(pidx_path(x, x->slots[k] - 1), key) != 0)
 		k = (k + 1) & x->mask;
@@ -76,7 +76,7 @@ static int listed_index(struct bale_walk *w, struct listed *l, size_t n)
 	    pidx_init(&l->refused, &w->arena, w->refused.v,
 	    offsetof(struct walk_note, path), w->refused.n,
 	    sizeof(*w->refused.v)) != 0)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	for (i = 0; i < n; i++) {
 		slot = pidx_find(&l->cands, pidx_path(&l->cands, i));
 		if (*slot)
@@ -99,14 +99,14 @@ static int listed_add(struct bale_walk *w, struct listed *l, size_t c,
 
 	if ((l->flags[c] & LISTED_TAKEN) && w->members[it->member - 1].method
 	    == BALE_WALK_STREAMED)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path, "listed "
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path, "listed "
 		    "again: a member of a compressed archive is read once, "
 		    "for the first line naming it");
 	if (l->flags[c] & LISTED_DUP)
-		rc = walk_note_duplicate(w, it->path);
+		rc = bale_walk_note_duplicate(w, it->path);
 	l->flags[c] = LISTED_TAKEN;
 	if (rc == BALE_OK)
-		rc = walk_add_item(w, path, strlen(path),
+		rc = bale_walk_add_item(w, path, strlen(path),
 		    slash ? (size_t)(slash - path) : 0, label);
 	if (rc == BALE_OK)
 		w->items[w->nitems - 1].member = it->member;
@@ -120,23 +120,25 @@ static int listed_take(struct bale_walk *w, const char *path, int64_t label,
 	struct listed *l = ctx;
 	size_t *slot;
 
-	if (walk_clean_path(&l->clean, NULL, path) != 0 || l->clean.len == 0)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path, "listed path "
-		    "is not one a member can have (empty, absolute or with "
-		    "'..')");
+	if (bale_walk_clean_path(&l->clean, NULL, path) != 0 ||
+	    l->clean.len == 0)
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		    "listed path is not one a member can have (empty, "
+		    "absolute or with '..')");
 	if (l->clean.failed)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	slot = pidx_find(&l->cands, l->clean.data);
 	if (*slot)
 		return listed_add(w, l, *slot - 1, path, label);
 	slot = pidx_find(&l->refused, l->clean.data);
 	if (*slot)
-		return walk_push_note(w, &w->notes, &w->refused.v[*slot - 1]);
-	return walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		return bale_walk_push_note(w, &w->notes,
+		    &w->refused.v[*slot - 1]);
+	return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
 	    "listed, but no member of the archive has this path");
 }
 
-int walk_list_members(struct bale_walk *w, const char *list)
+int bale_walk_list_members(struct bale_walk *w, const char *list)
 {
 	struct walk_list_reader r = { listed_take, NULL, -1 };
 	struct listed l;
@@ -149,10 +151,10 @@ int walk_list_members(struct bale_walk *w, const char *list)
 	w->nitems = 0;
 	w->capitems = 0;
 	l.flags = calloc(n ? n : 1, 1);
-	rc = l.flags ? listed_index(w, &l, n) : walk_nomem(w);
+	rc = l.flags ? listed_index(w, &l, n) : bale_walk_nomem(w);
 	r.ctx = &l;
 	if (rc == BALE_OK)
-		rc = walk_read_list(w, list, &r);
+		rc = bale_walk_read_list(w, list, &r);
 	free(l.cand);
 	free(l.flags);
 	free(l.cands.slots);

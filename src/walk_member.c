@@ -19,7 +19,7 @@
 /* Deflate gives at most about 1032 bytes per byte stored. */
 #define WALK_MAX_DEFLATE_RATIO 1100
 
-uint64_t walk_hash(const char *s, size_t n)
+uint64_t bale_walk_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 	size_t i;
@@ -38,7 +38,8 @@ static int walk_classes_rehash(struct walk_classes *c)
 	if (!slots)
 		return -1;
 	for (i = 0; i < c->n; i++) {
-		k = walk_hash(c->names[i], strlen(c->names[i])) & (nslots - 1);
+		k = bale_walk_hash(c->names[i], strlen(c->names[i])) &
+		    (nslots - 1);
 		while (slots[k])
 			k = (k + 1) & (nslots - 1);
 		slots[k] = i + 1;
@@ -58,13 +59,13 @@ static int64_t walk_class_id(struct walk_classes *c, const char *name,
 
 	if (c->n * 2 >= c->nslots && walk_classes_rehash(c) != 0)
 		return -1;
-	k = walk_hash(name, n) & (c->nslots - 1);
+	k = bale_walk_hash(name, n) & (c->nslots - 1);
 	for (; c->slots[k]; k = (k + 1) & (c->nslots - 1)) {
 		copy = c->names[c->slots[k] - 1];
 		if (strncmp(copy, name, n) == 0 && copy[n] == '\0')
 			return (int64_t)c->slots[k] - 1;
 	}
-	if (walk_grow((void **)&c->names, &c->cap, c->n + 1,
+	if (bale_walk_grow((void **)&c->names, &c->cap, c->n + 1,
 	    sizeof(*c->names)) != 0 || !(copy = strndup(name, n)))
 		return -1;
 	c->names[c->n] = copy;
@@ -72,7 +73,7 @@ static int64_t walk_class_id(struct walk_classes *c, const char *name,
 	return (int64_t)c->n - 1;
 }
 
-void walk_classes_release(struct walk_classes *c)
+void bale_walk_classes_release(struct walk_classes *c)
 {
 	size_t i;
 
@@ -83,7 +84,7 @@ void walk_classes_release(struct walk_classes *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int walk_clean_path(struct bale_buf *out, const char *prefix,
+int bale_walk_clean_path(struct bale_buf *out, const char *prefix,
     const char *name)
 {
 	const char *p = name;
@@ -113,7 +114,7 @@ int walk_clean_path(struct bale_buf *out, const char *prefix,
 	return 0;
 }
 
-const char *walk_storage_refusal(const struct bale_walk_member *l,
+const char *bale_walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len)
 {
 	if (l->method == BALE_WALK_STREAMED && l->size > WALK_MAX_INFLATED) {
@@ -166,7 +167,7 @@ static const char *walk_member_refusal(const struct walk_member *m,
 		return m->why;
 	if (m->encrypted)
 		return "encrypted member";
-	return walk_storage_refusal(&m->loc, buf, len);
+	return bale_walk_storage_refusal(&m->loc, buf, len);
 }
 
 /* A member at a clean @path: a class and a sample, or a note. */
@@ -180,28 +181,30 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 
 	if (!slash)
 		return m->kind == WALK_DIR ? BALE_OK :
-		    walk_add_note(w, BALE_NOTE_IGNORED, path->data,
+		    bale_walk_add_note(w, BALE_NOTE_IGNORED, path->data,
 		    "outside any class folder");
 	label = walk_class_id(&w->found, path->data,
 	    (size_t)(slash - path->data));
 	if (label < 0)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	if (m->kind == WALK_DIR)
 		return BALE_OK;
 	if (m->kind != WALK_FILE) {
 		why = walk_member_refusal(m, buf, sizeof(buf));
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
+		    why);
 	}
 	if (m->nested && bale_walk_is_archive_name(path->data))
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
 		    "archive nested more than one level deep (not read)");
 	if (!bale_walk_is_image(path->data))
-		return walk_add_note(w, BALE_NOTE_IGNORED, path->data,
+		return bale_walk_add_note(w, BALE_NOTE_IGNORED, path->data,
 		    "not an image extension");
 	why = walk_member_refusal(m, buf, sizeof(buf));
 	if (why)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
-	return walk_add_located(w, path->data, label, &m->loc);
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
+		    why);
+	return bale_walk_add_located(w, path->data, label, &m->loc);
 }
 
 /* Listed walk: every file member is kept by its path for the list to
@@ -218,23 +221,23 @@ static int walk_keep_member(struct bale_walk *w, const struct walk_member *m,
 	if (!why && m->nested && bale_walk_is_archive_name(path->data))
 		why = "archive nested more than one level deep (not read)";
 	if (why)
-		return walk_add_refused(w, path->data, why);
-	return walk_add_located(w, path->data, 0, &m->loc);
+		return bale_walk_add_refused(w, path->data, why);
+	return bale_walk_add_located(w, path->data, 0, &m->loc);
 }
 
-int walk_take_member(struct bale_walk *w, const struct walk_member *m)
+int bale_walk_take_member(struct bale_walk *w, const struct walk_member *m)
 {
 	struct bale_buf path = BALE_BUF_INIT;
-	int unsafe = walk_clean_path(&path, m->prefix, m->name) != 0;
+	int unsafe = bale_walk_clean_path(&path, m->prefix, m->name) != 0;
 	int rc;
 
 	if (unsafe && w->listed)
 		rc = BALE_OK;	/* no list line can name it */
 	else if (unsafe)
-		rc = walk_add_note(w, BALE_NOTE_SKIPPED, m->name,
+		rc = bale_walk_add_note(w, BALE_NOTE_SKIPPED, m->name,
 		    "unsafe member path (absolute or with '..')");
 	else if (path.failed)
-		rc = walk_nomem(w);
+		rc = bale_walk_nomem(w);
 	else if (path.len == 0)
 		rc = BALE_OK;	/* the archive's own top folder */
 	else if (w->listed)
@@ -262,7 +265,7 @@ static int walk_label_classes(struct bale_walk *w)
 	if (!byname || !label || !w->classes) {
 		free(byname);
 		free(label);
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	}
 	for (i = 0; i < c->n; i++)
 		byname[i] = &c->names[i];
@@ -280,14 +283,14 @@ static int walk_label_classes(struct bale_walk *w)
 	return BALE_OK;
 }
 
-int walk_note_duplicate(struct bale_walk *w, size_t path)
+int bale_walk_note_duplicate(struct bale_walk *w, size_t path)
 {
 	char *copy = strdup(w->arena.data + path);
 	int rc;
 
 	if (!copy)
-		return walk_nomem(w);
-	rc = walk_add_note(w, BALE_NOTE_SKIPPED, copy, "duplicate member "
+		return bale_walk_nomem(w);
+	rc = bale_walk_add_note(w, BALE_NOTE_SKIPPED, copy, "duplicate member "
 	    "name: a later copy in the archive is used, as extraction "
 	    "would");
 	free(copy);
@@ -304,7 +307,7 @@ static int walk_drop_duplicates(struct bale_walk *w)
 		if (i + 1 < w->nitems && strcmp(w->arena.data +
 		    w->items[i].path, w->arena.data +
 		    w->items[i + 1].path) == 0) {
-			rc = walk_note_duplicate(w, w->items[i].path);
+			rc = bale_walk_note_duplicate(w, w->items[i].path);
 			if (rc != BALE_OK)
 				return rc;
 			continue;
@@ -322,13 +325,14 @@ static int walk_warn_empty_classes(struct bale_walk *w)
 	int rc = BALE_OK;
 
 	if (!count)
-		return walk_nomem(w);
+		return bale_walk_nomem(w);
 	for (i = 0; i < w->nitems; i++)
 		count[w->items[i].label]++;
 	for (i = 0; rc == BALE_OK && i < w->nclasses; i++)
 		if (count[i] == 0)
-			rc = walk_add_note(w, BALE_NOTE_WARNING, w->classes[i],
-			    "class folder holds no image; its label is kept");
+			rc = bale_walk_add_note(w, BALE_NOTE_WARNING,
+			    w->classes[i], "class folder holds no image; its "
+			    "label is kept");
 	free(count);
 	return rc;
 }
@@ -366,9 +370,9 @@ static int walk_strip_top_folder(struct bale_walk *w)
 	snprintf(note, sizeof(note), "every image is below the one folder "
 	    "'%s': its sub-folders are taken as the classes, as for the "
 	    "folder extracted", top);
-	if (walk_add_note(w, BALE_NOTE_WARNING, top, note) != BALE_OK)
+	if (bale_walk_add_note(w, BALE_NOTE_WARNING, top, note) != BALE_OK)
 		return w->err.rc;
-	walk_classes_release(&w->found);
+	bale_walk_classes_release(&w->found);
 	for (i = 0; i < w->nitems; i++) {
 		w->items[i].path += cut;
 		w->items[i].dirlen -= cut;
@@ -376,13 +380,13 @@ static int walk_strip_top_folder(struct bale_walk *w)
 		label = walk_class_id(&w->found, p,
 		    (size_t)(strchr(p, '/') - p));
 		if (label < 0)
-			return walk_nomem(w);
+			return bale_walk_nomem(w);
 		w->items[i].label = label;
 	}
 	return BALE_OK;
 }
 
-int walk_members_finish(struct bale_walk *w, const char *src)
+int bale_walk_members_finish(struct bale_walk *w, const char *src)
 {
 	int rc;
 
@@ -396,10 +400,10 @@ int walk_members_finish(struct bale_walk *w, const char *src)
 		    "walk: no class folder in '%s' (expected members "
 		    "CLASS/IMAGE, or a tar of per-class tars)", src);
 	rc = walk_label_classes(w);
-	walk_classes_release(&w->found);
+	bale_walk_classes_release(&w->found);
 	if (rc != BALE_OK)
 		return rc;
-	walk_sort_items(w);
+	bale_walk_sort_items(w);
 	rc = walk_drop_duplicates(w);
 	return rc == BALE_OK ? walk_warn_empty_classes(w) : rc;
 }

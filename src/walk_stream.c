@@ -23,7 +23,7 @@ static int stream_note_damage(struct stream_list *l, const char *why)
 	s->ents[l->tar - 1].damage = s->names.len + 1;
 	bale_buf_puts(&s->names, why);
 	bale_buf_add(&s->names, "", 1);
-	return s->names.failed ? walk_nomem(s->w) : BALE_OK;
+	return s->names.failed ? bale_walk_nomem(s->w) : BALE_OK;
 }
 
 /* Keep the bytes of the member just listed (a WebDataset label or
@@ -38,7 +38,7 @@ static int stream_keep_text(struct arc_scan *s, struct bale_tar_stream *ts,
 
 	bale_buf_zeros(&s->names, (size_t)size + 1);
 	if (s->names.failed)
-		return walk_nomem(s->w);
+		return bale_walk_nomem(s->w);
 	if (bale_tar_stream_read(ts, (unsigned char *)s->names.data + at,
 	    (size_t)size, &err) != BALE_OK) {
 		s->names.len = at;
@@ -54,7 +54,7 @@ static int stream_keep(void *ctx, struct bale_tar_stream *ts,
 {
 	struct stream_list *l = ctx;
 	struct arc_scan *s = l->s;
-	enum walk_member_kind kind = arc_tar_kind(m->kind);
+	enum walk_member_kind kind = bale_arc_tar_kind(m->kind);
 	int rc;
 
 	(void)ts;
@@ -62,19 +62,20 @@ static int stream_keep(void *ctx, struct bale_tar_stream *ts,
 		return stream_note_damage(l, m->damage);
 	if (!m->outer)
 		l->tar = 0;
-	rc = arc_keep_entry(s, m->name, kind, m->ordinal, m->size);
+	rc = bale_arc_keep_entry(s, m->name, kind, m->ordinal, m->size);
 	if (rc != BALE_OK)
 		return rc;
 	if (m->outer)
 		s->ents[s->nents - 1].inner_of = l->tar;
 	else if (kind == WALK_FILE && bale_walk_is_archive_name(m->name))
 		l->tar = s->nents;
-	if (!m->outer && kind == WALK_FILE && wds_keeps_text(m->name, m->size))
+	if (!m->outer && kind == WALK_FILE &&
+	    bale_walk_wds_keeps_text(m->name, m->size))
 		return stream_keep_text(s, ts, m->size);
 	return BALE_OK;
 }
 
-int arc_list_stream(struct arc_scan *s, const char *path,
+int bale_arc_list_stream(struct arc_scan *s, const char *path,
     struct bale_errbuf *err)
 {
 	struct stream_list l = { s, 0 };
@@ -88,9 +89,9 @@ int arc_list_stream(struct arc_scan *s, const char *path,
 	if (rc != BALE_OK && met == 0)
 		return rc;	/* not a compressed tar at all */
 	if (rc != BALE_OK) {
-		rc = arc_damaged(s->w, path, rc, 1, err);
+		rc = bale_arc_damaged(s->w, path, rc, 1, err);
 		if (rc != BALE_OK)
 			return rc;
 	}
-	return arc_take_entries(s);
+	return bale_arc_take_entries(s);
 }

@@ -74,7 +74,7 @@ static void wds_count_dropped(struct bale_walk *w, const char *ext)
 		snprintf(w->dropped_ext, sizeof(w->dropped_ext), "%s", ext);
 }
 
-int wds_note_dropped(struct bale_walk *w)
+int bale_walk_wds_note_dropped(struct bale_walk *w)
 {
 	char why[160];
 
@@ -83,7 +83,8 @@ int wds_note_dropped(struct bale_walk *w)
 	snprintf(why, sizeof(why), "%llu members beside the image, .cls and "
 	    ".json of their samples (such as KEY.%s) are not carried over",
 	    (unsigned long long)w->dropped, w->dropped_ext);
-	return walk_add_note(w, BALE_NOTE_WARNING, "WebDataset source", why);
+	return bale_walk_add_note(w, BALE_NOTE_WARNING, "WebDataset source",
+	    why);
 }
 
 /* Which member is the image, the label, the metadata. A second image
@@ -114,9 +115,9 @@ static int wds_sort_members(struct bale_walk *w, struct wds_group *g,
 		else if (g->image < 0)
 			g->image = (long)i;
 		else
-			rc = walk_add_note(w, BALE_NOTE_IGNORED, wds_name(s, i),
-			    "a second image in its sample (the first is "
-			    "packed)");
+			rc = bale_walk_add_note(w, BALE_NOTE_IGNORED,
+			    wds_name(s, i), "a second image in its sample "
+			    "(the first is packed)");
 	}
 	return rc;
 }
@@ -126,7 +127,7 @@ static int wds_sort_members(struct bale_walk *w, struct wds_group *g,
  * of many large ones cannot hold much memory. */
 #define WDS_MAX_STREAM_JSON ((uint64_t)16 << 10)
 
-int wds_keeps_text(const char *name, uint64_t size)
+int bale_walk_wds_keeps_text(const char *name, uint64_t size)
 {
 	const char *ext = wds_ext(name);
 
@@ -215,7 +216,7 @@ static const char *wds_label(const struct wds_group *g, struct wds_meta *m)
 /* Name class @label when the sample says its name and none is known. */
 static int wds_name_class(struct bale_walk *w, int64_t label, char **name)
 {
-	int rc = walk_cover_label(w, label);
+	int rc = bale_walk_cover_label(w, label);
 
 	if (rc == BALE_OK && *name && !w->classes[label]) {
 		w->classes[label] = *name;
@@ -245,7 +246,8 @@ static int wds_add_sample(struct bale_walk *w, const struct wds_group *g,
 	    wds_name(g->s, (size_t)g->image);
 	int rc = wds_name_class(w, m->label, &m->class);
 
-	return rc == BALE_OK ? walk_add_located(w, path, m->label, loc) : rc;
+	return rc == BALE_OK ? bale_walk_add_located(w, path, m->label, loc)
+	    : rc;
 }
 
 static int wds_take_group(struct bale_walk *w, struct wds_group *g)
@@ -261,19 +263,19 @@ static int wds_take_group(struct bale_walk *w, struct wds_group *g)
 	    wds_name(g->s, g->first));
 	if (rc != BALE_OK || why)
 		return rc != BALE_OK ? rc :
-		    walk_add_note(w, BALE_NOTE_SKIPPED, key, why);
+		    bale_walk_add_note(w, BALE_NOTE_SKIPPED, key, why);
 	if (g->image < 0)
-		return walk_add_note(w, BALE_NOTE_SKIPPED, key, "no image "
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, key, "no image "
 		    "member (.jpg, .jpeg, .png, .ppm, .bmp, .pgm, .tif, .tiff "
 		    "or .webp)");
 	if (g->json >= 0)
 		wds_read_json(g, &m);
 	wds_image_loc(g, &loc);
-	why = walk_storage_refusal(&loc, buf, sizeof(buf));
+	why = bale_walk_storage_refusal(&loc, buf, sizeof(buf));
 	if (!why)
 		why = loc.size == 0 ? "empty file (0 bytes)" :
 		    wds_label(g, &m);
-	rc = why ? walk_add_note(w, BALE_NOTE_SKIPPED, key, why) :
+	rc = why ? bale_walk_add_note(w, BALE_NOTE_SKIPPED, key, why) :
 	    wds_add_sample(w, g, &m, &loc);
 	free(m.path);
 	free(m.class);
@@ -290,13 +292,13 @@ static int wds_take_loose(struct bale_walk *w, const struct arc_scan *s,
 	if (e->kind == WALK_DIR)
 		return BALE_OK;
 	if (e->kind != WALK_FILE)
-		return walk_add_note(w, BALE_NOTE_IGNORED, wds_name(s, i),
+		return bale_walk_add_note(w, BALE_NOTE_IGNORED, wds_name(s, i),
 		    "not a regular file (webdataset passes over it too)");
-	return walk_add_note(w, BALE_NOTE_IGNORED, wds_name(s, i),
+	return bale_walk_add_note(w, BALE_NOTE_IGNORED, wds_name(s, i),
 	    "no extension, so in no sample");
 }
 
-int wds_take_entries(struct arc_scan *s)
+int bale_walk_wds_take_entries(struct arc_scan *s)
 {
 	struct wds_group g;
 	const char *ext;
@@ -320,7 +322,7 @@ int wds_take_entries(struct arc_scan *s)
 	return rc;
 }
 
-int wds_is_shard(const struct arc_scan *s)
+int bale_walk_wds_is_shard(const struct arc_scan *s)
 {
 	const char *ext;
 	size_t i;

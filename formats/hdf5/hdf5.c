@@ -163,7 +163,7 @@ static int hdf5_keep_classes(struct hdf5_w *st, const struct bale_dataset *ds)
 	return 0;
 }
 
-int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
+int bale_hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
     const char *dir, const struct bale_dataset *ds)
 {
 	st->file = st->images = -1;
@@ -187,7 +187,7 @@ int hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
 }
 
 /* A new file at st->tmp with empty datasets. */
-int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
+int bale_hdf5_create(struct bale_writer *w, struct hdf5_w *st,
     const struct bale_dataset *ds)
 {
 	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -216,7 +216,7 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds)
 {
 	struct hdf5_w *st = priv;
-	int rc = hdf5_paths(w, st, dir, ds);
+	int rc = bale_hdf5_paths(w, st, dir, ds);
 
 	if (rc != BALE_OK)
 		return rc;
@@ -227,7 +227,7 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
 	if (ds->replace && unlink(st->final) != 0 && errno != ENOENT)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "hdf5: cannot remove '%s': %s", st->final, strerror(errno));
-	return hdf5_create(w, st, ds);
+	return bale_hdf5_create(w, st, ds);
 }
 
 /* ---- samples ------------------------------------------------------------ */
@@ -551,7 +551,7 @@ static const struct bale_writer_ops hdf5_writer = {
 	.finish = hdf5_finish,
 	.publish = hdf5_publish,
 	.release = hdf5_release,
-	.resume = hdf5_resume,
+	.resume = bale_hdf5_resume,
 };
 
 /* An HDF5 file: its signature at offset 0, or after a user block of
@@ -601,6 +601,6 @@ const struct bale_backend bale_backend_hdf5 = {
 	.writer_options = hdf5_writer_options,
 	.reader_priv = sizeof(struct hdf5_r),
 	.reader = &bale_hdf5_reader,
-	.merge = hdf5_merge,
-	.update = hdf5_update,
+	.merge = bale_hdf5_merge,
+	.update = bale_hdf5_update,
 };

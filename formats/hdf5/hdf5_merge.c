@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int hdf5_merge_fail(struct hdf5_merging *g, const char *what,
+int bale_hdf5_merge_fail(struct hdf5_merging *g, const char *what,
     const char *where)
 {
 	char why[BALE_HDF5_WHY_MAX];
@@ -144,9 +144,9 @@ static int hdf5_merge_part_rows(struct hdf5_merging *g, size_t i,
 	else if (rc == BALE_ENOMEM)
 		hdf5_merge_nomem(g);
 	else
-		hdf5_merge_fail(g, "cannot read the rows of", path);
+		bale_hdf5_merge_fail(g, "cannot read the rows of", path);
 	if (rc == BALE_OK && (rc = hdf5_merge_add_rows(g, &p, (uint64_t)n)))
-		hdf5_merge_fail(g, "cannot write rows to", g->tmp);
+		bale_hdf5_merge_fail(g, "cannot write rows to", g->tmp);
 	if (rc == BALE_OK) {
 		g->count += (uint64_t)n;
 		g->bytes += with_offsets ? p.offsets[n] : 0;
@@ -167,7 +167,7 @@ static int hdf5_merge_part(struct hdf5_merging *g, size_t i)
 		return hdf5_merge_nomem(g);
 	file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (file < 0)
-		return hdf5_merge_fail(g, "cannot open", s->path);
+		return bale_hdf5_merge_fail(g, "cannot open", s->path);
 	layout = bale_hdf5_attr_str(file, "layout");
 	if (i == 0 && layout) {
 		g->layout = strdup(layout);
@@ -176,7 +176,7 @@ static int hdf5_merge_part(struct hdf5_merging *g, size_t i)
 		    strcmp(layout, "encoded") == 0) != 0) {
 			H5free_memory(layout);
 			H5Fclose(file);
-			return hdf5_merge_fail(g, "cannot create", g->tmp);
+			return bale_hdf5_merge_fail(g, "cannot create", g->tmp);
 		}
 	}
 	if (!layout || !g->layout || strcmp(layout, g->layout) != 0)
@@ -217,7 +217,7 @@ static int hdf5_merge_images(struct hdf5_merging *g)
 		d = bale_hdf5_vds_create(g->file, g->type, g->rank, dims, maps,
 		    n);
 	if (rc == BALE_OK && d < 0)
-		rc = hdf5_merge_fail(g, "cannot create images in", g->tmp);
+		rc = bale_hdf5_merge_fail(g, "cannot create images in", g->tmp);
 	H5Dclose(d);
 	for (i = 0; maps && i < n; i++)
 		free((char *)maps[i].file);
@@ -246,21 +246,22 @@ static int hdf5_merge_open(struct hdf5_merging *g)
 		g->file = H5Fcreate(g->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
 	H5Pclose(fcpl);
 	if (g->file < 0)
-		return hdf5_merge_fail(g, "cannot create", g->tmp);
+		return bale_hdf5_merge_fail(g, "cannot create", g->tmp);
 	return BALE_OK;
 }
 
 static int hdf5_merge_finish(struct hdf5_merging *g)
 {
-	int rc = g->m->copy ? hdf5_merge_copy_images(g) :
+	int rc = g->m->copy ? bale_hdf5_merge_copy_images(g) :
 	    hdf5_merge_images(g);
 
 	if (rc == BALE_OK && bale_hdf5_write_attrs(g->file, g->layout,
 	    (int64_t)g->count, g->classes, (size_t)g->nclasses) != 0)
-		rc = hdf5_merge_fail(g, "cannot write attributes to", g->tmp);
+		rc = bale_hdf5_merge_fail(g, "cannot write attributes to",
+		    g->tmp);
 	bale_hdf5_rows_release(&g->rows);
 	if (H5Fclose(g->file) < 0 && rc == BALE_OK)
-		rc = hdf5_merge_fail(g, "cannot close", g->tmp);
+		rc = bale_hdf5_merge_fail(g, "cannot close", g->tmp);
 	g->file = -1;
 	if (rc == BALE_OK && bale_file_publish(g->final, 0) != 0)
 		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot rename "
@@ -291,7 +292,7 @@ static void hdf5_merge_release(struct hdf5_merging *g, int failed)
 	free(g->tmp);
 }
 
-int hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err)
+int bale_hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err)
 {
 	struct hdf5_merging g;
 	size_t i;

@@ -35,11 +35,11 @@ struct hdf5_merging {
 
 /** Report the innermost HDF5 error: "hdf5: @what '@where': why".
  *  @return BALE_EBACKEND */
-int hdf5_merge_fail(struct hdf5_merging *g, const char *what,
+int bale_hdf5_merge_fail(struct hdf5_merging *g, const char *what,
     const char *where);
 
 /** "images" in the merged file: the parts' rows copied, block by block,
  *  into a dataset made as part 0's is (chunks, filters). */
-int hdf5_merge_copy_images(struct hdf5_merging *g);
+int bale_hdf5_merge_copy_images(struct hdf5_merging *g);
 
 #endif

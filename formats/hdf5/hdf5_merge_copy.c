@@ -74,22 +74,22 @@ static int hdf5_copy_part(struct hdf5_merging *g, size_t i, hid_t dst,
 	hid_t file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	hid_t src = file >= 0 ? H5Dopen2(file, "images", H5P_DEFAULT) : -1;
 	uint64_t done, n;
-	int rc = src >= 0 ? BALE_OK : hdf5_merge_fail(g, "cannot open",
+	int rc = src >= 0 ? BALE_OK : bale_hdf5_merge_fail(g, "cannot open",
 	    s->path);
 
 	for (done = 0; rc == BALE_OK && done < s->rows; done += n) {
 		n = s->rows - done < block ? s->rows - done : block;
 		if (hdf5_copy_block(g, src, dst, mtype, done, at + done, n,
 		    buf) != 0)
-			rc = hdf5_merge_fail(g, "cannot copy the images of",
-			    s->path);
+			rc = bale_hdf5_merge_fail(g,
+			    "cannot copy the images of", s->path);
 	}
 	H5Dclose(src);
 	H5Fclose(file);
 	return rc;
 }
 
-int hdf5_merge_copy_images(struct hdf5_merging *g)
+int bale_hdf5_merge_copy_images(struct hdf5_merging *g)
 {
 	hid_t mtype = H5Tget_native_type(g->type, H5T_DIR_DEFAULT);
 	size_t row = mtype >= 0 ? H5Tget_size(mtype) : 0;
@@ -105,7 +105,7 @@ int hdf5_merge_copy_images(struct hdf5_merging *g)
 		total += g->src[i].rows;
 	block = row && row < HDF5_COPY_BLOCK ? HDF5_COPY_BLOCK / row : 1;
 	if (row == 0 || (dst = hdf5_copy_create(g, total)) < 0)
-		rc = hdf5_merge_fail(g, "cannot create images in", g->tmp);
+		rc = bale_hdf5_merge_fail(g, "cannot create images in", g->tmp);
 	else if (!(buf = malloc(block * row)))
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "hdf5: no memory");
 	for (i = 0; rc == BALE_OK && i < g->m->nparts; at += g->src[i].rows,

@@ -138,14 +138,14 @@ static int hdf5_state(const char *state, const char *key, uint64_t *v)
 	return p ? bale_jsonr_u64(p, vend, v) : -1;
 }
 
-int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
+int bale_hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs)
 {
 	struct hdf5_w *st = priv;
 	uint64_t rows;
 	uint64_t bytes;
 	struct bale_errbuf err;
-	int rc = hdf5_paths(w, st, dir, ds);
+	int rc = bale_hdf5_paths(w, st, dir, ds);
 
 	if (rc != BALE_OK)
 		return rc;
@@ -166,5 +166,5 @@ int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
 		hdf5_drop_open(st);
 	}
 	rs->next = 0;
-	return hdf5_create(w, st, ds);
+	return bale_hdf5_create(w, st, ds);
 }

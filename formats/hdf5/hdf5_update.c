@@ -443,7 +443,7 @@ static void hdf5_upd_release(struct hdf5_updating *g, int failed)
 	free(g->tmp);
 }
 
-int hdf5_update(const struct bale_update *u, struct bale_errbuf *err)
+int bale_hdf5_update(const struct bale_update *u, struct bale_errbuf *err)
 {
 	struct hdf5_updating g;
 	int rc;

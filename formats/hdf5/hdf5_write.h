@@ -46,24 +46,24 @@ struct hdf5_w {
 };
 
 /** Where the output goes: st->final and st->tmp (the .partial). */
-int hdf5_paths(struct bale_writer *w, struct hdf5_w *st, const char *dir,
+int bale_hdf5_paths(struct bale_writer *w, struct hdf5_w *st, const char *dir,
     const struct bale_dataset *ds);
 
 /** Create st->tmp afresh with every dataset, empty. */
-int hdf5_create(struct bale_writer *w, struct hdf5_w *st,
+int bale_hdf5_create(struct bale_writer *w, struct hdf5_w *st,
     const struct bale_dataset *ds);
 
 /** The writer's resume(): reopen the file at the checkpoint, check the
  *  rows it keeps, or make it anew. */
-int hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
+int bale_hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
 /** The backend's merge(): the parts' files as one whose images are a
  *  virtual dataset over theirs (hdf5_merge.c). */
-int hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err);
+int bale_hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err);
 
 /** The backend's update(): a new NAME.h5 whose images are a virtual
  *  dataset over files that never change (hdf5_update.c). */
-int hdf5_update(const struct bale_update *u, struct bale_errbuf *err);
+int bale_hdf5_update(const struct bale_update *u, struct bale_errbuf *err);
 
 #endif

@@ -137,7 +137,7 @@ static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
 }
 
 /* Remove an LMDB output at @path (folder or single file) and its lock. */
-int lmdb_remove(const char *path, int nosubdir)
+int bale_lmdb_remove(const char *path, int nosubdir)
 {
 	char *data = bale_strfmt("%s/data.mdb", path);
 	char *lock = bale_strfmt(nosubdir ? "%s-lock" : "%s/lock.mdb", path);
@@ -168,8 +168,8 @@ static int lmdb_claim_output(struct bale_writer *w, struct lmdb_w *st,
 		return bale_writer_seterr(w, BALE_EEXIST,
 		    "lmdb: '%s' exists",
 		    st->final);
-	if ((exists && lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0) ||
-	    lmdb_remove(st->tmp, st->nosubdir) != 0)
+	if ((exists && bale_lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0) ||
+	    bale_lmdb_remove(st->tmp, st->nosubdir) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "lmdb: cannot remove the old '%s': %s", st->final,
 		    strerror(errno));
@@ -337,11 +337,11 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
     const struct bale_sample *s)
 {
-	struct lmdb_caffe_frame f;
+	struct bale_lmdb_caffe_frame f;
 	char *key;
 	int rc;
 
-	lmdb_caffe_frame(&f, s->size, s->label);
+	bale_lmdb_caffe_frame(&f, s->size, s->label);
 	key = bale_strfmt("%08" PRIu64 "_%s", (uint64_t)strtoull(s->key, NULL,
 	    10), s->relpath);
 	if (!key)
@@ -410,7 +410,7 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 
 /* ---- finish ------------------------------------------------------------ */
 
-void lmdb_bale_record(struct bale_buf *b, uint64_t count)
+void bale_lmdb_bale_record(struct bale_buf *b, uint64_t count)
 {
 	bale_buf_puts(b, "{");
 	bale_json_kv_str(b, "version", bale_version(), 1);
@@ -426,7 +426,7 @@ static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 	char count[32];
 	int rc;
 
-	lmdb_bale_record(&b, st->count);
+	bale_lmdb_bale_record(&b, st->count);
 	snprintf(count, sizeof(count), "%" PRIu64, st->count);
 	rc = b.failed ? bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory")
 	    : lmdb_put(w, st, "__bale__", b.data, b.len);
@@ -493,7 +493,7 @@ static void lmdb_release(void *priv)
 		mdb_env_close(st->env);
 	/* what a checkpoint covers stays, for a resumed run */
 	if (!st->published && st->tmp && st->ckpt_next == 0)
-		lmdb_remove(st->tmp, st->nosubdir);
+		bale_lmdb_remove(st->tmp, st->nosubdir);
 	free(st->final);
 	free(st->tmp);
 	bale_buf_release(&st->keys);
@@ -663,6 +663,6 @@ const struct bale_backend bale_backend_lmdb = {
 	.writer_options = lmdb_writer_options,
 	.reader_priv = sizeof(struct lmdb_r),
 	.reader = &bale_lmdb_reader,
-	.merge = lmdb_merge,
-	.update = lmdb_update,
+	.merge = bale_lmdb_merge,
+	.update = bale_lmdb_update,
 };

@@ -13,7 +13,8 @@ static size_t caffe_varint(unsigned char *out, uint64_t v)
 	return n;
 }
 
-void lmdb_caffe_frame(struct lmdb_caffe_frame *f, size_t size, int64_t label)
+void bale_lmdb_caffe_frame(struct bale_lmdb_caffe_frame *f, size_t size,
+    int64_t label)
 {
 	f->nhead = 0;
 	f->head[f->nhead++] = (4 << 3) | 2;
@@ -84,7 +85,7 @@ static int caffe_is_raw(const struct caffe_shape *sh, size_t size)
 	    sh->dim[0] * sh->dim[1] * sh->dim[2] == size;
 }
 
-int lmdb_caffe_parse(const unsigned char *p, size_t n,
+int bale_lmdb_caffe_parse(const unsigned char *p, size_t n,
     const unsigned char **data, size_t *size, int64_t *label)
 {
 	const unsigned char *end = p + n;

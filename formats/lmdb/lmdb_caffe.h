@@ -11,7 +11,7 @@
 #define LMDB_CAFFE_FRAME_MAX 16	/* bytes before, or after, the data */
 
 /* What goes around a payload: the record is head, data, tail. */
-struct lmdb_caffe_frame {
+struct bale_lmdb_caffe_frame {
 	unsigned char head[LMDB_CAFFE_FRAME_MAX];
 	size_t nhead;
 	unsigned char tail[LMDB_CAFFE_FRAME_MAX];
@@ -20,13 +20,14 @@ struct lmdb_caffe_frame {
 
 /** The frame of a Datum holding @size bytes with @label. The label and
  *  flag follow the data, as protobuf serialises by field number. */
-void lmdb_caffe_frame(struct lmdb_caffe_frame *f, size_t size, int64_t label);
+void bale_lmdb_caffe_frame(struct bale_lmdb_caffe_frame *f, size_t size,
+    int64_t label);
 
 /** Find the data and the label in the Datum @p[0..n). A missing label
  *  leaves *label as it was. @return 0, -1 if it is not a Datum, -2 if
  *  its data are raw pixels (channels x height x width, not encoded: what
  *  convert_imageset writes without --encoded) rather than an image file */
-int lmdb_caffe_parse(const unsigned char *p, size_t n,
+int bale_lmdb_caffe_parse(const unsigned char *p, size_t n,
     const unsigned char **data, size_t *size, int64_t *label);
 
 #endif

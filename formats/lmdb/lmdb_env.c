@@ -63,7 +63,7 @@ static const char *lmdb_map_base(const void *inside)
 
 /* ---- the shared environment ---------------------------------------- */
 
-int lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
+int bale_lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
     const MDB_val *v)
 {
 	const char *p = v->mv_data;
@@ -92,7 +92,7 @@ static int lmdb_add_key(struct lmdb_view *e, const char *k, size_t n,
 	return e->arena.failed ? -1 : 0;
 }
 
-int lmdb_env_outside(struct bale_reader *r, const char *what)
+int bale_lmdb_env_outside(struct bale_reader *r, const char *what)
 {
 	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s reaches past "
 	    "the end of the data file (a damaged page)", what);
@@ -114,9 +114,9 @@ static int lmdb_list_keys(struct bale_reader *r, const struct lmdb_env *env,
 	for (err = mdb_cursor_get(c, &k, &v, op); err == 0;
 	    err = mdb_cursor_get(c, &k, &v, op)) {
 		op = MDB_NEXT;
-		if (!lmdb_env_holds(env, e, &k)) {
+		if (!bale_lmdb_env_holds(env, e, &k)) {
 			mdb_cursor_close(c);
-			return lmdb_env_outside(r, "a key");
+			return bale_lmdb_env_outside(r, "a key");
 		}
 		if (lmdb_add_key(e, k.mv_data, k.mv_size, &cap) != 0)
 			break;
@@ -146,8 +146,8 @@ static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
 		rc = lmdb_list_keys(r, env, e, txn);
 		v.mv_data = "";		/* no key list to walk */
 		v.mv_size = 0;
-	} else if (!lmdb_env_holds(env, e, &v)) {
-		return lmdb_env_outside(r, "__keys__");
+	} else if (!bale_lmdb_env_holds(env, e, &v)) {
+		return bale_lmdb_env_outside(r, "__keys__");
 	}
 	/* default layout: one key per line */
 	for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {
@@ -203,7 +203,7 @@ static void lmdb_env_free(struct lmdb_env *e)
 /* LMDB maps the file and trusts its meta page: pages past the end of a
  * file cut short would be touched through the map and kill the process
  * (SIGBUS). The pages it says are in use must all be in the file. */
-uint64_t lmdb_pages_need(MDB_env *env)
+uint64_t bale_lmdb_pages_need(MDB_env *env)
 {
 	MDB_envinfo info;
 	MDB_stat st;
@@ -213,12 +213,12 @@ uint64_t lmdb_pages_need(MDB_env *env)
 	return ((uint64_t)info.me_last_pgno + 1) * st.ms_psize;
 }
 
-int lmdb_env_fits(MDB_env *env, const char *path, int nosubdir)
+int bale_lmdb_env_fits(MDB_env *env, const char *path, int nosubdir)
 {
 	char *data = nosubdir ? NULL : bale_strfmt("%s/data.mdb", path);
 	struct stat sb;
 	int fits = (nosubdir || data) && stat(data ? data : path, &sb) == 0 &&
-	    (uint64_t)sb.st_size >= lmdb_pages_need(env);
+	    (uint64_t)sb.st_size >= bale_lmdb_pages_need(env);
 
 	free(data);
 	return fits;
@@ -227,7 +227,7 @@ int lmdb_env_fits(MDB_env *env, const char *path, int nosubdir)
 static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
     const char *path, const struct stat *data)
 {
-	uint64_t need = lmdb_pages_need(env);
+	uint64_t need = bale_lmdb_pages_need(env);
 
 	if (need == UINT64_MAX)
 		return bale_reader_seterr(r, BALE_EBACKEND,
@@ -332,7 +332,7 @@ static int lmdb_view_create(struct bale_reader *r, struct lmdb_env *e,
 	    "lmdb: cannot stat its data file: %s", strerror(errno)) :
 	    BALE_OK;
 	v->size = (uint64_t)sb.st_size;
-	if (rc == BALE_OK && v->size < lmdb_pages_need(e->env))
+	if (rc == BALE_OK && v->size < bale_lmdb_pages_need(e->env))
 		rc = bale_reader_seterr(r, BALE_EBACKEND, "lmdb: the data "
 		    "file is cut short: %jd bytes", (intmax_t)sb.st_size);
 	if (rc == BALE_OK)
@@ -349,7 +349,7 @@ static int lmdb_view_create(struct bale_reader *r, struct lmdb_env *e,
 	return BALE_OK;
 }
 
-int lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
+int bale_lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
     struct lmdb_view **out)
 {
 	size_t id = mdb_txn_id(txn);
@@ -370,7 +370,7 @@ int lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
 	return rc;
 }
 
-void lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v)
+void bale_lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v)
 {
 	struct lmdb_view **p;
 
@@ -387,7 +387,7 @@ void lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v)
 /* The environment of @path, shared with the handles of this process
  * that have it open. One inherited over a fork() is left alone: closing
  * it would be as wrong as using it, and the parent still owns it. */
-int lmdb_env_get(struct bale_reader *r, const char *path,
+int bale_lmdb_env_get(struct bale_reader *r, const char *path,
     const char *data_file, int nosubdir, struct lmdb_env **out)
 {
 	struct stat sb;
@@ -414,7 +414,7 @@ int lmdb_env_get(struct bale_reader *r, const char *path,
 	return rc;
 }
 
-void lmdb_env_put(struct lmdb_env *e)
+void bale_lmdb_env_put(struct lmdb_env *e)
 {
 	struct lmdb_env **p;
 

@@ -53,38 +53,38 @@ struct lmdb_env {
 
 /** The environment of @path (its data file @data_file; @nosubdir: @path
  *  is that file), opened by the first handle, shared with the others;
- *  give it back with lmdb_env_put(). */
-int lmdb_env_get(struct bale_reader *r, const char *path,
+ *  give it back with bale_lmdb_env_put(). */
+int bale_lmdb_env_get(struct bale_reader *r, const char *path,
     const char *data_file, int nosubdir, struct lmdb_env **out);
 
 /** The view of the version @txn reads, its keys loaded by the first
- *  handle that reads it; give it back with lmdb_view_put(). */
-int lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
+ *  handle that reads it; give it back with bale_lmdb_view_put(). */
+int bale_lmdb_view_get(struct bale_reader *r, struct lmdb_env *e, MDB_txn *txn,
     struct lmdb_view **out);
 
-void lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v);
+void bale_lmdb_view_put(struct lmdb_env *e, struct lmdb_view *v);
 
 /** 1 when value @v, as LMDB returned it, lies inside the file of @w's
  *  version (always, when the map was not found). A damaged page can give
  *  a size that reaches past the file's end, and touching that kills the
  *  process. */
-int lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
+int bale_lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
     const MDB_val *v);
 
 /** The error for @what (a key, a sample) whose bytes lie outside the
  *  file: BALE_EBACKEND, with the message set on @r. */
-int lmdb_env_outside(struct bale_reader *r, const char *what);
+int bale_lmdb_env_outside(struct bale_reader *r, const char *what);
 
 /** Give @e back; the last handle closes it. */
-void lmdb_env_put(struct lmdb_env *e);
+void bale_lmdb_env_put(struct lmdb_env *e);
 
 /** The bytes the pages @env says are in use take (UINT64_MAX when its
  *  meta page cannot be read): a data file shorter than that is cut
  *  short, and reading it through the map would kill the process. */
-uint64_t lmdb_pages_need(MDB_env *env);
+uint64_t bale_lmdb_pages_need(MDB_env *env);
 
 /** 1 when the environment @env opened at @path holds every page it says
  *  it uses (0: cut short, or its file cannot be stat'ed). */
-int lmdb_env_fits(MDB_env *env, const char *path, int nosubdir);
+int bale_lmdb_env_fits(MDB_env *env, const char *path, int nosubdir);
 
 #endif

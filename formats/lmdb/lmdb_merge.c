@@ -81,7 +81,7 @@ static int lmdb_merge_open(struct lmdb_merging *g)
 	if (lstat(g->final, &sb) == 0 && !m->replace)
 		return bale_errbuf_set(g->err, BALE_EEXIST, "lmdb: '%s' exists "
 		    "(--force replaces it)", g->final);
-	if (lmdb_remove(g->tmp, g->nosubdir) != 0 ||
+	if (bale_lmdb_remove(g->tmp, g->nosubdir) != 0 ||
 	    (!g->nosubdir && mkdir(g->tmp, 0777) != 0))
 		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot create "
 		    "'%s': %s", g->tmp, strerror(errno));
@@ -163,7 +163,7 @@ static int lmdb_merge_part(struct lmdb_merging *g, size_t i)
 	if (!path)
 		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
 	g->part = i;
-	rc = lmdb_each_record(path, g->nosubdir, lmdb_merge_record, g,
+	rc = bale_lmdb_each_record(path, g->nosubdir, lmdb_merge_record, g,
 	    g->err);
 	free(path);
 	return rc;
@@ -185,7 +185,7 @@ static int lmdb_merge_metadata(struct lmdb_merging *g)
 	char count[32];
 	int rc;
 
-	lmdb_bale_record(&b, g->count);
+	bale_lmdb_bale_record(&b, g->count);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
 	rc = b.failed || g->keys.failed || g->classes.failed ?
 	    bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory") :
@@ -222,14 +222,14 @@ static int lmdb_merge_publish(struct lmdb_merging *g)
 			unlink(lock);
 		free(lock);
 	}
-	if ((g->m->replace && lmdb_remove(g->final, g->nosubdir) != 0) ||
+	if ((g->m->replace && bale_lmdb_remove(g->final, g->nosubdir) != 0) ||
 	    rename(g->tmp, g->final) != 0)
 		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot rename "
 		    "'%s': %s", g->tmp, strerror(errno));
 	return BALE_OK;
 }
 
-int lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err)
+int bale_lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err)
 {
 	struct lmdb_merging g;
 	size_t i;
@@ -250,7 +250,7 @@ int lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err)
 	if (g.env)
 		mdb_env_close(g.env);
 	if (rc != BALE_OK && g.tmp)
-		lmdb_remove(g.tmp, g.nosubdir);
+		bale_lmdb_remove(g.tmp, g.nosubdir);
 	free(g.final);
 	free(g.tmp);
 	bale_buf_release(&g.keys);

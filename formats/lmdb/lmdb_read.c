@@ -166,10 +166,10 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		    ".image and .json records are not all there", key);
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (!lmdb_env_holds(st->e, st->v, &cls) ||
-	    !lmdb_env_holds(st->e, st->v, &img) ||
-	    (!st->no_meta && !lmdb_env_holds(st->e, st->v, &json)))
-		return lmdb_env_outside(r, key);
+	if (!bale_lmdb_env_holds(st->e, st->v, &cls) ||
+	    !bale_lmdb_env_holds(st->e, st->v, &img) ||
+	    (!st->no_meta && !bale_lmdb_env_holds(st->e, st->v, &json)))
+		return bale_lmdb_env_outside(r, key);
 	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
@@ -203,9 +203,9 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (!lmdb_env_holds(st->e, st->v, &v))
-		return lmdb_env_outside(r, key);
-	err = lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
+	if (!bale_lmdb_env_holds(st->e, st->v, &v))
+		return bale_lmdb_env_outside(r, key);
+	err = bale_lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
 	    &out->label);
 	if (err == -2)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' holds raw "
@@ -242,10 +242,11 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	err = mdb_get(st->txn, st->e->dbi, &k, &v);
 	if (err)
 		return lmdb_rfail(r, key, err);
-	if (!lmdb_env_holds(st->e, st->v, &v))
-		return lmdb_env_outside(r, key);
-	if (st->v->caffe ? lmdb_caffe_parse(v.mv_data, v.mv_size, &data, &n,
-	    label) == -1 : bale_meta_label(v.mv_data, v.mv_size, label) != 0)
+	if (!bale_lmdb_env_holds(st->e, st->v, &v))
+		return bale_lmdb_env_outside(r, key);
+	if (st->v->caffe ? bale_lmdb_caffe_parse(v.mv_data, v.mv_size, &data,
+	    &n, label) == -1 :
+	    bale_meta_label(v.mv_data, v.mv_size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
 	return BALE_OK;
@@ -278,7 +279,7 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 	    bale_strfmt("%s/data.mdb", path) : strdup(path);
 	if (!st->files[0])
 		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
-	rc = lmdb_env_get(r, path, st->files[0], !S_ISDIR(sb.st_mode),
+	rc = bale_lmdb_env_get(r, path, st->files[0], !S_ISDIR(sb.st_mode),
 	    &st->e);
 	if (rc != BALE_OK)
 		return rc;
@@ -287,7 +288,7 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 		err = mdb_cursor_open(st->txn, st->e->dbi, &st->cursor);
 	if (err)
 		return lmdb_rfail(r, path, err);
-	return lmdb_view_get(r, st->e, st->txn, &st->v);
+	return bale_lmdb_view_get(r, st->e, st->txn, &st->v);
 }
 
 static int lmdb_rcount(struct bale_reader *r, void *priv, uint64_t *n)
@@ -305,7 +306,7 @@ static void lmdb_info_value(struct lmdb_r *st, const char *name,
 
 	bale_buf_printf(&st->info, ",\"%s\":", name);
 	if (mdb_get(st->txn, st->e->dbi, &k, &v) == 0 &&
-	    lmdb_env_holds(st->e, st->v, &v))
+	    bale_lmdb_env_holds(st->e, st->v, &v))
 		bale_buf_add(&st->info, v.mv_data, v.mv_size);
 	else
 		bale_buf_puts(&st->info, "null");
@@ -346,9 +347,9 @@ static void lmdb_rrelease(void *priv)
 	if (st->txn)
 		mdb_txn_abort(st->txn);
 	if (st->v)
-		lmdb_view_put(st->e, st->v);
+		bale_lmdb_view_put(st->e, st->v);
 	if (st->e)
-		lmdb_env_put(st->e);
+		bale_lmdb_env_put(st->e);
 	free(st->buf);
 	free(st->path);
 	free(st->files[0]);

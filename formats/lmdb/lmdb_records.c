@@ -25,7 +25,7 @@ static void lmdb_records_populate(MDB_env *env)
 #endif
 }
 
-int lmdb_each_record(const char *path, int nosubdir,
+int bale_lmdb_each_record(const char *path, int nosubdir,
     int (*fn)(void *ctx, MDB_val *k, MDB_val *v), void *ctx,
     struct bale_errbuf *err)
 {
@@ -40,7 +40,7 @@ int lmdb_each_record(const char *path, int nosubdir,
 	if (!e)
 		e = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK |
 		    (nosubdir ? MDB_NOSUBDIR : 0), 0644);
-	if (!e && !lmdb_env_fits(env, path, nosubdir))
+	if (!e && !bale_lmdb_env_fits(env, path, nosubdir))
 		rc = bale_errbuf_set(err, BALE_EBACKEND, "lmdb: '%s' is cut "
 		    "short: its data file lacks pages it uses", path);
 	if (!e && rc == BALE_OK)

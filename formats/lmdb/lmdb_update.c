@@ -75,7 +75,7 @@ static int lmdb_upd_open(struct lmdb_updating *g)
 	if (!e)
 		e = mdb_env_open(g->env, g->path, g->nosubdir ? MDB_NOSUBDIR :
 		    0, 0644);
-	if (!e && !lmdb_env_fits(g->env, g->path, g->nosubdir))
+	if (!e && !bale_lmdb_env_fits(g->env, g->path, g->nosubdir))
 		return bale_errbuf_set(g->err, BALE_EBACKEND, "lmdb: '%s' is "
 		    "cut short: its data file lacks pages it uses", g->path);
 	if (!e)
@@ -181,9 +181,9 @@ static int lmdb_upd_record(void *ctx, MDB_val *k, MDB_val *v)
 static int lmdb_upd_append(struct lmdb_updating *g)
 {
 	char *path = bale_strfmt("%s/%s.lmdb", g->u->delta, g->u->name);
-	int rc = path ? lmdb_each_record(path, g->nosubdir, lmdb_upd_record,
-	    g, g->err) : bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no "
-	    "memory");
+	int rc = path ? bale_lmdb_each_record(path, g->nosubdir,
+	    lmdb_upd_record, g, g->err) : bale_errbuf_set(g->err, BALE_ENOMEM,
+	    "lmdb: no memory");
 
 	free(path);
 	return rc;
@@ -208,7 +208,7 @@ static int lmdb_upd_metadata(struct lmdb_updating *g)
 
 	for (p = g->keys.data, g->count = 0; p && *p; p = strchr(p, '\n') + 1)
 		g->count++;
-	lmdb_bale_record(&bale, g->count);
+	bale_lmdb_bale_record(&bale, g->count);
 	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
 	rc = bale.failed || cls.failed || g->keys.failed ?
@@ -251,7 +251,7 @@ static int lmdb_upd_run(struct lmdb_updating *g)
 	return e ? lmdb_upd_fail(g, "cannot commit", e) : BALE_OK;
 }
 
-int lmdb_update(const struct bale_update *u, struct bale_errbuf *err)
+int bale_lmdb_update(const struct bale_update *u, struct bale_errbuf *err)
 {
 	struct lmdb_updating g;
 	char *lock;

@@ -73,38 +73,38 @@ struct wds_r {
 	struct bale_buf info;
 };
 
-extern const struct bale_writer_ops wds_writer;
-extern const struct bale_reader_ops wds_reader;
+extern const struct bale_writer_ops bale_wds_writer;
+extern const struct bale_reader_ops bale_wds_reader;
 
 #define WDS_LIST_SUFFIX "-shards.json"	/* NAME-shards.json: the list */
 
 /** "@dir/@name-shards.json", the shard list; NULL without memory. */
-char *wds_list_path(const struct wds_w *st);
+char *bale_wds_list_path(const struct wds_w *st);
 
 /** "@dir/@name-%06u.@ext" for shard @no; NULL without memory. */
-char *wds_path(const struct wds_w *st, unsigned no, const char *ext);
+char *bale_wds_path(const struct wds_w *st, unsigned no, const char *ext);
 
 /** Take the options, folder and dataset of an output to write. */
-int wds_init(struct bale_writer *w, struct wds_w *st, const char *dir,
+int bale_wds_init(struct bale_writer *w, struct wds_w *st, const char *dir,
     const struct bale_dataset *ds);
 
 /** Add the open (or kept) shard to the shard list being built. */
-void wds_list_entry(struct wds_w *st, uint64_t filesize);
+void bale_wds_list_entry(struct wds_w *st, uint64_t filesize);
 
 /** The writer's resume(): keep the shards a checkpoint covers. */
-int wds_resume(struct bale_writer *w, void *priv, const char *dir,
+int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
 /* wds_merge.c */
 
 /** bale merge: one shard list over the parts' shards, linked in (hard
  *  links, else symbolic ones), renumbered, their .idx files with them. */
-int wds_merge(const struct bale_merge *m, struct bale_errbuf *err);
+int bale_wds_merge(const struct bale_merge *m, struct bale_errbuf *err);
 
 /* wds_update.c */
 
 /** bale pack --update: affected shards rewritten, the delta's moved in,
  *  a new shard list published. */
-int wds_update(const struct bale_update *u, struct bale_errbuf *err);
+int bale_wds_update(const struct bale_update *u, struct bale_errbuf *err);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void wds_idx_add(struct bale_buf *idx, const char *ext, uint64_t off,
+void bale_wds_idx_add(struct bale_buf *idx, const char *ext, uint64_t off,
     uint64_t size, const char *name)
 {
 	bale_buf_printf(idx, "%s%s %" PRIu64 " %" PRIu64 " %s",
@@ -39,7 +39,7 @@ static char *wds_idx_member(char *p, struct wds_entry *e, char **name)
 	return member;
 }
 
-int wds_idx_parse(char *line, struct wds_entry *e, char **member)
+int bale_wds_idx_parse(char *line, struct wds_entry *e, char **member)
 {
 	char *save = NULL;
 	char *p = line;

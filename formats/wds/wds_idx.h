@@ -23,12 +23,12 @@ struct wds_entry {
 
 /** Append one member's "ext offset size name" to the line being built in
  *  @idx (a space before it unless the line is empty). */
-void wds_idx_add(struct bale_buf *idx, const char *ext, uint64_t off,
+void bale_wds_idx_add(struct bale_buf *idx, const char *ext, uint64_t off,
     uint64_t size, const char *name);
 
 /** Parse one sample's @line (changed in place) into @e's image, cls and
  *  json members; *member is the last member's name.
  *  @return 0, or -1 if it is not such a line */
-int wds_idx_parse(char *line, struct wds_entry *e, char **member);
+int bale_wds_idx_parse(char *line, struct wds_entry *e, char **member);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void wds_list_add(struct bale_buf *entries, const char *url,
+void bale_wds_list_add(struct bale_buf *entries, const char *url,
     uint64_t nsamples, uint64_t filesize)
 {
 	bale_buf_puts(entries, entries->len ? ",\n{" : "\n{");
@@ -15,7 +15,7 @@ void wds_list_add(struct bale_buf *entries, const char *url,
 	bale_buf_puts(entries, "}");
 }
 
-void wds_list_render(struct bale_buf *b, const char *name,
+void bale_wds_list_render(struct bale_buf *b, const char *name,
     const struct bale_buf *entries, uint64_t samples, const char *classes,
     size_t classes_len)
 {
@@ -35,7 +35,7 @@ void wds_list_render(struct bale_buf *b, const char *name,
 	bale_buf_puts(b, "}}\n");
 }
 
-int wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
+int bale_wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
     uint64_t filesize)
 {
 	struct wds_shard *grown;
@@ -62,7 +62,8 @@ static int wds_list_entry_read(struct wds_list *l, const char *e,
 	uint64_t nsamples, filesize;
 	int rc = url && bale_jsonr_key_u64(e, eend, "nsamples",
 	    &nsamples) == 0 && bale_jsonr_key_u64(e, eend, "filesize",
-	    &filesize) == 0 ? wds_list_push(l, url, nsamples, filesize) : -1;
+	    &filesize) == 0 ? bale_wds_list_push(l, url, nsamples,
+	    filesize) : -1;
 
 	free(url);
 	return rc;
@@ -88,7 +89,7 @@ static int wds_list_parse(struct wds_list *l, const char *text,
 	return 0;
 }
 
-int wds_list_read(const char *path, struct wds_list *l,
+int bale_wds_list_read(const char *path, struct wds_list *l,
     struct bale_errbuf *err)
 {
 	size_t len = 0;
@@ -105,7 +106,7 @@ int wds_list_read(const char *path, struct wds_list *l,
 	    "shard list bale wrote", path) : BALE_OK;
 }
 
-void wds_list_release(struct wds_list *l)
+void bale_wds_list_release(struct wds_list *l)
 {
 	size_t i;
 

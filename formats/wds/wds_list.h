@@ -23,22 +23,22 @@ struct wds_list {
 };
 
 /** Append one shard's entry to the entries being built in @entries. */
-void wds_list_add(struct bale_buf *entries, const char *url,
+void bale_wds_list_add(struct bale_buf *entries, const char *url,
     uint64_t nsamples, uint64_t filesize);
 
 /** Append shard @url to @l. @return 0, or -1 without memory */
-int wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
+int bale_wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
     uint64_t filesize);
 
 /** The whole list into @b: @entries, and bale's own fields. */
-void wds_list_render(struct bale_buf *b, const char *name,
+void bale_wds_list_render(struct bale_buf *b, const char *name,
     const struct bale_buf *entries, uint64_t samples, const char *classes,
     size_t classes_len);
 
 /** Read the list at @path. @return BALE_OK, or an error with @err set */
-int wds_list_read(const char *path, struct wds_list *l,
+int bale_wds_list_read(const char *path, struct wds_list *l,
     struct bale_errbuf *err);
 
-void wds_list_release(struct wds_list *l);
+void bale_wds_list_release(struct wds_list *l);
 
 #endif

@@ -71,8 +71,8 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 	if (rc == BALE_OK && access(isrc, F_OK) == 0)
 		rc = wds_link(isrc, idst, m->copy, g->err);
 	if (rc == BALE_OK) {
-		wds_list_add(&g->entries, dst + strlen(m->out) + 1, nsamples,
-		    filesize);
+		bale_wds_list_add(&g->entries, dst + strlen(m->out) + 1,
+		    nsamples, filesize);
 		g->shards++;
 		g->samples += nsamples;
 	}
@@ -90,7 +90,7 @@ static int wds_merge_part(struct wds_merging *g, size_t i)
 	char *path = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, part, g->m->name);
 	struct wds_list l;
 	size_t k;
-	int rc = path ? wds_list_read(path, &l, g->err) :
+	int rc = path ? bale_wds_list_read(path, &l, g->err) :
 	    bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
 
 	free(path);
@@ -101,7 +101,7 @@ static int wds_merge_part(struct wds_merging *g, size_t i)
 	for (k = 0; rc == BALE_OK && k < l.n; k++)
 		rc = wds_merge_shard(g, part, l.v[k].url, l.v[k].nsamples,
 		    l.v[k].filesize);
-	wds_list_release(&l);
+	bale_wds_list_release(&l);
 	return rc;
 }
 
@@ -110,7 +110,7 @@ static int wds_merge_list(struct wds_merging *g, const char *path)
 	struct bale_buf b = BALE_BUF_INIT;
 	int rc = BALE_OK;
 
-	wds_list_render(&b, g->m->name, &g->entries, g->samples,
+	bale_wds_list_render(&b, g->m->name, &g->entries, g->samples,
 	    g->classes.data, g->classes.len);
 	if (b.failed || g->entries.failed || g->classes.failed)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
@@ -121,7 +121,7 @@ static int wds_merge_list(struct wds_merging *g, const char *path)
 	return rc;
 }
 
-int wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
+int bale_wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
 {
 	struct wds_merging g = { m, BALE_BUF_INIT, BALE_BUF_INIT, 0, 0, err };
 	char *list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->out, m->name);

@@ -79,7 +79,7 @@ static int wds_out_close(struct archive *ar, void *arg)
 	return ARCHIVE_OK;
 }
 
-int wds_out_open(struct archive *ar, struct wds_out *o)
+int bale_wds_out_open(struct archive *ar, struct wds_out *o)
 {
 	if (!o->buf) {
 		o->buf = malloc(WDS_OUT_CAP);
@@ -94,7 +94,7 @@ int wds_out_open(struct archive *ar, struct wds_out *o)
 	    NULL);
 }
 
-void wds_out_release(struct wds_out *o)
+void bale_wds_out_release(struct wds_out *o)
 {
 	free(o->buf);
 	o->buf = NULL;

@@ -23,9 +23,9 @@ struct wds_out {
 
 /** Open @ar (set up, not yet opened) to write through @o into @o->fd.
  *  @return libarchive's status */
-int wds_out_open(struct archive *ar, struct wds_out *o);
+int bale_wds_out_open(struct archive *ar, struct wds_out *o);
 
 /** Free the buffer (what it held is lost). */
-void wds_out_release(struct wds_out *o);
+void bale_wds_out_release(struct wds_out *o);
 
 #endif

@@ -45,7 +45,7 @@ static int wds_idx_line(struct wds_r *st, char *line, uint32_t shard)
 
 	memset(&e, 0, sizeof(e));
 	e.shard = shard;
-	if (wds_idx_parse(line, &e, &member) != 0 ||
+	if (bale_wds_idx_parse(line, &e, &member) != 0 ||
 	    !(dot = strchr(member, '.')))
 		return -1;
 	e.key = st->arena.len;
@@ -411,7 +411,7 @@ static void wds_rrelease(void *priv)
 	bale_buf_release(&st->arena);
 }
 
-const struct bale_reader_ops wds_reader = {
+const struct bale_reader_ops bale_wds_reader = {
 	.option = wds_roption,
 	.open = wds_ropen,
 	.count = wds_rcount,

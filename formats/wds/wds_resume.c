@@ -12,7 +12,7 @@
 
 static int wds_list_exists(const struct wds_w *st)
 {
-	char *list = wds_list_path(st);
+	char *list = bale_wds_list_path(st);
 	int yes = list && access(list, F_OK) == 0;
 
 	free(list);
@@ -22,8 +22,8 @@ static int wds_list_exists(const struct wds_w *st)
 static int wds_verify_no(const struct wds_w *st, unsigned no,
     struct bale_wds_shard *v, struct bale_errbuf *err)
 {
-	char *tar = wds_path(st, no, "tar");
-	char *idx = wds_path(st, no, "idx");
+	char *tar = bale_wds_path(st, no, "tar");
+	char *idx = bale_wds_path(st, no, "idx");
 	int rc;
 
 	if (tar && idx)
@@ -50,7 +50,7 @@ static int wds_keep_shards(struct bale_writer *w, struct wds_w *st,
 			break;
 		}
 		st->shard_samples = v.samples;
-		wds_list_entry(st, v.filesize);
+		bale_wds_list_entry(st, v.filesize);
 		st->samples += v.samples;
 		st->last_index = v.last_index;
 		st->shard_no++;
@@ -59,14 +59,14 @@ static int wds_keep_shards(struct bale_writer *w, struct wds_w *st,
 	    "wds: no memory") : BALE_OK;
 }
 
-int wds_resume(struct bale_writer *w, void *priv, const char *dir,
+int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs)
 {
 	struct wds_w *st = priv;
 	const char *v;
 	const char *vend;
 	uint64_t nshards = 0;
-	int rc = wds_init(w, st, dir, ds);
+	int rc = bale_wds_init(w, st, dir, ds);
 
 	if (rc != BALE_OK)
 		return rc;

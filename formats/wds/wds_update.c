@@ -115,7 +115,7 @@ static void wds_upd_drop_old(struct wds_updating *g, const char *file,
 static int wds_upd_list(struct wds_updating *g, const char *url,
     uint64_t nsamples, uint64_t filesize)
 {
-	return wds_list_push(&g->now, url, nsamples, filesize) == 0 ?
+	return bale_wds_list_push(&g->now, url, nsamples, filesize) == 0 ?
 	    BALE_OK : wds_upd_nomem(g);
 }
 
@@ -177,7 +177,7 @@ static void wds_upd_shift(struct bale_buf *idx, const char *line,
 
 	while (sscanf(line, "%31s %" SCNu64 " %" SCNu64 " %255s%n", ext, &off,
 	    &size, name, &used) == 4) {
-		wds_idx_add(idx, ext, off - from + to, size, name);
+		bale_wds_idx_add(idx, ext, off - from + to, size, name);
 		line += used;
 	}
 	bale_buf_puts(idx, "\n");
@@ -383,7 +383,7 @@ static int wds_upd_delta(struct wds_updating *g)
 	    g->u->name);
 	struct wds_list d;
 	size_t i;
-	int rc = path ? wds_list_read(path, &d, g->err) : wds_upd_nomem(g);
+	int rc = path ? bale_wds_list_read(path, &d, g->err) : wds_upd_nomem(g);
 
 	free(path);
 	if (rc != BALE_OK)
@@ -392,7 +392,7 @@ static int wds_upd_delta(struct wds_updating *g)
 		rc = strchr(d.v[i].url, '/') ? bale_errbuf_set(g->err,
 		    BALE_EINVAL, "wds: the delta names '%s'", d.v[i].url) :
 		    wds_upd_move(g, &d.v[i]);
-	wds_list_release(&d);
+	bale_wds_list_release(&d);
 	return rc;
 }
 
@@ -406,12 +406,12 @@ static int wds_upd_publish(struct wds_updating *g)
 	int rc = BALE_OK;
 
 	for (i = 0; i < g->now.n; i++) {
-		wds_list_add(&entries, g->now.v[i].url, g->now.v[i].nsamples,
-		    g->now.v[i].filesize);
+		bale_wds_list_add(&entries, g->now.v[i].url,
+		    g->now.v[i].nsamples, g->now.v[i].filesize);
 		samples += g->now.v[i].nsamples;
 	}
 	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
-	wds_list_render(&b, g->u->name, &entries, samples, cls.data,
+	bale_wds_list_render(&b, g->u->name, &entries, samples, cls.data,
 	    cls.len);
 	if (b.failed || cls.failed || entries.failed || g->made.failed)
 		rc = wds_upd_nomem(g);
@@ -424,7 +424,7 @@ static int wds_upd_publish(struct wds_updating *g)
 	return rc;
 }
 
-int wds_update(const struct bale_update *u, struct bale_errbuf *err)
+int bale_wds_update(const struct bale_update *u, struct bale_errbuf *err)
 {
 	struct wds_updating g;
 	const char *p;
@@ -434,7 +434,8 @@ int wds_update(const struct bale_update *u, struct bale_errbuf *err)
 	g.u = u;
 	g.err = err;
 	g.list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, u->out, u->name);
-	rc = g.list ? wds_list_read(g.list, &g.old, err) : wds_upd_nomem(&g);
+	rc = g.list ? bale_wds_list_read(g.list, &g.old, err) :
+	    wds_upd_nomem(&g);
 	if (rc == BALE_OK)
 		rc = wds_upd_scan(&g, wds_upd_note_max);
 	if (rc == BALE_OK)
@@ -448,8 +449,8 @@ int wds_update(const struct bale_update *u, struct bale_errbuf *err)
 	for (p = g.made.data; rc != BALE_OK && p && p < g.made.data +
 	    g.made.len; p += strlen(p) + 1)
 		unlink(p);
-	wds_list_release(&g.old);
-	wds_list_release(&g.now);
+	bale_wds_list_release(&g.old);
+	bale_wds_list_release(&g.now);
 	bale_buf_release(&g.made);
 	free(g.list);
 	return rc;

@@ -27,12 +27,12 @@ static uint64_t wds_member_bytes(uint64_t n)
 	return WDS_BLOCK + wds_padded(n);
 }
 
-char *wds_list_path(const struct wds_w *st)
+char *bale_wds_list_path(const struct wds_w *st)
 {
 	return bale_strfmt("%s/%s" WDS_LIST_SUFFIX, st->dir, st->name);
 }
 
-char *wds_path(const struct wds_w *st, unsigned no, const char *ext)
+char *bale_wds_path(const struct wds_w *st, unsigned no, const char *ext)
 {
 	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
 }
@@ -86,7 +86,7 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
     int replace)
 {
-	char *list = wds_list_path(st);
+	char *list = bale_wds_list_path(st);
 	struct stat sb;
 	int rc = BALE_OK;
 
@@ -102,7 +102,7 @@ static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
 	return rc;
 }
 
-int wds_init(struct bale_writer *w, struct wds_w *st,
+int bale_wds_init(struct bale_writer *w, struct wds_w *st,
     const char *dir, const struct bale_dataset *ds)
 {
 	if (!st->max_bytes && !st->max_count)
@@ -122,7 +122,7 @@ static int wds_open(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds)
 {
 	struct wds_w *st = priv;
-	int rc = wds_init(w, st, dir, ds);
+	int rc = bale_wds_init(w, st, dir, ds);
 
 	return rc == BALE_OK ? wds_claim_output(w, st, ds->replace) : rc;
 }
@@ -132,7 +132,7 @@ static int wds_open(struct bale_writer *w, void *priv, const char *dir,
 static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 {
 	struct archive *ar;
-	char *final = wds_path(st, st->shard_no, "tar");
+	char *final = bale_wds_path(st, st->shard_no, "tar");
 	char why[256];
 
 	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
@@ -153,7 +153,7 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	    archive_write_set_bytes_per_block(ar, WDS_WRITE_BLOCK) !=
 	    ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK ||
-	    wds_out_open(ar, &st->out) != ARCHIVE_OK)
+	    bale_wds_out_open(ar, &st->out) != ARCHIVE_OK)
 		return bale_writer_seterr(w, BALE_EBACKEND,
 		    "wds: cannot start '%s': %s", st->tmp,
 		    wds_archive_error(ar, why, sizeof(why)));
@@ -163,19 +163,19 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	return BALE_OK;
 }
 
-void wds_list_entry(struct wds_w *st, uint64_t filesize)
+void bale_wds_list_entry(struct wds_w *st, uint64_t filesize)
 {
 	char url[PATH_MAX];
 
 	snprintf(url, sizeof(url), "%s-%06u.tar", st->name, st->shard_no);
-	wds_list_add(&st->list, url, st->shard_samples, filesize);
+	bale_wds_list_add(&st->list, url, st->shard_samples, filesize);
 }
 
 /* Write the shard's .idx, then move the tar to its final name. */
 static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 {
-	char *idx = wds_path(st, st->shard_no, "idx");
-	char *tar = wds_path(st, st->shard_no, "tar");
+	char *idx = bale_wds_path(st, st->shard_no, "idx");
+	char *tar = bale_wds_path(st, st->shard_no, "tar");
 	char head[64];
 	int rc = BALE_OK;
 
@@ -225,7 +225,7 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	rc = wds_publish_shard(w, st);
 	if (rc != BALE_OK)
 		return rc;
-	wds_list_entry(st, st->shard_bytes);
+	bale_wds_list_entry(st, st->shard_bytes);
 	free(st->tmp);
 	st->tmp = NULL;
 	st->shard_no++;
@@ -264,7 +264,7 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 		p += put;
 		n -= (size_t)put;
 	}
-	wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
+	bale_wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
 	    (uint64_t)archive_entry_size(e), name);
 	st->shard_bytes += wds_member_bytes((uint64_t)archive_entry_size(e));
 	return BALE_OK;
@@ -327,7 +327,7 @@ static int wds_unlink_shard(const struct wds_w *st, unsigned no)
 	char *p;
 
 	for (i = 0; i < 2; i++) {
-		p = wds_path(st, no, exts[i]);
+		p = bale_wds_path(st, no, exts[i]);
 		if (p && unlink(p) == 0)
 			gone++;
 		free(p);
@@ -359,10 +359,10 @@ static void wds_remove_partial_list(const struct wds_w *st)
 static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 {
 	struct bale_buf b = BALE_BUF_INIT;
-	char *path = wds_list_path(st);
+	char *path = bale_wds_list_path(st);
 	int rc = BALE_OK;
 
-	wds_list_render(&b, st->name, &st->list, st->samples,
+	bale_wds_list_render(&b, st->name, &st->list, st->samples,
 	    st->classes.data, st->classes.len);
 	if (!path || b.failed || st->list.failed)
 		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
@@ -378,7 +378,7 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 static int wds_publish(struct bale_writer *w, void *priv)
 {
 	struct wds_w *st = priv;
-	char *path = wds_list_path(st);
+	char *path = bale_wds_list_path(st);
 	int rc = BALE_OK;
 
 	if (!path)
@@ -421,7 +421,7 @@ static void wds_release(void *priv)
 	if (!st->published && st->dir && st->name)
 		wds_remove_partial_list(st);
 	archive_entry_free(st->entry);
-	wds_out_release(&st->out);
+	bale_wds_out_release(&st->out);
 	free(st->tmp);
 	free(st->dir);
 	free(st->name);
@@ -432,12 +432,12 @@ static void wds_release(void *priv)
 	bale_buf_release(&st->scratch);
 }
 
-const struct bale_writer_ops wds_writer = {
+const struct bale_writer_ops bale_wds_writer = {
 	.option = wds_option,
 	.open = wds_open,
 	.put = wds_put,
 	.finish = wds_finish,
 	.publish = wds_publish,
 	.release = wds_release,
-	.resume = wds_resume,
+	.resume = bale_wds_resume,
 };

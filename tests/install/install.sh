@@ -2,7 +2,9 @@
 # meson install puts the library (shared with its soname, and static), the
 # two public headers and a pkg-config file in place; a program built with
 # `pkg-config --cflags --libs bale` and nothing else runs; the shared
-# library exports exactly the functions the headers declare.
+# library exports exactly the functions the headers declare; every global
+# the static library defines starts with bale_ (a static link into
+# someone's program must not clash with their names).
 . "$TESTS/cli/lib.sh"
 meson install -C "$BUILD_ROOT" --no-rebuild --quiet --destdir "$T/inst" \
     >/dev/null || fail "meson install failed"
@@ -40,4 +42,9 @@ print("\n".join(sorted(names)))
 PY
 diff "$T/declared" "$T/exported" >"$T/diff" ||
     fail "exports differ from the declarations (< declared only, > exported only): $(cat "$T/diff")"
+nm -g --defined-only "$libdir/libbale.a" |
+    awk 'NF == 3 && $2 ~ /[TDRBCVW]/ && $3 !~ /^bale_/ {print $3}' |
+    sort -u >"$T/unprefixed"
+[ ! -s "$T/unprefixed" ] ||
+    fail "libbale.a defines globals without the bale_ prefix: $(cat "$T/unprefixed" | tr '\n' ' ')"
 echo "install: $(wc -l <"$T/exported") symbols exported, all declared"
