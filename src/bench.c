@@ -2,6 +2,7 @@
 #include "bench.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "bale_backend.h"
 #include "bale.h"
 

@@ -6,6 +6,7 @@
 #define BALE_BENCH_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,6 +3,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 static void bench_json_array(struct bale_buf *j, const char *key,
     const double *v, unsigned n)

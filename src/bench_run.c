@@ -5,6 +5,7 @@
 #include "shuffle.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,6 @@
 /* buf.c - growable byte buffer. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 #ifndef BALE_CROP_DECODE_H
 #define BALE_CROP_DECODE_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 

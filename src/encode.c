@@ -12,6 +12,7 @@
 #include "image.h"
 #include "jpeg.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "png.h"
 #include "resize.h"
 

@@ -6,6 +6,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "geometry.h"
 
 #include <stddef.h>

@@ -2,6 +2,7 @@
 #include "bale.h"
 #include "bale_config.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdio.h>
 

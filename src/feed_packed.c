@@ -4,6 +4,7 @@
 #include "feed_int.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,6 @@
 /* file.c - atomic replace, full reads and writes, mkdir -p. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 
 #include <errno.h>

@@ -4,6 +4,7 @@
  * each read as a PyTorch ImageFolder does, open + fstat + read + close.
  */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include "input.h"
 #include "walk.h"

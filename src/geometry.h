@@ -8,7 +8,7 @@
 #define BALE_GEOMETRY_H
 
 #include "bale.h"
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdint.h>
 

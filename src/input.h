@@ -8,6 +8,7 @@
 #define BALE_INPUT_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "walk.h"
 
 #include <stddef.h>

@@ -3,6 +3,7 @@
 #include "input.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -7,6 +7,7 @@
 #include "journal.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <inttypes.h>

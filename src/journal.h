@@ -8,7 +8,7 @@
 #ifndef BALE_JOURNAL_H
 #define BALE_JOURNAL_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 #include <stdint.h>

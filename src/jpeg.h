@@ -4,7 +4,7 @@
 #ifndef BALE_JPEG_H
 #define BALE_JPEG_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "image.h"
 
 #include <stddef.h>

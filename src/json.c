@@ -1,5 +1,6 @@
 /* json.c - JSON string escaping and key/value helpers. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <inttypes.h>
 #include <string.h>

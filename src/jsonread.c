@@ -1,5 +1,6 @@
 /* jsonread.c - locate and decode JSON values without building a tree. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdlib.h>
 #include <string.h>

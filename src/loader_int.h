@@ -6,6 +6,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "crop_decode.h"
 #include "loader_box.h"
 #include "loader_store.h"

@@ -9,6 +9,7 @@
 #define BALE_MANIFEST_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 #include <stdint.h>

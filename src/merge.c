@@ -3,6 +3,7 @@
  * have each format's backend join them (bale_backend.merge). */
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "registry.h"
 
 #include <errno.h>

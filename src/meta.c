@@ -1,5 +1,6 @@
 /* meta.c - per-sample and per-dataset JSON shared by the backends. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 
 #include <errno.h>

@@ -2,6 +2,7 @@
  * length, then a Python dict literal padded with spaces to a multiple of
  * 64 bytes and ended by a newline. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -12,6 +12,7 @@
 #include "pipeline.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -13,6 +13,7 @@
 #define BALE_PIPELINE_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "encode.h"
 #include "journal.h"
 #include "reorder.h"

@@ -2,7 +2,7 @@
 #ifndef BALE_PNG_H
 #define BALE_PNG_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "image.h"
 
 #include <stddef.h>

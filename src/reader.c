@@ -1,5 +1,6 @@
 /* reader.c - the state machine around one backend's reader ops. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef BALE_REGISTRY_H
 #define BALE_REGISTRY_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 

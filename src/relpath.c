@@ -4,6 +4,7 @@
 #include "relpath.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 #include "bale_config.h"
 #include "registry.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <jconfig.h>	/* libjpeg-turbo's version, as built against */
 #include <spng.h>

@@ -4,6 +4,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "stream_feed.h"
 #include "walk.h"
 

@@ -3,6 +3,7 @@
 #include "resume.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>

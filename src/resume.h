@@ -5,7 +5,7 @@
 #define BALE_RESUME_H
 
 #include "bale.h"
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "journal.h"
 #include "report.h"
 #include "walk.h"

@@ -5,6 +5,7 @@
 #include "shard_set.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 #include "walk.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
 #ifndef BALE_SHARD_SET_H
 #define BALE_SHARD_SET_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 

@@ -9,7 +9,7 @@
 #ifndef BALE_STAGE_H
 #define BALE_STAGE_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 /** The staging folder of output @name in @out ("OUT/.NAME-replace"),
  *  newly allocated; NULL without memory. */

@@ -3,6 +3,7 @@
 #include "feed_int.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 #include "tar_stream.h"
 
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #ifndef BALE_STREAM_FEED_H
 #define BALE_STREAM_FEED_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "walk.h"
 
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #ifndef BALE_TAR_SCAN_H
 #define BALE_TAR_SCAN_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdint.h>
 

@@ -2,6 +2,7 @@
 #include "tar_stream.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 #include "walk.h"
 
 #include <archive.h>

@@ -10,7 +10,7 @@
 #ifndef BALE_TAR_STREAM_H
 #define BALE_TAR_STREAM_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "tar_scan.h"
 
 #include <stddef.h>

@@ -3,6 +3,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <dirent.h>
 #include <errno.h>

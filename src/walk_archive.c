@@ -4,6 +4,7 @@
 #include "walk_arc.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 #include "tar_scan.h"
 #include "zip_scan.h"
 

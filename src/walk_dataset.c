@@ -7,6 +7,7 @@
 #include "walk_int.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>

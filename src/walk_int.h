@@ -6,6 +6,7 @@
 #include "walk.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <sys/types.h>
 

@@ -6,6 +6,7 @@
 #include "walk_int.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 #include "walk_arc.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 #include "tar_stream.h"
 
 #include <string.h>

@@ -10,6 +10,7 @@
 #include "walk_arc.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

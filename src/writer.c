@@ -1,5 +1,6 @@
 /* writer.c - the state machine around one backend's writer ops. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
 #include "zip_scan.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #ifndef BALE_ZIP_SCAN_H
 #define BALE_ZIP_SCAN_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdint.h>
 

@@ -5,6 +5,7 @@
 #include "hdf5_merge.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include "hdf5_read.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "hdf5_common.h"
 #include "hdf5_pixels.h"
 #include "hdf5_rows.h"

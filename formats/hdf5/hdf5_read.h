@@ -5,6 +5,7 @@
 #define BALE_HDF5_READ_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 
 #include <hdf5.h>

@@ -7,6 +7,7 @@
 #define BALE_HDF5_ROWS_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <hdf5.h>
 #include <stdint.h>

@@ -4,6 +4,7 @@
 #define HDF5_WRITE_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include "hdf5_rows.h"
 

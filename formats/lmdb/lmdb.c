@@ -36,6 +36,7 @@
  * checkpoint, and the metadata records.
  */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "lmdb_caffe.h"
 #include "lmdb_read.h"
 #include "lmdb_write.h"

@@ -15,6 +15,7 @@
 #define LMDB_ENV_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <lmdb.h>
 #include <stdatomic.h>

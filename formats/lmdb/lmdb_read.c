@@ -28,6 +28,7 @@
 #include "lmdb_env.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <inttypes.h>

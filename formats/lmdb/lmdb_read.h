@@ -4,6 +4,7 @@
 #define BALE_LMDB_READ_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 
 #include <lmdb.h>

@@ -3,6 +3,7 @@
 #define BALE_LMDB_WRITE_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <lmdb.h>
 

@@ -15,6 +15,7 @@
 #define WDS_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include "wds_idx.h"
 #include "wds_out.h"

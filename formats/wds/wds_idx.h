@@ -5,6 +5,7 @@
 #define WDS_IDX_H
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stdint.h>
 

@@ -8,6 +8,7 @@
 #include "wds_verify.h"
 
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "bale.h"
 
 #include <archive.h>

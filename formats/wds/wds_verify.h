@@ -2,7 +2,7 @@
 #ifndef BALE_WDS_VERIFY_H
 #define BALE_WDS_VERIFY_H
 
-#include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,6 +7,7 @@
  * walked twice: by ImageFolder rules, and through a list file naming
  * member paths (one twice, one unsafe). */
 #include "bale.h"
+#include "bale_backend_util.h"
 #include "input.h"
 #include "scratch.h"
 #include "stream_feed.h"

@@ -2,6 +2,7 @@
  * decode strings and numbers, as the readers of shard lists and sample
  * metadata do. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <stddef.h>
 #include <stdint.h>

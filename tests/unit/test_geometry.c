@@ -3,6 +3,7 @@
 #include "geometry.h"
 
 #include "bale.h"
+#include "bale_backend_util.h"
 
 static struct bale_plan plan(const char *mode, enum bale_frame frame,
     int upscale, int w, int h)

@@ -1,6 +1,7 @@
 /* test_json.c - JSON strings survive any file name bytes. */
 #include "check.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 static void check_escape(const char *in, size_t n, const char *want)
 {

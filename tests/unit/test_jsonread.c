@@ -1,6 +1,7 @@
 /* test_jsonread.c - values found and decoded in JSON text, and hostile
  * text refused, never over-read. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "check.h"
 
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* test_meta.c - stored labels are read back exactly, or refused. */
 #include "check.h"
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 /* @text's label, or -999 when it is refused */
 static long long label_of(const char *text)

@@ -1,6 +1,7 @@
 /* test_reader.c - the reader state machine and its messages, on the raw
  * folder reader (always built), and what opening picks for a path. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "check.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* test_registry.c - every backend built in describes itself completely,
  * and its probe knows its outputs by content, whatever they are called. */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 #include "check.h"
 
 #include <dirent.h>

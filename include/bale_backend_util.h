@@ -1,0 +1,256 @@
+/* bale_backend_util.h - the core's tools the in-tree backends share:
+ * errors, buffers, files, JSON, the per-sample metadata, .npy headers.
+ *
+ * Not installed and not exported from the shared library (hidden, like
+ * every internal symbol): a backend sees include/ and its own folder, so
+ * whatever it needs from the core is declared here or in bale_backend.h,
+ * and nothing else is reachable. Programs using libbale see neither.
+ */
+#ifndef BALE_BACKEND_UTIL_H
+#define BALE_BACKEND_UTIL_H
+
+#include "bale_backend.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- calls a backend makes into the core (its side of the contract
+ * bale_backend.h describes). */
+
+/** 1 if the sample keyed @key leaves in update @u (u->removed holds it). */
+int bale_update_removes(const struct bale_update *u, uint64_t key);
+
+/** Where a get() puts a sample's @size data bytes: the caller's memory
+ *  when it set a destination (bale_reader_set_dest), else @own (the
+ *  backend's buffer, already big enough). Call it at most once per get,
+ *  for the data bytes only; a get that never calls it, leaving blob.data
+ *  in place, has the core copy them into the destination. NULL: no
+ *  memory (fail the get with BALE_ENOMEM). */
+unsigned char *bale_reader_data_buffer(struct bale_reader *r,
+    unsigned char *own, size_t size);
+
+/** Record why @r failed; returns @rc. */
+int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+/** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
+int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+/** A backend reached a checkpoint: every sample below position @next it
+ *  was given survives the process being killed, and resume() picks up
+ *  from there with @state (a JSON object, copied; NULL: none needed).
+ *  A position not past the last checkpoint is ignored. */
+void bale_writer_reached(struct bale_writer *w, uint64_t next,
+    const char *state);
+
+/* ---- errbuf: a failure's code and sentence, where the caller wants it.
+ *
+ * The library's one error convention: a call that can fail returns a
+ * BALE_* code and leaves a sentence in the handle it works on, or in a
+ * struct bale_errbuf its caller passes (a helper with no handle). */
+
+struct bale_errbuf {
+	int rc;
+	int remedy;		/* enum bale_remedy: what the user can do */
+	char msg[512];
+};
+
+/** Record @rc and a message, replacing any earlier one; returns @rc. */
+int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+int bale_errbuf_setv(struct bale_errbuf *e, int rc,
+    const char *fmt, va_list ap);
+void bale_errbuf_clear(struct bale_errbuf *e);
+
+/** Copy @from's failure (code, remedy, sentence) into @to; returns its
+ *  code. */
+int bale_errbuf_copy(struct bale_errbuf *to,
+    const struct bale_errbuf *from);
+
+/* ---- buf: a growable byte buffer, and printf into fresh strings. */
+
+/** Caller-owned; zero-initialise or use BALE_BUF_INIT. */
+struct bale_buf {
+	char *data;		/* always NUL-terminated when len > 0 */
+	size_t len;
+	size_t cap;
+	int failed;		/* sticky: an allocation failed */
+};
+
+#define BALE_BUF_INIT { NULL, 0, 0, 0 }
+
+/** Append @n bytes; on failure the buffer is marked failed. */
+void bale_buf_add(struct bale_buf *b, const void *p, size_t n);
+void bale_buf_puts(struct bale_buf *b, const char *s);
+/** Append @n zero bytes. */
+void bale_buf_zeros(struct bale_buf *b, size_t n);
+void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void bale_buf_reset(struct bale_buf *b);
+void bale_buf_release(struct bale_buf *b);
+
+/** Make *@buf hold at least @need bytes (contents not kept when it
+ *  grows: a scratch buffer). @return 0, or -1 without memory */
+int bale_grow(unsigned char **buf, size_t *cap, size_t need);
+
+/** A newly allocated formatted string, or NULL without memory. */
+char *bale_strfmt(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* ---- file: whole-file writes that never leave a half-written file. */
+
+/** Suffix of files still being written; they never look complete. */
+#define BALE_PARTIAL ".partial"
+
+/** Write @n bytes to "@path.partial", optionally fsync, then rename it
+ *  to @path. On failure nothing is left behind and errno says why.
+ *  @return 0 or -1 */
+int bale_file_write_atomic(const char *path, const void *data,
+    size_t n, int sync);
+
+/** Write @n bytes to "@path.partial", optionally fsync it. The file
+ *  does not look complete until bale_file_publish(). @return 0 or -1 */
+int bale_file_write_partial(const char *path, const void *data,
+    size_t n, int sync);
+
+/** Rename "@path.partial" to @path; with @sync, also flush the folder
+ *  so the rename survives a crash. @return 0 or -1 */
+int bale_file_publish(const char *path, int sync);
+
+/** fsync the file at @path. @return 0 or -1 */
+int bale_file_sync(const char *path);
+
+/** fsync the folder holding @path, so a rename in it is durable.
+ *  @return 0 or -1 */
+int bale_file_sync_parent(const char *path);
+
+/** Write all @n bytes to @fd, retrying short writes. @return 0 or -1 */
+int bale_file_write_all(int fd, const void *data, size_t n);
+
+/** Read @n bytes at @off of @fd, retrying short reads until the end of
+ *  the file; *@got says how many came (fewer than @n: the file ends).
+ *  @return 0, or -1 on a read error (errno says why) */
+int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
+    size_t *got);
+
+/** Create folder @path and its missing parents. @return 0 or -1 */
+int bale_file_mkdirs(const char *path);
+
+/** Append @len bytes of @in from offset @off to @out at its file
+ *  offset, in the kernel where it can. @return 0, or -1 with errno
+ *  (EIO when @in ends before) */
+int bale_file_copy_range(int in, uint64_t off, int out,
+    uint64_t len);
+
+/** Copy the file @src to a new @dst (replaced if there), in the kernel
+ *  where it can. On failure @dst is removed and errno says why.
+ *  @return 0 or -1 */
+int bale_file_copy(const char *src, const char *dst);
+
+/** Remove @path and, if it is a folder, everything in it (symbolic
+ *  links are removed, not followed). Nothing there is not an error.
+ *  @return 0 or -1 with errno */
+int bale_file_remove_tree(const char *path);
+
+/** The path from folder @from_dir to the file @to ("../p3/data.h5"),
+ *  both as they really are (symbolic links followed); NULL when either
+ *  cannot be resolved (errno says why) or without memory. Free it. */
+char *bale_file_relpath(const char *from_dir, const char *to);
+
+/** The whole file at @path, NUL-terminated, its size in *@n; NULL on
+ *  failure (errno says why). Free it. */
+char *bale_file_read_all(const char *path, size_t *n);
+
+/* ---- json: write JSON values into a bale_buf.
+ *
+ * Strings are raw bytes (file names need not be UTF-8). Valid UTF-8 is
+ * copied; each byte of an invalid sequence becomes \udcXX, the convention
+ * of Python's "surrogateescape", so os.fsencode(json.loads(...)) gives the
+ * original bytes back. */
+
+void bale_json_str(struct bale_buf *b, const char *s);
+void bale_json_strn(struct bale_buf *b, const char *s, size_t n);
+/** A JSON array of the @n strings @s (null for a NULL one, or for all
+ *  when @s is NULL). */
+void bale_json_str_array(struct bale_buf *b, const char *const *s,
+    size_t n);
+/** "key": with a leading comma unless @first. */
+void bale_json_key(struct bale_buf *b, const char *key, int first);
+void bale_json_kv_str(struct bale_buf *b, const char *key,
+    const char *v, int first);
+void bale_json_kv_u64(struct bale_buf *b, const char *key, uint64_t v,
+    int first);
+
+/* ---- jsonread: find and decode values in JSON text we wrote, or anyone.
+ *
+ * No tree is built: values are located in the text by skipping over what
+ * precedes them, with a depth limit, so hostile input cannot make us
+ * recurse without end or read past @end. */
+
+/** The text of @key's value in the object at [s, end), or NULL (absent,
+ *  or the text is not a valid object). Sets *vend past the value. */
+const char *bale_jsonr_find(const char *s, const char *end,
+    const char *key, const char **vend);
+
+/** The next element of the array at [*cur, end) (start *cur at the '['),
+ *  or NULL at its end or on bad input. Sets *vend past it. */
+const char *bale_jsonr_next(const char **cur, const char *end,
+    const char **vend);
+
+/** Decode the string value at [v, vend) into a new NUL-terminated byte
+ *  string; \udcXX becomes byte XX (surrogateescape). NULL if invalid. */
+char *bale_jsonr_string(const char *v, const char *vend);
+
+/** The non-negative integer at [v, vend). @return 0 or -1 */
+int bale_jsonr_u64(const char *v, const char *vend, uint64_t *out);
+
+/** @key's value in the object at [s, end) as a non-negative integer.
+ *  @return 0, or -1 when absent or not one */
+int bale_jsonr_key_u64(const char *s, const char *end,
+    const char *key, uint64_t *out);
+
+/** @key's value in the object at [s, end) as a new string (as
+ *  bale_jsonr_string() decodes it), or NULL when absent or not one. */
+char *bale_jsonr_key_string(const char *s, const char *end,
+    const char *key);
+
+/* ---- meta: the per-sample JSON every format stores beside the bytes. */
+
+/** Replace @b's content with {"path","size","crc32","label","class"}. */
+void bale_meta_json(struct bale_buf *b, const struct bale_sample *s);
+
+/** Append a JSON array of the class names (null where unnamed). */
+void bale_meta_classes(struct bale_buf *b,
+    const struct bale_dataset *ds);
+
+/** Parse a stored label: the decimal text of a .cls member or value,
+ *  trailing newline or spaces allowed (as other WebDataset writers do).
+ *  @return 0, or -1 if it is not such a number of 64 bits */
+int bale_meta_label(const void *text, size_t n, int64_t *label);
+
+/** Does the "label" in sample JSON @json agree with @label, read from
+ *  the label record (.cls)? 0 when it is a number that differs (*stored
+ *  is that number), else 1 (also when there is none, or it is not a
+ *  number, as other writers' JSON may have). A changed label digit
+ *  passes every checksum: this is what catches it. */
+int bale_meta_label_agrees(const char *json, size_t n, int64_t label,
+    int64_t *stored);
+
+/** Read "path" and "crc32" back from such JSON: *path becomes a new
+ *  string or NULL; *has_crc is set when a valid crc32 was found. */
+void bale_meta_parse(const char *json, size_t n, char **path,
+    uint32_t *crc, int *has_crc);
+
+/* ---- npy: the header of numpy's .npy format (version 1.0) for a uint8
+ * H x W x C array, so packed pixel arrays open with numpy.load and
+ * webdataset's own decoder. */
+
+/** The header, padded to 64 bytes as numpy writes it, into @buf (at
+ *  least BALE_NPY_HEADER_MAX bytes). @return its length */
+size_t bale_npy_header(char *buf, int h, int w, int c);
+
+#define BALE_NPY_HEADER_MAX 128
+
+#endif
