@@ -42,7 +42,7 @@ static const struct option merge_longopts[] = {
 int cmd_merge(int argc, char **argv)
 {
 	struct bale_merge_opts o = { NULL, NULL, 0, 0 };
-	char msg[600];
+	struct bale_errbuf err;
 	int c;
 
 	optind = 1;
@@ -60,9 +60,10 @@ int cmd_merge(int argc, char **argv)
 	if (argc - optind < 2)
 		return cli_usage_error("merge", "expected OUT and the PARTs");
 	if (bale_merge_parts(argv[optind], (const char *const *)argv +
-	    optind + 1, (size_t)(argc - optind - 1), &o, msg,
-	    sizeof(msg)) != BALE_OK) {
-		cli_error("merge", 0, msg);
+	    optind + 1, (size_t)(argc - optind - 1), &o, &err) != BALE_OK) {
+		fprintf(stderr, "bale merge: %s%s\n", err.msg,
+		    err.remedy == BALE_REMEDY_REPLACE ?
+		    " (use --force to replace it)" : "");
 		return CLI_FAILED;
 	}
 	return CLI_OK;

@@ -165,7 +165,7 @@ static int pack_backend_flag(struct pack_args *a, const char *key,
 
 static int pack_flag(struct pack_args *a, int c, const char *arg)
 {
-	const char *why;
+	struct bale_errbuf err;
 	uint64_t n;
 
 	if (c >= OPT_ENC_FIRST && c <= OPT_ENC_LAST) {
@@ -208,9 +208,9 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 		return cli_flag_number("pack", "--seed", arg, &a->opts.seed, 0);
 	case OPT_PART:
 		if (bale_part_parse(arg, &a->opts.part_index,
-		    &a->opts.part_count, &why) != BALE_OK)
+		    &a->opts.part_count, &err) != BALE_OK)
 			return cli_usage_error("pack", "--part %s: %s", arg,
-			    why);
+			    err.msg);
 		return 0;
 	case 'j':
 		if (cli_flag_number("pack", "-j", arg, &n, 0))
@@ -273,6 +273,11 @@ static void pack_error(const struct bale_pipeline *p, int rc)
 		[BALE_REMEDY_RESUME] = ": run again with --resume to carry on",
 		[BALE_REMEDY_START_OVER] = ": run without --resume to start "
 		    "over",
+		[BALE_REMEDY_RELABEL] = " (add --relabel: the update then "
+		    "rebuilds the output)",
+		[BALE_REMEDY_START_UPDATES] = " (add --force: with --update, "
+		    "the rebuild writes the manifest later updates compare "
+		    "against)",
 	};
 	int remedy = p ? bale_pipeline_remedy(p) : BALE_REMEDY_NONE;
 	const char *hint = remedy > 0 && remedy < (int)(sizeof(hints) /

@@ -33,7 +33,7 @@ enum bale_status {
 	BALE_ENOOPT = -6,	/* unknown option key */
 	BALE_ESTATE = -7,	/* call made in the wrong state */
 	BALE_EEXIST = -8,	/* output exists and replacing it was not asked */
-	BALE_EINPUT = -9,	/* an input was bad and --strict was given */
+	BALE_EINPUT = -9,	/* an input was bad and strict was set */
 	BALE_EINTR = -10,	/* stopped on request */
 	BALE_ENOTSUP = -11,	/* the backend cannot do that */
 };
@@ -43,6 +43,19 @@ BALE_API const char *bale_version(void);
 
 /** A short English name for @rc ("out of memory"). Never NULL. */
 BALE_API const char *bale_strerror(int rc);
+
+/** The library's one error convention: a call that can fail returns
+ *  BALE_OK or a BALE_E* code, and leaves a sentence (in the library's
+ *  terms, never a command line's flags) in the handle it works on, read
+ *  with that handle's errmsg call, or, for a call without a handle, in
+ *  the struct bale_errbuf its caller passes (NULL: not wanted). What the
+ *  user can do about it is a code, enum bale_remedy: in the errbuf, or
+ *  from the handle (bale_pipeline_remedy). */
+struct bale_errbuf {
+	int rc;			/* the code the call returned */
+	int remedy;		/* enum bale_remedy */
+	char msg[512];		/* "" when the call succeeded */
+};
 
 /* ---- writer: one output format, fed samples in order ------------------ */
 
@@ -366,6 +379,13 @@ enum bale_remedy {
 				 * value, two that exclude each other, or
 				 * not for this source or output): nothing
 				 * was written; change them */
+	BALE_REMEDY_RELABEL,	/* an earlier update of the output was
+				 * cut short: update with relabel set,
+				 * which rebuilds it */
+	BALE_REMEDY_START_UPDATES,	/* the output has no manifest, so an
+				 * update cannot tell what changed: run
+				 * the update with replace set too, which
+				 * rebuilds it with one */
 };
 
 /** The remedy for the last run's failure (BALE_REMEDY_NONE: none, or
@@ -486,24 +506,24 @@ struct bale_merge_opts {
 				 * images a virtual dataset over the parts) */
 };
 
-/** Join the @nparts part folders of one run (bale pack --part I/N, in
- *  any order) into one dataset per format in folder @out, as a single
- *  run would have written it. Checks first that every part is complete
- *  (its NAME-part.json), of one run, and there once: a missing, doubled
- *  or foreign part is named in the error.
- *  @return BALE_OK, or an error with its message in @msg */
+/** Join the @nparts part folders of one run (packed with part_index and
+ *  part_count, in any order) into one dataset per format in folder @out,
+ *  as a single run would have written it. Checks first that every part
+ *  is complete (its NAME-part.json), of one run, and there once: a
+ *  missing, doubled or foreign part is named in the error.
+ *  @return BALE_OK, or an error, described in @err (remedy
+ *  BALE_REMEDY_REPLACE when a merged output is in the way) */
 BALE_API int bale_merge_parts(const char *out, const char *const *parts,
-    size_t nparts, const struct bale_merge_opts *o, char *msg,
-    size_t msglen);
+    size_t nparts, const struct bale_merge_opts *o, struct bale_errbuf *err);
 
 /** Parse a part spec: "I/N" (0 <= I < N), or "auto" for the rank and
  *  count a scheduler gives: SLURM_ARRAY_TASK_ID (less
  *  SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_COUNT, else
  *  SLURM_PROCID/SLURM_NTASKS, else Kubernetes' JOB_COMPLETION_INDEX
  *  with JOB_COMPLETIONS (set it in the Job's manifest).
- *  @return BALE_OK, or BALE_EINVAL with *@why saying what is wrong */
+ *  @return BALE_OK, or BALE_EINVAL, described in @err */
 BALE_API int bale_part_parse(const char *spec, uint32_t *index,
-    uint32_t *count, const char **why);
+    uint32_t *count, struct bale_errbuf *err);
 
 /* ---- loader: training batches decoded, cropped and batched in C ------
  *

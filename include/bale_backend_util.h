@@ -45,17 +45,8 @@ int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
 void bale_writer_reached(struct bale_writer *w, uint64_t next,
     const char *state);
 
-/* ---- errbuf: a failure's code and sentence, where the caller wants it.
- *
- * The library's one error convention: a call that can fail returns a
- * BALE_* code and leaves a sentence in the handle it works on, or in a
- * struct bale_errbuf its caller passes (a helper with no handle). */
-
-struct bale_errbuf {
-	int rc;
-	int remedy;		/* enum bale_remedy: what the user can do */
-	char msg[512];
-};
+/* ---- errbuf: filling a struct bale_errbuf (bale.h: the library's one
+ * error convention). */
 
 /** Record @rc and a message, replacing any earlier one; returns @rc. */
 int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt,
@@ -68,6 +59,17 @@ void bale_errbuf_clear(struct bale_errbuf *e);
  *  code. */
 int bale_errbuf_copy(struct bale_errbuf *to,
     const struct bale_errbuf *from);
+
+/** An output of format @format at @path is in the way and replacing it
+ *  was not asked: BALE_EEXIST, said so, with the remedy to replace it. */
+int bale_errbuf_exists(struct bale_errbuf *e, const char *format,
+    const char *path);
+
+/** An update found @held samples in @path (the output of format @format,
+ *  or its index) where the manifest lists @listed: an earlier update was
+ *  cut short. BALE_EINVAL, with the remedy to rebuild it. */
+int bale_errbuf_cut_short(struct bale_errbuf *e, const char *format,
+    const char *path, uint64_t held, uint64_t listed);
 
 /* ---- buf: a growable byte buffer, and printf into fresh strings. */
 

@@ -4,6 +4,7 @@
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 const char *bale_version(void)
@@ -61,4 +62,22 @@ int bale_errbuf_copy(struct bale_errbuf *to, const struct bale_errbuf *from)
 	if (to != from)
 		*to = *from;
 	return to->rc;
+}
+
+int bale_errbuf_exists(struct bale_errbuf *e, const char *format,
+    const char *path)
+{
+	bale_errbuf_set(e, BALE_EEXIST, "%s: '%s' exists", format, path);
+	e->remedy = BALE_REMEDY_REPLACE;
+	return BALE_EEXIST;
+}
+
+int bale_errbuf_cut_short(struct bale_errbuf *e, const char *format,
+    const char *path, uint64_t held, uint64_t listed)
+{
+	bale_errbuf_set(e, BALE_EINVAL, "%s: '%s' holds %" PRIu64 " samples, "
+	    "not the %" PRIu64 " its manifest lists: an earlier update was "
+	    "cut short", format, path, held, listed);
+	e->remedy = BALE_REMEDY_RELABEL;
+	return BALE_EINVAL;
 }

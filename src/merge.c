@@ -32,8 +32,8 @@ static int merge_read_mark(struct merge_mark *k, const char *name,
 
 	if (!text)
 		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' holds no complete "
-		    "part: no %s-part.json (was it packed with --part, and did "
-		    "it finish?)", k->dir, name);
+		    "part: no %s-part.json (was it packed as a part of a run, "
+		    "and did it finish?)", k->dir, name);
 	else if (!(k->run = bale_jsonr_key_string(text, end, "run")) ||
 	    !(k->formats = bale_jsonr_key_string(text, end, "formats")) ||
 	    bale_jsonr_key_u64(text, end, "part", &k->part) ||
@@ -115,8 +115,8 @@ static int merge_formats(const struct bale_merge *bm, const char *want,
 				    "parts hold no '%s' output", name);
 			else if (pass == 0 && (!be || !be->merge))
 				rc = bale_errbuf_set(err, BALE_ENOTSUP, "%s: "
-				    "merging parts is not supported yet (merge "
-				    "the other formats with -f)", name);
+				    "merging parts is not supported yet (the "
+				    "other formats can be merged alone)", name);
 			else if (pass == 1)
 				rc = be->merge(bm, err);
 		}
@@ -162,30 +162,29 @@ static int merge_run(const char *out, struct merge_mark *m, size_t n,
 }
 
 int bale_merge_parts(const char *out, const char *const *parts,
-    size_t nparts, const struct bale_merge_opts *o, char *msg,
-    size_t msglen)
+    size_t nparts, const struct bale_merge_opts *o, struct bale_errbuf *err)
 {
 	struct merge_mark *m = calloc(nparts ? nparts : 1, sizeof(*m));
-	struct bale_errbuf err;
+	struct bale_errbuf own;
 	size_t i;
 	int rc;
 
-	bale_errbuf_clear(&err);
+	err = err ? err : &own;
+	bale_errbuf_clear(err);
 	if (!m)
-		rc = bale_errbuf_set(&err, BALE_ENOMEM, "no memory");
+		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	else if (nparts == 0)
-		rc = bale_errbuf_set(&err, BALE_EINVAL, "no part to merge");
+		rc = bale_errbuf_set(err, BALE_EINVAL, "no part to merge");
 	else {
 		for (i = 0; i < nparts; i++)
 			m[i].dir = parts[i];
-		rc = merge_run(out, m, nparts, o, &err);
+		rc = merge_run(out, m, nparts, o, err);
 	}
 	for (i = 0; m && i < nparts; i++) {
 		free(m[i].run);
 		free(m[i].formats);
 	}
 	free(m);
-	if (msg && msglen)
-		snprintf(msg, msglen, "%s", rc == BALE_OK ? "" : err.msg);
+	err->rc = rc;
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* part.c - which part of a run this process packs (bale pack --part): a
  * spec given as I/N, or the rank and count a scheduler sets. */
 #include "bale.h"
+#include "bale_backend_util.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -63,13 +64,14 @@ static int part_auto(uint32_t *index, uint32_t *count, const char **why)
 	    part_from_env("JOB_COMPLETION_INDEX", "JOB_COMPLETIONS", NULL,
 	    index, count, why))
 		return *why ? BALE_EINVAL : BALE_OK;
-	*why = "--part auto: no scheduler rank set (SLURM_ARRAY_TASK_ID and "
-	    "SLURM_ARRAY_TASK_COUNT, SLURM_PROCID and SLURM_NTASKS, or "
-	    "JOB_COMPLETION_INDEX and JOB_COMPLETIONS)";
+	*why = "part 'auto' needs a scheduler's rank, and none is set "
+	    "(SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, SLURM_PROCID "
+	    "and SLURM_NTASKS, or JOB_COMPLETION_INDEX and "
+	    "JOB_COMPLETIONS)";
 	return BALE_EINVAL;
 }
 
-int bale_part_parse(const char *spec, uint32_t *index, uint32_t *count,
+static int part_parse(const char *spec, uint32_t *index, uint32_t *count,
     const char **why)
 {
 	const char *slash = spec ? strchr(spec, '/') : NULL;
@@ -86,4 +88,19 @@ int bale_part_parse(const char *spec, uint32_t *index, uint32_t *count,
 		return BALE_EINVAL;
 	}
 	return BALE_OK;
+}
+
+int bale_part_parse(const char *spec, uint32_t *index, uint32_t *count,
+    struct bale_errbuf *err)
+{
+	struct bale_errbuf own;
+	const char *why = NULL;
+	int rc = part_parse(spec, index, count, &why);
+
+	err = err ? err : &own;
+	bale_errbuf_clear(err);
+	if (rc != BALE_OK)
+		bale_errbuf_set(err, rc, "%s", why);
+	err->rc = rc;
+	return rc;
 }

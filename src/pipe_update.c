@@ -102,7 +102,7 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 			    "format list '%s'", list);
 		if (be && !be->update)
 			return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: "
-			    "--update is not supported for this format yet",
+			    "updating is not supported for this format yet",
 			    name);
 	}
 	return BALE_OK;
@@ -111,16 +111,15 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
 {
 	if (r->archive_src || r->nshards)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "--update needs "
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update needs "
 		    "a folder (or a list file) as the source: an archive's "
 		    "members have no time to compare");
 	if (r->opts->part_count)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "--update and "
-		    "--part cannot go together");
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update "
+		    "cannot be a part of a run");
 	if (r->opts->resume)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "--update and "
-		    "--resume cannot go together (an interrupted update is "
-		    "redone)");
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update "
+		    "cannot be resumed (an interrupted update is redone)");
 	return upd_check_formats(p, r->opts->formats);
 }
 
@@ -129,13 +128,14 @@ static int upd_check_manifest(struct bale_pipeline *p, struct pipe_update *u)
 {
 	if (strcmp(u->old.formats, u->user->formats) != 0)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output "
-		    "holds -f %s: --update must name the same formats (or "
-		    "rebuild with --relabel)", u->old.formats);
+		    "holds the formats %s: an update must name the same ones "
+		    "(a relabeling update rebuilds it, and may change them)",
+		    u->old.formats);
 	if (strcmp(u->old.settings, u->settings) != 0)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the options "
-		    "differ from those the output was packed with: --update "
-		    "cannot change how samples are stored (rebuild with "
-		    "--relabel)");
+		    "differ from those the output was packed with: an update "
+		    "cannot change how samples are stored (a relabeling update "
+		    "rebuilds it, and may)");
 	return BALE_OK;
 }
 
@@ -163,7 +163,7 @@ static int upd_check_unmanaged(struct bale_pipeline *p,
 		    "packed without update: it has no %s%s, so what changed "
 		    "since cannot be told; rebuilding it starts the manifest",
 		    o->out, name, upd_name(o), BALE_MANIFEST_SUFFIX);
-		p->err.remedy = BALE_REMEDY_REPLACE;
+		p->err.remedy = BALE_REMEDY_START_UPDATES;
 		return BALE_EEXIST;
 	}
 	return BALE_OK;
@@ -197,7 +197,8 @@ int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 
 	if (!o->update)
 		return o->relabel ? bale_errbuf_set(&p->err, BALE_EINVAL,
-		    "--relabel goes with --update") : BALE_OK;
+		    "relabeling is a kind of update: it needs update set") :
+		    BALE_OK;
 	rc = upd_check_source(p, run);
 	if (rc != BALE_OK)
 		return rc;

@@ -439,7 +439,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	if (kept && p->err.remedy == BALE_REMEDY_NONE && !run.upd)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	bale_pipe_stage_end(&run, kept);
-	if (rc == BALE_EEXIST)
+	if (rc == BALE_EEXIST && p->err.remedy == BALE_REMEDY_NONE)
 		p->err.remedy = BALE_REMEDY_REPLACE;
 	p->threads_peak = run.tune.peak;
 	p->cpus = run.cpus;

@@ -203,7 +203,7 @@ int bale_hdf5_create(struct bale_writer *w, struct hdf5_w *st,
 		rc = hdf5_create_pixels(w, st, ds);
 	else if (st->deflate)
 		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: deflate "
-		    "applies to pixel arrays (--pixels) only");
+		    "applies to pixel arrays only");
 	else
 		rc = hdf5_create_images(w, st);
 	if (rc == BALE_OK && bale_hdf5_rows_create(&st->rows, st->file,

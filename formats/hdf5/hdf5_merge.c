@@ -240,8 +240,7 @@ static int hdf5_merge_open(struct hdf5_merging *g)
 	if (!g->final || !g->tmp || !g->src)
 		return hdf5_merge_nomem(g);
 	if (lstat(g->final, &sb) == 0 && !m->replace)
-		return bale_errbuf_set(g->err, BALE_EEXIST, "hdf5: '%s' exists "
-		    "(--force replaces it)", g->final);
+		return bale_errbuf_exists(g->err, "hdf5", g->final);
 	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
 		g->file = H5Fcreate(g->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
 	H5Pclose(fcpl);

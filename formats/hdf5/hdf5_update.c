@@ -96,10 +96,8 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 	if ((uint64_t)n != u->count_before || (n && (bale_hdf5_rowset_key(
 	    &g->rows, (uint64_t)n - 1, key, sizeof(key)) != 0 ||
 	    strtoull(key, NULL, 10) != u->keys_before[n - 1])))
-		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: '%s' holds "
-		    "%" PRId64 " samples, not the %" PRIu64 " its manifest "
-		    "lists: an earlier update was cut short; rebuild with "
-		    "--update --relabel", g->final, n, u->count_before);
+		return bale_errbuf_cut_short(g->err, "hdf5", g->final,
+		    (uint64_t)n, u->count_before);
 	d = H5Dopen2(g->cur, "images", H5P_DEFAULT);
 	space = d >= 0 ? H5Dget_space(d) : -1;
 	g->type = d >= 0 ? H5Dget_type(d) : -1;

@@ -79,8 +79,7 @@ static int lmdb_merge_open(struct lmdb_merging *g)
 	g->nosubdir = stat(part0, &sb) == 0 && S_ISREG(sb.st_mode);
 	free(part0);
 	if (lstat(g->final, &sb) == 0 && !m->replace)
-		return bale_errbuf_set(g->err, BALE_EEXIST, "lmdb: '%s' exists "
-		    "(--force replaces it)", g->final);
+		return bale_errbuf_exists(g->err, "lmdb", g->final);
 	if (bale_lmdb_remove(g->tmp, g->nosubdir) != 0 ||
 	    (!g->nosubdir && mkdir(g->tmp, 0777) != 0))
 		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot create "

@@ -93,7 +93,7 @@ static int lmdb_upd_get(struct lmdb_updating *g, const char *key,
 
 	if (e == MDB_NOTFOUND)
 		return bale_errbuf_set(g->err, BALE_EINVAL, "lmdb: '%s' has no "
-		    "%s: --update needs bale's default layout", g->path, key);
+		    "%s: updating needs bale's default layout", g->path, key);
 	return e ? lmdb_upd_fail(g, "cannot read", e) : BALE_OK;
 }
 
@@ -155,10 +155,8 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 	bale_buf_release(&old);
 	if (rc == BALE_OK && (n != u->count_before ||
 	    (n && key != u->keys_before[n - 1])))
-		return bale_errbuf_set(g->err, BALE_EINVAL, "lmdb: '%s' holds "
-		    "%" PRIu64 " samples, not the %" PRIu64 " its manifest "
-		    "lists: an earlier update was cut short; rebuild with "
-		    "--update --relabel", g->path, n, u->count_before);
+		return bale_errbuf_cut_short(g->err, "lmdb", g->path, n,
+		    u->count_before);
 	g->count = n - u->nremoved;
 	return rc;
 }

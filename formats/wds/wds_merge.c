@@ -130,8 +130,7 @@ int bale_wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
 	    "wds: no memory");
 
 	if (rc == BALE_OK && access(list, F_OK) == 0 && !m->replace)
-		rc = bale_errbuf_set(err, BALE_EEXIST, "wds: '%s' exists "
-		    "(--force replaces it)", list);
+		rc = bale_errbuf_exists(err, "wds", list);
 	else if (rc == BALE_OK && unlink(list) != 0 && errno != ENOENT)
 		rc = bale_errbuf_set(err, BALE_EIO, "wds: cannot remove '%s': "
 		    "%s", list, strerror(errno));

@@ -332,10 +332,8 @@ static int wds_upd_old_shards(struct wds_updating *g)
 	for (i = 0; i < g->old.n; i++)
 		pos += g->old.v[i].nsamples;
 	if (pos != u->count_before)
-		return bale_errbuf_set(g->err, BALE_EINVAL, "wds: the shard "
-		    "list holds %" PRIu64 " samples, not the %" PRIu64 " the "
-		    "manifest lists: an earlier update was cut short; rebuild "
-		    "with --update --relabel", pos, u->count_before);
+		return bale_errbuf_cut_short(g->err, "wds", g->list,
+		    pos, u->count_before);
 	for (i = 0, pos = 0; rc == BALE_OK && i < g->old.n; i++) {
 		s = &g->old.v[i];
 		leaving = wds_upd_leaving(u, pos, s->nsamples);

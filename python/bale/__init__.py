@@ -182,6 +182,10 @@ _REMEDIES = {
     "start_over": ": call again without resume=True to start over",
     "allow_damaged": " (allow_damaged=True packs what comes before the "
                      "damage)",
+    "relabel": " (pass relabel=True: the update then rebuilds the output)",
+    "start_updates": " (pass replace=True as well: with update=True, the "
+                     "rebuild writes the manifest later updates compare "
+                     "against)",
 }
 
 _ENCODE_KEYS = ("resize", "frame", "upscale", "pixels", "quality",

@@ -9,6 +9,7 @@ PyObject *ext_merge(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *out = NULL, *seq = NULL, *result = NULL;
 	PyObject *keep = PyList_New(0);
 	const char **parts = NULL;
+	struct bale_errbuf err;
 	char msg[600];
 	size_t n = 0;
 	int rc;
@@ -21,11 +22,15 @@ PyObject *ext_merge(PyObject *self, PyObject *args, PyObject *kw)
 	while (parts[n])
 		n++;
 	Py_BEGIN_ALLOW_THREADS
-	rc = bale_merge_parts(PyBytes_AS_STRING(out), parts, n, &o, msg,
-	    sizeof(msg));
+	rc = bale_merge_parts(PyBytes_AS_STRING(out), parts, n, &o, &err);
 	Py_END_ALLOW_THREADS
-	if (rc != BALE_OK)
+	if (rc != BALE_OK) {
+		/* the remedy in this API's words */
+		snprintf(msg, sizeof(msg), "%s%s", err.msg,
+		    err.remedy == BALE_REMEDY_REPLACE ?
+		    " (pass replace=True to replace it)" : "");
 		ext_raise(rc, msg);
+	}
 	else
 		result = Py_NewRef(Py_None);
 done:

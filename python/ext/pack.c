@@ -160,6 +160,8 @@ static const char *const ext_remedies[] = {
 	[BALE_REMEDY_START_OVER] = "start_over",
 	[BALE_REMEDY_ALLOW_DAMAGED] = "allow_damaged",
 	[BALE_REMEDY_CHANGE_OPTIONS] = "change_options",
+	[BALE_REMEDY_RELABEL] = "relabel",
+	[BALE_REMEDY_START_UPDATES] = "start_updates",
 };
 
 /* (code, message, remedy, stats): what the Python side turns into a
@@ -177,7 +179,7 @@ static PyObject *ext_pack_result(struct ext_run *run, const char *report)
 		msg = "cannot write the report";
 	}
 	return Py_BuildValue("(izzN)", run->rc, msg,
-	    remedy > 0 && remedy <= BALE_REMEDY_CHANGE_OPTIONS ?
+	    remedy > 0 && remedy <= BALE_REMEDY_START_UPDATES ?
 	    ext_remedies[remedy] : NULL, ext_pack_stats(run->p));
 }
 
@@ -215,7 +217,8 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	unsigned long long seed = 0, window = 0;
 	unsigned threads = 0;
 	const char **opts = NULL;
-	const char *part = NULL, *why = NULL;
+	const char *part = NULL;
+	struct bale_errbuf perr;
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
@@ -234,8 +237,8 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 		goto done;
 	run.o.more_srcs = more_srcs;
 	if (part && bale_part_parse(part, &run.o.part_index,
-	    &run.o.part_count, &why) != BALE_OK) {
-		PyErr_Format(PyExc_ValueError, "part %s: %s", part, why);
+	    &run.o.part_count, &perr) != BALE_OK) {
+		PyErr_Format(PyExc_ValueError, "part %s: %s", part, perr.msg);
 		goto done;
 	}
 	run.o.src = PyBytes_AS_STRING(src);

@@ -109,7 +109,7 @@ expect_stderr "the parts hold no 'hdf5' output"
 # an existing merged output stays unless --force
 run "$BALE" merge "$T/merged" "$T"/parts/*
 expect_status 1
-expect_stderr "exists (--force replaces it)"
+expect_stderr "exists (use --force to replace it)"
 run "$BALE" merge "$T/merged" "$T"/parts/* --force
 expect_status 0
 "$BALE" verify "$T/merged/data-shards.json" >/dev/null

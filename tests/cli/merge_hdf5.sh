@@ -91,7 +91,7 @@ mv "$T/p2-away" "$T/parts/p2"
 # nothing
 run "$BALE" merge "$T/merged" "$T"/parts/*
 expect_status 1
-expect_stderr "hdf5: '$T/merged/data.h5' exists (--force replaces it)"
+expect_stderr "hdf5: '$T/merged/data.h5' exists (use --force to replace it)"
 run "$BALE" merge "$T/merged" "$T"/parts/* --force
 expect_status 0
 rm "$T/parts/p1/data.h5"

@@ -177,7 +177,7 @@ cp "$T/manifest-before" "$T/o1/data-manifest.jsonl"
 "$BALE" ls "$T/o1/data-shards.json" >"$T/ls-before"
 run "$BALE" pack "$T/one" -f "$formats" -o "$T/o1" --update -q
 expect_status 1
-expect_stderr "an earlier update was cut short"
+expect_stderr "an earlier update was cut short (add --relabel: the update then rebuilds the output)"
 diff "$T/ls-before" <("$BALE" ls "$T/o1/data-shards.json") ||
     fail "a refused update changed the output"
 
@@ -187,7 +187,7 @@ diff "$T/ls-before" <("$BALE" ls "$T/o1/data-shards.json") ||
 run "$BALE" pack "$T/tree" -f "$formats" -o "$T/plain" --update
 expect_status 1
 expect_stderr "packed without update: it has no data-manifest.jsonl"
-expect_stderr "(use --force to replace it)"
+expect_stderr "(add --force: with --update, the rebuild writes the manifest"
 run "$BALE" pack "$T/tree" -f "$formats" -o "$T/plain" --update --force
 expect_status 0
 [ -f "$T/plain/data-manifest.jsonl" ] || fail "the rebuild wrote no manifest"
@@ -195,14 +195,14 @@ expect_status 0
 # refusals, with the output left as it is
 run "$BALE" pack "$T/tree" -f wds -o "$T/a" --update
 expect_status 2
-expect_stderr "--update must name the same formats"
+expect_stderr "an update must name the same ones"
 run "$BALE" pack "$T/tree" -f "$formats" -o "$T/a" --update --quality 50
 expect_status 2
-expect_stderr "--update cannot change how samples are stored"
+expect_stderr "an update cannot change how samples are stored"
 tar -cf "$T/tree.tar" -C "$T/tree" .
 run "$BALE" pack "$T/tree.tar" -f "$formats" -o "$T/c" --update
 expect_status 2
-expect_stderr "--update needs a folder"
+expect_stderr "an update needs a folder"
 check_tree "$T/a" "after the refusals"
 
 # --relabel rebuilds with torchvision's numbering: the emptied class

@@ -119,6 +119,12 @@ class PackTest(common.TempTest):
             bale.pack(self.src, out, self.formats[0])
         self.assertEqual(cm.exception.remedy, "replace")
         bale.pack(self.src, out, self.formats[0], replace=True)
+        # packed without update: updating it says how to start
+        with self.assertRaisesRegex(bale.Error, "replace=True as well") as cm:
+            bale.pack(self.src, out, self.formats[0], update=True)
+        self.assertEqual(cm.exception.remedy, "start_updates")
+        bale.pack(self.src, out, self.formats[0], update=True, replace=True)
+        bale.pack(self.src, out, self.formats[0], update=True)
         with self.assertRaises(FileNotFoundError):
             bale.pack(f"{self.tmp}/missing", out, self.formats[0])
         with self.assertRaises(bale.UsageError):
