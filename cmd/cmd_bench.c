@@ -39,7 +39,8 @@ static const char bench_help[] =
 "  --loader             instead: training batches per second through\n"
 "                       bale's loader (crop decode, flip, batch), warm\n"
 "      --size N         crop side (default 224)\n"
-"      --batch B        batch size (default 256)\n";
+"      --batch B        batch size (default 256)\n"
+"\nExample: bale bench out/ --against train/ -t 1,2 --cache both\n";
 
 struct bench_args {
 	const char *against;

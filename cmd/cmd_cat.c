@@ -19,7 +19,8 @@ static const char cat_help[] =
 "\n"
 "  -f, --format F  the output of format F (wds, lmdb, hdf5) in OUT; OUT\n"
 "                  holding one dataset in several formats reads the\n"
-"                  first of lmdb, hdf5, wds\n";
+"                  first of lmdb, hdf5, wds\n"
+"\nExample: bale cat out/ -1 > last.jpg\n";
 
 /* Keys sort like the samples, so a key is found by bisection. */
 static int cat_find_key(struct bale_reader *r, uint64_t n, const char *key,

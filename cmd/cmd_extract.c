@@ -22,7 +22,8 @@ static const char extract_help[] =
 "\n"
 "Write every sample of OUT to DIR under its original relative path.\n"
 "Paths that would leave DIR are refused and reported.\n"
-"Exit status: 0 all written, 1 some sample was refused or failed.\n";
+"Exit status: 0 all written, 1 some sample was refused or failed.\n"
+"\nExample: bale extract out/data.h5 back/ && diff -r train/ back/\n";
 
 /* 1 if @path is relative and every component is a plain name. */
 static int extract_safe(const char *path)

@@ -12,7 +12,8 @@ static const char formats_help[] =
 "\n"
 "One line per format built in: its name, what it can do (write, read,\n"
 "random: any sample at the same cost, threads: several readers at once,\n"
-"empty: stores 0-byte samples), its library and what it is.\n";
+"empty: stores 0-byte samples), its library and what it is.\n"
+"\nExample: bale formats\n";
 
 static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 {

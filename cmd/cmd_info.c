@@ -12,7 +12,8 @@ static const char info_help[] =
 "\n"
 "For every output in OUT: its format, sample count, backing files and\n"
 "their size, and what it records about itself (bale version, layout,\n"
-"class names ...), the last as one line of JSON.\n";
+"class names ...), the last as one line of JSON.\n"
+"\nExample: bale info out/ -f lmdb\n";
 
 static int info_one(const char *path, const char *format)
 {

@@ -10,7 +10,8 @@ static const char ls_help[] =
 "usage: bale ls OUT [-f FORMAT]\n"
 "\n"
 "One tab-separated line per sample: index, key, label, size, crc32 (as\n"
-"stored; '-' if none), path.\n";
+"stored; '-' if none), path.\n"
+"\nExample: bale ls out/ -f wds | head\n";
 
 int cmd_ls(int argc, char **argv)
 {

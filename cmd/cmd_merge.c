@@ -26,7 +26,8 @@ static const char merge_help[] =
 "      --name NAME     file prefix of the parts and of OUT (default: data)\n"
 "      --copy          copy the parts' shards and images into OUT: an\n"
 "                      output that stands alone (the parts can go)\n"
-"      --force         replace a merged output already in OUT\n";
+"      --force         replace a merged output already in OUT\n"
+"\nExample: bale merge out/ parts/*   (parts packed with --part I/N)\n";
 
 enum { OPT_NAME = 256, OPT_FORCE, OPT_COPY };
 

@@ -101,6 +101,13 @@ static const char pack_help_exit[] =
 "the report); 130 / 143 stopped by SIGINT / SIGTERM (only what is\n"
 "checkpointed is kept, for --resume; a second signal kills at once).\n";
 
+static const char pack_help_examples[] =
+"\nExamples:\n"
+"  bale pack train/ -f lmdb,hdf5,wds -o out/\n"
+"  bale pack train/ -f wds -o out/ --shuffle --shard-size 512M\n"
+"  bale pack train/ -f lmdb -o out/ --resize shorter:256 --quality 90\n"
+"  bale pack train/ -f wds,lmdb -o out/ --update        (every night)\n";
+
 enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
 	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
@@ -242,6 +249,7 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 			fputs(pack_help_exit, stdout);
 			fputs("\n", stdout);
 			fputs(encode_help, stdout);
+			fputs(pack_help_examples, stdout);
 			exit(CLI_OK);
 		}
 		if (c == '?' || pack_flag(a, c, optarg) != 0)

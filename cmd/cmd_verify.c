@@ -25,7 +25,8 @@ static const char verify_help[] =
 "The same error on consecutive samples (a shard cut short) is said once,\n"
 "with how many samples it covers.\n"
 "Exit status: 0 all good, 1 some sample is missing, differs or does not\n"
-"decode, 2 usage.\n";
+"decode, 2 usage.\n"
+"\nExample: bale verify out/ --decode\n";
 
 /* One output's check: counts, and the error being repeated. */
 struct verify_run {

@@ -38,7 +38,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nFormats built in:");
 	for (i = 0; bale_backend_names()[i]; i++)
 		fprintf(f, " %s", bale_backend_names()[i]);
-	fprintf(f, "\n'bale COMMAND --help' describes each command.\n");
+	fprintf(f, "\n'bale COMMAND --help' describes each command, and so "
+	    "does its man page (bale-pack(1) ...).\n\nExample: bale pack "
+	    "train/ -f lmdb,wds -o out/ && bale verify out/\n");
 }
 
 /* Keep freed sample buffers (and LMDB's dirty pages) in the process:

@@ -200,12 +200,9 @@ static int error_exists(const char *backend, const char *dir)
 static const char *output_path(const char *backend, const char *dir,
     char *buf, size_t cap)
 {
-	if (strcmp(backend, "wds") == 0)
-		snprintf(buf, cap, "%s/data-shards.json", dir);
-	else if (strcmp(backend, "lmdb") == 0)
-		snprintf(buf, cap, "%s/data.lmdb", dir);
-	else
-		snprintf(buf, cap, "%s/data.h5", dir);
+	/* where the backend says its output is: NAME + its suffix */
+	snprintf(buf, cap, "%s/data%s", dir,
+	    bale_backend_find(backend)->suffix);
 	return buf;
 }
 

@@ -18,6 +18,14 @@ for f in "$T/inst$prefix/include/bale.h" "$T/inst$prefix/include/bale_backend.h"
     "$libdir/libbale.a" "$libdir/libbale.so"; do
     [ -e "$f" ] || fail "'${f#$T/inst}' was not installed"
 done
+# the man pages, where scdoc built them
+if command -v scdoc >/dev/null; then
+    for m in man1/bale.1 man1/bale-pack.1 man1/bale-verify.1 \
+        man5/bale-formats.5; do
+        [ -n "$(find "$T/inst" -path "*/man/$m")" ] ||
+            fail "man page $m was not installed"
+    done
+fi
 readelf -d "$libdir/libbale.so" | grep -q 'SONAME.*libbale\.so\.0\]' ||
     fail "libbale.so has no soname libbale.so.0"
 # shellcheck disable=SC2046,SC2086
