@@ -1,7 +1,7 @@
 /* path_index.c - which of n paths is this one (path_index.h). */
 #include "path_index.h"
 
-#include "journal.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>

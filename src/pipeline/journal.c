@@ -15,17 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t bale_fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 char *bale_journal_path(const char *dir, const char *name)
 {

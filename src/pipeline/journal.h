@@ -55,8 +55,4 @@ int bale_journal_read(struct bale_journal *j, const char *path,
 
 void bale_journal_release(struct bale_journal *j);
 
-/** 64-bit FNV-1a, chained through @h (start with BALE_FNV_INIT). */
-#define BALE_FNV_INIT 0xcbf29ce484222325ull
-uint64_t bale_fnv1a(uint64_t h, const void *p, size_t n);
-
 #endif

@@ -2,6 +2,8 @@
  * their checkpoints. */
 #include "resume.h"
 
+#include "hash.h"
+
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
