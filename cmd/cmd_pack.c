@@ -1,6 +1,7 @@
 /* cmd_pack.c - bale pack: parse, run the pipeline, report. */
 #include "cli.h"
 #include "encode_flags.h"
+#include "format_flags.h"
 #include "progress.h"
 
 #include "bale.h"
@@ -56,18 +57,10 @@ static const char pack_help_options[] =
 "                        rerun of a complete part does nothing). 'auto':\n"
 "                        the rank and count Slurm or Kubernetes gives\n"
 "      --seed S          shuffle seed (default: 0)\n"
-"      --shard-count N   wds: at most N samples per shard\n"
-"      --shard-size SIZE wds: at most SIZE bytes per shard (default 1G;\n"
-"                        K/M/G/T suffixes, powers of 1024)\n"
-"      --lmdb-layout L   lmdb: default or caffe (Caffe Datum records)\n"
-"      --lmdb-nosubdir   lmdb: one file NAME.lmdb instead of a folder\n"
-"      --hdf5-layout L   hdf5: encoded (bytes + offsets) or vlen\n"
-"      --fsync           flush every output to disk before it is renamed\n"
-"                        into place (crash-safe; waits for the disk; lmdb\n"
-"                        syncs once, at the end)\n"
-"  -O, --option K=V      backend option, as FORMAT.KEY=VALUE or KEY=VALUE\n"
+"  -O, --option K=V      format option, as FORMAT.KEY=VALUE or KEY=VALUE\n"
 "                        (e.g. lmdb.map_size=2G: the initial LMDB map,\n"
-"                        which grows by itself anyway)\n"
+"                        which grows by itself anyway); sizes take\n"
+"                        K/M/G/T suffixes, powers of 1024\n"
 "      --window SIZE     read-ahead memory bound (default 256M)\n"
 "      --validate        decode every image (stored as it is) and skip\n"
 "                        those that do not decode (cut, corrupt, not an\n"
@@ -109,10 +102,8 @@ static const char pack_help_examples[] =
 "  bale pack train/ -f wds,lmdb -o out/ --update        (every night)\n";
 
 enum pack_longopt {
-	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_SHARD_COUNT,
-	OPT_SHARD_SIZE, OPT_FSYNC, OPT_WINDOW, OPT_STRICT, OPT_FORCE,
-	OPT_REPORT, OPT_RESUME, OPT_LMDB_LAYOUT, OPT_LMDB_NOSUBDIR, OPT_HDF5_LAYOUT,
-	OPT_PART, OPT_UPDATE, OPT_RELABEL, OPT_ALLOW_DAMAGED, OPT_VALIDATE,
+	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_WINDOW,
+	OPT_STRICT, OPT_FORCE, OPT_REPORT, OPT_RESUME, OPT_PART, OPT_UPDATE, OPT_RELABEL, OPT_ALLOW_DAMAGED, OPT_VALIDATE,
 };
 
 static const struct option pack_longopts[] = {
@@ -127,17 +118,11 @@ static const struct option pack_longopts[] = {
 	{ "list", required_argument, NULL, OPT_LIST },
 	{ "shuffle", no_argument, NULL, OPT_SHUFFLE },
 	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "shard-count", required_argument, NULL, OPT_SHARD_COUNT },
-	{ "shard-size", required_argument, NULL, OPT_SHARD_SIZE },
-	{ "fsync", no_argument, NULL, OPT_FSYNC },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "resume", no_argument, NULL, OPT_RESUME },
-	{ "lmdb-layout", required_argument, NULL, OPT_LMDB_LAYOUT },
-	{ "lmdb-nosubdir", no_argument, NULL, OPT_LMDB_NOSUBDIR },
-	{ "hdf5-layout", required_argument, NULL, OPT_HDF5_LAYOUT },
 	{ "part", required_argument, NULL, OPT_PART },
 	{ "update", no_argument, NULL, OPT_UPDATE },
 	{ "relabel", no_argument, NULL, OPT_RELABEL },
@@ -157,16 +142,13 @@ static int pack_add_option(struct pack_args *a, const char *kv, int owned)
 	return 0;
 }
 
-/* Turn a dedicated flag into the backend option it stands for. */
-static int pack_backend_flag(struct pack_args *a, const char *key,
-    const char *value)
+/* A format's flag (format_flags.c) as the writer option it stands for. */
+static int pack_format_flag(struct pack_args *a, int c, const char *arg)
 {
-	size_t n = strlen(key) + strlen(value) + 2;
-	char *kv = malloc(n);
+	char *kv = format_flag_option(c, arg);
 
 	if (!kv)
 		return cli_usage_error("pack", "out of memory");
-	snprintf(kv, n, "%s=%s", key, value);
 	return pack_add_option(a, kv, 1);
 }
 
@@ -179,6 +161,8 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 		a->opts.encode = &a->encode;
 		return encode_flag(&a->encode, c, arg);
 	}
+	if (c >= FORMAT_FLAG_FIRST)
+		return pack_format_flag(a, c, arg);
 	switch (c) {
 	case 'f':
 		if (a->opts.formats)	/* the last one would win, unseen */
@@ -201,16 +185,6 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_RESUME: a->opts.resume = 1; return 0;
 	case OPT_UPDATE: a->opts.update = 1; return 0;
 	case OPT_RELABEL: a->opts.relabel = 1; return 0;
-	case OPT_SHARD_COUNT: return pack_backend_flag(a, "wds.shard_count", arg);
-	case OPT_SHARD_SIZE:
-		if (cli_flag_number("pack", "--shard-size", arg, &n, 1))
-			return CLI_USAGE;
-		return pack_backend_flag(a, "wds.shard_size", arg);
-	case OPT_FSYNC: return pack_backend_flag(a, "fsync", "1");
-	case OPT_LMDB_LAYOUT: return pack_backend_flag(a, "lmdb.layout", arg);
-	case OPT_LMDB_NOSUBDIR:
-		return pack_backend_flag(a, "lmdb.nosubdir", "1");
-	case OPT_HDF5_LAYOUT: return pack_backend_flag(a, "hdf5.layout", arg);
 	case OPT_SEED:
 		return cli_flag_number("pack", "--seed", arg, &a->opts.seed, 0);
 	case OPT_PART:
@@ -236,16 +210,35 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	}
 }
 
+/* The fixed flags, then the formats' (from their option tables). */
+static void pack_all_longopts(struct option *opts)
+{
+	size_t n = 0;
+
+	while (pack_longopts[n].name) {
+		opts[n] = pack_longopts[n];
+		n++;
+	}
+	format_flags_longopts(opts, n);
+}
+
 static int pack_parse(int argc, char **argv, struct pack_args *a)
 {
+	struct option longopts[sizeof(pack_longopts) / sizeof(*pack_longopts) +
+	    FORMAT_FLAGS_MAX];
 	int c;
 
+	pack_all_longopts(longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:j:O:vqh", pack_longopts,
+	while ((c = getopt_long(argc, argv, "f:o:j:O:vqh", longopts,
 	    NULL)) != -1) {
 		if (c == 'h') {
 			fputs(pack_help, stdout);
 			fputs(pack_help_options, stdout);
+			fputs("Format options (from each format's table; -O "
+			    "FORMAT.KEY=VALUE sets any):\n", stdout);
+			format_flags_help(stdout);
+			fputs("\n", stdout);
 			fputs(pack_help_exit, stdout);
 			fputs("\n", stdout);
 			fputs(encode_help, stdout);

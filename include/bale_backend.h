@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 6
+#define BALE_BACKEND_ABI 7
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -140,6 +140,31 @@ struct bale_update {
 					 * output took it */
 };
 
+/* One option of a format's writer (bale_writer_option(), bale pack -O
+ * FORMAT.KEY=VALUE), as the format declares it. */
+struct bale_option {
+	const char *key;	/* "shard_size" */
+	const char *arg;	/* its value's name in help ("SIZE"); NULL: a
+				 * switch, on unless "0" (a flag alone sets
+				 * it to "1") */
+	unsigned flags;		/* BALE_OPTION_* */
+	const char *cli;	/* bale pack's flag for it, without "--"
+				 * ("shard-size"); NULL: -O only. A flag
+				 * several formats declare sets the key of
+				 * each chosen one */
+	const char *help;	/* one line, what it does */
+};
+
+#define BALE_OPTION_SHAPES 1u	/* changes the stored bytes: an update
+				 * must be given the value the output was
+				 * packed with */
+#define BALE_OPTION_SYNC 2u	/* flushes the output to disk before it
+				 * is published: the run waits for it */
+/* What every format's sync option says, so that bale pack's one --fsync
+ * flag for all of them reads the same. */
+#define BALE_FSYNC_HELP "flush every output to disk before it is " \
+	"renamed into place (crash-safe; waits for the disk)"
+
 /* A backend describes itself: the core finds it by name, lists it with
  * its summary, recognises its outputs with probe(), and acts on its
  * capability bits. Each formats/NAME/ defines one, bale_backend_NAME. */
@@ -170,9 +195,11 @@ struct bale_backend {
 	const char *(*library_version)(void);
 	size_t writer_priv;
 	const struct bale_writer_ops *writer;	/* NULL: read-only */
-	/* The keys writer option() takes, NULL-terminated: named when a
-	 * key no chosen format takes is given. */
-	const char *const *writer_options;
+	/* Every option writer option() takes, ending with a NULL key: the
+	 * core names them when a key no chosen format takes is given, keeps
+	 * those that shape the bytes across updates, waits for the disk for
+	 * a sync one, and bale pack offers a flag for each with a cli name. */
+	const struct bale_option *writer_options;
 	size_t reader_priv;
 	const struct bale_reader_ops *reader;	/* NULL: write-only */
 	/* Join the parts' outputs into one in m->out that reads as a single

@@ -45,6 +45,14 @@ int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
 void bale_writer_reached(struct bale_writer *w, uint64_t next,
     const char *state);
 
+/** The flags (BALE_OPTION_*) of option @key of @be's writer; 0 when it
+ *  has no such option. */
+unsigned bale_backend_option_flags(const struct bale_backend *be,
+    const char *key);
+/** 1 when @be's writer takes option @key. */
+int bale_backend_option_known(const struct bale_backend *be,
+    const char *key);
+
 /* ---- errbuf: filling a struct bale_errbuf (bale.h: the library's one
  * error convention). */
 

@@ -578,8 +578,13 @@ static const char *hdf5_library_version(void)
 	return H5_VERS_INFO;
 }
 
-static const char *const hdf5_writer_options[] = {
-	"layout", "deflate", "fsync", NULL,
+static const struct bale_option hdf5_writer_options[] = {
+	{ "layout", "L", BALE_OPTION_SHAPES, "hdf5-layout",
+	    "encoded (bytes + offsets) or vlen" },
+	{ "deflate", "0-9", BALE_OPTION_SHAPES, NULL,
+	    "gzip level of pixel arrays (0: none)" },
+	{ "fsync", NULL, BALE_OPTION_SYNC, "fsync", BALE_FSYNC_HELP },
+	{ NULL, NULL, 0, NULL, NULL },
 };
 
 /* an updated output's images, by version (hdf5_update.c) */

@@ -642,8 +642,15 @@ static const char *lmdb_library_version(void)
 	return mdb_version(NULL, NULL, NULL);
 }
 
-static const char *const lmdb_writer_options[] = {
-	"layout", "map_size", "nosubdir", "fsync", NULL,
+static const struct bale_option lmdb_writer_options[] = {
+	{ "layout", "L", BALE_OPTION_SHAPES, "lmdb-layout",
+	    "default or caffe (Caffe Datum records)" },
+	{ "map_size", "SIZE", 0, NULL,
+	    "the initial map, which grows by itself anyway" },
+	{ "nosubdir", NULL, BALE_OPTION_SHAPES, "lmdb-nosubdir",
+	    "one file NAME.lmdb instead of a folder" },
+	{ "fsync", NULL, BALE_OPTION_SYNC, "fsync", BALE_FSYNC_HELP },
+	{ NULL, NULL, 0, NULL, NULL },
 };
 
 /* with nosubdir=1 the output is a file, its lock file beside it */

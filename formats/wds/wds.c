@@ -44,8 +44,13 @@ static const char *wds_library_version(void)
 /* The shards and their indexes: six digits, seven past a million */
 #define WDS_D "[0-9]"
 #define WDS_NO "-" WDS_D WDS_D WDS_D WDS_D WDS_D WDS_D
-static const char *const wds_writer_options[] = {
-	"shard_size", "shard_count", "fsync", NULL,
+static const struct bale_option wds_writer_options[] = {
+	{ "shard_size", "SIZE", 0, "shard-size",
+	    "at most SIZE bytes per shard (default 1G)" },
+	{ "shard_count", "N", 0, "shard-count",
+	    "at most N samples per shard" },
+	{ "fsync", NULL, BALE_OPTION_SYNC, "fsync", BALE_FSYNC_HELP },
+	{ NULL, NULL, 0, NULL, NULL },
 };
 
 static const char *const wds_side_files[] = {

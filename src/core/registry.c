@@ -182,3 +182,28 @@ int bale_registry_next_name(const char **list, char *name, size_t cap)
 	name[n] = '\0';
 	return 1;
 }
+
+static const struct bale_option *registry_option(
+    const struct bale_backend *be, const char *key)
+{
+	const struct bale_option *o;
+
+	for (o = be ? be->writer_options : NULL; o && o->key; o++)
+		if (strcmp(o->key, key) == 0)
+			return o;
+	return NULL;
+}
+
+unsigned bale_backend_option_flags(const struct bale_backend *be,
+    const char *key)
+{
+	const struct bale_option *o = registry_option(be, key);
+
+	return o ? o->flags : 0;
+}
+
+int bale_backend_option_known(const struct bale_backend *be,
+    const char *key)
+{
+	return registry_option(be, key) != NULL;
+}

@@ -48,22 +48,34 @@ static const char *upd_name(const struct bale_pack_opts *o)
 	return o->name ? o->name : "data";
 }
 
-/* 1 for an -O option that changes how samples are stored: not the
- * shard bounds, the LMDB map or fsync, which may differ each night. */
+/* 1 for a writer option ([FORMAT.]KEY=VALUE) that changes how samples
+ * are stored, as the formats' tables say (BALE_OPTION_SHAPES; a key no
+ * table knows counts as one): not the shard bounds, the LMDB map or
+ * fsync, which may differ each night. */
 static int upd_shapes_bytes(const char *kv)
 {
-	static const char *const free_keys[] = { "fsync", "shard_count",
-	    "shard_size", "map_size" };
+	const char *const *names = bale_backend_names();
 	const char *dot = strchr(kv, '.');
 	const char *eq = strchr(kv, '=');
 	const char *key = dot && (!eq || dot < eq) ? dot + 1 : kv;
-	size_t n = eq ? (size_t)(eq - key) : strlen(key);
+	char fmt[64], k[64];
+	int known = 0, shapes = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(free_keys) / sizeof(free_keys[0]); i++)
-		if (strlen(free_keys[i]) == n && !strncmp(key, free_keys[i], n))
-			return 0;
-	return 1;
+	snprintf(k, sizeof(k), "%.*s", (int)(eq ? (size_t)(eq - key) :
+	    strlen(key)), key);
+	snprintf(fmt, sizeof(fmt), "%.*s", (int)(key > kv ? key - kv - 1 :
+	    0), kv);
+	for (i = 0; names[i]; i++) {
+		const struct bale_backend *be = bale_backend_find(names[i]);
+
+		if (*fmt && strcmp(fmt, names[i]) != 0)
+			continue;
+		known |= bale_backend_option_known(be, k);
+		shapes |= (bale_backend_option_flags(be, k) &
+		    BALE_OPTION_SHAPES) != 0;
+	}
+	return shapes || !known;
 }
 
 /* The -O options and encode settings that shape the stored bytes, as

@@ -15,15 +15,15 @@ static int pipe_unknown_option(struct bale_pipeline *p,
 {
 	struct bale_buf keys = BALE_BUF_INIT;
 	const struct bale_backend *be;
-	const char *const *k;
+	const struct bale_option *k;
 	size_t i;
 
 	for (i = 0; i < run->nwriters; i++) {
 		be = bale_backend_find(bale_writer_name(run->writers[i]));
 		bale_buf_printf(&keys, "%s%s:", i ? "; " : "", be->name);
-		for (k = be->writer_options; k && *k; k++)
+		for (k = be->writer_options; k && k->key; k++)
 			bale_buf_printf(&keys, "%s %s", k == be->writer_options ?
-			    "" : ",", *k);
+			    "" : ",", k->key);
 	}
 	bale_errbuf_set(&p->err, BALE_ENOOPT, "option '%s': no chosen format "
 	    "takes '%.*s' (they take %s)", opt, (int)(eq - key), key,
@@ -73,7 +73,8 @@ static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
 			continue;
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
 		rc = bale_writer_option(run->writers[i], key, eq + 1);
-		if (rc == BALE_OK && strcmp(key, "fsync") == 0)
+		if (rc == BALE_OK && (bale_backend_option_flags(
+		    bale_backend_find(name), key) & BALE_OPTION_SYNC))
 			run->sync |= strcmp(eq + 1, "0") != 0;
 		if (rc == BALE_OK)
 			taken = 1;
