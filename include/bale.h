@@ -209,7 +209,8 @@ BALE_API int bale_reader_set_dest(struct bale_reader *r, bale_dest_fn dest,
 BALE_API int bale_reader_files(struct bale_reader *r, const char *const **list);
 
 /** A JSON object of what the output records about itself: version,
- *  layout, class names ... (format-specific keys). */
+ *  layout ... (format-specific keys); its class names, when it records
+ *  them, as the top-level "classes" array, whatever the format. */
 BALE_API int bale_reader_info(struct bale_reader *r, const char **json);
 
 /** The backend's name, or "" before open. */

@@ -75,7 +75,9 @@ struct bale_reader_ops {
 	int (*files)(struct bale_reader *r, void *st,
 	    const char *const **list);
 	/* A JSON object of what the output records about itself (version,
-	 * layout, classes ...), valid while the reader is open. */
+	 * layout ...), valid while the reader is open. The class names the
+	 * output records are its top-level "classes" array (packing a
+	 * packed output takes them from there). */
 	int (*info)(struct bale_reader *r, void *st, const char **json);
 	void (*release)(void *st);
 	/* Optional: sample @i's data size (i < count, checked by the

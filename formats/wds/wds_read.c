@@ -132,6 +132,19 @@ static int wds_alloc_shards(struct wds_r *st, size_t n)
 	return st->paths && st->fds && st->sizes ? 0 : -1;
 }
 
+/* The class names of the list's "bale" object (@v, up to @vend) at the
+ * info's top level too, where every format's info has them. */
+static void wds_info_classes(struct wds_r *st, const char *v,
+    const char *vend)
+{
+	const char *c = v ? bale_jsonr_find(v, vend, "classes", &vend) : NULL;
+
+	if (c && *c == '[') {
+		bale_buf_puts(&st->info, ",\"classes\":");
+		bale_buf_add(&st->info, c, (size_t)(vend - c));
+	}
+}
+
 /* The .idx beside the shard just added, read into the entries. */
 static int wds_add_idx(struct bale_reader *r, struct wds_r *st,
     uint64_t nsamples)
@@ -165,6 +178,7 @@ static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
 	v = bale_jsonr_find(text, end, "bale", &vend);
 	bale_buf_puts(&st->info, "{\"bale\":");
 	bale_buf_add(&st->info, v ? v : "null", v ? (size_t)(vend - v) : 4);
+	wds_info_classes(st, v, vend);
 	list = bale_jsonr_find(text, end, "shardlist", &lend);
 	if (!list)
 		return bale_reader_seterr(r, BALE_EINVAL,

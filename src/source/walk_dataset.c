@@ -14,19 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The "classes" array of the reader's info: at the top (lmdb, hdf5) or
- * in the "bale" object (wds). NULL when it has none. */
+/* The "classes" array of the reader's info (every format puts it at
+ * the top). NULL when it has none. */
 static const char *dataset_classes_json(const char *info, const char **vend)
 {
-	const char *end = info + strlen(info);
-	const char *bale;
-	const char *bend;
-	const char *v = bale_jsonr_find(info, end, "classes", vend);
+	const char *v = bale_jsonr_find(info, info + strlen(info), "classes",
+	    vend);
 
-	if (v && *v == '[')
-		return v;
-	bale = bale_jsonr_find(info, end, "bale", &bend);
-	v = bale ? bale_jsonr_find(bale, bend, "classes", vend) : NULL;
 	return v && *v == '[' ? v : NULL;
 }
 
