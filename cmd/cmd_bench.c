@@ -5,6 +5,7 @@
 #include "outputs.h"
 
 #include "bale.h"
+#include "bale_backend.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -191,12 +192,39 @@ static int bench_add(struct bale_bench *b, const char *label,
 	return -1;
 }
 
-/* The folder, every output, and two more lines: the pread reference over
- * the first wds output, and the first LMDB output read with map=1. */
+/* A line more for each reader option a format offers to be measured
+ * (BALE_OPTION_BENCH: wds's pread reference, LMDB read through its map),
+ * over the first output of that format among @paths. */
+static int bench_option_lines(struct bale_bench *b, char **const *paths,
+    const size_t *n, unsigned nouts)
+{
+	const char *const *names = bale_backend_names();
+	const struct bale_backend *be;
+	const struct bale_option *opt;
+	const char *first;
+	unsigned o;
+	size_t i, k;
+	int rc = 0;
+
+	for (k = 0; rc == 0 && names[k]; k++) {
+		be = bale_backend_find(names[k]);
+		for (first = NULL, o = 0; !first && o < nouts; o++)
+			for (i = 0; !first && i < n[o]; i++)
+				if (strcmp(bale_output_format(paths[o][i]),
+				    names[k]) == 0)
+					first = paths[o][i];
+		for (opt = be->reader_options; rc == 0 && first && opt &&
+		    opt->key; opt++)
+			if (opt->flags & BALE_OPTION_BENCH)
+				rc = bench_add(b, opt->cli, names[k], first,
+				    opt->key);
+	}
+	return rc;
+}
+
+/* The folder, every output, and the formats' measured reader options. */
 static int bench_targets(const struct bench_args *a, struct bale_bench *b)
 {
-	const char *first_wds = NULL;
-	const char *first_lmdb = NULL;
 	char **paths[BENCH_MAX_TARGETS];
 	size_t n[BENCH_MAX_TARGETS];
 	const char *f;
@@ -210,16 +238,10 @@ static int bench_targets(const struct bench_args *a, struct bale_bench *b)
 		for (i = 0; rc == 0 && i < n[o]; i++) {
 			f = bale_output_format(paths[o][i]);
 			rc = bench_add(b, f, f, paths[o][i], NULL);
-			if (!first_wds && strcmp(f, "wds") == 0)
-				first_wds = paths[o][i];
-			if (!first_lmdb && strcmp(f, "lmdb") == 0)
-				first_lmdb = paths[o][i];
 		}
 	}
-	if (rc == 0 && first_wds)
-		rc = bench_add(b, "pread-ref", "wds", first_wds, "images_only");
-	if (rc == 0 && first_lmdb)
-		rc = bench_add(b, "lmdb-map", "lmdb", first_lmdb, "map");
+	if (rc == 0)
+		rc = bench_option_lines(b, paths, n, o);
 	while (o-- > 0)
 		cli_free_outputs(paths[o], n[o]);
 	return rc;

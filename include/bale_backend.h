@@ -150,10 +150,12 @@ struct bale_option {
 				 * switch, on unless "0" (a flag alone sets
 				 * it to "1") */
 	unsigned flags;		/* BALE_OPTION_* */
-	const char *cli;	/* bale pack's flag for it, without "--"
-				 * ("shard-size"); NULL: -O only. A flag
+	const char *cli;	/* the command line's name for it: a writer
+				 * option's bale pack flag, without "--"
+				 * ("shard-size"; NULL: -O only; a flag
 				 * several formats declare sets the key of
-				 * each chosen one */
+				 * each chosen one); a reader option's
+				 * bale bench line (with BALE_OPTION_BENCH) */
 	const char *help;	/* one line, what it does */
 };
 
@@ -162,6 +164,9 @@ struct bale_option {
 				 * packed with */
 #define BALE_OPTION_SYNC 2u	/* flushes the output to disk before it
 				 * is published: the run waits for it */
+#define BALE_OPTION_BENCH 4u	/* a reader option bale bench measures:
+				 * a line more, the first output of the
+				 * format read with it set to "1" */
 /* What every format's sync option says, so that bale pack's one --fsync
  * flag for all of them reads the same. */
 #define BALE_FSYNC_HELP "flush every output to disk before it is " \
@@ -204,6 +209,8 @@ struct bale_backend {
 	const struct bale_option *writer_options;
 	size_t reader_priv;
 	const struct bale_reader_ops *reader;	/* NULL: write-only */
+	/* Every option reader option() takes, ending with a NULL key. */
+	const struct bale_option *reader_options;
 	/* Join the parts' outputs into one in m->out that reads as a single
 	 * run's; nothing there looks complete until all is. NULL: this
 	 * format cannot merge yet. @return BALE_OK, or an error with @err

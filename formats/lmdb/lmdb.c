@@ -68,6 +68,13 @@ static const struct bale_option lmdb_writer_options[] = {
 	{ NULL, NULL, 0, NULL, NULL },
 };
 
+static const struct bale_option lmdb_reader_options[] = {
+	{ "meta", NULL, 0, NULL, "read each sample's JSON too (default 1)" },
+	{ "map", NULL, BALE_OPTION_BENCH, "lmdb-map",
+	    "read values from the memory map: repeat reads come from it" },
+	{ NULL, NULL, 0, NULL, NULL },
+};
+
 /* with nosubdir=1 the output is a file, its lock file beside it */
 static const char *const lmdb_side_files[] = { ".lmdb-lock", NULL };
 
@@ -86,6 +93,7 @@ const struct bale_backend bale_backend_lmdb = {
 	.writer_options = lmdb_writer_options,
 	.reader_priv = sizeof(struct lmdb_r),
 	.reader = &bale_lmdb_reader,
+	.reader_options = lmdb_reader_options,
 	.merge = bale_lmdb_merge,
 	.update = bale_lmdb_update,
 };

@@ -53,6 +53,13 @@ static const struct bale_option wds_writer_options[] = {
 	{ NULL, NULL, 0, NULL, NULL },
 };
 
+static const struct bale_option wds_reader_options[] = {
+	{ "images_only", NULL, BALE_OPTION_BENCH, "pread-ref",
+	    "the image bytes only, one bare pread each from the index: the "
+	    "limit for any packed format" },
+	{ NULL, NULL, 0, NULL, NULL },
+};
+
 static const char *const wds_side_files[] = {
 	WDS_NO ".tar", WDS_NO ".idx", WDS_NO WDS_D ".tar", WDS_NO WDS_D ".idx",
 	NULL,
@@ -73,6 +80,7 @@ const struct bale_backend bale_backend_wds = {
 	.writer_options = wds_writer_options,
 	.reader_priv = sizeof(struct wds_r),
 	.reader = &bale_wds_reader,
+	.reader_options = wds_reader_options,
 	.merge = bale_wds_merge,
 	.update = bale_wds_update,
 };
