@@ -91,7 +91,7 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 	struct prefetch_extent ext[PREFETCH_SAMPLES];
 	size_t n;
 
-	if (!run->archive_src)
+	if (bale_source_can(&run->source, BALE_SOURCE_TREE))
 		return;
 	pos += run->first;
 	/* one worker issues a batch; the others need not wait for it */

@@ -122,7 +122,7 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 
 static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
 {
-	if (r->archive_src || r->nshards)
+	if (!bale_source_can(&r->source, BALE_SOURCE_TREE))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update needs "
 		    "a folder (or a list file) as the source: an archive's "
 		    "members have no time to compare");

@@ -32,31 +32,10 @@ int bale_pipeline_new(struct bale_pipeline **out)
 	return BALE_OK;
 }
 
-/* 1 if @src is an archive file rather than a folder. */
-static int pipe_src_is_archive(const char *src)
-{
-	struct stat st;
-
-	return stat(src, &st) == 0 && !S_ISDIR(st.st_mode);
-}
-
-/* A folder (or a list file's base), an archive, or a packed output. */
+/* The samples of the source, as its kind collects them. */
 static int pipe_walk_source(struct pipe_run *run)
 {
-	const struct bale_pack_opts *o = run->opts;
-
-	if (run->packed_src)
-		return bale_walk_dataset(run->walk, o->src, NULL);
-	if (run->nshards)
-		return bale_walk_shards(run->walk,
-		    (const char *const *)run->shards, run->nshards);
-	if (run->nsrcs > 1)
-		return bale_walk_archives(run->walk, run->srcs, run->nsrcs,
-		    o->list);
-	if (run->archive_src)
-		return bale_walk_archives(run->walk, &o->src, 1, o->list);
-	return o->list ? bale_walk_list(run->walk, o->src, o->list) :
-	    bale_walk_folder(run->walk, o->src);
+	return run->source.kind->scan(&run->source, run->walk);
 }
 
 /* An archive that breaks off part-way loses what follows the damage,
@@ -181,8 +160,8 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_pipe_open_writers(p, run, &ds);
 	if (rc != BALE_OK)
 		return rc;
-	if (run->archive_src)
-		return BALE_OK;	/* the walk holds the archive open */
+	if (!bale_source_can(&run->source, BALE_SOURCE_TREE))
+		return BALE_OK;	/* the walk holds its files open */
 	run->rootfd = open(o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (run->rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
@@ -202,7 +181,7 @@ static void pipe_release(struct pipe_run *run)
 	free(run->journal_path);
 	free(run->order_all);
 	bale_walk_free(run->walk);
-	bale_shard_set_free(run->shards, run->nshards);
+	bale_source_release(&run->source);
 	free(run->srcs);
 	bale_pipe_tune_release(&run->tune);
 }
@@ -223,62 +202,28 @@ static int pipe_part_skip(struct bale_pipeline *p, struct pipe_run *run)
 	return BALE_OK;
 }
 
-/* Several sources: archives all, listed in one array with @src first. */
-static int pipe_several_sources(struct bale_pipeline *p, struct pipe_run *run)
+/* What the source is (source.h): the kind the SRC arguments, @src and
+ * then more_srcs, are. */
+static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	size_t n = 1;
 
-	while (o->more_srcs[n - 1])
+	while (o->more_srcs && o->more_srcs[n - 1])
 		n++;
 	run->srcs = malloc(n * sizeof(*run->srcs));
 	if (!run->srcs)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	run->srcs[0] = o->src;
 	memcpy(run->srcs + 1, o->more_srcs, (n - 1) * sizeof(*run->srcs));
-	run->nsrcs = n;
-	for (n = 0; n < run->nsrcs; n++)
-		if (!pipe_src_is_archive(run->srcs[n]))
-			return bale_errbuf_set(&p->err, BALE_EINVAL, "'%s': "
-			    "several sources must all be archive files (tar, "
-			    "compressed tar, zip)", run->srcs[n]);
-	run->archive_src = 1;
-	return BALE_OK;
-}
-
-/* What the source is: a folder, archives, shards or a packed output. */
-static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
-{
-	const char *src = run->opts->src;
-	int rc;
-
-	if (run->opts->more_srcs && run->opts->more_srcs[0])
-		return pipe_several_sources(p, run);
-	run->packed_src = bale_output_format(src) != NULL;
-	rc = run->packed_src ? 0 : bale_shard_set(src, &run->shards,
-	    &run->nshards, &p->err);
-	if (rc < 0)
-		return rc;
-	run->archive_src = rc == 1 || run->packed_src ||
-	    pipe_src_is_archive(src);
-	return BALE_OK;
-}
-
-/* Why a list file cannot go with this source, or NULL. */
-static const char *pipe_list_refusal(const struct pipe_run *run)
-{
-	if (run->packed_src)
-		return "a list file cannot select from a packed output";
-	if (run->nshards)
-		return "a list file cannot select from WebDataset shards";
-	return NULL;
+	return bale_source_classify(&run->source, run->srcs, n, o->list,
+	    &p->err);
 }
 
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct stat sb;
-	const char *why;
 	int rc;
 
 	if (!o->src || !o->out || !o->formats)
@@ -299,15 +244,15 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc != BALE_OK)
 		return rc;
 	/* the next walk of the tree would take the output for a class */
-	if (!run->archive_src && !o->list &&
+	if (bale_source_can(&run->source, BALE_SOURCE_TREE) && !o->list &&
 	    bale_path_inside(o->out, o->src))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output "
 		    "folder '%s' is the source folder '%s' or inside it: a "
 		    "later walk of the source would take the outputs for a "
 		    "class of images", o->out, o->src);
-	why = o->list ? pipe_list_refusal(run) : NULL;
-	if (why)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "%s", why);
+	if (o->list && !bale_source_can(&run->source, BALE_SOURCE_LISTABLE))
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
+		    "cannot select from %s", run->source.kind->what);
 	if (!o->encode)
 		return BALE_OK;
 	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)
@@ -444,6 +389,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	p->threads_peak = run.tune.peak;
 	p->cpus = run.cpus;
 	p->cpus_why = run.cpus_why;
+	p->source_kind = run.source.kind ? run.source.kind->name : NULL;
 	bale_pipe_update_release(&run);
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
@@ -493,6 +439,7 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	run.threads = p->threads_peak;
 	run.cpus = p->cpus;
 	run.cpus_why = p->cpus_why;
+	run.source_kind = p->source_kind;
 	run.walk_seconds = p->walk_seconds;
 	run.stream = &p->stream;
 	run.update = p->update.len ? p->update.data : NULL;

@@ -17,6 +17,7 @@
 #include "encode.h"
 #include "journal.h"
 #include "reorder.h"
+#include "source.h"
 #include "stream_feed.h"
 #include "report.h"
 #include "walk.h"
@@ -58,13 +59,8 @@ struct pipe_run {
 	int skip;		/* a part found complete: nothing to do */
 	uint64_t first;		/* position this run starts at (resume) */
 	int rootfd;		/* the source folder; -1 for an archive */
-	int archive_src;	/* the source is a file (or an output), not
-				 * a folder: the walk holds it open */
-	int packed_src;		/* the source is an output bale reads */
-	const char **srcs;	/* several archives: src, then more_srcs */
-	size_t nsrcs;		/* 0 for one source */
-	char **shards;		/* or WebDataset shards (shard_set.h) */
-	size_t nshards;
+	const char **srcs;	/* the SRC arguments: src, then more_srcs */
+	struct bale_source source;	/* their kind (source.h) */
 	struct bale_reorder *ro;
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
 	pthread_mutex_t prefetch_lock;
@@ -104,6 +100,7 @@ struct bale_pipeline {
 	unsigned threads_peak;	/* of the last run: most readers working */
 	unsigned cpus;		/* of the last run: pipe_run's */
 	const char *cpus_why;
+	const char *source_kind;	/* the source's kind's name, or NULL */
 	struct bale_errbuf err;
 	atomic_int stop;	/* lock-free, so safe to set from a handler */
 	struct bale_report *report;

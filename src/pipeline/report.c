@@ -238,6 +238,7 @@ void bale_report_json(const struct bale_report *r,
 	bale_json_kv_str(b, "error", run->error, 0);
 	bale_json_kv_str(b, "source", run->opts->src, 0);
 	report_sources(b, run->opts);
+	bale_json_kv_str(b, "source_kind", run->source_kind, 0);
 	bale_json_kv_str(b, "list", run->opts->list, 0);
 	bale_json_kv_str(b, "output", run->opts->out, 0);
 	report_options(b, run);

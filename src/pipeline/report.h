@@ -21,6 +21,7 @@ struct bale_report_run {
 	unsigned threads;
 	unsigned cpus;			/* the CPUs thread defaults follow */
 	const char *cpus_why;		/* what limited them (cpus.h) */
+	const char *source_kind;	/* its name (source.h), or NULL */
 	double walk_seconds;		/* from the start to the list made */
 	const struct bale_stream_feed_stats *stream;	/* passes over a
 					 * compressed archive (0: none) */

@@ -1,0 +1,25 @@
+/* source_packed.c - an output bale reads (its LMDB, HDF5 file or shard
+ * list, a Caffe LMDB) as the source: converted sample by sample, in its
+ * order, with its labels, class names and source paths. */
+#include "source.h"
+
+#include "bale.h"
+
+static int packed_probe(struct bale_source *s, struct bale_errbuf *err)
+{
+	(void)err;
+	return s->npaths == 1 && bale_output_format(s->paths[0]) != NULL;
+}
+
+static int packed_scan(const struct bale_source *s, struct bale_walk *w)
+{
+	return bale_walk_dataset(w, s->paths[0], NULL);
+}
+
+const struct bale_source_kind bale_source_packed = {
+	.name = "packed",
+	.what = "a packed output",
+	.caps = 0,
+	.probe = packed_probe,
+	.scan = packed_scan,
+};

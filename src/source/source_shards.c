@@ -1,0 +1,27 @@
+/* source_shards.c - WebDataset shards as the source: a folder of .tar
+ * files (and no subfolder) or a brace pattern ('a-{000..009}.tar'),
+ * samples grouped by key as webdataset groups them (shard_set.c finds
+ * the shards). */
+#include "source.h"
+
+#include "shard_set.h"
+
+static int shards_probe(struct bale_source *s, struct bale_errbuf *err)
+{
+	if (s->npaths != 1)
+		return 0;
+	return bale_shard_set(s->paths[0], &s->found, &s->nfound, err);
+}
+
+static int shards_scan(const struct bale_source *s, struct bale_walk *w)
+{
+	return bale_walk_shards(w, (const char *const *)s->found, s->nfound);
+}
+
+const struct bale_source_kind bale_source_shards = {
+	.name = "shards",
+	.what = "WebDataset shards",
+	.caps = 0,
+	.probe = shards_probe,
+	.scan = shards_scan,
+};

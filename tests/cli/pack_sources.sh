@@ -1,0 +1,41 @@
+#!/bin/bash
+# The kinds of source are a list (src/source/source_kinds.c): each kind
+# listed is the one a run of that kind of source takes (the report's
+# source_kind), the list's order decides between kinds that both fit
+# (shards and a packed output are folders and files too), and a kind
+# added to the list without a case here fails this test.
+. "$TESTS/cli/lib.sh"
+require_backend wds
+"$MKDATA" random "$T/tree" -n 12 --classes 3 >/dev/null
+"$BALE" pack "$T/tree" -f wds -o "$T/packed" -q --shard-count 5
+mkdir "$T/shards"
+cp "$T/packed"/data-00000[0-9].tar "$T/shards/"
+tar -cf "$T/tree.tar" -C "$T/tree" .
+"$BALE" ls "$T/packed" | awk -F'\t' '{print $6 "\t" $3}' >"$T/list.txt"
+kind_of() { # KIND: the kind the report names for the case's run
+    "$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["source_kind"])' "$1"
+}
+check() { # KIND SRC... [-- FLAGS]: a pack of SRC names KIND
+    local kind=$1
+    shift
+    run "$BALE" pack "$@" -f wds -o "$T/out-$kind" -q --report "$T/$kind.json"
+    expect_status 0
+    [ "$(kind_of "$T/$kind.json")" = "$kind" ] ||
+        fail "a $kind source was taken as $(kind_of "$T/$kind.json")"
+    tested+=("$kind")
+}
+tested=()
+check packed "$T/packed/data-shards.json"
+check shards "$T/shards"
+check archives "$T/tree.tar"
+check list "$T/tree" --list "$T/list.txt"
+check folder "$T/tree"
+listed=$(sed -n 's/^\t&bale_source_\([a-z]*\),$/\1/p' \
+    "$TESTS/../src/source/source_kinds.c" | sort | tr '\n' ' ')
+[ -n "$listed" ] || fail "no kind found in source_kinds.c"
+[ "$listed" = "$(printf '%s\n' "${tested[@]}" | sort | tr '\n' ' ')" ] ||
+    fail "the list holds '$listed', this test covers '${tested[*]}'"
+# a list file goes only with what can be listed from
+run "$BALE" pack "$T/shards" -f wds -o "$T/bad" --list "$T/list.txt"
+expect_status 2
+expect_stderr "a list file cannot select from WebDataset shards"
