@@ -12,14 +12,14 @@
 
 static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
 {
-	if (bale_journal_write(&run->journal, run->journal_path,
+	if (bale_journal_write(&run->jr.j, run->jr.path,
 	    run->sync) != 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
 		    "cannot write the resume journal '%s': %s",
-		    run->journal_path, strerror(errno));
-	run->journal_written = 1;
-	run->journal_dirty = 0;
-	run->journal_at = pipe_since(&run->t0);
+		    run->jr.path, strerror(errno));
+	run->jr.written = 1;
+	run->jr.dirty = 0;
+	run->jr.at = pipe_since(&run->t0);
 	return BALE_OK;
 }
 
@@ -27,10 +27,10 @@ static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
  * then (a kill resumes from an older one, which is as correct). */
 int bale_pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
 {
-	if (bale_resume_follow(&run->journal, run->writers, run->nwriters))
-		run->journal_dirty = 1;
-	if (!run->journal_dirty ||
-	    pipe_since(&run->t0) - run->journal_at < PIPE_JOURNAL_SECONDS)
+	if (bale_resume_follow(&run->jr.j, run->writers, run->nwriters))
+		run->jr.dirty = 1;
+	if (!run->jr.dirty ||
+	    pipe_since(&run->t0) - run->jr.at < PIPE_JOURNAL_SECONDS)
 		return BALE_OK;
 	return pipe_journal_write(p, run);
 }
@@ -40,8 +40,8 @@ int bale_pipe_journal_has_progress(const struct pipe_run *run)
 {
 	size_t i;
 
-	for (i = 0; i < run->journal.nwriters; i++)
-		if (run->journal.writers[i].next > 0)
+	for (i = 0; i < run->jr.j.nwriters; i++)
+		if (run->jr.j.writers[i].next > 0)
 			return 1;
 	return 0;
 }
@@ -51,14 +51,14 @@ int bale_pipe_journal_has_progress(const struct pipe_run *run)
  * @return 1 when it stays */
 int bale_pipe_journal_end(struct pipe_run *run, int rc)
 {
-	if (!run->journal_written)
+	if (!run->jr.written)
 		return 0;
 	if (rc != BALE_OK && bale_pipe_journal_has_progress(run)) {
-		if (run->journal_dirty)	/* best effort: resume from later */
-			bale_journal_write(&run->journal, run->journal_path, 0);
+		if (run->jr.dirty)	/* best effort: resume from later */
+			bale_journal_write(&run->jr.j, run->jr.path, 0);
 		return 1;
 	}
-	unlink(run->journal_path);
+	unlink(run->jr.path);
 	return 0;
 }
 
@@ -69,22 +69,22 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 	char fp[17];
 	int rc = BALE_ENOENT;	/* without resume: as if there were none */
 
-	bale_resume_fingerprint(run->opts, run->walk, run->order, run->count,
+	bale_resume_fingerprint(run->opts, run->in.walk, run->order, run->count,
 	    1, fp);
 	if (run->opts->resume)
-		rc = bale_journal_read(&run->journal, run->journal_path,
+		rc = bale_journal_read(&run->jr.j, run->jr.path,
 		    &p->err);
 	if (rc != BALE_OK && rc != BALE_ENOENT)
 		return rc;
-	if (rc == BALE_OK && strcmp(run->journal.fingerprint, fp) != 0) {
+	if (rc == BALE_OK && strcmp(run->jr.j.fingerprint, fp) != 0) {
 		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "'%s' is from a "
 		    "run with other inputs or settings: it cannot be resumed",
-		    run->journal_path);
+		    run->jr.path);
 		p->err.remedy = BALE_REMEDY_START_OVER;
 		return rc;
 	}
-	memcpy(run->journal.fingerprint, fp, sizeof(fp));
-	run->no_journal = rc == BALE_ENOENT;
+	memcpy(run->jr.j.fingerprint, fp, sizeof(fp));
+	run->jr.none = rc == BALE_ENOENT;
 	return BALE_OK;
 }
 
@@ -93,27 +93,27 @@ int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 {
 	int rc;
 
-	run->journal_path = bale_journal_path(run->dir, ds->name);
-	if (!run->journal_path)
+	run->jr.path = bale_journal_path(run->dir, ds->name);
+	if (!run->jr.path)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	rc = pipe_read_journal(p, run);
 	if (rc != BALE_OK)
 		return rc;
 	rc = bale_resume_open(run->writers, run->nwriters, run->opts->resume,
-	    run->dir, ds, &run->journal, &run->first, p->report,
+	    run->dir, ds, &run->jr.j, &run->first, p->report,
 	    &p->err);
 	if (rc != BALE_OK)
 		return rc;
-	if (run->opts->resume && run->no_journal &&
+	if (run->opts->resume && run->jr.none &&
 	    bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
 	    run->first == ds->nitems ? "nothing to resume: every output is "
 	    "complete already, nothing was written" : "no run to resume "
 	    "(no journal): starting from the beginning") != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.resumed_at = run->first;
-	p->stats.skipped += run->journal.nskipped;
+	p->stats.skipped += run->jr.j.nskipped;
 	rc = pipe_journal_write(p, run);
-	run->journal_at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint
+	run->jr.at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint
 						   * is journaled at once */
 	return rc;
 }

@@ -40,7 +40,7 @@ static void pipe_part_json(const struct pipe_run *run, struct bale_buf *b)
 	bale_json_kv_u64(b, "parts", o->part_count, 0);
 	bale_json_kv_u64(b, "first", run->key_base, 0);
 	bale_json_kv_u64(b, "count", run->count, 0);
-	bale_json_kv_u64(b, "total", bale_walk_count(run->walk), 0);
+	bale_json_kv_u64(b, "total", bale_walk_count(run->in.walk), 0);
 	bale_json_kv_str(b, "formats", o->formats, 0);
 	bale_json_kv_str(b, "name", o->name ? o->name : "data", 0);
 	bale_buf_puts(b, "}\n");

@@ -50,8 +50,8 @@ static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
 	*n = 0;
 	for (pos = from; pos < total && *n < PREFETCH_SAMPLES &&
 	    bytes < PREFETCH_BYTES; pos++) {
-		if (!bale_walk_member(run->walk, (size_t)run->order[pos], &m) ||
-		    bale_walk_is_fed(m.method))
+		if (!bale_walk_member(run->in.walk, (size_t)run->order[pos],
+		    &m) || bale_walk_is_fed(m.method))
 			continue;
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;
@@ -91,20 +91,20 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 	struct prefetch_extent ext[PREFETCH_SAMPLES];
 	size_t n;
 
-	if (bale_source_can(&run->source, BALE_SOURCE_TREE))
+	if (bale_source_can(&run->in.source, BALE_SOURCE_TREE))
 		return;
 	pos += run->first;
 	/* one worker issues a batch; the others need not wait for it */
-	if (pthread_mutex_trylock(&run->prefetch_lock) != 0)
+	if (pthread_mutex_trylock(&run->pf.lock) != 0)
 		return;
 	/* keep one batch ahead of the workers: the next starts when they
 	 * pass half of the last */
-	if (pos + PREFETCH_SAMPLES / 2 >= run->prefetched) {
-		if (run->prefetched < pos)
-			run->prefetched = pos;
-		run->prefetched = prefetch_gather(run, run->prefetched, ext,
+	if (pos + PREFETCH_SAMPLES / 2 >= run->pf.upto) {
+		if (run->pf.upto < pos)
+			run->pf.upto = pos;
+		run->pf.upto = prefetch_gather(run, run->pf.upto, ext,
 		    &n);
 		prefetch_issue(ext, n);
 	}
-	pthread_mutex_unlock(&run->prefetch_lock);
+	pthread_mutex_unlock(&run->pf.lock);
 }

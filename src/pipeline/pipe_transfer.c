@@ -75,7 +75,7 @@ static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
 
 	in->fd = -1;
 	in->data = NULL;
-	rc = bale_stream_feed_take(run->feed, pos, &data, &size, &in->err);
+	rc = bale_stream_feed_take(run->in.feed, pos, &data, &size, &in->err);
 	if (rc != BALE_OK)
 		return rc;
 	if (m->has_crc && bale_crc32(data, size) != m->crc) {
@@ -96,8 +96,8 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 {
 	struct bale_walk_member m;
 
-	if (!bale_walk_member(run->walk, (size_t)run->order[pos], &m))
-		return bale_input_open(in, run->rootfd, pipe_path(run, pos));
+	if (!bale_walk_member(run->in.walk, (size_t)run->order[pos], &m))
+		return bale_input_open(in, run->in.rootfd, pipe_path(run, pos));
 	if (bale_walk_is_fed(m.method))
 		return pipe_input_fed(run, pos, &m, in);
 	return bale_input_member(in, &m);
@@ -259,7 +259,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 {
 	size_t wi = (size_t)run->order[pos];
 	const char *const *classes = run->classes ? run->classes :
-	    bale_walk_classes(run->walk);
+	    bale_walk_classes(run->in.walk);
 	struct bale_sample s;
 	char key[32];
 	char ext[16];
@@ -275,7 +275,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	s.key = key;
 	s.relpath = pipe_path(run, pos);
 	s.ext = ext;
-	s.label = bale_walk_label(run->walk, wi);
+	s.label = bale_walk_label(run->in.walk, wi);
 	if (run->label_map)
 		s.label = run->label_map[s.label];
 	s.label_name = classes[s.label];
@@ -303,7 +303,7 @@ static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
 	p->stats.skipped++;
 	if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path,
 	    ps->why.msg) != 0 ||
-	    bale_journal_skip(&run->journal, pos, path, ps->why.msg) != 0)
+	    bale_journal_skip(&run->jr.j, pos, path, ps->why.msg) != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (run->opts->strict)
 		return bale_errbuf_set(&p->err, BALE_EINPUT,
@@ -398,14 +398,14 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	    run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	pthread_mutex_init(&run->prefetch_lock, NULL);
-	run->prefetched = 0;
-	rc = bale_stream_feed_start(&run->feed, run->walk, run->order,
+	pthread_mutex_init(&run->pf.lock, NULL);
+	run->pf.upto = 0;
+	rc = bale_stream_feed_start(&run->in.feed, run->in.walk, run->order,
 	    run->first, run->count, window, &p->err);
 	if (rc != BALE_OK) {
 		bale_reorder_free(run->ro);
 		run->ro = NULL;
-		pthread_mutex_destroy(&run->prefetch_lock);
+		pthread_mutex_destroy(&run->pf.lock);
 		return rc;
 	}
 	for (; started < run->threads; started++) {
@@ -420,16 +420,16 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	else
 		rc = pipe_consume(p, run);
 	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
-	bale_stream_feed_abort(run->feed);	/* or waiting for the feed */
+	bale_stream_feed_abort(run->in.feed);	/* or waiting for the feed */
 	bale_pipe_tune_close(&run->tune);	/* and any parked one */
 	while (started > 0)
 		pthread_join(tid[--started], NULL);
-	bale_stream_feed_free(run->feed, &p->stream);
-	run->feed = NULL;
+	bale_stream_feed_free(run->in.feed, &p->stream);
+	run->in.feed = NULL;
 	for (i = 0; i < bale_reorder_slots(run->ro); i++)
 		pipe_sample_free(bale_reorder_leftover(run->ro, i));
 	bale_reorder_free(run->ro);
 	run->ro = NULL;
-	pthread_mutex_destroy(&run->prefetch_lock);
+	pthread_mutex_destroy(&run->pf.lock);
 	return rc;
 }

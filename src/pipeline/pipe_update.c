@@ -122,7 +122,7 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 
 static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
 {
-	if (!bale_source_can(&r->source, BALE_SOURCE_TREE))
+	if (!bale_source_can(&r->in.source, BALE_SOURCE_TREE))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update needs "
 		    "a folder (or a list file) as the source: an archive's "
 		    "members have no time to compare");
@@ -326,7 +326,7 @@ static void upd_report_paths(struct bale_buf *b, const char *key,
 		    !u->packed[i])
 			continue;
 		bale_buf_puts(b, first ? "\n" : ",\n");
-		bale_json_str(b, bale_walk_path(run->walk, d->pack[i]));
+		bale_json_str(b, bale_walk_path(run->in.walk, d->pack[i]));
 		first = 0;
 	}
 	bale_buf_puts(b, "]");
@@ -390,7 +390,7 @@ static int upd_still_skipped(struct bale_pipeline *p,
 	size_t i;
 
 	for (i = 0; i < d->nstill; i++) {
-		path = bale_walk_path(run->walk, d->still_walk[i]);
+		path = bale_walk_path(run->in.walk, d->still_walk[i]);
 		why = bale_manifest_skip_why(&u->old, d->still_skip[i]);
 		if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path,
 		    why) != 0)
@@ -416,10 +416,10 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	if (rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO, "cannot open '%s': "
 		    "%s", run->opts->src, strerror(errno));
-	rc = bale_update_diff(&u->diff, run->walk, rootfd, u->incremental ?
+	rc = bale_update_diff(&u->diff, run->in.walk, rootfd, u->incremental ?
 	    &u->old : NULL);
 	close(rootfd);
-	run->written = calloc(bale_walk_count(run->walk) + 1, 1);
+	run->written = calloc(bale_walk_count(run->in.walk) + 1, 1);
 	if (rc != 0 || !run->written)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	run->label_map = u->diff.label_map;
@@ -542,9 +542,9 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 		wi = (size_t)run->order[i];
 		if (run->written[i])
 			rc = bale_manifest_add(&m, run->key_base + i,
-			    run->label_map[bale_walk_label(run->walk, wi)],
+			    run->label_map[bale_walk_label(run->in.walk, wi)],
 			    u->diff.size[wi], u->diff.mtime_ns[wi],
-			    bale_walk_path(run->walk, wi));
+			    bale_walk_path(run->in.walk, wi));
 	}
 	if (rc == 0)
 		rc = upd_manifest_skips(p, run, &m);

@@ -35,7 +35,7 @@ int bale_pipeline_new(struct bale_pipeline **out)
 /* The samples of the source, as its kind collects them. */
 static int pipe_walk_source(struct pipe_run *run)
 {
-	return run->source.kind->scan(&run->source, run->walk);
+	return run->in.source.kind->scan(&run->in.source, run->in.walk);
 }
 
 /* An archive that breaks off part-way loses what follows the damage,
@@ -44,7 +44,7 @@ static int pipe_walk_source(struct pipe_run *run)
 static int pipe_check_damage(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const char *path, *why;
-	size_t n = bale_walk_damaged(run->walk, &path, &why);
+	size_t n = bale_walk_damaged(run->in.walk, &path, &why);
 	char text[sizeof(p->err.msg)];
 
 	if (!n)
@@ -72,20 +72,20 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	size_t i;
 	int rc;
 
-	rc = bale_walk_new(&run->walk);
+	rc = bale_walk_new(&run->in.walk);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	bale_walk_set_stop(run->walk, &p->stop);
+	bale_walk_set_stop(run->in.walk, &p->stop);
 	rc = pipe_walk_source(run);
 	p->walk_seconds = pipe_since(&run->t0);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
-		    bale_walk_errmsg(run->walk));
+		    bale_walk_errmsg(run->in.walk));
 	/* what the walk skipped is the whole run's: part 0 reports it, so
 	 * the parts' reports add up */
 	for (i = 0; run->opts->part_index == 0 &&
-	    i < bale_walk_nnotes(run->walk); i++) {
-		bale_walk_note(run->walk, i, &kind, &path, &why);
+	    i < bale_walk_nnotes(run->in.walk); i++) {
+		bale_walk_note(run->in.walk, i, &kind, &path, &why);
 		if (bale_report_add(p->report, kind, path, why) != 0)
 			return bale_errbuf_set(&p->err, BALE_ENOMEM,
 			    "no memory");
@@ -114,7 +114,7 @@ static void pipe_slice(struct pipe_run *run, uint64_t n)
 
 static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 {
-	size_t n = bale_walk_count(run->walk);
+	size_t n = bale_walk_count(run->in.walk);
 	size_t i;
 
 	run->order_all = malloc((n ? n : 1) * sizeof(*run->order_all));
@@ -125,7 +125,7 @@ static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 	else
 		for (i = 0; i < n; i++)
 			run->order_all[i] = i;
-	bale_resume_fingerprint(run->opts, run->walk, run->order_all, n, 0,
+	bale_resume_fingerprint(run->opts, run->in.walk, run->order_all, n, 0,
 	    run->run_fp);
 	pipe_slice(run, n);
 	p->stats.found = run->count;
@@ -148,9 +148,9 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	memset(&ds, 0, sizeof(ds));
 	ds.name = o->name ? o->name : "data";
 	ds.classes = run->classes ? run->classes :
-	    bale_walk_classes(run->walk);
+	    bale_walk_classes(run->in.walk);
 	ds.nclasses = run->classes ? run->nclasses :
-	    bale_walk_nclasses(run->walk);
+	    bale_walk_nclasses(run->in.walk);
 	ds.nitems = run->count;
 	ds.replace = o->replace && !run->stage;
 	if (run->encode) {
@@ -160,10 +160,10 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_pipe_open_writers(p, run, &ds);
 	if (rc != BALE_OK)
 		return rc;
-	if (!bale_source_can(&run->source, BALE_SOURCE_TREE))
+	if (!bale_source_can(&run->in.source, BALE_SOURCE_TREE))
 		return BALE_OK;	/* the walk holds its files open */
-	run->rootfd = open(o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (run->rootfd < 0)
+	run->in.rootfd = open(o->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (run->in.rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
 		    "cannot open '%s': %s", o->src, strerror(errno));
 	return BALE_OK;
@@ -175,14 +175,14 @@ static void pipe_release(struct pipe_run *run)
 
 	for (i = 0; i < run->nwriters; i++)
 		bale_writer_free(run->writers[i]);
-	if (run->rootfd >= 0)
-		close(run->rootfd);
-	bale_journal_release(&run->journal);
-	free(run->journal_path);
+	if (run->in.rootfd >= 0)
+		close(run->in.rootfd);
+	bale_journal_release(&run->jr.j);
+	free(run->jr.path);
 	free(run->order_all);
-	bale_walk_free(run->walk);
-	bale_source_release(&run->source);
-	free(run->srcs);
+	bale_walk_free(run->in.walk);
+	bale_source_release(&run->in.source);
+	free(run->in.srcs);
 	bale_pipe_tune_release(&run->tune);
 }
 
@@ -211,12 +211,12 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 
 	while (o->more_srcs && o->more_srcs[n - 1])
 		n++;
-	run->srcs = malloc(n * sizeof(*run->srcs));
-	if (!run->srcs)
+	run->in.srcs = malloc(n * sizeof(*run->in.srcs));
+	if (!run->in.srcs)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	run->srcs[0] = o->src;
-	memcpy(run->srcs + 1, o->more_srcs, (n - 1) * sizeof(*run->srcs));
-	return bale_source_classify(&run->source, run->srcs, n, o->list,
+	run->in.srcs[0] = o->src;
+	memcpy(run->in.srcs + 1, o->more_srcs, (n - 1) * sizeof(*run->in.srcs));
+	return bale_source_classify(&run->in.source, run->in.srcs, n, o->list,
 	    &p->err);
 }
 
@@ -244,15 +244,15 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc != BALE_OK)
 		return rc;
 	/* the next walk of the tree would take the output for a class */
-	if (bale_source_can(&run->source, BALE_SOURCE_TREE) && !o->list &&
+	if (bale_source_can(&run->in.source, BALE_SOURCE_TREE) && !o->list &&
 	    bale_path_inside(o->out, o->src))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output "
 		    "folder '%s' is the source folder '%s' or inside it: a "
 		    "later walk of the source would take the outputs for a "
 		    "class of images", o->out, o->src);
-	if (o->list && !bale_source_can(&run->source, BALE_SOURCE_LISTABLE))
+	if (o->list && !bale_source_can(&run->in.source, BALE_SOURCE_LISTABLE))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
-		    "cannot select from %s", run->source.kind->what);
+		    "cannot select from %s", run->in.source.kind->what);
 	if (!o->encode)
 		return BALE_OK;
 	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)
@@ -350,7 +350,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	memset(&run, 0, sizeof(run));
 	run.opts = o;
 	run.stop = &p->stop;
-	run.rootfd = -1;
+	run.in.rootfd = -1;
 	pipe_threads(&run);
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	/* the report exists first, so even a refused run can be reported */
@@ -389,7 +389,7 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	p->threads_peak = run.tune.peak;
 	p->cpus = run.cpus;
 	p->cpus_why = run.cpus_why;
-	p->source_kind = run.source.kind ? run.source.kind->name : NULL;
+	p->source_kind = run.in.source.kind ? run.in.source.kind->name : NULL;
 	bale_pipe_update_release(&run);
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);

@@ -39,15 +39,40 @@
 					 * with many small checkpoints does not
 					 * spend its time rewriting the journal */
 
+/* The resume journal of a run, pipe_journal.c's own. */
+struct pipe_journal {
+	struct bale_journal j;
+	char *path;
+	int none;		/* --resume found none */
+	int written;		/* by this run: remove it when done */
+	int dirty;		/* a checkpoint moved since the last write */
+	double at;		/* when it was last written */
+};
+
+/* Read-ahead hints for archive members, pipe_prefetch.c's own. */
+struct pipe_prefetch {
+	pthread_mutex_t lock;	/* one worker issues a batch */
+	uint64_t upto;		/* read ahead up to this position */
+};
+
+/* What a run reads: the source, its samples, and how they are read. */
+struct pipe_input {
+	const char **srcs;	/* the SRC arguments: src, then more_srcs */
+	struct bale_source source;	/* their kind (source.h) */
+	struct bale_walk *walk;	/* the samples, in the walk's order */
+	int rootfd;		/* a folder source's root; else -1 */
+	struct bale_stream_feed *feed;	/* a compressed archive's samples */
+};
+
 /* What the threads of one run share. */
 struct pipe_update;
 
 struct pipe_run {
 	const struct bale_pack_opts *opts;
+	struct pipe_input in;	/* what the run reads */
 	const char *dir;	/* where the writers and the journal write:
 				 * opts->out, or the staging folder */
 	char *stage;		/* replacing: the staging folder, or NULL */
-	struct bale_walk *walk;
 	uint64_t *order;	/* output position -> walk index (a part's
 				 * positions: its slice of order_all) */
 	uint64_t *order_all;	/* the whole run's order */
@@ -58,13 +83,8 @@ struct pipe_run {
 	char run_fp[17];	/* the whole run's fingerprint (all parts) */
 	int skip;		/* a part found complete: nothing to do */
 	uint64_t first;		/* position this run starts at (resume) */
-	int rootfd;		/* the source folder; -1 for an archive */
-	const char **srcs;	/* the SRC arguments: src, then more_srcs */
-	struct bale_source source;	/* their kind (source.h) */
 	struct bale_reorder *ro;
-	struct bale_stream_feed *feed;	/* a compressed archive's samples */
-	pthread_mutex_t prefetch_lock;
-	uint64_t prefetched;	/* read ahead up to this position */
+	struct pipe_prefetch pf;	/* pipe_prefetch.c's own */
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
 	unsigned threads;	/* reader threads started */
@@ -75,13 +95,8 @@ struct pipe_run {
 	atomic_int *stop;	/* set by bale_pipeline_stop() */
 	struct bale_encode_cfg encode_cfg;
 	struct timespec t0;
-	struct bale_journal journal;
-	char *journal_path;
+	struct pipe_journal jr;	/* the journal stage's (pipe_journal.c) */
 	int sync;		/* fsync=1 was given: sync the journal too */
-	int no_journal;		/* --resume found none */
-	int journal_written;	/* by this run: remove it when done */
-	int journal_dirty;	/* a checkpoint moved since the last write */
-	double journal_at;	/* when it was last written */
 	struct pipe_update *upd;	/* --update's state, or NULL */
 	const int64_t *label_map;	/* walk label -> output label; NULL:
 					 * the same */
@@ -122,7 +137,7 @@ static inline double pipe_since(const struct timespec *t0)
 /* The source path of the input at output position @pos. */
 static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos)
 {
-	return bale_walk_path(run->walk, (size_t)run->order[pos]);
+	return bale_walk_path(run->in.walk, (size_t)run->order[pos]);
 }
 
 /* pipe_transfer.c */
