@@ -36,7 +36,9 @@ struct bale_resume {
 				 * first position the writer still needs
 				 * (lower, down to 0, if it starts over) */
 	const char *state;	/* what checkpoint() gave with it, or NULL */
-	int complete;		/* out: the output was already published */
+	int complete;		/* the output was already published: the
+				 * core finds it so (NAME + suffix is
+				 * there) and calls no resume() */
 	char note[256];		/* out: why it starts over, when it does */
 };
 

@@ -149,11 +149,6 @@ int bale_hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
 
 	if (rc != BALE_OK)
 		return rc;
-	if (access(st->final, F_OK) == 0) {
-		rs->complete = 1;
-		st->published = 1;	/* release must not touch it */
-		return BALE_OK;
-	}
 	if (rs->next > 0 && hdf5_state(rs->state, "rows", &rows) == 0 &&
 	    hdf5_state(rs->state, "bytes", &bytes) == 0 &&
 	    access(st->tmp, F_OK) == 0) {

@@ -78,11 +78,6 @@ int bale_lmdb_resume(struct bale_writer *w, void *priv, const char *dir,
 
 	if (rc != BALE_OK)
 		return rc;
-	if (access(st->final, F_OK) == 0) {
-		rs->complete = 1;
-		st->published = 1;	/* release must not touch it */
-		return BALE_OK;
-	}
 	if (rs->next == 0 || access(st->tmp, F_OK) != 0) {
 		rs->next = 0;
 		return bale_lmdb_start_fresh(w, st, ds);

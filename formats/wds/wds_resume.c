@@ -10,15 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int wds_list_exists(const struct wds_w *st)
-{
-	char *list = bale_wds_list_path(st);
-	int yes = list && access(list, F_OK) == 0;
-
-	free(list);
-	return yes;
-}
-
 static int wds_verify_no(const struct wds_w *st, unsigned no,
     struct bale_wds_shard *v, struct bale_errbuf *err)
 {
@@ -70,11 +61,6 @@ int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,
 
 	if (rc != BALE_OK)
 		return rc;
-	if (wds_list_exists(st)) {
-		rs->complete = 1;
-		st->published = 1;	/* release must not touch it */
-		return BALE_OK;
-	}
 	v = rs->state ? bale_jsonr_find(rs->state, rs->state +
 	    strlen(rs->state), "shards", &vend) : NULL;
 	if (v && bale_jsonr_u64(v, vend, &nshards) != 0)
