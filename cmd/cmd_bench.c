@@ -15,16 +15,31 @@
 #define BENCH_MAX_TARGETS 16
 #define BENCH_MAX_THREADS 8
 
+/* The lines the formats add (their reader options with BALE_OPTION_BENCH),
+ * for --help. */
+static void bench_help_lines(void)
+{
+	const char *const *names = bale_backend_names();
+	const struct bale_option *o;
+	size_t k;
+
+	for (k = 0; names[k]; k++)
+		for (o = bale_backend_find(names[k])->reader_options; o &&
+		    o->key; o++)
+			if (o->flags & BALE_OPTION_BENCH)
+				printf("With a %s output, '%s' reads the first "
+				    "with %s=1:\n  %s.\n", names[k], o->cli,
+				    o->key, o->help);
+	fputs("\n", stdout);
+}
+
 static const char bench_help[] =
 "usage: bale bench OUT... --against SRC [options]\n"
 "\n"
 "Read the same seeded random sample order from the folder SRC and from\n"
-"every output in OUT (folders of outputs, or outputs), and compare.\n"
-"With a wds output, a reference line 'pread-ref' reads only the image\n"
-"bytes with one bare pread each: the limit for any packed format.\n"
-"With an LMDB output, 'lmdb-map' reads it with map=1: a sample's repeat\n"
-"reads come from the memory map (pays off when data stays cached).\n"
-"\n"
+"every output in OUT (folders of outputs, or outputs), and compare.\n";
+
+static const char bench_help_options[] =
 "  -t, --threads LIST    reader threads, e.g. 1,2 (default 1)\n"
 "  -k, --samples K       reads per run (default: all, at most 10000)\n"
 "      --seed S          order seed (default 0)\n"
@@ -162,6 +177,8 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
 	    NULL)) != -1) {
 		if (c == 'h') {
 			fputs(bench_help, stdout);
+			bench_help_lines();
+			fputs(bench_help_options, stdout);
 			exit(CLI_OK);
 		}
 		if (c == '?' || bench_flag(a, c, optarg) != 0)

@@ -71,7 +71,7 @@ static const struct bale_option lmdb_writer_options[] = {
 static const struct bale_option lmdb_reader_options[] = {
 	{ "meta", NULL, 0, NULL, "read each sample's JSON too (default 1)" },
 	{ "map", NULL, BALE_OPTION_BENCH, "lmdb-map",
-	    "read values from the memory map: repeat reads come from it" },
+	    "values read from the memory map: repeat reads come from it" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
 

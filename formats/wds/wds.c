@@ -55,8 +55,7 @@ static const struct bale_option wds_writer_options[] = {
 
 static const struct bale_option wds_reader_options[] = {
 	{ "images_only", NULL, BALE_OPTION_BENCH, "pread-ref",
-	    "the image bytes only, one bare pread each from the index: the "
-	    "limit for any packed format" },
+	    "the image bytes only, a bare pread each: any format's limit" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
 
