@@ -13,7 +13,7 @@
 static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
 {
 	if (bale_journal_write(&run->jr.j, run->jr.path,
-	    run->sync) != 0)
+	    run->out.sync) != 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
 		    "cannot write the resume journal '%s': %s",
 		    run->jr.path, strerror(errno));
@@ -27,7 +27,7 @@ static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
  * then (a kill resumes from an older one, which is as correct). */
 int bale_pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run)
 {
-	if (bale_resume_follow(&run->jr.j, run->writers, run->nwriters))
+	if (bale_resume_follow(&run->jr.j, run->out.writers, run->out.nwriters))
 		run->jr.dirty = 1;
 	if (!run->jr.dirty ||
 	    pipe_since(&run->t0) - run->jr.at < PIPE_JOURNAL_SECONDS)
@@ -69,8 +69,8 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 	char fp[17];
 	int rc = BALE_ENOENT;	/* without resume: as if there were none */
 
-	bale_resume_fingerprint(run->opts, run->in.walk, run->order, run->count,
-	    1, fp);
+	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.order,
+	    run->plan.count, 1, fp);
 	if (run->opts->resume)
 		rc = bale_journal_read(&run->jr.j, run->jr.path,
 		    &p->err);
@@ -93,24 +93,24 @@ int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 {
 	int rc;
 
-	run->jr.path = bale_journal_path(run->dir, ds->name);
+	run->jr.path = bale_journal_path(run->out.dir, ds->name);
 	if (!run->jr.path)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	rc = pipe_read_journal(p, run);
 	if (rc != BALE_OK)
 		return rc;
-	rc = bale_resume_open(run->writers, run->nwriters, run->opts->resume,
-	    run->dir, ds, &run->jr.j, &run->first, p->report,
-	    &p->err);
+	rc = bale_resume_open(run->out.writers, run->out.nwriters,
+	    run->opts->resume, run->out.dir, ds, &run->jr.j, &run->plan.first,
+	    p->report, &p->err);
 	if (rc != BALE_OK)
 		return rc;
 	if (run->opts->resume && run->jr.none &&
 	    bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
-	    run->first == ds->nitems ? "nothing to resume: every output is "
-	    "complete already, nothing was written" : "no run to resume "
+	    run->plan.first == ds->nitems ? "nothing to resume: every output "
+	    "is complete already, nothing was written" : "no run to resume "
 	    "(no journal): starting from the beginning") != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	p->stats.resumed_at = run->first;
+	p->stats.resumed_at = run->plan.first;
 	p->stats.skipped += run->jr.j.nskipped;
 	rc = pipe_journal_write(p, run);
 	run->jr.at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint

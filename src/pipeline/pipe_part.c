@@ -35,11 +35,11 @@ static void pipe_part_json(const struct pipe_run *run, struct bale_buf *b)
 
 	bale_buf_puts(b, "{");
 	bale_json_kv_u64(b, "bale_part", 1, 1);
-	bale_json_kv_str(b, "run", run->run_fp, 0);
+	bale_json_kv_str(b, "run", run->plan.run_fp, 0);
 	bale_json_kv_u64(b, "part", o->part_index, 0);
 	bale_json_kv_u64(b, "parts", o->part_count, 0);
-	bale_json_kv_u64(b, "first", run->key_base, 0);
-	bale_json_kv_u64(b, "count", run->count, 0);
+	bale_json_kv_u64(b, "first", run->plan.key_base, 0);
+	bale_json_kv_u64(b, "count", run->plan.count, 0);
 	bale_json_kv_u64(b, "total", bale_walk_count(run->in.walk), 0);
 	bale_json_kv_str(b, "formats", o->formats, 0);
 	bale_json_kv_str(b, "name", o->name ? o->name : "data", 0);

@@ -42,7 +42,7 @@ static int prefetch_cmp(const void *pa, const void *pb)
 static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
     struct prefetch_extent *ext, size_t *n)
 {
-	uint64_t total = run->count;
+	uint64_t total = run->plan.count;
 	struct bale_walk_member m;
 	uint64_t bytes = 0;
 	uint64_t pos;
@@ -50,8 +50,9 @@ static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
 	*n = 0;
 	for (pos = from; pos < total && *n < PREFETCH_SAMPLES &&
 	    bytes < PREFETCH_BYTES; pos++) {
-		if (!bale_walk_member(run->in.walk, (size_t)run->order[pos],
-		    &m) || bale_walk_is_fed(m.method))
+		if (!bale_walk_member(run->in.walk,
+		    (size_t)run->plan.order[pos], &m) ||
+		    bale_walk_is_fed(m.method))
 			continue;
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;
@@ -93,7 +94,7 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 
 	if (bale_source_can(&run->in.source, BALE_SOURCE_TREE))
 		return;
-	pos += run->first;
+	pos += run->plan.first;
 	/* one worker issues a batch; the others need not wait for it */
 	if (pthread_mutex_trylock(&run->pf.lock) != 0)
 		return;

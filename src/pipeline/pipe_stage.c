@@ -37,7 +37,7 @@ int bale_pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
 	const char *name = pipe_stage_name(run);
 	char *stage;
 
-	run->dir = o->out;
+	run->out.dir = o->out;
 	if (!o->replace && !o->resume)
 		return BALE_OK;
 	stage = bale_stage_dir(o->out, name);
@@ -53,8 +53,8 @@ int bale_pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
 		free(stage);
 		return BALE_EIO;
 	}
-	run->stage = stage;
-	run->dir = stage;
+	run->out.stage = stage;
+	run->out.dir = stage;
 	return BALE_OK;
 }
 
@@ -64,19 +64,19 @@ int bale_pipe_stage_swap(struct bale_pipeline *p, struct pipe_run *run)
 	size_t i;
 	int rc = BALE_OK;
 
-	for (i = 0; rc == BALE_OK && i < run->nwriters; i++) {
-		be = bale_backend_find(bale_writer_name(run->writers[i]));
+	for (i = 0; rc == BALE_OK && i < run->out.nwriters; i++) {
+		be = bale_backend_find(bale_writer_name(run->out.writers[i]));
 		assert(be);
-		rc = bale_stage_swap(be, run->stage, run->opts->out,
-		    pipe_stage_name(run), run->sync, &p->err);
+		rc = bale_stage_swap(be, run->out.stage, run->opts->out,
+		    pipe_stage_name(run), run->out.sync, &p->err);
 	}
 	return rc;
 }
 
 void bale_pipe_stage_end(struct pipe_run *run, int kept)
 {
-	if (run->stage && !kept)
-		bale_file_remove_tree(run->stage);
-	free(run->stage);
-	run->stage = NULL;
+	if (run->out.stage && !kept)
+		bale_file_remove_tree(run->out.stage);
+	free(run->out.stage);
+	run->out.stage = NULL;
 }

@@ -56,7 +56,7 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
 	s->ext = e.ext;
 	if (e.size <= s->held)
 		return BALE_OK;
-	if (bale_reorder_reserve(run->ro, pos, e.size - s->held) != 0)
+	if (bale_reorder_reserve(run->wk.ro, pos, e.size - s->held) != 0)
 		return BALE_ENOMEM;
 	s->held = e.size;
 	return BALE_OK;
@@ -96,7 +96,7 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 {
 	struct bale_walk_member m;
 
-	if (!bale_walk_member(run->in.walk, (size_t)run->order[pos], &m))
+	if (!bale_walk_member(run->in.walk, (size_t)run->plan.order[pos], &m))
 		return bale_input_open(in, run->in.rootfd, pipe_path(run, pos));
 	if (bale_walk_is_fed(m.method))
 		return pipe_input_fed(run, pos, &m, in);
@@ -125,7 +125,7 @@ static int pipe_validate(struct pipe_run *run, struct bale_decode_check *check,
 }
 
 /* Read, encode (or check) and checksum the input at window slot @pos
- * (the input at run->first + @pos). NULL: abort (or no memory). */
+ * (the input at run->plan.first + @pos). NULL: abort (or no memory). */
 static struct pipe_sample *pipe_make(struct pipe_run *run,
     const struct pipe_tools *t, uint64_t pos)
 {
@@ -136,14 +136,14 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 
 	if (!s)
 		return NULL;
-	rc = pipe_input_open(run, run->first + pos, &in);
+	rc = pipe_input_open(run, run->plan.first + pos, &in);
 	if (rc == BALE_EINTR) {
 		free(s);
 		return NULL;
 	}
 	if (rc != BALE_OK)
 		goto out_skip;
-	if (bale_reorder_reserve(run->ro, pos, in.size) != 0) {
+	if (bale_reorder_reserve(run->wk.ro, pos, in.size) != 0) {
 		bale_input_close(&in);
 		free(s);
 		return NULL;
@@ -206,23 +206,23 @@ static void *pipe_worker(void *arg)
 	    (!run->encode && run->opts->validate &&
 	    bale_decode_check_new(&t.check) != BALE_OK)) {
 		bale_encoder_free(t.enc);
-		bale_reorder_abort(run->ro);
+		bale_reorder_abort(run->wk.ro);
 		return NULL;
 	}
-	while (bale_pipe_tune_wait(&run->tune, me->index) == 0 &&
-	    bale_reorder_claim(run->ro, &pos) == 0) {
+	while (bale_pipe_tune_wait(&run->wk.tune, me->index) == 0 &&
+	    bale_reorder_claim(run->wk.ro, &pos) == 0) {
 		if (atomic_load_explicit(run->stop, memory_order_relaxed)) {
-			bale_reorder_abort(run->ro);	/* wakes the writer */
+			bale_reorder_abort(run->wk.ro);	/* wakes the writer */
 			break;
 		}
 		bale_pipe_prefetch(run, pos);
 		s = pipe_make(run, &t, pos);
 		if (!s) {
 			/* no memory, or the run was stopped: stop everyone */
-			bale_reorder_abort(run->ro);
+			bale_reorder_abort(run->wk.ro);
 			break;
 		}
-		bale_reorder_deliver(run->ro, pos, s);
+		bale_reorder_deliver(run->wk.ro, pos, s);
 	}
 	bale_encoder_free(t.enc);
 	bale_decode_check_free(t.check);
@@ -257,15 +257,15 @@ out_default:
 static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
     uint64_t pos, const struct pipe_sample *ps)
 {
-	size_t wi = (size_t)run->order[pos];
-	const char *const *classes = run->classes ? run->classes :
+	size_t wi = (size_t)run->plan.order[pos];
+	const char *const *classes = run->lab.classes ? run->lab.classes :
 	    bale_walk_classes(run->in.walk);
 	struct bale_sample s;
 	char key[32];
 	char ext[16];
 	size_t i;
 
-	snprintf(key, sizeof(key), "%010" PRIu64, run->key_base + pos);
+	snprintf(key, sizeof(key), "%010" PRIu64, run->plan.key_base + pos);
 	if (ps->ext)
 		snprintf(ext, sizeof(ext), "%s", ps->ext);
 	else
@@ -276,16 +276,16 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	s.relpath = pipe_path(run, pos);
 	s.ext = ext;
 	s.label = bale_walk_label(run->in.walk, wi);
-	if (run->label_map)
-		s.label = run->label_map[s.label];
+	if (run->lab.map)
+		s.label = run->lab.map[s.label];
 	s.label_name = classes[s.label];
 	s.data = ps->data;
 	s.size = ps->size;
 	s.crc32 = ps->crc;
-	for (i = 0; i < run->nwriters; i++)
-		if (bale_writer_put(run->writers[i], &s) != BALE_OK)
+	for (i = 0; i < run->out.nwriters; i++)
+		if (bale_writer_put(run->out.writers[i], &s) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
-			    bale_writer_errmsg(run->writers[i]));
+			    bale_writer_errmsg(run->out.writers[i]));
 	if (run->written)
 		run->written[pos] = 1;
 	p->stats.packed++;
@@ -319,7 +319,7 @@ static void pipe_progress(const struct bale_pipeline *p,
 	if (!run->opts->progress)
 		return;
 	pr.done = done;
-	pr.total = run->count;
+	pr.total = run->plan.count;
 	pr.bytes = p->stats.bytes;
 	pr.seconds = pipe_since(&run->t0);
 	pr.final = final;
@@ -334,7 +334,7 @@ int bale_pipe_stopped(struct bale_pipeline *p)
 int bale_pipe_stop_error(struct bale_pipeline *p,
     const struct pipe_run *run, uint64_t done)
 {
-	uint64_t total = run->count;
+	uint64_t total = run->plan.count;
 
 	if (!bale_pipe_journal_has_progress(run))
 		return bale_errbuf_set(&p->err, BALE_EINTR, "stopped on "
@@ -348,7 +348,7 @@ int bale_pipe_stop_error(struct bale_pipeline *p,
 /* Take samples in order and hand each to every writer. */
 static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 {
-	uint64_t n = run->count;
+	uint64_t n = run->plan.count;
 	double last = 0;
 	double now = pipe_since(&run->t0);
 	double taken;
@@ -356,23 +356,23 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	uint64_t pos;
 	int rc = BALE_OK;
 
-	for (pos = run->first; pos < n && rc == BALE_OK; pos++) {
+	for (pos = run->plan.first; pos < n && rc == BALE_OK; pos++) {
 		if (bale_pipe_stopped(p))
 			return bale_pipe_stop_error(p, run, pos);
-		s = bale_reorder_take(run->ro);
+		s = bale_reorder_take(run->wk.ro);
 		taken = pipe_since(&run->t0);
 		/* since the last sample was written: waiting for this one */
-		bale_pipe_tune_waited(&run->tune, taken - now);
+		bale_pipe_tune_waited(&run->wk.tune, taken - now);
 		if (!s && bale_pipe_stopped(p))
 			return bale_pipe_stop_error(p, run, pos);
 		if (!s)
 			return bale_errbuf_set(&p->err, BALE_ENOMEM,
 			    "no memory to read '%s'", pipe_path(run, pos));
 		rc = pipe_emit(p, run, pos, s);
-		bale_reorder_advance(run->ro, s->held);
+		bale_reorder_advance(run->wk.ro, s->held);
 		pipe_sample_free(s);
 		now = pipe_since(&run->t0);
-		bale_pipe_tune_step(&run->tune, now);
+		bale_pipe_tune_step(&run->wk.tune, now);
 		if (run->opts->progress && now - last > 0.2) {
 			last = now;
 			pipe_progress(p, run, pos + 1, 0);
@@ -394,21 +394,22 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	size_t i;
 	int rc;
 
-	rc = bale_reorder_new(&run->ro, run->count -
-	    run->first, (size_t)run->threads * PIPE_SLOTS_PER_THREAD, window);
+	rc = bale_reorder_new(&run->wk.ro, run->plan.count - run->plan.first,
+	    (size_t)run->wk.threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	pthread_mutex_init(&run->pf.lock, NULL);
 	run->pf.upto = 0;
-	rc = bale_stream_feed_start(&run->in.feed, run->in.walk, run->order,
-	    run->first, run->count, window, &p->err);
+	rc = bale_stream_feed_start(&run->in.feed, run->in.walk,
+	    run->plan.order, run->plan.first, run->plan.count, window,
+	    &p->err);
 	if (rc != BALE_OK) {
-		bale_reorder_free(run->ro);
-		run->ro = NULL;
+		bale_reorder_free(run->wk.ro);
+		run->wk.ro = NULL;
 		pthread_mutex_destroy(&run->pf.lock);
 		return rc;
 	}
-	for (; started < run->threads; started++) {
+	for (; started < run->wk.threads; started++) {
 		me[started] = (struct pipe_worker){ run, started };
 		if (pthread_create(&tid[started], NULL, pipe_worker,
 		    &me[started]) != 0)
@@ -419,17 +420,17 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 		    "cannot start a worker thread");
 	else
 		rc = pipe_consume(p, run);
-	bale_reorder_abort(run->ro);	/* wakes any worker still waiting */
+	bale_reorder_abort(run->wk.ro);	/* wakes any worker still waiting */
 	bale_stream_feed_abort(run->in.feed);	/* or waiting for the feed */
-	bale_pipe_tune_close(&run->tune);	/* and any parked one */
+	bale_pipe_tune_close(&run->wk.tune);	/* and any parked one */
 	while (started > 0)
 		pthread_join(tid[--started], NULL);
 	bale_stream_feed_free(run->in.feed, &p->stream);
 	run->in.feed = NULL;
-	for (i = 0; i < bale_reorder_slots(run->ro); i++)
-		pipe_sample_free(bale_reorder_leftover(run->ro, i));
-	bale_reorder_free(run->ro);
-	run->ro = NULL;
+	for (i = 0; i < bale_reorder_slots(run->wk.ro); i++)
+		pipe_sample_free(bale_reorder_leftover(run->wk.ro, i));
+	bale_reorder_free(run->wk.ro);
+	run->wk.ro = NULL;
 	pthread_mutex_destroy(&run->pf.lock);
 	return rc;
 }

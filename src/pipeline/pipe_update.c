@@ -267,9 +267,9 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 		u->order[i] = u->diff.pack[u->pack_at[i]];
 	}
 	free(perm);
-	run->order = u->order;
-	run->count = n;
-	run->key_base = u->old.next_key;
+	run->plan.order = u->order;
+	run->plan.count = n;
+	run->plan.key_base = u->old.next_key;
 	p->stats.found = n;
 	return BALE_OK;
 }
@@ -299,7 +299,7 @@ static int upd_packed(struct bale_pipeline *p, const struct pipe_run *run,
 	if (!u->packed)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.added = p->stats.replaced = 0;
-	for (i = 0; i < run->count; i++) {
+	for (i = 0; i < run->plan.count; i++) {
 		if (!run->written[i])
 			continue;
 		k = u->pack_at[i];
@@ -372,7 +372,7 @@ static int upd_nothing(struct bale_pipeline *p, struct pipe_run *run,
 
 	snprintf(why, sizeof(why), "nothing changed since version %" PRIu64
 	    ": the output is left as it is", u->old.version);
-	run->skip = 1;
+	run->plan.skip = 1;
 	p->stats.version = u->old.version;
 	return bale_report_add(p->report, BALE_NOTE_WARNING, u->user->out,
 	    why) ? bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory") :
@@ -422,9 +422,9 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	run->written = calloc(bale_walk_count(run->in.walk) + 1, 1);
 	if (rc != 0 || !run->written)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	run->label_map = u->diff.label_map;
-	run->classes = u->diff.classes;
-	run->nclasses = u->diff.nclasses;
+	run->lab.map = u->diff.label_map;
+	run->lab.classes = u->diff.classes;
+	run->lab.nclasses = u->diff.nclasses;
 	upd_stats(p, u);
 	rc = upd_still_skipped(p, run, u);
 	if (rc != BALE_OK)
@@ -434,14 +434,14 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 		rc = upd_nothing(p, run, u);
 	else if (u->incremental)
 		rc = upd_order(p, run, u);	/* else pipe_order()'s: all */
-	if (!u->incremental || run->skip)	/* else once it is packed */
+	if (!u->incremental || run->plan.skip)	/* else once it is packed */
 		upd_report(p, run, u);
 	return rc;
 }
 
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run)
 {
-	return run->upd && run->upd->incremental && run->count == 0;
+	return run->upd && run->upd->incremental && run->plan.count == 0;
 }
 
 int bale_update_removes(const struct bale_update *u, uint64_t key)
@@ -471,7 +471,7 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	memset(&bu, 0, sizeof(bu));
 	bu.out = u->user->out;
 	bu.name = upd_name(u->user);
-	bu.delta = run->count ? u->delta : NULL;
+	bu.delta = run->plan.count ? u->delta : NULL;
 	bu.removed = u->diff.removed;
 	bu.nremoved = u->diff.nremoved;
 	bu.classes = u->diff.classes;
@@ -527,7 +527,8 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 
 	memset(&m, 0, sizeof(m));
 	m.version = p->stats.version;
-	m.next_key = run->skip ? u->old.next_key : run->key_base + run->count;
+	m.next_key = run->plan.skip ? u->old.next_key :
+	    run->plan.key_base + run->plan.count;
 	m.formats = (char *)u->user->formats;
 	m.settings = u->settings;
 	m.classes = (char **)u->diff.classes;
@@ -538,11 +539,11 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 		    e->mtime_ns, bale_manifest_path_of(&u->old,
 		    u->diff.kept[i]));
 	}
-	for (i = 0; rc == 0 && i < run->count; i++) {
-		wi = (size_t)run->order[i];
+	for (i = 0; rc == 0 && i < run->plan.count; i++) {
+		wi = (size_t)run->plan.order[i];
 		if (run->written[i])
-			rc = bale_manifest_add(&m, run->key_base + i,
-			    run->label_map[bale_walk_label(run->in.walk, wi)],
+			rc = bale_manifest_add(&m, run->plan.key_base + i,
+			    run->lab.map[bale_walk_label(run->in.walk, wi)],
 			    u->diff.size[wi], u->diff.mtime_ns[wi],
 			    bale_walk_path(run->in.walk, wi));
 	}
@@ -562,7 +563,7 @@ int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 	struct pipe_update *u = run->upd;
 	int rc = BALE_OK;
 
-	if (!u || run->skip)
+	if (!u || run->plan.skip)
 		return BALE_OK;
 	if (u->incremental) {
 		rc = upd_packed(p, run, u);

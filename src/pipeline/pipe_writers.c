@@ -18,8 +18,8 @@ static int pipe_unknown_option(struct bale_pipeline *p,
 	const struct bale_option *k;
 	size_t i;
 
-	for (i = 0; i < run->nwriters; i++) {
-		be = bale_backend_find(bale_writer_name(run->writers[i]));
+	for (i = 0; i < run->out.nwriters; i++) {
+		be = bale_backend_find(bale_writer_name(run->out.writers[i]));
 		bale_buf_printf(&keys, "%s%s:", i ? "; " : "", be->name);
 		for (k = be->writer_options; k && k->key; k++)
 			bale_buf_printf(&keys, "%s %s", k == be->writer_options ?
@@ -64,23 +64,23 @@ static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
 	if (!eq || eq == opt || (size_t)(eq - opt) >= sizeof(key))
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "option '%s': expected [FORMAT.]KEY=VALUE", opt);
-	for (i = 0; i < run->nwriters; i++) {
-		const char *name = bale_writer_name(run->writers[i]);
+	for (i = 0; i < run->out.nwriters; i++) {
+		const char *name = bale_writer_name(run->out.writers[i]);
 		const char *k = dot ? dot + 1 : opt;
 
 		if (dot && (strlen(name) != (size_t)(dot - opt) ||
 		    strncmp(opt, name, (size_t)(dot - opt)) != 0))
 			continue;
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
-		rc = bale_writer_option(run->writers[i], key, eq + 1);
+		rc = bale_writer_option(run->out.writers[i], key, eq + 1);
 		if (rc == BALE_OK && (bale_backend_option_flags(
 		    bale_backend_find(name), key) & BALE_OPTION_SYNC))
-			run->sync |= strcmp(eq + 1, "0") != 0;
+			run->out.sync |= strcmp(eq + 1, "0") != 0;
 		if (rc == BALE_OK)
 			taken = 1;
 		else if (rc != BALE_ENOOPT)
 			return bale_errbuf_set(&p->err, rc, "%s",
-			    bale_writer_errmsg(run->writers[i]));
+			    bale_writer_errmsg(run->out.writers[i]));
 	}
 	if (!taken)
 		return pipe_unknown_option(p, run, opt, dot ? dot + 1 : opt,
@@ -94,13 +94,13 @@ static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
 	struct bale_writer *w = NULL;
 	int rc;
 
-	if (run->nwriters == PIPE_MAX_WRITERS)
+	if (run->out.nwriters == PIPE_MAX_WRITERS)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "too many formats");
 	rc = bale_writer_new(&w);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	run->writers[run->nwriters++] = w;
+	run->out.writers[run->out.nwriters++] = w;
 	rc = bale_writer_set_backend(w, name);
 	if (rc == BALE_ENOENT && !bale_backend_find(name))
 		return pipe_unknown_format(p, name);
@@ -124,7 +124,7 @@ int bale_pipe_writers(struct bale_pipeline *p, struct pipe_run *run)
 			    "bad format list '%s'", run->opts->formats);
 		rc = pipe_add_writer(p, run, name);
 	}
-	if (rc == BALE_OK && run->nwriters == 0)
+	if (rc == BALE_OK && run->out.nwriters == 0)
 		rc = bale_errbuf_set(&p->err, BALE_EINVAL, "no format chosen");
 	for (i = 0; rc == BALE_OK && run->opts->options &&
 	    run->opts->options[i]; i++)
@@ -139,13 +139,13 @@ int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 {
 	size_t i;
 
-	for (i = 0; i < run->nwriters; i++)
-		if (bale_writer_finish(run->writers[i]) != BALE_OK)
+	for (i = 0; i < run->out.nwriters; i++)
+		if (bale_writer_finish(run->out.writers[i]) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
-			    bale_writer_errmsg(run->writers[i]));
-	for (i = 0; i < run->nwriters; i++)
-		if (bale_writer_publish(run->writers[i]) != BALE_OK)
+			    bale_writer_errmsg(run->out.writers[i]));
+	for (i = 0; i < run->out.nwriters; i++)
+		if (bale_writer_publish(run->out.writers[i]) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EIO, "%s",
-			    bale_writer_errmsg(run->writers[i]));
-	return run->stage ? bale_pipe_stage_swap(p, run) : BALE_OK;
+			    bale_writer_errmsg(run->out.writers[i]));
+	return run->out.stage ? bale_pipe_stage_swap(p, run) : BALE_OK;
 }

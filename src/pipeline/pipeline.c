@@ -102,14 +102,14 @@ static void pipe_slice(struct pipe_run *run, uint64_t n)
 	const struct bale_pack_opts *o = run->opts;
 	uint64_t hi;
 
-	run->order = run->order_all;
-	run->count = n;
+	run->plan.order = run->plan.order_all;
+	run->plan.count = n;
 	if (!o->part_count)
 		return;
-	run->key_base = n * o->part_index / o->part_count;
+	run->plan.key_base = n * o->part_index / o->part_count;
 	hi = n * (o->part_index + 1) / o->part_count;
-	run->order += run->key_base;
-	run->count = hi - run->key_base;
+	run->plan.order += run->plan.key_base;
+	run->plan.count = hi - run->plan.key_base;
 }
 
 static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
@@ -117,18 +117,19 @@ static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 	size_t n = bale_walk_count(run->in.walk);
 	size_t i;
 
-	run->order_all = malloc((n ? n : 1) * sizeof(*run->order_all));
-	if (!run->order_all)
+	run->plan.order_all = malloc((n ? n : 1) *
+	    sizeof(*run->plan.order_all));
+	if (!run->plan.order_all)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (run->opts->shuffle)
-		bale_shuffle(run->order_all, n, run->opts->seed);
+		bale_shuffle(run->plan.order_all, n, run->opts->seed);
 	else
 		for (i = 0; i < n; i++)
-			run->order_all[i] = i;
-	bale_resume_fingerprint(run->opts, run->in.walk, run->order_all, n, 0,
-	    run->run_fp);
+			run->plan.order_all[i] = i;
+	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.order_all,
+	    n, 0, run->plan.run_fp);
 	pipe_slice(run, n);
-	p->stats.found = run->count;
+	p->stats.found = run->plan.count;
 	return BALE_OK;
 }
 
@@ -141,18 +142,18 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_pipe_stage_begin(p, run);
 	if (rc != BALE_OK)
 		return rc;
-	if (bale_file_mkdirs(run->dir) != 0)
+	if (bale_file_mkdirs(run->out.dir) != 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
-		    "cannot create output folder '%s': %s", run->dir,
+		    "cannot create output folder '%s': %s", run->out.dir,
 		    strerror(errno));
 	memset(&ds, 0, sizeof(ds));
 	ds.name = o->name ? o->name : "data";
-	ds.classes = run->classes ? run->classes :
+	ds.classes = run->lab.classes ? run->lab.classes :
 	    bale_walk_classes(run->in.walk);
-	ds.nclasses = run->classes ? run->nclasses :
+	ds.nclasses = run->lab.classes ? run->lab.nclasses :
 	    bale_walk_nclasses(run->in.walk);
-	ds.nitems = run->count;
-	ds.replace = o->replace && !run->stage;
+	ds.nitems = run->plan.count;
+	ds.replace = o->replace && !run->out.stage;
 	if (run->encode) {
 		ds.pixels_w = run->encode->pixels_w;
 		ds.pixels_h = run->encode->pixels_h;
@@ -173,17 +174,17 @@ static void pipe_release(struct pipe_run *run)
 {
 	size_t i;
 
-	for (i = 0; i < run->nwriters; i++)
-		bale_writer_free(run->writers[i]);
+	for (i = 0; i < run->out.nwriters; i++)
+		bale_writer_free(run->out.writers[i]);
 	if (run->in.rootfd >= 0)
 		close(run->in.rootfd);
 	bale_journal_release(&run->jr.j);
 	free(run->jr.path);
-	free(run->order_all);
+	free(run->plan.order_all);
 	bale_walk_free(run->in.walk);
 	bale_source_release(&run->in.source);
 	free(run->in.srcs);
-	bale_pipe_tune_release(&run->tune);
+	bale_pipe_tune_release(&run->wk.tune);
 }
 
 /* A relaunched part found done: nothing to pack, said in a warning. */
@@ -194,8 +195,8 @@ static int pipe_part_skip(struct bale_pipeline *p, struct pipe_run *run)
 	snprintf(why, sizeof(why), "part %" PRIu32 "/%" PRIu32 " of this "
 	    "run is already complete (its marker is there): nothing to do",
 	    run->opts->part_index, run->opts->part_count);
-	run->skip = 1;
-	p->stats.resumed_at = run->count;
+	run->plan.skip = 1;
+	p->stats.resumed_at = run->plan.count;
 	if (bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
 	    why) != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
@@ -215,7 +216,9 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 	if (!run->in.srcs)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	run->in.srcs[0] = o->src;
-	memcpy(run->in.srcs + 1, o->more_srcs, (n - 1) * sizeof(*run->in.srcs));
+	if (n > 1)	/* more_srcs may be NULL: no memcpy from it then */
+		memcpy(run->in.srcs + 1, o->more_srcs,
+		    (n - 1) * sizeof(*run->in.srcs));
 	return bale_source_classify(&run->in.source, run->in.srcs, n, o->list,
 	    &p->err);
 }
@@ -293,14 +296,14 @@ static unsigned pipe_clamp(long n)
 static void pipe_threads(struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
-	unsigned cpus = pipe_clamp(bale_cpus_usable(&run->cpus_why));
+	unsigned cpus = pipe_clamp(bale_cpus_usable(&run->wk.cpus_why));
 	unsigned min = o->threads ? pipe_clamp(o->threads) : cpus;
 	unsigned max = o->threads ? min : pipe_clamp(PIPE_READERS_PER_CPU *
 	    (long)cpus);
 
-	run->threads = max;
-	run->cpus = cpus;
-	bale_pipe_tune_init(&run->tune, min, max, cpus);
+	run->wk.threads = max;
+	run->wk.cpus = cpus;
+	bale_pipe_tune_init(&run->wk.tune, min, max, cpus);
 }
 
 /* --validate kept images it could not decode: said, with how many. */
@@ -330,7 +333,7 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 		return BALE_OK;
 	rc = pipe_open(p, run);
 	if (rc == BALE_OK && bale_pipe_stopped(p))
-		rc = bale_pipe_stop_error(p, run, run->first);
+		rc = bale_pipe_stop_error(p, run, run->plan.first);
 	if (rc == BALE_OK)
 		rc = bale_pipe_transfer(p, run);
 	if (rc == BALE_OK)
@@ -373,9 +376,9 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_part_skip(p, &run);
 	else if (rc == BALE_OK)
 		rc = bale_pipe_part_unmark(p, &run);
-	if (rc == BALE_OK && !run.skip)
+	if (rc == BALE_OK && !run.plan.skip)
 		rc = pipe_pack(p, &run);
-	if (rc == BALE_OK && !run.skip)
+	if (rc == BALE_OK && !run.plan.skip)
 		rc = bale_pipe_part_mark(p, &run);
 	if (rc == BALE_OK)
 		rc = bale_pipe_update_apply(p, &run);
@@ -386,9 +389,9 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	bale_pipe_stage_end(&run, kept);
 	if (rc == BALE_EEXIST && p->err.remedy == BALE_REMEDY_NONE)
 		p->err.remedy = BALE_REMEDY_REPLACE;
-	p->threads_peak = run.tune.peak;
-	p->cpus = run.cpus;
-	p->cpus_why = run.cpus_why;
+	p->threads_peak = run.wk.tune.peak;
+	p->cpus = run.wk.cpus;
+	p->cpus_why = run.wk.cpus_why;
 	p->source_kind = run.in.source.kind ? run.in.source.kind->name : NULL;
 	bale_pipe_update_release(&run);
 	pipe_release(&run);

@@ -64,15 +64,9 @@ struct pipe_input {
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
 };
 
-/* What the threads of one run share. */
-struct pipe_update;
-
-struct pipe_run {
-	const struct bale_pack_opts *opts;
-	struct pipe_input in;	/* what the run reads */
-	const char *dir;	/* where the writers and the journal write:
-				 * opts->out, or the staging folder */
-	char *stage;		/* replacing: the staging folder, or NULL */
+/* Which samples the run packs, in which order: pipe_order() (or an
+ * update's or a part's) makes it, the rest of the run follows it. */
+struct pipe_plan {
 	uint64_t *order;	/* output position -> walk index (a part's
 				 * positions: its slice of order_all) */
 	uint64_t *order_all;	/* the whole run's order */
@@ -83,26 +77,56 @@ struct pipe_run {
 	char run_fp[17];	/* the whole run's fingerprint (all parts) */
 	int skip;		/* a part found complete: nothing to do */
 	uint64_t first;		/* position this run starts at (resume) */
-	struct bale_reorder *ro;
-	struct pipe_prefetch pf;	/* pipe_prefetch.c's own */
+};
+
+/* What a run writes, and where (pipe_writers.c, pipe_stage.c). */
+struct pipe_outputs {
+	const char *dir;	/* where the writers and the journal write:
+				 * opts->out, or the staging folder */
+	char *stage;		/* replacing: the staging folder, or NULL */
 	struct bale_writer *writers[PIPE_MAX_WRITERS];
 	size_t nwriters;
+	int sync;		/* a sync option was given: the journal is
+				 * synced too */
+};
+
+/* The run's reader threads (pipe_transfer.c, pipe_tune.c): how many,
+ * and the in-order hand-off from them to the writer. */
+struct pipe_workers {
+	struct bale_reorder *ro;
 	unsigned threads;	/* reader threads started */
 	unsigned cpus;		/* the CPUs the defaults follow */
 	const char *cpus_why;	/* what limits them (cpus.h) */
 	struct pipe_tune tune;	/* how many of them work */
+};
+
+/* The output's labels where they are not the walk's (an update keeps
+ * the old numbering). */
+struct pipe_labels {
+	const int64_t *map;	/* walk label -> output label; NULL: the
+				 * same */
+	const char *const *classes;	/* the output's class names (NULL:
+					 * the walk's) */
+	size_t nclasses;
+};
+
+/* What the threads of one run share. */
+struct pipe_update;
+
+struct pipe_run {
+	const struct bale_pack_opts *opts;
+	struct pipe_input in;	/* what the run reads */
+	struct pipe_outputs out;	/* what it writes, and where */
+	struct pipe_plan plan;	/* which samples, in which order */
+	struct pipe_workers wk;	/* the reader threads */
+	struct pipe_labels lab;	/* the output's labels */
+	struct pipe_prefetch pf;	/* pipe_prefetch.c's own */
 	const struct bale_encode_cfg *encode;	/* NULL: bytes as read */
 	atomic_int *stop;	/* set by bale_pipeline_stop() */
 	struct bale_encode_cfg encode_cfg;
 	struct timespec t0;
 	struct pipe_journal jr;	/* the journal stage's (pipe_journal.c) */
-	int sync;		/* fsync=1 was given: sync the journal too */
 	struct pipe_update *upd;	/* --update's state, or NULL */
-	const int64_t *label_map;	/* walk label -> output label; NULL:
-					 * the same */
-	const char *const *classes;	/* the output's class names (NULL:
-					 * the walk's) */
-	size_t nclasses;
 	unsigned char *written;	/* --update: positions put (1) */
 	atomic_ullong unchecked;	/* --validate: images kept unchecked
 					 * (a format bale does not decode) */
@@ -137,7 +161,7 @@ static inline double pipe_since(const struct timespec *t0)
 /* The source path of the input at output position @pos. */
 static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos)
 {
-	return bale_walk_path(run->in.walk, (size_t)run->order[pos]);
+	return bale_walk_path(run->in.walk, (size_t)run->plan.order[pos]);
 }
 
 /* pipe_transfer.c */
@@ -161,7 +185,7 @@ int bale_pipe_stop_error(struct bale_pipeline *p, const struct pipe_run *run,
 
 /* pipe_prefetch.c */
 
-/** A worker took output position run->first + @pos: read ahead what
+/** A worker took output position run->plan.first + @pos: read ahead what
  *  follows, for an archive source read in place. */
 void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos);
 
@@ -178,7 +202,7 @@ int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
  *  the writers to a delta folder. */
 int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run);
 /** After the walk, instead of pipe_order(): what changed, the order of
- *  what is to be packed, its keys and labels; run->skip when nothing. */
+ *  what is to be packed, its keys and labels; run->plan.skip when nothing. */
 int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
 /** 1 when the run packs nothing itself (only removals to apply). */
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run);
@@ -189,7 +213,7 @@ void bale_pipe_update_release(struct pipe_run *run);
 
 /* pipe_stage.c: an output replaced once its successor is complete */
 
-/** Before the writers open: where they write (run->dir), the staging
+/** Before the writers open: where they write (run->out.dir), the staging
  *  folder when the run replaces an output or resumes one that did. */
 int bale_pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run);
 /** After every writer published in the staging folder: move each
