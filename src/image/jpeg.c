@@ -106,11 +106,7 @@ void bale_jpeg_cmyk_to_rgb(struct bale_image *img, int inverted)
 	img->ch = 3;
 }
 
-/* libjpeg warnings that leave every pixel decoded: stray bytes between
- * segments and odd but readable headers, common in real collections.
- * Anything else (truncation, bad entropy data, a fatal error after a
- * warning, which TurboJPEG also reports as a warning) loses pixels. */
-static int jpeg_harmless(tjhandle h)
+int bale_jpeg_warning_harmless(const char *msg)
 {
 	static const char *const ok[] = {
 		"extraneous bytes before marker",
@@ -120,15 +116,20 @@ static int jpeg_harmless(tjhandle h)
 		"bad ICC marker",
 		"Inconsistent progression sequence",
 	};
-	const char *msg = tjGetErrorStr2(h);
 	size_t i;
 
-	if (tjGetErrorCode(h) != TJERR_WARNING)
-		return 0;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strstr(msg, ok[i]))
 			return 1;
 	return 0;
+}
+
+/* TurboJPEG reports a fatal error after a warning as a warning too:
+ * only a warning, and a harmless one, keeps the image. */
+static int jpeg_harmless(tjhandle h)
+{
+	return tjGetErrorCode(h) == TJERR_WARNING &&
+	    bale_jpeg_warning_harmless(tjGetErrorStr2(h));
 }
 
 int bale_jpeg_decode(struct bale_jpeg *j, const unsigned char *data,

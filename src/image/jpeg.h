@@ -11,6 +11,12 @@
 
 struct bale_jpeg;
 
+/** 1 for a libjpeg warning (its message, @msg) after which every pixel
+ *  is still decoded: stray bytes between segments, odd but readable
+ *  headers, common in real collections. Any other loses pixels. Both
+ *  decoders (TurboJPEG here, the loader's libjpeg crop) ask this. */
+int bale_jpeg_warning_harmless(const char *msg);
+
 int bale_jpeg_new(struct bale_jpeg **out);
 void bale_jpeg_free(struct bale_jpeg *j);
 

@@ -45,15 +45,6 @@ struct bale_cropper {
 	struct bale_resize_scratch resize;	/* the resampler's buffers */
 };
 
-/* Warnings after which every pixel is still decoded (odd but readable
- * headers, stray bytes between segments); any other loses pixels. */
-static int crop_harmless(int code)
-{
-	return code == JWRN_EXTRANEOUS_DATA || code == JWRN_ADOBE_XFORM ||
-	    code == JWRN_JFIF_MAJOR || code == JWRN_NOT_SEQUENTIAL ||
-	    code == JWRN_BOGUS_PROGRESSION || code == JWRN_BOGUS_ICC;
-}
-
 static void crop_error_exit(j_common_ptr ci)
 {
 	struct crop_jerr *e = (struct crop_jerr *)(void *)ci->err;
@@ -65,11 +56,15 @@ static void crop_error_exit(j_common_ptr ci)
 static void crop_emit(j_common_ptr ci, int level)
 {
 	struct crop_jerr *e = (struct crop_jerr *)(void *)ci->err;
+	char msg[JMSG_LENGTH_MAX];
 
-	if (level >= 0 || crop_harmless(ci->err->msg_code))
-		return;		/* a trace message, or a harmless warning */
+	if (level >= 0)
+		return;		/* a trace message */
+	(*ci->err->format_message)(ci, msg);
+	if (bale_jpeg_warning_harmless(msg))
+		return;		/* the same rule as the encode stage's */
 	if (!e->bad)
-		(*ci->err->format_message)(ci, e->msg);
+		memcpy(e->msg, msg, sizeof(msg));
 	e->bad = 1;
 }
 

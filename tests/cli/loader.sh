@@ -79,3 +79,22 @@ grep -q "not an image" "$T/loader.err" || fail "the bad sample is not listed"
 run "$LOADER_RUN" "$T/badout" 2 1 --strict --exact
 expect_status 1
 expect_stderr "does not decode"
+
+# libjpeg's warnings: stray bytes between segments leave every pixel
+# decoded (the same rule as the encode stage's), a cut file does not
+one=$(ls "$T/in/n00000000" | head -1)
+"$PY" - "$T/in/n00000000/$one" "$T/stray.jpg" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+end = 4 + int.from_bytes(data[4:6], "big")      # past SOI and APP0
+assert data[2:4] == b"\xff\xe0", data[:4]
+open(sys.argv[2], "wb").write(data[:end] + b"\x00\x00" + data[end:])
+PY
+"$CROP_RAW" "$T/in/n00000000/$one" 0 0 30 30 16 16 0 0 >"$T/plain.rgb" ||
+    fail "the plain JPEG does not crop"
+"$CROP_RAW" "$T/stray.jpg" 0 0 30 30 16 16 0 0 >"$T/stray.rgb" ||
+    fail "stray bytes between segments failed the crop"
+cmp "$T/plain.rgb" "$T/stray.rgb" || fail "stray bytes changed the pixels"
+head -c 400 "$T/in/n00000000/$one" >"$T/cutoff.jpg"
+run "$CROP_RAW" "$T/cutoff.jpg" 0 0 30 30 16 16 0 0
+[ "$status" -ne 0 ] || fail "a cut JPEG cropped as if whole"
