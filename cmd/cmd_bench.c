@@ -209,33 +209,42 @@ static int bench_add(struct bale_bench *b, const char *label,
 	return -1;
 }
 
+/* The first output of each format among the targets, as recognised
+ * once when it was added. */
+struct bench_first {
+	const char *format;
+	const char *path;
+};
+
+/* Note @path as its format's first unless one was seen already. */
+static void bench_note_first(struct bench_first *first, size_t *n,
+    size_t cap, const char *format, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(first[i].format, format) == 0)
+			return;
+	if (*n < cap)
+		first[(*n)++] = (struct bench_first){ format, path };
+}
+
 /* A line more for each reader option a format offers to be measured
  * (BALE_OPTION_BENCH: wds's pread reference, LMDB read through its map),
- * over the first output of that format among @paths. */
-static int bench_option_lines(struct bale_bench *b, char **const *paths,
-    const size_t *n, unsigned nouts)
+ * over the first output of that format. */
+static int bench_option_lines(struct bale_bench *b,
+    const struct bench_first *first, size_t n)
 {
-	const char *const *names = bale_backend_names();
-	const struct bale_backend *be;
 	const struct bale_option *opt;
-	const char *first;
-	unsigned o;
-	size_t i, k;
+	size_t i;
 	int rc = 0;
 
-	for (k = 0; rc == 0 && names[k]; k++) {
-		be = bale_backend_find(names[k]);
-		for (first = NULL, o = 0; !first && o < nouts; o++)
-			for (i = 0; !first && i < n[o]; i++)
-				if (strcmp(bale_output_format(paths[o][i]),
-				    names[k]) == 0)
-					first = paths[o][i];
-		for (opt = be->reader_options; rc == 0 && first && opt &&
-		    opt->key; opt++)
+	for (i = 0; rc == 0 && i < n; i++)
+		for (opt = bale_backend_find(first[i].format)->reader_options;
+		    rc == 0 && opt && opt->key; opt++)
 			if (opt->flags & BALE_OPTION_BENCH)
-				rc = bench_add(b, opt->cli, names[k], first,
-				    opt->key);
-	}
+				rc = bench_add(b, opt->cli, first[i].format,
+				    first[i].path, opt->key);
 	return rc;
 }
 
@@ -244,6 +253,8 @@ static int bench_targets(const struct bench_args *a, struct bale_bench *b)
 {
 	char **paths[BENCH_MAX_TARGETS];
 	size_t n[BENCH_MAX_TARGETS];
+	struct bench_first first[16];
+	size_t nfirst = 0;
 	const char *f;
 	unsigned o;
 	size_t i;
@@ -255,10 +266,12 @@ static int bench_targets(const struct bench_args *a, struct bale_bench *b)
 		for (i = 0; rc == 0 && i < n[o]; i++) {
 			f = bale_output_format(paths[o][i]);
 			rc = bench_add(b, f, f, paths[o][i], NULL);
+			bench_note_first(first, &nfirst, sizeof(first) /
+			    sizeof(first[0]), f, paths[o][i]);
 		}
 	}
 	if (rc == 0)
-		rc = bench_option_lines(b, paths, n, o);
+		rc = bench_option_lines(b, first, nfirst);
 	while (o-- > 0)
 		cli_free_outputs(paths[o], n[o]);
 	return rc;
