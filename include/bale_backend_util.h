@@ -45,13 +45,18 @@ int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
 void bale_writer_reached(struct bale_writer *w, uint64_t next,
     const char *state);
 
-/** The flags (BALE_OPTION_*) of option @key of @be's writer; 0 when it
- *  has no such option. */
-unsigned bale_backend_option_flags(const struct bale_backend *be,
+/** Option @key of @be's writer, as its table declares it; NULL when it
+ *  takes no such option. */
+const struct bale_option *bale_backend_option(const struct bale_backend *be,
     const char *key);
-/** 1 when @be's writer takes option @key. */
-int bale_backend_option_known(const struct bale_backend *be,
-    const char *key);
+
+#define BALE_OPTION_TEXT_MAX 128	/* "[FORMAT.]KEY" at most, with NUL */
+
+/** Split a writer option "[FORMAT.]KEY=VALUE" (bale pack -O): FORMAT into
+ *  @fmt ("" without one), KEY into @key, each BALE_OPTION_TEXT_MAX
+ *  bytes. @return VALUE, or NULL when there is no '=', nothing before
+ *  it, or more than fits. */
+const char *bale_option_split(const char *opt, char *fmt, char *key);
 
 /* ---- errbuf: filling a struct bale_errbuf (bale.h: the library's one
  * error convention). */

@@ -183,8 +183,8 @@ int bale_registry_next_name(const char **list, char *name, size_t cap)
 	return 1;
 }
 
-static const struct bale_option *registry_option(
-    const struct bale_backend *be, const char *key)
+const struct bale_option *bale_backend_option(const struct bale_backend *be,
+    const char *key)
 {
 	const struct bale_option *o;
 
@@ -194,16 +194,16 @@ static const struct bale_option *registry_option(
 	return NULL;
 }
 
-unsigned bale_backend_option_flags(const struct bale_backend *be,
-    const char *key)
+const char *bale_option_split(const char *opt, char *fmt, char *key)
 {
-	const struct bale_option *o = registry_option(be, key);
+	const char *eq = strchr(opt, '=');
+	const char *dot = memchr(opt, '.', eq ? (size_t)(eq - opt) : 0);
+	const char *k = dot ? dot + 1 : opt;
 
-	return o ? o->flags : 0;
-}
-
-int bale_backend_option_known(const struct bale_backend *be,
-    const char *key)
-{
-	return registry_option(be, key) != NULL;
+	if (!eq || eq == opt || (size_t)(eq - opt) >= BALE_OPTION_TEXT_MAX)
+		return NULL;
+	snprintf(fmt, BALE_OPTION_TEXT_MAX, "%.*s", (int)(dot ? dot - opt :
+	    0), opt);
+	snprintf(key, BALE_OPTION_TEXT_MAX, "%.*s", (int)(eq - k), k);
+	return eq + 1;
 }

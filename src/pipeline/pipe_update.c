@@ -55,25 +55,19 @@ static const char *upd_name(const struct bale_pack_opts *o)
 static int upd_shapes_bytes(const char *kv)
 {
 	const char *const *names = bale_backend_names();
-	const char *dot = strchr(kv, '.');
-	const char *eq = strchr(kv, '=');
-	const char *key = dot && (!eq || dot < eq) ? dot + 1 : kv;
-	char fmt[64], k[64];
+	char fmt[BALE_OPTION_TEXT_MAX], key[BALE_OPTION_TEXT_MAX];
+	const struct bale_option *o;
 	int known = 0, shapes = 0;
 	size_t i;
 
-	snprintf(k, sizeof(k), "%.*s", (int)(eq ? (size_t)(eq - key) :
-	    strlen(key)), key);
-	snprintf(fmt, sizeof(fmt), "%.*s", (int)(key > kv ? key - kv - 1 :
-	    0), kv);
+	if (!bale_option_split(kv, fmt, key))
+		return 0;	/* malformed: refused, with why, with the writers */
 	for (i = 0; names[i]; i++) {
-		const struct bale_backend *be = bale_backend_find(names[i]);
-
 		if (*fmt && strcmp(fmt, names[i]) != 0)
 			continue;
-		known |= bale_backend_option_known(be, k);
-		shapes |= (bale_backend_option_flags(be, k) &
-		    BALE_OPTION_SHAPES) != 0;
+		o = bale_backend_option(bale_backend_find(names[i]), key);
+		known |= o != NULL;
+		shapes |= o && (o->flags & BALE_OPTION_SHAPES);
 	}
 	return shapes || !known;
 }

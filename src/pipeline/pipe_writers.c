@@ -10,8 +10,7 @@
 
 /* An option no chosen format takes: the error names the keys they do. */
 static int pipe_unknown_option(struct bale_pipeline *p,
-    const struct pipe_run *run, const char *opt, const char *key,
-    const char *eq)
+    const struct pipe_run *run, const char *opt, const char *key)
 {
 	struct bale_buf keys = BALE_BUF_INIT;
 	const struct bale_backend *be;
@@ -26,7 +25,7 @@ static int pipe_unknown_option(struct bale_pipeline *p,
 			    "" : ",", k->key);
 	}
 	bale_errbuf_set(&p->err, BALE_ENOOPT, "option '%s': no chosen format "
-	    "takes '%.*s' (they take %s)", opt, (int)(eq - key), key,
+	    "takes '%s' (they take %s)", opt, key,
 	    keys.failed || !keys.data ? "?" : keys.data);
 	bale_buf_release(&keys);
 	return BALE_ENOOPT;
@@ -54,28 +53,25 @@ static int pipe_unknown_format(struct bale_pipeline *p, const char *name)
 static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
     const char *opt)
 {
-	const char *eq = strchr(opt, '=');
-	const char *dot = memchr(opt, '.', eq ? (size_t)(eq - opt) : 0);
-	char key[128];
+	char fmt[BALE_OPTION_TEXT_MAX], key[BALE_OPTION_TEXT_MAX];
+	const char *value = bale_option_split(opt, fmt, key);
+	const struct bale_option *o;
 	size_t i;
 	int taken = 0;
 	int rc;
 
-	if (!eq || eq == opt || (size_t)(eq - opt) >= sizeof(key))
+	if (!value)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "option '%s': expected [FORMAT.]KEY=VALUE", opt);
 	for (i = 0; i < run->out.nwriters; i++) {
 		const char *name = bale_writer_name(run->out.writers[i]);
-		const char *k = dot ? dot + 1 : opt;
 
-		if (dot && (strlen(name) != (size_t)(dot - opt) ||
-		    strncmp(opt, name, (size_t)(dot - opt)) != 0))
+		if (*fmt && strcmp(fmt, name) != 0)
 			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - k), k);
-		rc = bale_writer_option(run->out.writers[i], key, eq + 1);
-		if (rc == BALE_OK && (bale_backend_option_flags(
-		    bale_backend_find(name), key) & BALE_OPTION_SYNC))
-			run->out.sync |= strcmp(eq + 1, "0") != 0;
+		rc = bale_writer_option(run->out.writers[i], key, value);
+		o = bale_backend_option(bale_backend_find(name), key);
+		if (rc == BALE_OK && o && (o->flags & BALE_OPTION_SYNC))
+			run->out.sync |= strcmp(value, "0") != 0;
 		if (rc == BALE_OK)
 			taken = 1;
 		else if (rc != BALE_ENOOPT)
@@ -83,8 +79,7 @@ static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
 			    bale_writer_errmsg(run->out.writers[i]));
 	}
 	if (!taken)
-		return pipe_unknown_option(p, run, opt, dot ? dot + 1 : opt,
-		    eq);
+		return pipe_unknown_option(p, run, opt, key);
 	return BALE_OK;
 }
 
