@@ -60,8 +60,8 @@ static int upd_shapes_bytes(const char *kv)
 	int known = 0, shapes = 0;
 	size_t i;
 
-	if (!bale_option_split(kv, fmt, key))
-		return 0;	/* malformed: refused, with why, with the writers */
+	if (!bale_option_split(kv, fmt, key))	/* the writers refuse it */
+		return 0;
 	for (i = 0; names[i]; i++) {
 		if (*fmt && strcmp(fmt, names[i]) != 0)
 			continue;
