@@ -12,6 +12,8 @@
  */
 #include "pipeline.h"
 
+#include "source.h"
+
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -52,7 +54,7 @@ static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
 	    bytes < PREFETCH_BYTES; pos++) {
 		if (!bale_walk_member(run->in.walk,
 		    (size_t)run->plan.order[pos], &m) ||
-		    bale_walk_is_fed(m.method))
+		    bale_source_member_fed(&m))
 			continue;
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;

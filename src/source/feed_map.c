@@ -6,8 +6,14 @@
 #include "feed_int.h"
 
 #include "bale.h"
+#include "source.h"
 
 #include <stdlib.h>
+
+static int feed_streamed(const struct bale_walk_member *m)
+{
+	return (m->kind->caps & BALE_SOURCE_STREAMED) != 0;
+}
 
 /* The largest fd of a compressed tar's member among the fed positions,
  * or -1. */
@@ -20,7 +26,7 @@ static int feed_max_fd(const struct bale_stream_feed *f,
 
 	for (i = 0; i < f->count; i++)
 		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
-		    m.method == BALE_WALK_STREAMED && m.fd > max)
+		    feed_streamed(&m) && m.fd > max)
 			max = m.fd;
 	return max;
 }
@@ -76,7 +82,7 @@ static int feed_find_streams(struct bale_stream_feed *f,
 	for (i = 0; i < f->count; i++) {
 		stream[i] = SIZE_MAX;
 		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
-		    m.method == BALE_WALK_STREAMED)
+		    feed_streamed(&m))
 			stream[i] = feed_stream_of(f, at_fd, &m);
 	}
 	free(at_fd);

@@ -1,5 +1,8 @@
-/* input.c - read one regular file whole, reporting why one is unusable. */
+/* input.c - read one regular file whole, or one archive member through
+ * its kind (source.h), reporting why one is unusable. */
 #include "input.h"
+
+#include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +86,19 @@ int bale_input_bytes(struct bale_input *in, unsigned char *data,
 	return BALE_OK;
 }
 
+int bale_input_pread_member(struct bale_input *in, unsigned char *buf,
+    size_t n, uint64_t off)
+{
+	size_t got;
+
+	if (bale_file_pread_full(in->member.fd, buf, n, off, &got) != 0)
+		return bale_input_skip(in, "read error in the archive", errno);
+	if (got < n)
+		return bale_input_skip(in, "the archive shrank while being "
+		    "read", 0);
+	return BALE_OK;
+}
+
 int bale_input_read(struct bale_input *in, unsigned char *buf)
 {
 	size_t got = 0;
@@ -90,7 +106,7 @@ int bale_input_read(struct bale_input *in, unsigned char *buf)
 	ssize_t n;
 
 	if (in->is_member)
-		return bale_input_read_member(in, buf);
+		return in->member.kind->read(in, buf);
 	while (got < in->size) {
 		n = read(in->fd, buf + got, in->size - got);
 		if (n < 0 && errno == EINTR)

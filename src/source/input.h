@@ -31,7 +31,8 @@ struct bale_input {
  *  @in->err) */
 int bale_input_open(struct bale_input *in, int dirfd, const char *rel);
 
-/** Take archive member @m (its archive stays open, owned by the walk).
+/** Take archive member @m (its archive stays open, owned by the walk),
+ *  for its kind to read.
  *  @return BALE_OK, or BALE_EINPUT when it must be skipped (empty) */
 int bale_input_member(struct bale_input *in, const struct bale_walk_member *m);
 
@@ -49,8 +50,11 @@ int bale_input_skip(struct bale_input *in, const char *what, int err);
  *  @in->err) */
 int bale_input_read(struct bale_input *in, unsigned char *buf);
 
-/** bale_input_read() of an archive member (input_member.c). */
-int bale_input_read_member(struct bale_input *in, unsigned char *buf);
+/** Read @n bytes of member @in->member's archive at @off into @buf (for
+ *  the archive kinds' reads). @return BALE_OK, or BALE_EINPUT when the
+ *  member must be skipped (a read error, the archive shrank) */
+int bale_input_pread_member(struct bale_input *in, unsigned char *buf,
+    size_t n, uint64_t off);
 
 /** Close a file that will not be read (or free bytes not taken). */
 void bale_input_close(struct bale_input *in);

@@ -12,14 +12,23 @@
 #include "walk.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
+struct arc_scan;
 struct bale_errbuf;
+struct bale_input;
 
 /* What a source can do. */
 #define BALE_SOURCE_TREE 1u	/* files below a root folder: the run opens
 				 * the folder, refuses an output inside it,
 				 * and an update can compare file times */
 #define BALE_SOURCE_LISTABLE 2u	/* a list file may name its samples */
+#define BALE_SOURCE_RANDOM 4u	/* members are read in place, at their
+				 * offsets, in any order (read) */
+#define BALE_SOURCE_STREAMED 8u	/* members come front to back, on the
+				 * feed's passes (stream_feed.h) */
+#define BALE_SOURCE_COMPRESSED 16u	/* members may be compressed: a
+					 * claimed size is checked first */
 
 /** One run's source: its paths (the SRC arguments), the list file, and
  *  what the kind's probe found (the shards a pattern names). */
@@ -41,6 +50,20 @@ struct bale_source_kind {
 	int (*probe)(struct bale_source *s, struct bale_errbuf *err);
 	/** Collect the samples of @s into @w. @return as bale_walk_*() */
 	int (*scan)(const struct bale_source *s, struct bale_walk *w);
+
+	/* Archive kinds only (NULL for the others): one archive file. */
+
+	/** 1 when the archive open at @fd (@size bytes, @head its first @n
+	 *  bytes) is of this kind. */
+	int (*sniff)(int fd, uint64_t size, const unsigned char *head,
+	    size_t n);
+	/** List the archive @s->fd (@size bytes, at @path) into the walk.
+	 *  @return as bale_walk_archives() */
+	int (*list)(struct arc_scan *s, uint64_t size, const char *path);
+	/** Read member @in->member into @buf (@in->size bytes), or NULL
+	 *  when its members come from the feed. @return as
+	 *  bale_input_read() */
+	int (*read)(struct bale_input *in, unsigned char *buf);
 };
 
 /** The kinds, in the order they are tried, ending with NULL. */
@@ -52,6 +75,30 @@ const struct bale_source_kind *const *bale_source_kinds(void);
  *  @err (BALE_EINVAL: no kind takes these paths) */
 int bale_source_classify(struct bale_source *s, const char *const *paths,
     size_t n, const char *list, struct bale_errbuf *err);
+
+/** The archive kind of the file open at @fd (see sniff), or NULL. */
+const struct bale_source_kind *bale_source_archive_kind(int fd,
+    uint64_t size, const unsigned char *head, size_t n);
+
+/** The probe of archive kind @kind: 1 when @s->paths[0] is an archive
+ *  of this kind (several paths must all be archives, of any kind). */
+int bale_source_archive_probe(struct bale_source *s,
+    const struct bale_source_kind *kind, struct bale_errbuf *err);
+
+/** The scan of every archive kind: the archives at @s->paths, each
+ *  listed by its own kind, as one dataset (bale_walk_archives()). */
+int bale_source_archives_scan(const struct bale_source *s,
+    struct bale_walk *w);
+
+/** The kind of a packed output's samples: read by the feed. */
+extern const struct bale_source_kind bale_source_packed;
+
+/** 1 when member @m comes from the feed rather than from its kind's
+ *  reads in place. */
+static inline int bale_source_member_fed(const struct bale_walk_member *m)
+{
+	return !m->kind->read;
+}
 
 static inline int bale_source_can(const struct bale_source *s,
     unsigned caps)

@@ -80,28 +80,21 @@ int bale_walk_dataset(struct bale_walk *w, const char *path,
 const char *bale_walk_dataset_source(const struct bale_walk *w,
     const char **format);
 
-/** How an archive member is stored. */
+/* How a zip member is stored (its method). */
 #define BALE_WALK_STORED 0
 #define BALE_WALK_DEFLATED 8
-#define BALE_WALK_STREAMED (-1)	/* compressed tar: @offset is the
-					 * member's ordinal in the stream */
-#define BALE_WALK_PACKED (-2)	/* a packed output's sample: @offset is
-					 * its index there, @fd is -1 */
 
-/** 1 when samples stored by @method come from the feed (stream_feed.h)
- *  rather than from reads at offsets. */
-static inline int bale_walk_is_fed(int method)
-{
-	return method < 0;
-}
+struct bale_source_kind;
 
-/* Where an archive member's bytes lie. */
+/* Where an archive member's bytes lie, and which kind reads them. */
 struct bale_walk_member {
-	int fd;			/* the archive (owned by the walk) */
-	int method;		/* BALE_WALK_STORED or _DEFLATED */
+	const struct bale_source_kind *kind;	/* reads it (source.h) */
+	int fd;			/* the archive (owned by the walk), or -1 */
+	int method;		/* zip: BALE_WALK_STORED or _DEFLATED */
 	int has_crc;		/* check @crc (zip, packed) after reading */
 	uint32_t crc;
-	uint64_t offset;
+	uint64_t offset;	/* streamed: the member's ordinal in the
+				 * stream; packed: its index there */
 	uint64_t size;		/* bytes once read */
 	uint64_t csize;		/* bytes stored */
 };

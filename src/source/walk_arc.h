@@ -1,5 +1,6 @@
-/* walk_arc.h - what the archive walkers share: walk_archive.c (tar and
- * zip read in place) and walk_stream.c (compressed tars, streamed). A tar
+/* walk_arc.h - what the archive kinds share with walk_archive.c, which
+ * lists one archive or several: source_tar.c, source_zip.c and
+ * source_compressed_tar.c (streamed), and walk_wds.c. A tar
  * is listed whole before any member is taken, since only its whole list
  * says whether it is a tar of tars. */
 #ifndef BALE_WALK_ARC_H
@@ -27,8 +28,9 @@ struct arc_entry {
 
 struct arc_scan {
 	struct bale_walk *w;
+	const struct bale_source_kind *kind;	/* the archive's */
 	int fd;			/* the archive */
-	int streamed;		/* compressed: read front to back */
+	int streamed;		/* its kind is streamed: read front to back */
 	int wds;		/* a WebDataset shard, whatever it holds */
 	const char *prefix;	/* inner tar: its class */
 	struct arc_entry *ents;
@@ -60,12 +62,5 @@ int bale_walk_wds_take_entries(struct arc_scan *s);
 int bale_walk_wds_keeps_text(const char *name, uint64_t size);
 /** After the last shard: warn of the members not carried over. */
 int bale_walk_wds_note_dropped(struct bale_walk *w);
-
-/* walk_stream.c */
-
-/** List the compressed tar @s->fd: BALE_EINPUT when libarchive does not
- *  read it as one (@err says why, nothing listed). */
-int bale_arc_list_stream(struct arc_scan *s, const char *path,
-    struct bale_errbuf *err);
 
 #endif

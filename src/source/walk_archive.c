@@ -1,12 +1,12 @@
-/* walk_archive.c - the members of a tar, a tar of per-class tars, or a
- * zip, found by one scan of their headers and left in place: each sample
- * records where its bytes lie and the workers read them with pread. */
+/* walk_archive.c - one archive or several as one dataset: each listed by
+ * its kind (source_tar.c, source_zip.c, source_compressed_tar.c), and
+ * what the tar kinds share: a tar of per-class tars, damage noted. */
 #include "walk_arc.h"
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "source.h"
 #include "tar_scan.h"
-#include "zip_scan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,16 +36,6 @@ enum walk_member_kind bale_arc_tar_kind(enum bale_tar_kind k)
 	}
 }
 
-static enum walk_member_kind arc_zip_kind(enum bale_zip_kind k)
-{
-	switch (k) {
-	case BALE_ZIP_FILE: return WALK_FILE;
-	case BALE_ZIP_DIR: return WALK_DIR;
-	case BALE_ZIP_SYMLINK: return WALK_SYMLINK;
-	default: return WALK_SPECIAL;
-	}
-}
-
 int bale_arc_keep_entry(struct arc_scan *s, const char *name,
     enum walk_member_kind kind, uint64_t offset, uint64_t size)
 {
@@ -67,18 +57,6 @@ int bale_arc_keep_entry(struct arc_scan *s, const char *name,
 	return s->names.failed ? bale_walk_nomem(s->w) : BALE_OK;
 }
 
-/* bale_tar_scan callback: remember the member (outer tar). */
-static int arc_keep(void *ctx, const struct bale_tar_member *m)
-{
-	struct arc_scan *s = ctx;
-	int rc = bale_arc_keep_entry(s, m->name, bale_arc_tar_kind(m->kind),
-	    m->offset, m->size);
-
-	if (rc == BALE_OK)
-		s->ents[s->nents - 1].type = m->type;
-	return rc;
-}
-
 static int arc_take_tar(struct arc_scan *s, const char *name,
     enum walk_member_kind kind, char type, uint64_t offset, uint64_t size)
 {
@@ -90,8 +68,9 @@ static int arc_take_tar(struct arc_scan *s, const char *name,
 	m.nested = s->prefix != NULL;
 	m.kind = kind;
 	m.type = type;
+	m.loc.kind = s->kind;
 	m.loc.fd = s->fd;
-	m.loc.method = s->streamed ? BALE_WALK_STREAMED : BALE_WALK_STORED;
+	m.loc.method = BALE_WALK_STORED;
 	m.loc.offset = offset;
 	m.loc.size = size;
 	m.loc.csize = size;
@@ -231,80 +210,22 @@ int bale_arc_take_entries(struct arc_scan *s)
 	return rc;
 }
 
-static int arc_walk_tar(struct arc_scan *s, uint64_t size,
-    const char *path)
-{
-	struct bale_errbuf err;
-	int rc;
-
-	rc = bale_tar_scan(s->fd, 0, size, arc_keep, s, &err);
-	if (rc != BALE_OK && s->w->err.rc)	/* a callback failed */
-		return rc;
-	if (rc != BALE_OK) {
-		rc = bale_arc_damaged(s->w, path, rc, s->nents > 0, &err);
-		if (rc != BALE_OK)
-			return rc;
-	}
-	return bale_arc_take_entries(s);
-}
-
-/* bale_zip_scan callback. */
-static int arc_take_zip(void *ctx, const struct bale_zip_member *z,
-    const char *why)
-{
-	struct arc_scan *s = ctx;
-	struct walk_member m;
-
-	memset(&m, 0, sizeof(m));
-	m.name = z->name;
-	m.kind = arc_zip_kind(z->kind);
-	m.why = why;
-	m.loc.fd = s->fd;
-	m.encrypted = z->encrypted;
-	m.loc.method = (int)z->method;
-	m.loc.has_crc = 1;
-	m.loc.crc = z->crc;
-	m.loc.offset = z->offset;
-	m.loc.size = z->size;
-	m.loc.csize = z->csize;
-	return bale_walk_take_member(s->w, &m);
-}
-
-static int arc_walk_zip(struct arc_scan *s, uint64_t size,
-    const char *path)
-{
-	struct bale_errbuf err;
-	int rc;
-
-	rc = bale_zip_scan(s->fd, size, arc_take_zip, s, &err);
-	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
-		return rc;
-	return bale_errbuf_set(&s->w->err, rc, "'%s': %s", path, err.msg);
-}
-
-static int arc_detect_and_walk(struct arc_scan *s, uint64_t size,
-    const char *path)
+/* List the archive open at @s->fd by its kind, found from its first
+ * bytes. */
+static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 {
 	unsigned char head[BALE_TAR_BLOCK];
 	ssize_t n = pread(s->fd, head, sizeof(head), 0);
-	struct bale_errbuf err;
-	int rc;
 
 	if (n < 0)
 		return bale_errbuf_set(&s->w->err, BALE_EIO,
 		    "walk: cannot read '%s': %s", path, strerror(errno));
-	if (n == BALE_TAR_BLOCK && bale_tar_is_header(head))
-		return arc_walk_tar(s, size, path);
-	if ((n >= 4 && memcmp(head, "PK\3\4", 4) == 0) ||
-	    bale_zip_probe(s->fd, size))
-		return arc_walk_zip(s, size, path);
-	rc = bale_arc_list_stream(s, path, &err);
-	if (rc == BALE_OK || s->w->err.rc)
-		return rc;
-	if (rc != BALE_EINPUT)
-		return bale_errbuf_copy(&s->w->err, &err);
-	return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' is not "
-	    "a tar, compressed tar or zip archive (%s)", path, err.msg);
+	s->kind = bale_source_archive_kind(s->fd, size, head, (size_t)n);
+	if (!s->kind)
+		return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
+		    "is not an archive bale reads", path);
+	s->streamed = (s->kind->caps & BALE_SOURCE_STREAMED) != 0;
+	return s->kind->list(s, size, path);
 }
 
 /* Open @path and keep it open: the samples are read from it later. */
@@ -347,7 +268,7 @@ static int arc_walk_one(struct bale_walk *w, const char *path, int wds)
 	s.w = w;
 	s.fd = w->archives[w->narchives - 1];
 	s.wds = wds;
-	rc = arc_detect_and_walk(&s, size, path);
+	rc = arc_list(&s, size, path);
 	free(s.ents);
 	bale_buf_release(&s.names);
 	return rc;

@@ -8,6 +8,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "source.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -79,8 +80,8 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	if (rc != BALE_OK)
 		return rc;
 	memset(&m, 0, sizeof(m));
+	m.kind = &bale_source_packed;
 	m.fd = -1;
-	m.method = BALE_WALK_PACKED;
 	m.offset = i;
 	m.size = m.csize = b.size;
 	m.has_crc = b.has_crc32;	/* checked when the feed reads it */

@@ -7,6 +7,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "source.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -98,8 +99,8 @@ static int listed_add(struct bale_walk *w, struct listed *l, size_t c,
 	const char *slash = strrchr(path, '/');
 	int rc = BALE_OK;
 
-	if ((l->flags[c] & LISTED_TAKEN) && w->members[it->member - 1].method
-	    == BALE_WALK_STREAMED)
+	if ((l->flags[c] & LISTED_TAKEN) && bale_source_member_fed(
+	    &w->members[it->member - 1]))
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path, "listed "
 		    "again: a member of a compressed archive is read once, "
 		    "for the first line naming it");

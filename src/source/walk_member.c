@@ -7,6 +7,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,12 +119,14 @@ int bale_walk_clean_path(struct bale_buf *out, const char *prefix,
 const char *bale_walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len)
 {
-	if (l->method == BALE_WALK_STREAMED && l->size > WALK_MAX_INFLATED) {
+	int streamed = (l->kind->caps & BALE_SOURCE_STREAMED) != 0;
+
+	if (streamed && l->size > WALK_MAX_INFLATED) {
 		snprintf(buf, len, "claims %llu bytes in a compressed archive "
 		    "(over 1 GiB: a bomb?)", (unsigned long long)l->size);
 		return buf;
 	}
-	if (l->method == BALE_WALK_STREAMED)
+	if (streamed)
 		return NULL;
 	if (l->method != BALE_WALK_STORED && l->method != BALE_WALK_DEFLATED) {
 		snprintf(buf, len, "compression method %u is not supported",

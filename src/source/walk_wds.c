@@ -234,8 +234,9 @@ static void wds_image_loc(const struct wds_group *g,
 	const struct arc_entry *e = &g->s->ents[g->image];
 
 	memset(loc, 0, sizeof(*loc));
+	loc->kind = g->s->kind;
 	loc->fd = g->s->fd;
-	loc->method = g->s->streamed ? BALE_WALK_STREAMED : BALE_WALK_STORED;
+	loc->method = BALE_WALK_STORED;
 	loc->offset = e->offset;
 	loc->size = loc->csize = e->size;
 }

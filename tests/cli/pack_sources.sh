@@ -27,14 +27,40 @@ check() { # KIND SRC... [-- FLAGS]: a pack of SRC names KIND
 tested=()
 check packed "$T/packed/data-shards.json"
 check shards "$T/shards"
-check archives "$T/tree.tar"
+(cd "$T/tree" && "$PY" -c 'import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for d, _, files in sorted(os.walk(".")):
+        for f in sorted(files):
+            z.write(os.path.join(d, f))' "$T/tree.zip")
+gzip -c "$T/tree.tar" >"$T/tree.tar.gz"
+check tar "$T/tree.tar"
+check zip "$T/tree.zip"
+check compressed_tar "$T/tree.tar.gz"
 check list "$T/tree" --list "$T/list.txt"
 check folder "$T/tree"
-listed=$(sed -n 's/^\t&bale_source_\([a-z]*\),$/\1/p' \
+listed=$(sed -n 's/^\t&bale_source_\([a-z_]*\),$/\1/p' \
     "$TESTS/../src/source/source_kinds.c" | sort | tr '\n' ' ')
 [ -n "$listed" ] || fail "no kind found in source_kinds.c"
 [ "$listed" = "$(printf '%s\n' "${tested[@]}" | sort | tr '\n' ' ')" ] ||
     fail "the list holds '$listed', this test covers '${tested[*]}'"
+# several archives are read each by its own kind, as one dataset (the
+# run's kind is the first one's): two classes zipped and the third in a
+# compressed tar give the samples of the whole tree's tar
+classes=($(ls "$T/tree"))
+(cd "$T/tree" && "$PY" -c 'import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for top in sys.argv[2:]:
+        for f in sorted(os.listdir(top)):
+            z.write(os.path.join(top, f))' "$T/two.zip" "${classes[0]}" \
+    "${classes[1]}")
+tar -czf "$T/third.tar.gz" -C "$T/tree" "${classes[2]}"
+run "$BALE" pack "$T/two.zip" "$T/third.tar.gz" -f wds -o "$T/mixed" -q \
+    --report "$T/mixed.json"
+expect_status 0
+[ "$(kind_of "$T/mixed.json")" = zip ] ||
+    fail "a zip and a tar.gz were taken as $(kind_of "$T/mixed.json")"
+cmp <("$BALE" ls "$T/mixed") <("$BALE" ls "$T/out-tar") ||
+    fail "a zip and a compressed tar differ from the whole tree's tar"
 # a list file goes only with what can be listed from
 run "$BALE" pack "$T/shards" -f wds -o "$T/bad" --list "$T/list.txt"
 expect_status 2

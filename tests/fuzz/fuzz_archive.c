@@ -10,6 +10,7 @@
 #include "bale_backend_util.h"
 #include "input.h"
 #include "scratch.h"
+#include "source.h"
 #include "stream_feed.h"
 #include "walk.h"
 
@@ -98,7 +99,7 @@ static void fuzz_walk(const char *path, size_t fsize, const char *list)
 			    w, i) >= bale_walk_nclasses(w))
 				abort();
 			if (i < FUZZ_MAX_READS && bale_walk_member(w, i, &m) &&
-			    m.method != BALE_WALK_STREAMED)
+			    !bale_source_member_fed(&m))
 				fuzz_read_member(&m, fsize);
 		}
 		fuzz_feed(w);

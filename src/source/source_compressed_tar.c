@@ -1,11 +1,16 @@
-/* walk_stream.c - list a compressed tar (one pass of decompression, the
- * data skipped). Its samples are named by their ordinals in the stream:
- * the pipeline's stream feeder (stream_feed.c) reads them on its passes. */
-#include "walk_arc.h"
+/* source_compressed_tar.c - a compressed tar (gzip, zstd, xz, ... as
+ * libarchive reads them) as the source: listed in one pass of
+ * decompression, the data skipped. Its members are named by their
+ * ordinals in the stream, and the pipeline's stream feeder
+ * (stream_feed.c) reads them on its passes, front to back. */
+#include "source.h"
 
 #include "bale.h"
 #include "bale_backend_util.h"
 #include "tar_stream.h"
+#include "walk_arc.h"
+
+extern const struct bale_source_kind bale_source_compressed_tar;
 
 #include <string.h>
 
@@ -76,23 +81,61 @@ static int stream_keep(void *ctx, struct bale_tar_stream *ts,
 	return BALE_OK;
 }
 
-int bale_arc_list_stream(struct arc_scan *s, const char *path,
-    struct bale_errbuf *err)
+/* Listing fails with BALE_EINPUT (nothing listed) when libarchive does
+ * not read the file as a compressed tar: the last archive kind tried,
+ * so the file is no archive bale reads. */
+static int compressed_tar_list(struct arc_scan *s, uint64_t size,
+    const char *path)
 {
 	struct stream_list l = { s, 0 };
+	struct bale_errbuf err;
 	uint64_t met = 0;
 	int rc;
 
-	s->streamed = 1;
-	rc = bale_tar_stream_scan(s->fd, stream_keep, &l, &met, err);
+	(void)size;
+	rc = bale_tar_stream_scan(s->fd, stream_keep, &l, &met, &err);
 	if (rc != BALE_OK && s->w->err.rc)	/* a callback failed */
 		return rc;
+	if (rc == BALE_EINPUT && met == 0)
+		return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
+		    "is not a tar, compressed tar or zip archive (%s)", path,
+		    err.msg);
 	if (rc != BALE_OK && met == 0)
-		return rc;	/* not a compressed tar at all */
+		return bale_errbuf_copy(&s->w->err, &err);
 	if (rc != BALE_OK) {
-		rc = bale_arc_damaged(s->w, path, rc, 1, err);
+		rc = bale_arc_damaged(s->w, path, rc, 1, &err);
 		if (rc != BALE_OK)
 			return rc;
 	}
 	return bale_arc_take_entries(s);
 }
+
+/* Whatever is not a plain tar or zip may be a compressed tar: only
+ * libarchive's listing can tell. */
+static int compressed_tar_sniff(int fd, uint64_t size,
+    const unsigned char *head, size_t n)
+{
+	(void)fd;
+	(void)size;
+	(void)head;
+	(void)n;
+	return 1;
+}
+
+static int compressed_tar_probe(struct bale_source *s,
+    struct bale_errbuf *err)
+{
+	return bale_source_archive_probe(s, &bale_source_compressed_tar, err);
+}
+
+const struct bale_source_kind bale_source_compressed_tar = {
+	.name = "compressed_tar",
+	.what = "a compressed tar",
+	.caps = BALE_SOURCE_LISTABLE | BALE_SOURCE_STREAMED |
+	    BALE_SOURCE_COMPRESSED,
+	.probe = compressed_tar_probe,
+	.scan = bale_source_archives_scan,
+	.sniff = compressed_tar_sniff,
+	.list = compressed_tar_list,
+	.read = NULL,	/* members come from the feed */
+};
