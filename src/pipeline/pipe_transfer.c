@@ -4,6 +4,7 @@
 #include "pipeline.h"
 
 #include "input.h"
+#include "source.h"
 #include "stream_feed.h"
 
 #include <ctype.h>
@@ -98,7 +99,7 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 
 	if (!bale_walk_member(run->in.walk, (size_t)run->plan.order[pos], &m))
 		return bale_input_open(in, run->in.rootfd, pipe_path(run, pos));
-	if (bale_walk_is_fed(m.method))
+	if (bale_source_member_fed(&m))
 		return pipe_input_fed(run, pos, &m, in);
 	return bale_input_member(in, &m);
 }
@@ -286,8 +287,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 		if (bale_writer_put(run->out.writers[i], &s) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
 			    bale_writer_errmsg(run->out.writers[i]));
-	if (run->written)
-		run->written[pos] = 1;
+	bale_pipe_update_put(run, pos);
 	p->stats.packed++;
 	p->stats.bytes += ps->size;
 	return bale_pipe_journal_follow(p, run);

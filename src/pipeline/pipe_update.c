@@ -41,6 +41,7 @@ struct pipe_update {
 	size_t *pack_at;	/* positions -> the diff's pack indices */
 	unsigned char *packed;	/* per pack index: 1 once it was written */
 	uint64_t *keys_before;	/* the manifest's keys, in order */
+	unsigned char *written;	/* per position: 1 once put */
 };
 
 static const char *upd_name(const struct bale_pack_opts *o)
@@ -294,7 +295,7 @@ static int upd_packed(struct bale_pipeline *p, const struct pipe_run *run,
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.added = p->stats.replaced = 0;
 	for (i = 0; i < run->plan.count; i++) {
-		if (!run->written[i])
+		if (!u->written[i])
 			continue;
 		k = u->pack_at[i];
 		u->packed[k] = 1;
@@ -413,8 +414,8 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_update_diff(&u->diff, run->in.walk, rootfd, u->incremental ?
 	    &u->old : NULL);
 	close(rootfd);
-	run->written = calloc(bale_walk_count(run->in.walk) + 1, 1);
-	if (rc != 0 || !run->written)
+	u->written = calloc(bale_walk_count(run->in.walk) + 1, 1);
+	if (rc != 0 || !u->written)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	run->lab.map = u->diff.label_map;
 	run->lab.classes = u->diff.classes;
@@ -431,6 +432,12 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	if (!u->incremental || run->plan.skip)	/* else once it is packed */
 		upd_report(p, run, u);
 	return rc;
+}
+
+void bale_pipe_update_put(struct pipe_run *run, uint64_t pos)
+{
+	if (run->upd && run->upd->written)
+		run->upd->written[pos] = 1;
 }
 
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run)
@@ -535,7 +542,7 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 	}
 	for (i = 0; rc == 0 && i < run->plan.count; i++) {
 		wi = (size_t)run->plan.order[i];
-		if (run->written[i])
+		if (u->written[i])
 			rc = bale_manifest_add(&m, run->plan.key_base + i,
 			    run->lab.map[bale_walk_label(run->in.walk, wi)],
 			    u->diff.size[wi], u->diff.mtime_ns[wi],
@@ -582,9 +589,9 @@ void bale_pipe_update_release(struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 
-	free(run->written);
 	if (!u)
 		return;
+	free(u->written);
 	if (u->delta)
 		bale_file_remove_tree(u->delta);
 	bale_manifest_release(&u->old);

@@ -127,7 +127,6 @@ struct pipe_run {
 	struct timespec t0;
 	struct pipe_journal jr;	/* the journal stage's (pipe_journal.c) */
 	struct pipe_update *upd;	/* --update's state, or NULL */
-	unsigned char *written;	/* --update: positions put (1) */
 	atomic_ullong unchecked;	/* --validate: images kept unchecked
 					 * (a format bale does not decode) */
 };
@@ -206,6 +205,8 @@ int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run);
 int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
 /** 1 when the run packs nothing itself (only removals to apply). */
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run);
+/** Position @pos was put into every writer (the manifest lists it). */
+void bale_pipe_update_put(struct pipe_run *run, uint64_t pos);
 /** After the writers finished: apply the delta to each format, write
  *  the manifest. */
 int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
