@@ -128,8 +128,11 @@ static uint64_t verify_one(const char *path, struct bale_decode_check *check)
 	uint64_t n = 0;
 	uint64_t i;
 
-	if (bale_reader_new(&r) != BALE_OK || bale_reader_open(r, NULL, path)
-	    != BALE_OK || bale_reader_count(r, &n) != BALE_OK) {
+	/* every index the output keeps beside its data is compared with it */
+	if (bale_reader_new(&r) != BALE_OK ||
+	    bale_reader_option(r, "check_indexes", "1") != BALE_OK ||
+	    bale_reader_open(r, NULL, path) != BALE_OK ||
+	    bale_reader_count(r, &n) != BALE_OK) {
 		fprintf(stderr, "bale verify: %s\n", r ? bale_reader_errmsg(r) :
 		    "out of memory");
 		bale_reader_free(r);

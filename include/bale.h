@@ -192,6 +192,12 @@ BALE_API int bale_reader_size(struct bale_reader *r, uint64_t i,
 BALE_API int bale_reader_label(struct bale_reader *r, uint64_t i,
     int64_t *label);
 
+/** The labels of samples [@first, @first + @n) into @out: from an index
+ *  of a few bytes a sample where the output keeps one, else as
+ *  bale_reader_label() gives each. */
+BALE_API int bale_reader_labels(struct bale_reader *r, uint64_t first,
+    uint64_t n, int64_t *out);
+
 /** Memory of the caller's for a sample's data bytes: @size bytes, or
  *  NULL when there is none (the get then fails with BALE_ENOMEM). */
 typedef void *(*bale_dest_fn)(void *ctx, size_t size);

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 7
+#define BALE_BACKEND_ABI 8
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -91,6 +91,12 @@ struct bale_reader_ops {
 	 * without its bytes; without it the core reads the sample. */
 	int (*label)(struct bale_reader *r, void *st, uint64_t i,
 	    int64_t *label);
+	/* Optional: the labels of samples [@first, @first + @n) (in range,
+	 * checked by the core) at once, from an index apart from the data,
+	 * reading little more than the labels; without it the core asks
+	 * label() for each. */
+	int (*labels)(struct bale_reader *r, void *st, uint64_t first,
+	    uint64_t n, int64_t *out);
 };
 
 enum bale_caps {

@@ -114,6 +114,65 @@ int bale_grow(unsigned char **buf, size_t *cap, size_t need);
 char *bale_strfmt(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+/* ---- sample index: a compact per-sample table beside an output's data
+ * (src/util/sample_index.c), written whole at pack time and read through
+ * a shared map: per sample its label, where its bytes lie and its key,
+ * so a reader opens in O(1) and labels() reads 4 bytes a sample. */
+
+/** Where a sample's bytes lie in the file its index describes: @size
+ *  bytes at @off, and @tail bytes of the sample's other members after
+ *  them (the format's meaning). */
+struct bale_index_loc {
+	uint64_t off;
+	uint32_t size;
+	uint32_t tail;
+};
+
+/** An index being built, one sample at a time. */
+struct bale_index_build {
+	struct bale_buf labels, locs, key_at, text;
+	uint64_t count;
+	int unfit;		/* a label outside int32: no index */
+};
+
+void bale_index_build_init(struct bale_index_build *b);
+/** Append sample @label at @loc with @key (copied). */
+void bale_index_add(struct bale_index_build *b, int64_t label,
+    const struct bale_index_loc *loc, const char *key);
+/** Write what was added to @path (atomically: "@path.partial", then a
+ *  rename), for data file of @source_size bytes. @return 0, or -1 with
+ *  errno (EINVAL: a label did not fit; ENOMEM) */
+int bale_index_write(struct bale_index_build *b, const char *path,
+    uint64_t source_size, int sync);
+void bale_index_build_reset(struct bale_index_build *b);
+void bale_index_build_release(struct bale_index_build *b);
+
+/** An index open for reading: its columns, in a shared map. */
+struct bale_index {
+	void *map;
+	size_t maplen;
+	int fd;
+	uint64_t count;
+	const int32_t *labels;
+	const struct bale_index_loc *locs;
+	const uint64_t *key_at;
+	const char *key_text;
+	uint64_t text_len;
+};
+
+/** Map the index at @path, which must describe @count samples of a data
+ *  file of @source_size bytes. @return BALE_OK, BALE_ENOENT (none),
+ *  BALE_EINVAL (damaged, or written for other data: stale), BALE_EIO */
+int bale_index_open(struct bale_index *ix, const char *path, uint64_t count,
+    uint64_t source_size);
+/** The labels of samples [@first, @first + @n) into @out, read with
+ *  pread (only those bytes: no read-around). BALE_OK or BALE_EIO */
+int bale_index_labels(const struct bale_index *ix, uint64_t first,
+    uint64_t n, int64_t *out);
+/** Sample @i's key (i < count), or NULL when the index is damaged. */
+const char *bale_index_key(const struct bale_index *ix, uint64_t i);
+void bale_index_close(struct bale_index *ix);
+
 /* ---- file: whole-file writes that never leave a half-written file. */
 
 /** Suffix of files still being written; they never look complete. */

@@ -56,12 +56,15 @@ static const struct bale_option wds_writer_options[] = {
 static const struct bale_option wds_reader_options[] = {
 	{ "images_only", NULL, BALE_OPTION_BENCH, "pread-ref",
 	    "the image bytes only, a bare pread each: any format's limit" },
+	{ "check_indexes", NULL, 0, NULL,
+	    "read through the .idx files and compare every sample with its "
+	    ".bidx entry (what verify does)" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
 
 static const char *const wds_side_files[] = {
-	WDS_NO ".tar", WDS_NO ".idx", WDS_NO WDS_D ".tar", WDS_NO WDS_D ".idx",
-	NULL,
+	WDS_NO ".tar", WDS_NO ".idx", WDS_NO ".bidx", WDS_NO WDS_D ".tar",
+	WDS_NO WDS_D ".idx", WDS_NO WDS_D ".bidx", NULL,
 };
 
 const struct bale_backend bale_backend_wds = {

@@ -47,6 +47,8 @@ struct wds_w {
 	uint64_t shard_bytes;	/* tar bytes so far in the open shard */
 	uint64_t samples;
 	struct bale_buf idx;	/* the open shard's index lines */
+	struct bale_index_build bix;	/* its compact index (.bidx) */
+	uint64_t member_end;	/* shard offset past the last member's data */
 	struct bale_buf list;	/* shardlist entries so far */
 	struct bale_buf classes;/* JSON array of class names */
 	struct bale_buf meta;	/* the .json member being written */
@@ -69,7 +71,16 @@ struct wds_r {
 	unsigned char *buf;
 	size_t bufcap;
 	char *path;		/* of the last get() */
+	struct bale_index *ix;	/* per shard, when every shard has a
+				 * sound .bidx (else entries, from .idx) */
+	uint64_t *first;	/* with ix: each shard's first sample */
+	unsigned char *ix_bad;	/* check mode: the shard's .bidx is there
+				 * but damaged or stale */
+	uint64_t *listed;	/* each shard's sample count, as listed */
 	int images_only;	/* the benchmark's reference: one bare pread */
+	int by_index;		/* reads go through the .bidx files */
+	int check;		/* check_indexes=1: read through the .idx,
+				 * compare each sample with its .bidx */
 	int no_meta;		/* meta=0: bytes and label only */
 	struct bale_buf info;
 };
@@ -81,6 +92,35 @@ extern const struct bale_reader_ops bale_wds_reader;
 
 /** "@dir/@name-shards.json", the shard list; NULL without memory. */
 char *bale_wds_list_path(const struct wds_w *st);
+
+/* wds_bidx.c: the compact index beside each shard, NAME-NNNNNN.bidx:
+ * per sample its label, key and where its image lies (off, size), with
+ * its other members' bytes after it (tail). */
+
+/** Write the open shard's .bidx (from st->bix) for a tar of @tar_size
+ *  bytes; an index that cannot hold a sample (a label over 2^31, a member
+ *  over 4 GiB) is not written, and none of that name is left.
+ *  @return 0, or -1 with errno */
+int bale_wds_bidx_publish(struct wds_w *st, uint64_t tar_size);
+
+/** Map every shard's .bidx: 1 when all are sound (reads go through
+ *  them), 0 when one is missing or stale (reads parse the .idx files),
+ *  or a BALE_E* error. */
+int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st);
+/** get() through the indexes. */
+int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
+    struct bale_blob *out);
+/** Check mode: sample @i as read through the .idx (@e, its bytes in
+ *  @out) against its .bidx entry, when the shard has one. */
+int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
+    uint64_t i, const struct wds_entry *e, const struct bale_blob *out);
+/** Labels [@first, @first + @n) from the indexes. BALE_OK or BALE_EIO */
+int bale_wds_bidx_labels(const struct wds_r *st, uint64_t first,
+    uint64_t n, int64_t *out);
+/** Sample @i's shard and its place there, through the indexes. */
+const struct bale_index_loc *bale_wds_bidx_loc(const struct wds_r *st,
+    uint64_t i, size_t *shard, uint64_t *j);
+void bale_wds_bidx_close(struct wds_r *st);
 
 /** "@dir/@name-%06u.@ext" for shard @no; NULL without memory. */
 char *bale_wds_path(const struct wds_w *st, unsigned no, const char *ext);

@@ -47,7 +47,26 @@ static int wds_link(const char *src, const char *dst, int copy,
 	    "'%s': %s", src, dst, strerror(errno));
 }
 
-/* Link one shard of @part (and its .idx, when there is one) in. */
+/* Link one shard of @part in, and its .idx and .bidx when it has them. */
+static int wds_merge_beside(struct wds_merging *g, const char *src,
+    const char *dst, const char *ext)
+{
+	char *from = bale_strfmt("%.*s.%s", (int)strlen(src) - 4, src, ext);
+	char *to = bale_strfmt("%.*s.%s", (int)strlen(dst) - 4, dst, ext);
+	int rc = BALE_OK;
+
+	if (!from || !to)
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+	else if (access(from, F_OK) == 0)
+		rc = wds_link(from, to, g->m->copy, g->err);
+	else if (unlink(to) != 0 && errno != ENOENT)	/* not another's */
+		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot remove "
+		    "'%s': %s", to, strerror(errno));
+	free(from);
+	free(to);
+	return rc;
+}
+
 static int wds_merge_shard(struct wds_merging *g, const char *part,
     const char *url, uint64_t nsamples, uint64_t filesize)
 {
@@ -55,21 +74,19 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 	size_t n = strlen(url);
 	char *src = bale_strfmt("%s/%s", part, url);
 	char *dst = bale_strfmt("%s/%s-%06u.tar", m->out, m->name, g->shards);
-	char *isrc = src ? bale_strfmt("%.*s.idx", (int)strlen(src) - 4, src) :
-	    NULL;
-	char *idst = dst ? bale_strfmt("%.*s.idx", (int)strlen(dst) - 4, dst) :
-	    NULL;
 	int rc;
 
 	if (strchr(url, '/') || n < 5 || strcmp(url + n - 4, ".tar") != 0)
 		rc = bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s' lists "
 		    "'%s', not a NAME.tar beside it", part, url);
-	else if (!src || !dst || !isrc || !idst)
+	else if (!src || !dst)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
 	else
 		rc = wds_link(src, dst, m->copy, g->err);
-	if (rc == BALE_OK && access(isrc, F_OK) == 0)
-		rc = wds_link(isrc, idst, m->copy, g->err);
+	if (rc == BALE_OK)
+		rc = wds_merge_beside(g, src, dst, "idx");
+	if (rc == BALE_OK)
+		rc = wds_merge_beside(g, src, dst, "bidx");
 	if (rc == BALE_OK) {
 		bale_wds_list_add(&g->entries, dst + strlen(m->out) + 1,
 		    nsamples, filesize);
@@ -78,8 +95,6 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 	}
 	free(src);
 	free(dst);
-	free(isrc);
-	free(idst);
 	return rc;
 }
 

@@ -32,6 +32,8 @@ static int wds_roption(struct bale_reader *r, void *priv, const char *key,
 		st->images_only = strcmp(value, "0") != 0;
 	else if (strcmp(key, "meta") == 0)
 		st->no_meta = strcmp(value, "0") == 0;
+	else if (strcmp(key, "check_indexes") == 0)
+		st->check = strcmp(value, "0") != 0;
 	else
 		return BALE_ENOOPT;
 	return BALE_OK;
@@ -127,9 +129,10 @@ static int wds_alloc_shards(struct wds_r *st, size_t n)
 	st->paths = calloc(2 * n + 1, sizeof(char *));
 	st->fds = malloc((n ? n : 1) * sizeof(int));
 	st->sizes = calloc(n ? n : 1, sizeof(uint64_t));
+	st->listed = calloc(n ? n : 1, sizeof(uint64_t));
 	for (i = 0; st->fds && i < n; i++)
 		st->fds[i] = -1;
-	return st->paths && st->fds && st->sizes ? 0 : -1;
+	return st->paths && st->fds && st->sizes && st->listed ? 0 : -1;
 }
 
 /* The class names of the list's "bale" object (@v, up to @vend) at the
@@ -145,18 +148,31 @@ static void wds_info_classes(struct wds_r *st, const char *v,
 	}
 }
 
-/* The .idx beside the shard just added, read into the entries. */
-static int wds_add_idx(struct bale_reader *r, struct wds_r *st,
-    uint64_t nsamples)
+/* The .idx beside shard @i, read into the entries. */
+static int wds_add_idx(struct bale_reader *r, struct wds_r *st, size_t i)
 {
-	size_t i = st->nshards - 1;
 	const char *tar = st->paths[i];
 
 	st->paths[st->maxshards + i] = bale_strfmt("%.*s.idx",
 	    (int)strlen(tar) - 4, tar);
 	if (!st->paths[st->maxshards + i])
 		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-	return wds_read_idx(r, st, (uint32_t)i, nsamples);
+	return wds_read_idx(r, st, (uint32_t)i, st->listed[i]);
+}
+
+/* Where the samples lie: the shards' compact indexes when all have a
+ * sound one, else every .idx parsed. */
+static int wds_index_shards(struct bale_reader *r, struct wds_r *st)
+{
+	size_t i;
+	int rc = bale_wds_bidx_open(r, st);
+
+	st->by_index = rc > 0;
+	if (rc != 0)
+		return rc > 0 ? BALE_OK : rc;
+	for (i = 0; rc == BALE_OK && i < st->nshards; i++)
+		rc = wds_add_idx(r, st, i);
+	return rc;
 }
 
 static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
@@ -199,10 +215,10 @@ static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
 		else
 			rc = wds_add_shard(r, st, dir, url);
 		if (rc == BALE_OK)
-			rc = wds_add_idx(r, st, ns);
+			st->listed[st->nshards - 1] = ns;
 		free(url);
 	}
-	return rc;
+	return rc == BALE_OK ? wds_index_shards(r, st) : rc;
 }
 
 static int wds_ropen(struct bale_reader *r, void *priv, const char *path)
@@ -330,6 +346,8 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (i >= st->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
 		    PRIu64, i);
+	if (st->by_index)
+		return bale_wds_bidx_get(r, st, i, out);
 	e = &st->entries[i];
 	if (!wds_member_inside(&e->image, st->sizes[e->shard]) ||
 	    (!st->images_only && (!wds_member_inside(&e->cls,
@@ -352,16 +370,23 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (rc != BALE_OK)
 		return rc;
 	out->key = st->arena.data + e->key;
-	return st->images_only ? BALE_OK : wds_fill_blob(r, st, e, lo, out);
+	if (st->images_only)
+		return BALE_OK;
+	rc = wds_fill_blob(r, st, e, lo, out);
+	return rc == BALE_OK && st->check ?
+	    bale_wds_bidx_compare(r, st, i, e, out) : rc;
 }
 
 static int wds_rsize(struct bale_reader *r, void *priv, uint64_t i,
     size_t *size)
 {
 	struct wds_r *st = priv;
+	size_t shard;
+	uint64_t j;
 
 	(void)r;
-	*size = (size_t)st->entries[i].image.size;
+	*size = st->by_index ? bale_wds_bidx_loc(st, i, &shard, &j)->size :
+	    (size_t)st->entries[i].image.size;
 	return BALE_OK;
 }
 
@@ -370,10 +395,18 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
     int64_t *label)
 {
 	struct wds_r *st = priv;
-	const struct wds_entry *e = &st->entries[i];
+	const struct wds_entry *e;
 	char cls[32];
+	size_t shard;
+	uint64_t j;
 	ssize_t got;
 
+	if (st->by_index) {
+		bale_wds_bidx_loc(st, i, &shard, &j);
+		*label = st->ix[shard].labels[j];
+		return BALE_OK;
+	}
+	e = &st->entries[i];
 	if (e->cls.size > sizeof(cls) ||
 	    e->cls.off + e->cls.size > st->sizes[e->shard])
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
@@ -385,6 +418,24 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	if (bale_meta_label(cls, (size_t)e->cls.size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
 	return BALE_OK;
+}
+
+/* Many labels: from the shards' indexes, 4 bytes a sample read. */
+static int wds_rlabels(struct bale_reader *r, void *priv, uint64_t first,
+    uint64_t n, int64_t *out)
+{
+	struct wds_r *st = priv;
+	uint64_t i;
+	int rc = BALE_OK;
+
+	if (!st->by_index) {
+		for (i = 0; rc == BALE_OK && i < n; i++)
+			rc = wds_rlabel(r, priv, first + i, &out[i]);
+		return rc;
+	}
+	rc = bale_wds_bidx_labels(st, first, n, out);
+	return rc == BALE_OK ? rc : bale_reader_seterr(r, rc, "wds: cannot "
+	    "read the labels in the shards' .bidx files: %s", strerror(errno));
 }
 
 static int wds_rfiles(struct bale_reader *r, void *priv,
@@ -411,6 +462,8 @@ static void wds_rrelease(void *priv)
 	size_t i;
 
 	bale_buf_release(&st->info);
+	bale_wds_bidx_close(st);
+	free(st->listed);
 	for (i = 0; st->fds && i < st->nshards; i++)
 		close(st->fds[i]);
 	/* every slot: an open that failed part-way leaves gaps */
@@ -435,4 +488,5 @@ const struct bale_reader_ops bale_wds_reader = {
 	.release = wds_rrelease,
 	.size = wds_rsize,
 	.label = wds_rlabel,
+	.labels = wds_rlabels,
 };

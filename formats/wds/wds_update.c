@@ -40,7 +40,7 @@ static int wds_upd_nomem(struct wds_updating *g)
 	return bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
 }
 
-/* Shard number of @file, a NAME-NNNNNN.tar or .idx, or -1. */
+/* Shard number of @file, a NAME-NNNNNN.tar, .idx or .bidx, or -1. */
 static long wds_upd_number(const char *file, const char *name)
 {
 	size_t n = strlen(name);
@@ -52,19 +52,19 @@ static long wds_upd_number(const char *file, const char *name)
 		return -1;
 	no = strtol(file + n + 1, &end, 10);
 	if (end - (file + n + 1) < 6 || (strcmp(end, ".tar") != 0 &&
-	    strcmp(end, ".idx") != 0))
+	    strcmp(end, ".idx") != 0 && strcmp(end, ".bidx") != 0))
 		return -1;
 	return no;
 }
 
-/* 1 if @list names @file. */
+/* 1 if @list names @file's shard (the same name up to the extension). */
 static int wds_upd_listed(const struct wds_list *l, const char *file)
 {
-	size_t i, n = strlen(file);
+	size_t i, stem = (size_t)(strrchr(file, '.') - file);
 
 	for (i = 0; i < l->n; i++)
-		if (strncmp(l->v[i].url, file, n - 3) == 0 &&
-		    strlen(l->v[i].url) == n)
+		if (strncmp(l->v[i].url, file, stem) == 0 &&
+		    strcmp(l->v[i].url + stem, ".tar") == 0)
 			return 1;
 	return 0;
 }
@@ -346,20 +346,23 @@ static int wds_upd_old_shards(struct wds_updating *g)
 	return rc;
 }
 
-/* Move @url (and its .idx) from the delta in as shard next_no. */
+/* Move @url (and its .idx and .bidx) from the delta in as shard
+ * next_no. */
 static int wds_upd_move(struct wds_updating *g, const struct wds_shard *s)
 {
-	const char *ext[] = { "tar", "idx" };
+	const char *ext[] = { "tar", "idx", "bidx" };
 	size_t n = strlen(s->url);
 	char *from, *to;
 	int k, rc = BALE_OK;
 
-	for (k = 0; rc == BALE_OK && k < 2; k++) {
+	for (k = 0; rc == BALE_OK && k < 3; k++) {
 		from = bale_strfmt("%s/%.*s.%s", g->u->delta, (int)n - 4,
 		    s->url, ext[k]);
 		to = wds_upd_path(g, g->next_no, ext[k]);
 		if (!from || !to)
 			rc = wds_upd_nomem(g);
+		else if (k == 2 && access(from, F_OK) != 0)
+			;	/* no .bidx: readers take the .idx */
 		else if (rename(from, to) != 0)
 			rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot "
 			    "move '%s' to '%s': %s", from, to, strerror(errno));

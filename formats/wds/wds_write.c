@@ -160,6 +160,7 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	st->shard_samples = 0;
 	st->shard_bytes = 0;
 	bale_buf_reset(&st->idx);
+	bale_index_build_reset(&st->bix);
 	return BALE_OK;
 }
 
@@ -185,6 +186,9 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 	bale_buf_add(&st->scratch, st->idx.data, st->idx.len);
 	if (!idx || !tar || st->scratch.failed || st->idx.failed)
 		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+	else if (bale_wds_bidx_publish(st, st->shard_bytes) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO, "wds: cannot write the "
+		    "index of '%s': %s", tar, strerror(errno));
 	else if (bale_file_write_atomic(idx, st->scratch.data,
 	    st->scratch.len, st->sync) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
@@ -266,6 +270,8 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 	}
 	bale_wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
 	    (uint64_t)archive_entry_size(e), name);
+	st->member_end = st->shard_bytes + WDS_BLOCK +
+	    (uint64_t)archive_entry_size(e);
 	st->shard_bytes += wds_member_bytes((uint64_t)archive_entry_size(e));
 	return BALE_OK;
 }
@@ -286,10 +292,29 @@ static int wds_make_room(struct bale_writer *w, struct wds_w *st,
 	return st->ar ? BALE_OK : wds_open_shard(w, st);
 }
 
+/* The sample just written, into the shard's compact index: its image
+ * at @image_at, its label and JSON members after it. */
+static void wds_index_sample(struct wds_w *st, const struct bale_sample *s,
+    uint64_t image_at)
+{
+	struct bale_index_loc loc;
+	uint64_t tail = st->member_end - image_at - s->size;
+
+	if (s->size > UINT32_MAX || tail > UINT32_MAX) {
+		st->bix.unfit = 1;
+		return;
+	}
+	loc.off = image_at;
+	loc.size = (uint32_t)s->size;
+	loc.tail = (uint32_t)tail;
+	bale_index_add(&st->bix, s->label, &loc, s->key);
+}
+
 static int wds_put(struct bale_writer *w, void *priv,
     const struct bale_sample *s)
 {
 	struct wds_w *st = priv;
+	uint64_t image_at = 0;
 	char cls[32];
 	int n;
 	int rc;
@@ -300,6 +325,7 @@ static int wds_put(struct bale_writer *w, void *priv,
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
 	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->meta.len));
+	image_at = st->shard_bytes + WDS_BLOCK;	/* the image's data */
 	if (rc == BALE_OK)
 		rc = wds_member(w, st, s, s->ext, s->data, s->size);
 	if (rc == BALE_OK)
@@ -309,6 +335,7 @@ static int wds_put(struct bale_writer *w, void *priv,
 		    st->meta.len);
 	if (rc != BALE_OK)
 		return rc;
+	wds_index_sample(st, s, image_at);
 	bale_buf_add(&st->idx, "\n", 1);
 	st->shard_samples++;
 	st->samples++;
@@ -321,12 +348,12 @@ static int wds_put(struct bale_writer *w, void *priv,
 /* Remove shard @no's tar and idx; returns how many existed. */
 static int wds_unlink_shard(const struct wds_w *st, unsigned no)
 {
-	static const char *const exts[] = { "tar", "idx" };
+	static const char *const exts[] = { "tar", "idx", "bidx" };
 	int gone = 0;
 	size_t i;
 	char *p;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		p = bale_wds_path(st, no, exts[i]);
 		if (p && unlink(p) == 0)
 			gone++;
@@ -426,6 +453,7 @@ static void wds_release(void *priv)
 	free(st->dir);
 	free(st->name);
 	bale_buf_release(&st->idx);
+	bale_index_build_release(&st->bix);
 	bale_buf_release(&st->list);
 	bale_buf_release(&st->classes);
 	bale_buf_release(&st->meta);

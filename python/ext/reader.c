@@ -423,8 +423,7 @@ static PyObject *ext_reader_labels(PyObject *o, PyObject *unused)
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	for (i = 0; rc == BALE_OK && i < self->count; i++)
-		rc = bale_reader_label(h.r, i, &labels[i]);
+	rc = bale_reader_labels(h.r, 0, self->count, labels);
 	Py_END_ALLOW_THREADS
 	if (rc != BALE_OK)
 		ext_raise(rc, bale_reader_errmsg(h.r));

@@ -42,9 +42,11 @@ static int reader_apply_options(struct bale_reader *r)
 	for (i = 0; i < r->nopts; i++) {
 		rc = r->be->reader->option ? r->be->reader->option(r, r->priv,
 		    r->opt_key[i], r->opt_value[i]) : BALE_ENOOPT;
-		/* "meta=0" is a wish, not a demand: readers that keep their
-		 * metadata in memory anyway may ignore it */
-		if (rc == BALE_ENOOPT && strcmp(r->opt_key[i], "meta") == 0)
+		/* "meta=0" and "check_indexes=1" are wishes, not demands:
+		 * readers that keep their metadata in memory anyway, or have
+		 * no index apart from their data, may ignore them */
+		if (rc == BALE_ENOOPT && (strcmp(r->opt_key[i], "meta") == 0 ||
+		    strcmp(r->opt_key[i], "check_indexes") == 0))
 			rc = BALE_OK;
 		if (rc == BALE_ENOOPT)
 			return bale_reader_seterr(r, rc,
@@ -166,6 +168,24 @@ int bale_reader_label(struct bale_reader *r, uint64_t i, int64_t *label)
 	rc = bale_reader_get(r, i, &b);
 	r->dest = dest;
 	*label = b.label;
+	return rc;
+}
+
+int bale_reader_labels(struct bale_reader *r, uint64_t first, uint64_t n,
+    int64_t *out)
+{
+	uint64_t i;
+	int rc = n ? reader_check_index(r, first + n - 1) : BALE_OK;
+
+	if (rc == BALE_OK && n > UINT64_MAX - first)
+		rc = bale_reader_seterr(r, BALE_EINVAL, "no samples from %"
+		    PRIu64 " on: the range wraps around", first);
+	if (rc != BALE_OK || n == 0)
+		return rc;
+	if (r->be->reader->labels)
+		return r->be->reader->labels(r, r->priv, first, n, out);
+	for (i = 0; rc == BALE_OK && i < n; i++)
+		rc = bale_reader_label(r, first + i, &out[i]);
 	return rc;
 }
 

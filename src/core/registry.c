@@ -77,6 +77,10 @@ static ssize_t registry_head(const char *path, unsigned char *head)
 
 	if (fd < 0)
 		return -1;
+	/* the head alone: read-ahead here would fill the cache with
+	 * megabytes of each file a folder holds, and leave marks in the
+	 * pages that make later small reads of it read ahead too */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	n = pread(fd, head, BALE_PROBE_HEAD, 0);
 	close(fd);
 	return n;

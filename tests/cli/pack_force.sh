@@ -78,8 +78,9 @@ expect_old_output "a killed --force run"
 run "$BALE" pack "$T/b" "${B[@]}" -o "$T/out" --force --resume
 expect_status 0
 $PY "$SAME" "$T/fresh" "$T/out" || fail "the resumed replacement differs"
-[ "$(ls -A "$T/out" | tr '\n' ' ')" = "data-000000.idx data-000000.tar \
-data-000001.idx data-000001.tar data-000002.idx data-000002.tar \
+[ "$(ls -A "$T/out" | tr '\n' ' ')" = "data-000000.bidx data-000000.idx \
+data-000000.tar data-000001.bidx data-000001.idx data-000001.tar \
+data-000002.bidx data-000002.idx data-000002.tar data-000003.bidx \
 data-000003.idx data-000003.tar data-shards.json data.h5 data.lmdb " ] ||
     fail "stale or staged files remain: $(ls -A "$T/out")"
 
@@ -89,8 +90,9 @@ data-000003.idx data-000003.tar data-shards.json data.h5 data.lmdb " ] ||
 [ -f "$T/out/data-000011.tar" ] || fail "expected 12 shards"
 run "$BALE" pack "$T/b" "${B[@]}" -o "$T/out" --force -O lmdb.nosubdir=1
 expect_status 0
-[ "$(ls -A "$T/out" | tr '\n' ' ')" = "data-000000.idx data-000000.tar \
-data-000001.idx data-000001.tar data-000002.idx data-000002.tar \
+[ "$(ls -A "$T/out" | tr '\n' ' ')" = "data-000000.bidx data-000000.idx \
+data-000000.tar data-000001.bidx data-000001.idx data-000001.tar \
+data-000002.bidx data-000002.idx data-000002.tar data-000003.bidx \
 data-000003.idx data-000003.tar data-shards.json data.h5 data.lmdb " ] ||
     fail "after nosubdir: $(ls -A "$T/out")"
 [ -f "$T/out/data.lmdb" ] || fail "data.lmdb is not a file"

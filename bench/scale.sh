@@ -1,0 +1,110 @@
+#!/bin/bash
+# bale at millions of samples: for each size (millions of samples), pack
+# time and max RSS per format and for all three in one run, with GNU tar
+# beside it; then for each output, open time, labels() warm and cold with
+# the bytes read, and the anonymous memory each of 8 forked DataLoader
+# workers adds (bench/scale_read.py); then the CLI tools' time and RSS.
+# The trees are hard links to 64 small JPEGs (bench/scale_tree.py), made
+# once under $BENCH_DIR/scale (default build/bench). An output that
+# would not fit in the free space (with 10% spare) is skipped and said
+# so; every output is removed after it is measured. One JSON line per
+# measurement goes to $OUT_JSONL (default bench/results/scale.jsonl).
+#
+#   bench/scale.sh [-s "1 2 5 10"] [-f "wds lmdb hdf5 all"] [--shuffle]
+set -eu
+cd "$(dirname "$0")/.."
+sizes="1 2 5 10"
+formats="wds lmdb hdf5 all"
+shuffle=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    -s) sizes=$2; shift 2 ;;
+    -f) formats=$2; shift 2 ;;
+    --shuffle) shuffle=1; shift ;;
+    *) echo "usage: bench/scale.sh [-s SIZES] [-f FORMATS] [--shuffle]" >&2
+       exit 2 ;;
+    esac
+done
+dir=${BENCH_DIR:-build/bench}/scale
+bale=${BALE:-build/bale}
+out_jsonl=${OUT_JSONL:-bench/results/scale.jsonl}
+mkdata=${MKDATA:-build/tests/bale-mkdata}
+py=${PY:-/usr/bin/python3}	# Debian's, with python3-torch
+export PYTHONPATH=${PYTHONPATH:-build/python}
+mkdir -p "$dir"
+[ -f "$dir/src/.complete" ] || {
+    rm -rf "$dir/src"
+    "$mkdata" random "$dir/src" -n 64 --classes 1 --min 64 --max 80 \
+        --seed 3 >/dev/null
+    touch "$dir/src/.complete"
+}
+sample_bytes=$(du -sb "$dir/src" | awk '{print int($1 / 64)}')
+
+# bytes an output of N million samples takes, roughly: the image, tar
+# headers and the label/JSON members (wds), records and rows (others)
+need_bytes() { # FORMAT MILLIONS
+    local per=$((sample_bytes + 2048))
+    [ "$1" = all ] && per=$((3 * sample_bytes + 2560))
+    echo $(($2 * 1000000 * per * 11 / 10))
+}
+fits() { # FORMAT MILLIONS
+    local free
+    free=$(df -B1 --output=avail "$dir" | tail -1)
+    [ "$(need_bytes "$1" "$2")" -lt "$free" ]
+}
+record() { # JSON
+    echo "$1" | tee -a "$out_jsonl"
+}
+measure() { # NAME MILLIONS CMD...: one line of wall seconds and max RSS
+    local name=$1 m=$2 t
+    shift 2
+    sync
+    /usr/bin/time -f '%e %M' -o "$dir/time.txt" "$@" >/dev/null \
+        2>"$dir/stderr.txt" || {
+        echo "failed: $*" >&2
+        cat "$dir/stderr.txt" >&2
+        return 1
+    }
+    t=$(cat "$dir/time.txt")
+    record "{\"what\": \"$name\", \"millions\": $m, \"seconds\": ${t% *}, \"max_rss_kib\": ${t#* }}"
+}
+tree_of() { # MILLIONS: the tree, made when missing
+    local tree=$dir/tree-${1}M
+    if [ ! -f "$tree/.complete" ]; then
+        "$py" bench/scale_tree.py "$dir/src" "$tree" "$1"
+        touch "$tree/.complete"
+    fi
+    echo "$tree"
+}
+for m in $sizes; do
+    tree=$(tree_of "$m")
+    find -L "$tree" -type f -printf '%s %T@\n' >/dev/null  # warm
+    if fits wds "$m"; then
+        measure "tar -h --hard-dereference -cf" "$m" \
+            tar -h --hard-dereference -cf "$dir/tar.tar" -C "$tree" .
+        rm -f "$dir/tar.tar"
+    fi
+    for f in $formats; do
+        fmt=$f
+        [ "$f" = all ] && fmt=wds,lmdb,hdf5
+        if ! fits "$f" "$m"; then
+            record "{\"what\": \"pack -f $fmt\", \"millions\": $m, \"skipped\": \"needs $(need_bytes "$f" "$m") bytes free\"}"
+            continue
+        fi
+        rm -rf "$dir/out"
+        measure "pack -f $fmt" "$m" "$bale" pack "$tree" -f "$fmt" \
+            -o "$dir/out" -q
+        if [ "$shuffle" = 1 ]; then
+            rm -rf "$dir/out"
+            measure "pack -f $fmt --shuffle" "$m" "$bale" pack "$tree" \
+                -f "$fmt" -o "$dir/out" -q --shuffle
+        fi
+        [ "$f" = all ] && { rm -rf "$dir/out"; continue; }
+        record "$("$py" bench/scale_read.py "$dir/out" "$f" |
+            sed "s/^{/{\"what\": \"read\", \"millions\": $m, /")"
+        for cmd in info ls verify; do
+            measure "$cmd -f $f" "$m" "$bale" "$cmd" "$dir/out" -f "$f"
+        done
+        rm -rf "$dir/out"
+    done
+done

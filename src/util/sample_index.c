@@ -1,0 +1,246 @@
+/* sample_index.c - a compact per-sample index beside an output's data
+ * (see bale_backend_util.h): written once, whole, under a temporary name;
+ * read through a shared read-only map, so every process reading the
+ * output shares its pages in the page cache and holds no per-sample
+ * memory of its own.
+ *
+ * Layout (native byte order, recorded): a 64-byte head, then the columns,
+ * each starting on an 8-byte boundary:
+ *   labels  int32[count]
+ *   locs    struct bale_index_loc[count]   (16 bytes each)
+ *   keys    uint64[count + 1]: offsets of each key in the key text
+ *   text    the keys, NUL-terminated, back to back
+ */
+#include "bale.h"
+#include "bale_backend_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define IX_MAGIC "BALEIX1\n"
+#define IX_VERSION 1
+#define IX_BYTE_ORDER 0x01020304u
+
+struct ix_head {
+	char magic[8];
+	uint32_t version;
+	uint32_t byte_order;
+	uint64_t count;
+	uint64_t source_size;	/* bytes of the file the locations are in */
+	uint64_t labels_at;
+	uint64_t locs_at;
+	uint64_t keys_at;
+	uint32_t reserved;
+	uint32_t crc;		/* crc32 of the bytes before it */
+};
+
+_Static_assert(sizeof(struct ix_head) == 64, "the head is 64 bytes");
+_Static_assert(sizeof(struct bale_index_loc) == 16, "a loc is 16 bytes");
+
+static uint64_t ix_align(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
+void bale_index_build_init(struct bale_index_build *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void bale_index_build_reset(struct bale_index_build *b)
+{
+	bale_buf_reset(&b->labels);
+	bale_buf_reset(&b->locs);
+	bale_buf_reset(&b->key_at);
+	bale_buf_reset(&b->text);
+	b->count = 0;
+	b->unfit = 0;
+}
+
+void bale_index_build_release(struct bale_index_build *b)
+{
+	bale_buf_release(&b->labels);
+	bale_buf_release(&b->locs);
+	bale_buf_release(&b->key_at);
+	bale_buf_release(&b->text);
+	b->count = 0;
+}
+
+void bale_index_add(struct bale_index_build *b, int64_t label,
+    const struct bale_index_loc *loc, const char *key)
+{
+	int32_t l = (int32_t)label;
+	uint64_t at = b->text.len;
+
+	if (label < 0 || label > INT32_MAX) {
+		b->unfit = 1;	/* no index: readers take the slow way */
+		return;
+	}
+	bale_buf_add(&b->labels, &l, sizeof(l));
+	bale_buf_add(&b->locs, loc, sizeof(*loc));
+	bale_buf_add(&b->key_at, &at, sizeof(at));
+	bale_buf_puts(&b->text, key);
+	bale_buf_add(&b->text, "", 1);
+	b->count++;
+}
+
+static void ix_put_column(struct bale_buf *out, const struct bale_buf *col)
+{
+	bale_buf_add(out, col->data, col->len);
+	bale_buf_zeros(out, (size_t)(ix_align(out->len) - out->len));
+}
+
+int bale_index_write(struct bale_index_build *b, const char *path,
+    uint64_t source_size, int sync)
+{
+	struct bale_buf out = BALE_BUF_INIT;
+	struct ix_head h;
+	uint64_t end = b->text.len;
+	int rc;
+
+	if (b->unfit || b->labels.failed || b->locs.failed ||
+	    b->key_at.failed || b->text.failed) {
+		errno = b->unfit ? EINVAL : ENOMEM;
+		return -1;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, IX_MAGIC, sizeof(h.magic));
+	h.version = IX_VERSION;
+	h.byte_order = IX_BYTE_ORDER;
+	h.count = b->count;
+	h.source_size = source_size;
+	h.labels_at = sizeof(h);
+	h.locs_at = h.labels_at + ix_align(b->labels.len);
+	h.keys_at = h.locs_at + b->locs.len;
+	h.crc = bale_crc32(&h, offsetof(struct ix_head, crc));
+	bale_buf_add(&out, &h, sizeof(h));
+	ix_put_column(&out, &b->labels);
+	ix_put_column(&out, &b->locs);
+	ix_put_column(&out, &b->key_at);
+	bale_buf_add(&out, &end, sizeof(end));
+	bale_buf_add(&out, b->text.data, b->text.len);
+	if (out.failed) {
+		bale_buf_release(&out);
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = bale_file_write_atomic(path, out.data, out.len, sync);
+	bale_buf_release(&out);
+	return rc;
+}
+
+/* 1 when the head describes columns that fit in @len bytes. */
+static int ix_head_fits(const struct ix_head *h, uint64_t len)
+{
+	uint64_t n = h->count;
+
+	if (n > len / 16 || h->labels_at != sizeof(*h) ||
+	    h->locs_at != h->labels_at + ix_align(n * 4) ||
+	    h->keys_at != h->locs_at + n * 16)
+		return 0;
+	return h->keys_at + (n + 1) * 8 <= len;
+}
+
+static int ix_check(struct bale_index *ix, uint64_t len, uint64_t count,
+    uint64_t source_size)
+{
+	const struct ix_head *h = ix->map;
+	uint64_t text_at;
+
+	if (len < sizeof(*h) || memcmp(h->magic, IX_MAGIC, 8) != 0 ||
+	    h->version != IX_VERSION || h->byte_order != IX_BYTE_ORDER ||
+	    h->crc != bale_crc32(h, offsetof(struct ix_head, crc)) ||
+	    !ix_head_fits(h, len))
+		return BALE_EINVAL;
+	if (h->count != count || h->source_size != source_size)
+		return BALE_EINVAL;	/* stale: written for other data */
+	ix->count = h->count;
+	ix->labels = (const int32_t *)((const char *)ix->map + h->labels_at);
+	ix->locs = (const struct bale_index_loc *)((const char *)ix->map +
+	    h->locs_at);
+	ix->key_at = (const uint64_t *)((const char *)ix->map + h->keys_at);
+	text_at = h->keys_at + (h->count + 1) * 8;
+	ix->key_text = (const char *)ix->map + text_at;
+	ix->text_len = len - text_at;
+	return BALE_OK;
+}
+
+const char *bale_index_key(const struct bale_index *ix, uint64_t i)
+{
+	uint64_t at = ix->key_at[i];
+	uint64_t end = ix->key_at[i + 1];
+
+	/* checked here, not at open, so opening stays O(1): the key must
+	 * lie inside the text and end in its own NUL */
+	if (at >= end || end > ix->text_len || ix->key_text[end - 1] != '\0')
+		return NULL;
+	return ix->key_text + at;
+}
+
+int bale_index_open(struct bale_index *ix, const char *path, uint64_t count,
+    uint64_t source_size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	memset(ix, 0, sizeof(*ix));
+	if (fd < 0)
+		return errno == ENOENT ? BALE_ENOENT : BALE_EIO;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct ix_head)) {
+		close(fd);
+		return BALE_EINVAL;
+	}
+	ix->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (ix->map == MAP_FAILED) {
+		close(fd);
+		ix->map = NULL;
+		return BALE_EIO;
+	}
+	ix->fd = fd;
+	ix->maplen = (size_t)st.st_size;
+	/* a get touches one entry: no read-around of megabytes of columns
+	 * it does not need; labels in bulk are read apart, with pread */
+	madvise(ix->map, ix->maplen, MADV_RANDOM);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	rc = ix_check(ix, (uint64_t)st.st_size, count, source_size);
+	if (rc != BALE_OK)
+		bale_index_close(ix);
+	return rc;
+}
+
+int bale_index_labels(const struct bale_index *ix, uint64_t first,
+    uint64_t n, int64_t *out)
+{
+	const struct ix_head *h = ix->map;
+	int32_t chunk[16384];
+	uint64_t done = 0, k, i;
+	size_t got;
+
+	while (done < n) {
+		k = n - done < 16384 ? n - done : 16384;
+		if (bale_file_pread_full(ix->fd, chunk, (size_t)k * 4,
+		    h->labels_at + (first + done) * 4, &got) != 0 ||
+		    got != k * 4)
+			return BALE_EIO;
+		for (i = 0; i < k; i++)
+			out[done + i] = chunk[i];
+		done += k;
+	}
+	return BALE_OK;
+}
+
+void bale_index_close(struct bale_index *ix)
+{
+	if (ix->map) {
+		munmap(ix->map, ix->maplen);
+		close(ix->fd);
+	}
+	memset(ix, 0, sizeof(*ix));
+}
