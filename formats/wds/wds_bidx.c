@@ -197,7 +197,8 @@ static int wds_tail_member(const unsigned char *p, size_t n,
 		    *size > n - at - WDS_BLOCK)
 			return -1;
 		nlen = strnlen((const char *)p + at, 100);
-		if (nlen > elen && memcmp(p + at + nlen - elen, ext, elen) == 0) {
+		if (nlen > elen &&
+		    memcmp(p + at + nlen - elen, ext, elen) == 0) {
 			*data = p + at + WDS_BLOCK;
 			return 0;
 		}
@@ -226,8 +227,8 @@ static int wds_bidx_meta(struct bale_reader *r, struct wds_r *st,
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: the members "
 		    "after the image of sample '%s' are not its .cls and "
 		    ".json: the shard or its .bidx is damaged", out->key);
-	if (bale_meta_label((const char *)cls, (size_t)cls_size, &stored) != 0 ||
-	    stored != out->label)
+	if (bale_meta_label((const char *)cls, (size_t)cls_size,
+	    &stored) != 0 || stored != out->label)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: label %" PRId64
 		    " in .cls, %" PRId64 " in the index", stored, out->label);
 	if (!bale_meta_label_agrees((const char *)json, (size_t)size,

@@ -29,7 +29,7 @@ expect_stderr() {
 
 # nothing that looks complete, nor any temporary file, under $1
 expect_no_output() {
-    if [ -n "$(find "$1" -name '*-shards.json' -o -name '*.tar' -o -name '*.idx' -o -name '*.partial' 2>/dev/null)" ]; then
+    if [ -n "$(find "$1" -name '*-shards.json' -o -name '*.tar' -o -name '*.idx' -o -name '*.bidx' -o -name '*.partial' 2>/dev/null)" ]; then
         ls -la "$1" >&2
         fail "'$1' holds output after a failed run"
     fi

@@ -40,9 +40,12 @@ def read_all(path, meta=True):
 
 
 def contents(path):
-    """Every sample's key, label, path and bytes, and the labels."""
-    r = bale.open(path)
-    return [(s.key, s.label, s.path, bytes(s.data)) for s in r], r.labels()
+    """Every sample's key, label, path and bytes, and the labels, with
+    and without the metadata."""
+    r, fast = bale.open(path), bale.open(path, meta=False)
+    return ([(s.key, s.label, s.path, bytes(s.data)) for s in r],
+            [(s.label, bytes(s.data)) for s in fast], r.labels(),
+            fast.labels())
 
 
 class HostileTest(common.TempTest):
