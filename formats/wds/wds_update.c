@@ -189,7 +189,28 @@ struct wds_rewrite {
 	uint64_t at;		/* bytes written to @out */
 	uint64_t kept;
 	struct bale_buf idx;	/* the new .idx's lines */
+	struct bale_index old;	/* the old shard's .bidx, when sound */
+	struct bale_index_build bix;	/* the new one's, from it */
 };
+
+/* Old sample @i, moved from [@lo, ...) to @at, into the new .bidx: its
+ * label and key as the old one had them (a sample whose old entry does
+ * not fit its .idx span leaves the new shard without one). */
+static void wds_upd_index(struct wds_rewrite *w, uint64_t i, uint64_t lo,
+    uint64_t hi, const char *key)
+{
+	const struct bale_index_loc *old = &w->old.locs[i];
+	const char *had = bale_index_key(&w->old, i);
+	struct bale_index_loc loc = *old;
+
+	if (!had || strcmp(had, key) != 0 || old->off < lo ||
+	    old->off + old->size + old->tail > hi) {
+		w->bix.unfit = 1;
+		return;
+	}
+	loc.off = old->off - lo + w->at;
+	bale_index_add(&w->bix, w->old.labels[i], &loc, key);
+}
 
 /* Copy the samples of @text (the old .idx, after its head) that stay. */
 static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
@@ -212,6 +233,8 @@ static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
 			continue;
 		if (bale_file_copy_range(w->in, lo, w->out, hi - lo) != 0)
 			return -2;
+		if (w->old.map)
+			wds_upd_index(w, i, lo, hi, key);
 		wds_upd_shift(&w->idx, line, lo, w->at);
 		w->at += hi - lo;
 		w->kept++;
@@ -234,8 +257,29 @@ static char *wds_upd_read_idx(struct wds_updating *g, const char *url)
 	return text;
 }
 
+/* The rewritten shard's .bidx, made from the old one's entries; none
+ * when the old shard had none (the readers then take the .idx files). */
+static int wds_upd_finish_bidx(struct wds_updating *g, struct wds_rewrite *w,
+    const char *tar)
+{
+	char *path = bale_strfmt("%.*s.bidx", (int)strlen(tar) - 4, tar);
+	int rc = BALE_OK;
+
+	if (!path)
+		return wds_upd_nomem(g);
+	if (w->old.map && !w->bix.unfit) {
+		wds_upd_made(g, path);
+		if (bale_index_write(&w->bix, path, w->at + WDS_END_BYTES,
+		    0) != 0)
+			rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot "
+			    "write '%s': %s", path, strerror(errno));
+	}
+	free(path);
+	return rc;
+}
+
 /* The rewritten shard's files: the tar (@w->out, closed here), then
- * its .idx. */
+ * its .idx and .bidx. */
 static int wds_upd_finish(struct wds_updating *g, struct wds_rewrite *w,
     const char *tar, const char *idx)
 {
@@ -258,7 +302,20 @@ static int wds_upd_finish(struct wds_updating *g, struct wds_rewrite *w,
 		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
 		    "'%s': %s", idx, strerror(errno));
 	bale_buf_release(&head);
-	return rc;
+	return rc == BALE_OK ? wds_upd_finish_bidx(g, w, tar) : rc;
+}
+
+/* The old shard's .bidx, if it has a sound one. */
+static void wds_upd_open_old_index(struct wds_updating *g,
+    const struct wds_shard *s, struct wds_rewrite *w)
+{
+	char *path = bale_strfmt("%s/%.*s.bidx", g->u->out,
+	    (int)strlen(s->url) - 4, s->url);
+
+	if (path && bale_index_open(&w->old, path, s->nsamples,
+	    s->filesize) != BALE_OK)
+		memset(&w->old, 0, sizeof(w->old));
+	free(path);
 }
 
 /* Copy shard @src's samples that stay (they start at position @pos)
@@ -273,6 +330,7 @@ static int wds_upd_copy_shard(struct wds_updating *g,
 
 	if (!text)
 		return g->err->rc;
+	wds_upd_open_old_index(g, s, w);
 	w->in = open(src, O_RDONLY | O_CLOEXEC);
 	w->out = w->in < 0 ? -1 : open(tar, O_WRONLY | O_CREAT | O_TRUNC |
 	    O_CLOEXEC, 0644);
@@ -300,7 +358,7 @@ static int wds_upd_rewrite(struct wds_updating *g, const struct wds_shard *s,
 	char *src = bale_strfmt("%s/%s", g->u->out, s->url);
 	char *tar = wds_upd_path(g, g->next_no, "tar");
 	char *idx = wds_upd_path(g, g->next_no, "idx");
-	struct wds_rewrite w = { -1, -1, 0, 0, BALE_BUF_INIT };
+	struct wds_rewrite w = { .in = -1, .out = -1 };
 	int rc = src && tar && idx ? wds_upd_copy_shard(g, s, pos, src, tar,
 	    idx, &w) : wds_upd_nomem(g);
 
@@ -314,6 +372,8 @@ static int wds_upd_rewrite(struct wds_updating *g, const struct wds_shard *s,
 	if (w.in >= 0)
 		close(w.in);
 	bale_buf_release(&w.idx);
+	bale_index_close(&w.old);
+	bale_index_build_release(&w.bix);
 	free(src);
 	free(tar);
 	free(idx);
