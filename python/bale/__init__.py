@@ -19,9 +19,11 @@ import tempfile
 
 from . import _bale
 from ._bale import Error, NotFoundError
+from ._labels import Labels
 
 __version__ = _bale.version
-__all__ = ["Error", "Loader", "NotFoundError", "UsageError", "Reader",
+__all__ = ["Error", "Labels", "Loader", "NotFoundError", "UsageError",
+           "Reader",
            "Sample", "find_outputs", "formats", "merge", "open",
            "output_format", "pack"]
 

@@ -79,9 +79,12 @@ class ImageDataset(torch.utils.data.Dataset):
 
     @property
     def targets(self):
-        """Every sample's label, in order (read without the bytes)."""
+        """Every sample's label, in order, read without the bytes from
+        the output's index as asked (a bale.Labels sequence: no list of a
+        Python int per sample in every worker; numpy.asarray() for an
+        array)."""
         if self._targets is None:
-            self._targets = self.reader.labels()
+            self._targets = bale.Labels(self.reader)
         return self._targets
 
     def __repr__(self):

@@ -441,6 +441,44 @@ static PyObject *ext_reader_labels(PyObject *o, PyObject *unused)
 	return list;
 }
 
+/* _labels_into(buffer, first): the labels of samples first, first + 1,
+ * ... into a writable buffer of int64 (as many as it holds), from the
+ * output's index where it keeps one: no Python object per label. */
+static PyObject *ext_reader_labels_into(PyObject *o, PyObject *args)
+{
+	ext_reader *self = (ext_reader *)o;
+	unsigned long long first = 0;
+	struct ext_handle h;
+	Py_buffer view;
+	uint64_t n;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "w*|K", &view, &first))
+		return NULL;
+	n = (uint64_t)view.len / sizeof(int64_t);
+	if ((size_t)view.len % sizeof(int64_t) != 0 || first > self->count ||
+	    n > self->count - first) {
+		PyBuffer_Release(&view);
+		PyErr_SetString(PyExc_IndexError, "labels past the last "
+		    "sample, or a buffer not of int64");
+		return NULL;
+	}
+	if (ext_pool_take_open(self, &h) != 0) {
+		PyBuffer_Release(&view);
+		return NULL;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	rc = bale_reader_labels(h.r, first, n, view.buf);
+	Py_END_ALLOW_THREADS
+	if (rc != BALE_OK)
+		ext_raise(rc, bale_reader_errmsg(h.r));
+	ext_pool_give(self, h);
+	PyBuffer_Release(&view);
+	if (rc != BALE_OK)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
 static PyObject *ext_reader_info(PyObject *o, PyObject *unused)
 {
 	ext_reader *self = (ext_reader *)o;
@@ -538,6 +576,9 @@ static PyMethodDef ext_reader_methods[] = {
 	{ "labels", ext_reader_labels, METH_NOARGS,
 	  "labels() -> every sample's label, in order, without reading the "
 	  "samples' bytes (bale's formats keep labels apart)" },
+	{ "_labels_into", ext_reader_labels_into, METH_VARARGS,
+	  "_labels_into(buffer, first=0): labels from first on into an "
+	  "int64 buffer" },
 	{ "_info_json", ext_reader_info, METH_NOARGS,
 	  "JSON text of what the output records about itself" },
 	{ "_set_convert", ext_reader_set_convert, METH_VARARGS,

@@ -34,6 +34,26 @@ class ReaderTest(common.TempTest):
             if s.crc32 is not None:
                 self.assertEqual(s.crc32, zlib.crc32(s.data))
 
+    def check_labels(self, r):
+        """labels() and the bale.Labels sequence give the tree's labels,
+        whichever way they are asked for."""
+        want = [label for _, label in self.truth]
+        seq = bale.Labels(r)
+        self.assertEqual(r.labels(), want)
+        self.assertEqual(len(seq), len(want))
+        self.assertEqual(list(seq), want)
+        self.assertTrue(seq == want)
+        self.assertEqual(seq[-1], want[-1])
+        self.assertEqual(seq[3:9], want[3:9])
+        self.assertEqual(seq[::-5], want[::-5])
+        self.assertEqual(numpy.asarray(seq).tolist(), want)
+        self.assertEqual(numpy.asarray(seq).dtype, numpy.int64)
+        for bad in (len(want), -len(want) - 1):
+            with self.assertRaises(IndexError):
+                seq[bad]
+        with self.assertRaises(IndexError):
+            r._labels_into(numpy.empty(2, numpy.int64), len(want) - 1)
+
     def test_every_layout(self):
         classes = sorted({os.path.relpath(p, self.src).split(os.sep)[0]
                           for p, _ in self.truth})
@@ -43,6 +63,7 @@ class ReaderTest(common.TempTest):
             self.assertEqual(r.format, fmt)
             self.check_samples(r)
             self.check_samples(bale.open(out, meta=False))
+            self.check_labels(bale.open(out, meta=False))
             if layout != "caffe":    # a Datum file records no names
                 self.assertEqual(r.classes, classes)
         self.assertGreater(common.each_layout(self, self.src, check), 0)
