@@ -74,6 +74,34 @@ int bale_lmdb_env_holds(const struct lmdb_env *e, const struct lmdb_view *w,
 	    (uint64_t)(p - e->map) <= w->size - v->mv_size;
 }
 
+int32_t bale_lmdb_label_at(const unsigned char *labels, uint64_t i)
+{
+	int32_t l;
+
+	memcpy(&l, labels + i * sizeof(l), sizeof(l));
+	return l;
+}
+
+int bale_lmdb_read_labels(const struct lmdb_env *e,
+    const unsigned char *at, uint64_t n, int64_t *out)
+{
+	uint64_t off = (uint64_t)((const char *)at - e->map);
+	int32_t chunk[16384];
+	uint64_t done = 0, k, i;
+	size_t got;
+
+	while (done < n) {
+		k = n - done < 16384 ? n - done : 16384;
+		if (bale_file_pread_full(e->fd, chunk, (size_t)k * 4,
+		    off + done * 4, &got) != 0 || got != k * 4)
+			return -1;
+		for (i = 0; i < k; i++)
+			out[done + i] = chunk[i];
+		done += k;
+	}
+	return 0;
+}
+
 static int lmdb_add_key(struct lmdb_view *e, const char *k, size_t n,
     size_t *cap)
 {
@@ -128,6 +156,22 @@ static int lmdb_list_keys(struct bale_reader *r, const struct lmdb_env *env,
 	    lmdb_env_fail(r, "cannot list keys", err);
 }
 
+/* __labels__: one int32 per key of __keys__, in its order, read in the
+ * map. One of another length (written by something else, or out of
+ * step) is not used: labels then come from each K.cls record. */
+static int lmdb_find_labels(const struct lmdb_env *env, struct lmdb_view *e,
+    MDB_txn *txn)
+{
+	MDB_val k = { 10, "__labels__" };
+	MDB_val v;
+
+	if (mdb_get(txn, env->dbi, &k, &v) == 0 &&
+	    v.mv_size == e->n * sizeof(int32_t) &&
+	    bale_lmdb_env_holds(env, e, &v))
+		e->labels = v.mv_data;
+	return BALE_OK;
+}
+
 /* Sample keys: __keys__ (default layout), else every key (caffe). */
 static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
     struct lmdb_view *e, MDB_txn *txn)
@@ -159,7 +203,7 @@ static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
 	}
 	for (i = 0; rc == BALE_OK && i < e->n; i++)
 		e->keys[i] = e->arena.data + (uintptr_t)e->keys[i];
-	return rc;
+	return rc == BALE_OK && !e->caffe ? lmdb_find_labels(env, e, txn) : rc;
 }
 
 /* The map's start, from the first key's address. */

@@ -33,6 +33,10 @@ struct lmdb_view {
 	char **keys;		/* sample i's key (caffe: the whole key) */
 	uint64_t n;
 	struct bale_buf arena;
+	const unsigned char *labels;	/* __labels__ in the map: an int32
+					 * per key, maybe unaligned (a small
+					 * value lies inside its page); NULL:
+					 * made before it, or not in step */
 	atomic_uchar *state;	/* per sample: LMDB_UNREAD ... */
 };
 
@@ -51,6 +55,14 @@ struct lmdb_env {
 	atomic_int populate;	/* MADV_POPULATE_READ works */
 	struct lmdb_view *views;	/* under the cache's lock */
 };
+
+/** @n labels of __labels__ at @at (in @e's map) into @out, read with
+ *  pread from the data file: one read, not a page fault per 4 KiB.
+ *  @return 0, or -1 (the caller copies them from the map) */
+int bale_lmdb_read_labels(const struct lmdb_env *e,
+    const unsigned char *at, uint64_t n, int64_t *out);
+/** Label @i of __labels__ at @labels. */
+int32_t bale_lmdb_label_at(const unsigned char *labels, uint64_t i);
 
 /** The environment of @path (its data file @data_file; @nosubdir: @path
  *  is that file), opened by the first handle, shared with the others;

@@ -29,6 +29,10 @@ struct lmdb_merging {
 	MDB_dbi dbi;
 	size_t txn_bytes;
 	struct bale_buf keys;	/* the parts' __keys__, joined */
+	struct bale_buf labels;	/* their __labels__, joined */
+	uint64_t part_keys;	/* keys in the part's __keys__ */
+	int part_labels;	/* the part's __labels__ matched them */
+	int labels_lost;	/* a part had none that did: no __labels__ */
 	struct bale_buf classes;	/* part 0's __classes__ */
 	uint64_t count;
 	int layout_default;	/* the parts have __bale__ */
@@ -119,14 +123,35 @@ static int lmdb_merge_put(struct lmdb_merging *g, MDB_val *k, MDB_val *v)
 	    BALE_OK;
 }
 
+/* Lines of __keys__: one key each, every one ended. */
+static uint64_t lmdb_merge_lines(const char *p, size_t n)
+{
+	uint64_t lines = 0;
+	const char *nl;
+
+	while ((nl = memchr(p, '\n', n))) {
+		lines++;
+		n -= (size_t)(nl + 1 - p);
+		p = nl + 1;
+	}
+	return lines;
+}
+
 /* A part's own record: kept for the merged metadata, not copied. */
 static void lmdb_merge_note(struct lmdb_merging *g, size_t part,
     const MDB_val *k, const MDB_val *v)
 {
 	char num[32];
 
-	if (k->mv_size == 8 && memcmp(k->mv_data, "__keys__", 8) == 0)
+	if (k->mv_size == 8 && memcmp(k->mv_data, "__keys__", 8) == 0) {
 		bale_buf_add(&g->keys, v->mv_data, v->mv_size);
+		g->part_keys = lmdb_merge_lines(v->mv_data, v->mv_size);
+	} else if (k->mv_size == 10 &&
+	    memcmp(k->mv_data, "__labels__", 10) == 0 &&
+	    v->mv_size == g->part_keys * 4) {
+		bale_buf_add(&g->labels, v->mv_data, v->mv_size);
+		g->part_labels = 1;
+	}
 	else if (k->mv_size == 8 && memcmp(k->mv_data, "__bale__", 8) == 0)
 		g->layout_default = 1;
 	else if (part == 0 && k->mv_size == 11 &&
@@ -162,8 +187,11 @@ static int lmdb_merge_part(struct lmdb_merging *g, size_t i)
 	if (!path)
 		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
 	g->part = i;
+	g->part_keys = 0;
+	g->part_labels = 0;
 	rc = bale_lmdb_each_record(path, g->nosubdir, lmdb_merge_record, g,
 	    g->err);
+	g->labels_lost |= !g->part_labels;
 	free(path);
 	return rc;
 }
@@ -198,6 +226,10 @@ static int lmdb_merge_metadata(struct lmdb_merging *g)
 	if (rc == BALE_OK)
 		rc = lmdb_merge_put_str(g, "__keys__", g->keys.data ?
 		    g->keys.data : "", g->keys.len);
+	if (rc == BALE_OK && !g->labels_lost)
+		rc = g->labels.failed ? bale_errbuf_set(g->err, BALE_ENOMEM,
+		    "lmdb: no memory") : lmdb_merge_put_str(g, "__labels__",
+		    g->labels.data ? g->labels.data : "", g->labels.len);
 	bale_buf_release(&b);
 	return rc;
 }
@@ -253,6 +285,7 @@ int bale_lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err)
 	free(g.final);
 	free(g.tmp);
 	bale_buf_release(&g.keys);
+	bale_buf_release(&g.labels);
 	bale_buf_release(&g.classes);
 	return rc;
 }

@@ -177,6 +177,13 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	free(st->path);
 	st->path = NULL;
 	if (!st->no_meta) {
+		/* with the metadata (verify reads so), __labels__ too */
+		if (st->v->labels && out->label !=
+		    bale_lmdb_label_at(st->v->labels, i))
+			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: "
+			    "label %" PRId64 " in .cls, %" PRId32 " in "
+			    "__labels__", key, out->label,
+			    bale_lmdb_label_at(st->v->labels, i));
 		if (!bale_meta_label_agrees(json.mv_data, json.mv_size,
 		    out->label, &stored))
 			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: "
@@ -238,6 +245,10 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	size_t n;
 	int err;
 
+	if (st->v->labels) {
+		*label = bale_lmdb_label_at(st->v->labels, i);
+		return BALE_OK;
+	}
 	if (!st->v->caffe && lmdb_cls_key(r, key, want, &k) != BALE_OK)
 		return BALE_EINVAL;
 	err = mdb_get(st->txn, st->e->dbi, &k, &v);
@@ -250,6 +261,30 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	    bale_meta_label(v.mv_data, v.mv_size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
 		    key);
+	return BALE_OK;
+}
+
+/* Many labels: __labels__ read with one pread where the map's start is
+ * known (the map reads it a page a fault, read-ahead being off), else
+ * copied from the map; without it, each K.cls record. */
+static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
+    uint64_t n, int64_t *out)
+{
+	struct lmdb_r *st = priv;
+	const unsigned char *l = st->v->labels;
+	uint64_t i;
+	int rc = BALE_OK;
+
+	if (!l) {
+		for (i = 0; rc == BALE_OK && i < n; i++)
+			rc = lmdb_rlabel(r, priv, first + i, &out[i]);
+		return rc;
+	}
+	if (st->e->map && bale_lmdb_read_labels(st->e, l + first * 4, n,
+	    out) == 0)
+		return BALE_OK;
+	for (i = 0; i < n; i++)
+		out[i] = bale_lmdb_label_at(l, first + i);
 	return BALE_OK;
 }
 
@@ -379,6 +414,7 @@ const struct bale_reader_ops bale_lmdb_reader = {
 	.count = lmdb_rcount,
 	.get = lmdb_rget,
 	.label = lmdb_rlabel,
+	.labels = lmdb_rlabels,
 	.files = lmdb_rfiles,
 	.info = lmdb_rinfo,
 	.release = lmdb_rrelease,

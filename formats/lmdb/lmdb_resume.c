@@ -22,21 +22,40 @@ static int lmdb_key_index(const MDB_val *k, uint64_t *index)
 	return i > 0 && i < k->mv_size && i <= 19 ? 0 : -1;
 }
 
-/* Note a kept record: the sample keys list and count follow its
- * payload record (one per sample in either layout). */
+/* 1 if key @k ends in @suffix. */
+static int lmdb_key_ends(const MDB_val *k, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return k->mv_size >= n &&
+	    memcmp((const char *)k->mv_data + k->mv_size - n, suffix, n) == 0;
+}
+
+/* Note a kept record: the sample keys list, labels and count follow its
+ * payload record (one per sample in either layout); its label is the
+ * K.cls record before it (K.cls sorts before K.image). */
 static void lmdb_keep_record(struct lmdb_w *st, const MDB_val *k,
-    uint64_t index)
+    const MDB_val *v, uint64_t index)
 {
 	static const char image[] = ".image";
 	size_t klen = k->mv_size;
+	int64_t label = -1;
 
+	if (!st->caffe && lmdb_key_ends(k, ".cls")) {
+		if (bale_meta_label(v->mv_data, v->mv_size, &label) != 0)
+			st->labels_unfit = 1;
+		st->resume_label = label;
+		return;
+	}
 	if (!st->caffe && (klen < sizeof(image) ||
 	    memcmp((char *)k->mv_data + klen - (sizeof(image) - 1), image,
 	    sizeof(image) - 1) != 0))
 		return;
-	if (!st->caffe)
+	if (!st->caffe) {
 		bale_buf_printf(&st->keys, "%.*s\n",
 		    (int)(klen - (sizeof(image) - 1)), (char *)k->mv_data);
+		bale_lmdb_note_label(st, st->resume_label);
+	}
 	st->count++;
 	st->have_sample = 1;
 	st->last_index = index;
@@ -58,7 +77,7 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 		if (lmdb_key_index(&k, &index) != 0 || index >= next)
 			err = mdb_cursor_del(cur, 0);
 		else
-			lmdb_keep_record(st, &k, index);
+			lmdb_keep_record(st, &k, &v, index);
 		if (err == 0)
 			err = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
 	}
@@ -66,7 +85,8 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 	if (err != MDB_NOTFOUND)
 		return bale_lmdb_fail(w, st, "cannot cut back to the checkpoint",
 		    err);
-	return st->keys.failed ? bale_writer_seterr(w, BALE_ENOMEM,
+	return st->keys.failed || st->labels.failed ?
+	    bale_writer_seterr(w, BALE_ENOMEM,
 	    "lmdb: no memory") : bale_lmdb_commit(w, st);
 }
 

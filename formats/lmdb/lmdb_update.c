@@ -29,8 +29,30 @@ struct lmdb_updating {
 	MDB_txn *txn;
 	MDB_dbi dbi;
 	struct bale_buf keys;	/* __keys__ after the update */
+	struct bale_buf labels;	/* __labels__ after it, in step */
+	int labels_lost;	/* the old output's or the delta's had none
+				 * in step with its keys: none after */
+	size_t delta_keys;	/* bytes of the delta's __keys__ */
+	int delta_labels;	/* the delta has __labels__ */
 	uint64_t count;
 };
+
+/* The old output's __labels__ (a copy), when it has one in step with
+ * its @n keys; else NULL, and none is written after. */
+static int32_t *lmdb_upd_old_labels(struct lmdb_updating *g, uint64_t n)
+{
+	int32_t *copy;
+	MDB_val k = { 10, "__labels__" };
+	MDB_val v;
+
+	if (mdb_get(g->txn, g->dbi, &k, &v) != 0 || v.mv_size != n * 4 ||
+	    !(copy = malloc(v.mv_size + 4))) {
+		g->labels_lost = 1;
+		return NULL;
+	}
+	memcpy(copy, v.mv_data, v.mv_size);
+	return copy;
+}
 
 static int lmdb_upd_fail(struct lmdb_updating *g, const char *what, int e)
 {
@@ -131,12 +153,15 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 	struct bale_buf old = BALE_BUF_INIT;
 	const char *p, *end, *nl;
 	uint64_t key = UINT64_MAX, n = 0;
+	int32_t *labels = NULL;
 	size_t r = 0;
 	MDB_val v;
 	int rc = lmdb_upd_get(g, "__keys__", &v);
 
 	if (rc == BALE_OK)
 		bale_buf_add(&old, v.mv_data, v.mv_size);
+	if (rc == BALE_OK && !old.failed)
+		labels = lmdb_upd_old_labels(g, u->count_before);
 	if (old.failed)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
 	p = old.data;
@@ -147,11 +172,15 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 		key = strtoull(p, NULL, 10);
 		while (r < u->nremoved && u->removed[r] < key)
 			r++;
-		if (r < u->nremoved && u->removed[r] == key)
+		if (r < u->nremoved && u->removed[r] == key) {
 			rc = lmdb_upd_del_sample(g, p, (size_t)(nl - p));
-		else
-			bale_buf_printf(&g->keys, "%.*s\n", (int)(nl - p), p);
+			continue;
+		}
+		bale_buf_printf(&g->keys, "%.*s\n", (int)(nl - p), p);
+		if (labels && n < u->count_before)
+			bale_buf_add(&g->labels, &labels[n], 4);
 	}
+	free(labels);
 	bale_buf_release(&old);
 	if (rc == BALE_OK && (n != u->count_before ||
 	    (n && key != u->keys_before[n - 1])))
@@ -168,9 +197,13 @@ static int lmdb_upd_record(void *ctx, MDB_val *k, MDB_val *v)
 	struct lmdb_updating *g = ctx;
 	int e = 0;
 
-	if (k->mv_size == 8 && !memcmp(k->mv_data, "__keys__", 8))
+	if (k->mv_size == 8 && !memcmp(k->mv_data, "__keys__", 8)) {
 		bale_buf_add(&g->keys, v->mv_data, v->mv_size);
-	else if (k->mv_size < 2 || memcmp(k->mv_data, "__", 2) != 0)
+		g->delta_keys = v->mv_size;
+	} else if (k->mv_size == 10 && !memcmp(k->mv_data, "__labels__", 10)) {
+		bale_buf_add(&g->labels, v->mv_data, v->mv_size);
+		g->delta_labels = 1;
+	} else if (k->mv_size < 2 || memcmp(k->mv_data, "__", 2) != 0)
 		e = mdb_put(g->txn, g->dbi, k, v, MDB_APPEND);
 	return e ? lmdb_upd_fail(g, "cannot append to", e) : BALE_OK;
 }
@@ -219,6 +252,11 @@ static int lmdb_upd_metadata(struct lmdb_updating *g)
 	if (rc == BALE_OK)
 		rc = lmdb_upd_put(g, "__keys__", g->keys.data ? g->keys.data :
 		    "", g->keys.len);
+	/* in step: one label a key, else none (readers read K.cls) */
+	if (rc == BALE_OK && !g->labels_lost && !g->labels.failed &&
+	    g->labels.len == g->count * 4)
+		rc = lmdb_upd_put(g, "__labels__", g->labels.data ?
+		    g->labels.data : "", g->labels.len);
 	bale_buf_release(&bale);
 	bale_buf_release(&cls);
 	return rc;
@@ -227,7 +265,7 @@ static int lmdb_upd_metadata(struct lmdb_updating *g)
 static int lmdb_upd_run(struct lmdb_updating *g)
 {
 	static const char *const meta[] = { "__bale__", "__classes__",
-	    "__count__", "__keys__" };
+	    "__count__", "__keys__", "__labels__" };
 	MDB_val v;
 	size_t i;
 	int e, rc = lmdb_upd_open(g);
@@ -236,10 +274,12 @@ static int lmdb_upd_run(struct lmdb_updating *g)
 		rc = lmdb_upd_get(g, "__bale__", &v);
 	if (rc == BALE_OK)
 		rc = lmdb_upd_remove(g);
-	for (i = 0; rc == BALE_OK && i < 4; i++)
+	for (i = 0; rc == BALE_OK && i < 5; i++)
 		rc = lmdb_upd_del(g, meta[i]);
 	if (rc == BALE_OK && g->u->delta)
 		rc = lmdb_upd_append(g);
+	if (g->u->delta && g->delta_keys && !g->delta_labels)
+		g->labels_lost = 1;
 	if (rc == BALE_OK)
 		rc = lmdb_upd_metadata(g);
 	if (rc != BALE_OK)
@@ -272,5 +312,6 @@ int bale_lmdb_update(const struct bale_update *u, struct bale_errbuf *err)
 	free(lock);
 	free(g.path);
 	bale_buf_release(&g.keys);
+	bale_buf_release(&g.labels);
 	return rc;
 }

@@ -336,7 +336,8 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 	st->have_sample = 1;
 	st->last_index = s->index;
 	bale_buf_printf(&st->keys, "%s\n", s->key);
-	if (st->keys.failed)
+	bale_lmdb_note_label(st, s->label);
+	if (st->keys.failed || st->labels.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
 	st->count++;
 	if (st->txn_bytes < LMDB_TXN_BYTES)
@@ -357,6 +358,15 @@ void bale_lmdb_bale_record(struct bale_buf *b, uint64_t count)
 	bale_buf_puts(b, "}");
 }
 
+void bale_lmdb_note_label(struct lmdb_w *st, int64_t label)
+{
+	int32_t l = (int32_t)label;
+
+	if (label < 0 || label > INT32_MAX)
+		st->labels_unfit = 1;
+	bale_buf_add(&st->labels, &l, sizeof(l));
+}
+
 static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 {
 	struct bale_buf b = BALE_BUF_INIT;
@@ -375,6 +385,9 @@ static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 	if (rc == BALE_OK)
 		rc = lmdb_put(w, st, "__keys__", st->keys.data ? st->keys.data :
 		    "", st->keys.len);
+	if (rc == BALE_OK && !st->labels_unfit)
+		rc = lmdb_put(w, st, "__labels__", st->labels.data ?
+		    st->labels.data : "", st->labels.len);
 	bale_buf_release(&b);
 	return rc;
 }
@@ -434,6 +447,7 @@ static void lmdb_release(void *priv)
 	free(st->final);
 	free(st->tmp);
 	bale_buf_release(&st->keys);
+	bale_buf_release(&st->labels);
 	bale_buf_release(&st->classes);
 	bale_buf_release(&st->meta);
 }

@@ -65,6 +65,9 @@ struct lmdb_w {
 	size_t txn_pages;	/* worst case of the open transaction */
 	size_t txn_bytes;
 	struct bale_buf keys;	/* "KEY\n" per sample */
+	struct bale_buf labels;	/* int32 per sample: __labels__ */
+	int labels_unfit;	/* a label outside int32: no __labels__ */
+	int64_t resume_label;	/* resume: the last K.cls record's */
 	struct bale_buf classes;
 	struct bale_buf meta;
 	uint64_t count;
@@ -80,6 +83,8 @@ int bale_lmdb_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
 
 /* what the resume shares with the writer (lmdb_write.c) */
+/** Note sample @label for __labels__. */
+void bale_lmdb_note_label(struct lmdb_w *st, int64_t label);
 int bale_lmdb_fail(struct bale_writer *w, const struct lmdb_w *st,
     const char *what, int err);
 int bale_lmdb_paths(struct bale_writer *w, struct lmdb_w *st,
