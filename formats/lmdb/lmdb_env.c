@@ -172,6 +172,40 @@ static int lmdb_find_labels(const struct lmdb_env *env, struct lmdb_view *e,
 	return BALE_OK;
 }
 
+/* __keys__ whose lines are all as long as its first (bale's keys: ten
+ * digits) is read in place, in the map: n is its size over the width,
+ * and each line is checked when it is read (bale_lmdb_view_key). */
+static int lmdb_fixed_keys(struct lmdb_view *e, const MDB_val *v)
+{
+	const char *p = v->mv_data;
+	const char *nl = v->mv_size ? memchr(p, '\n', v->mv_size) : NULL;
+	size_t width = nl ? (size_t)(nl - p) + 1 : 0;
+
+	if (width < 2 || width > 32 || v->mv_size % width != 0)
+		return 0;
+	e->fixed = p;
+	e->width = width;
+	e->n = v->mv_size / width;
+	return 1;
+}
+
+const char *bale_lmdb_view_key(const struct lmdb_view *v, uint64_t i,
+    char *buf, size_t cap)
+{
+	const char *line;
+	size_t len;
+
+	if (!v->fixed)
+		return v->keys[i];
+	line = v->fixed + i * v->width;
+	len = v->width - 1;
+	if (len >= cap || line[len] != '\n' || memchr(line, '\n', len))
+		return NULL;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	return buf;
+}
+
 /* Sample keys: __keys__ (default layout), else every key (caffe). */
 static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
     struct lmdb_view *e, MDB_txn *txn)
@@ -192,6 +226,8 @@ static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
 		v.mv_size = 0;
 	} else if (!bale_lmdb_env_holds(env, e, &v)) {
 		return bale_lmdb_env_outside(r, "__keys__");
+	} else if (lmdb_fixed_keys(e, &v)) {
+		return lmdb_find_labels(env, e, txn);
 	}
 	/* default layout: one key per line */
 	for (p = v.mv_data, end = p + v.mv_size; p < end; p = nl + 1) {

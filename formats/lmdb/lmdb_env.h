@@ -30,7 +30,12 @@ struct lmdb_view {
 	size_t txnid;		/* the version */
 	uint64_t size;		/* of the data file then: its pages lie below */
 	int caffe;
-	char **keys;		/* sample i's key (caffe: the whole key) */
+	char **keys;		/* sample i's key (caffe: the whole key), or
+				 * NULL when @fixed holds them */
+	const char *fixed;	/* __keys__ in the map when its lines are
+				 * all @width bytes ("0000000042\n"): key i
+				 * is read there, no per-sample memory */
+	size_t width;
 	uint64_t n;
 	struct bale_buf arena;
 	const unsigned char *labels;	/* __labels__ in the map: an int32
@@ -61,6 +66,10 @@ struct lmdb_env {
  *  @return 0, or -1 (the caller copies them from the map) */
 int bale_lmdb_read_labels(const struct lmdb_env *e,
     const unsigned char *at, uint64_t n, int64_t *out);
+/** Sample @i's key (i < n) as a C string: in @buf (@cap bytes) when
+ *  the keys are read from the map; NULL when that line is damaged. */
+const char *bale_lmdb_view_key(const struct lmdb_view *v, uint64_t i,
+    char *buf, size_t cap);
 /** Label @i of __labels__ at @labels. */
 int32_t bale_lmdb_label_at(const unsigned char *labels, uint64_t i);
 

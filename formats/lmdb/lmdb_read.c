@@ -134,13 +134,20 @@ static int lmdb_cls_key(struct bale_reader *r, const char *key, char *want,
 	return BALE_OK;
 }
 
+static int lmdb_bad_key_line(struct bale_reader *r, uint64_t i)
+{
+	return bale_reader_seterr(r, BALE_EINVAL, "lmdb: line %" PRIu64
+	    " of __keys__ is damaged", i + 1);
+}
+
 /* Default layout: K.cls, K.image and K.json are adjacent keys: one
  * cursor descent finds the first, one step each the others. */
 static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
     uint64_t i, struct bale_blob *out)
 {
-	const char *key = st->v->keys[i];
-	size_t len = strlen(key);
+	const char *key = bale_lmdb_view_key(st->v, i, st->key,
+	    sizeof(st->key));
+	size_t len;
 	MDB_val img;
 	MDB_val cls;
 	MDB_val json;
@@ -149,6 +156,9 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	int64_t stored = 0;
 	int err;
 
+	if (!key)
+		return lmdb_bad_key_line(r, i);
+	len = strlen(key);
 	if (lmdb_cls_key(r, key, want, &k) != BALE_OK)
 		return BALE_EINVAL;
 	err = mdb_cursor_get(st->cursor, &k, &cls, MDB_SET);
@@ -237,10 +247,10 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
     int64_t *label)
 {
 	struct lmdb_r *st = priv;
-	const char *key = st->v->keys[i];
+	const char *key;
 	const unsigned char *data;
 	char want[LMDB_KEY_ROOM];
-	MDB_val k = { strlen(key), (void *)key };
+	MDB_val k;
 	MDB_val v;
 	size_t n;
 	int err;
@@ -249,6 +259,11 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 		*label = bale_lmdb_label_at(st->v->labels, i);
 		return BALE_OK;
 	}
+	key = bale_lmdb_view_key(st->v, i, st->key, sizeof(st->key));
+	if (!key)
+		return lmdb_bad_key_line(r, i);
+	k.mv_size = strlen(key);
+	k.mv_data = (void *)key;
 	if (!st->v->caffe && lmdb_cls_key(r, key, want, &k) != BALE_OK)
 		return BALE_EINVAL;
 	err = mdb_get(st->txn, st->e->dbi, &k, &v);
