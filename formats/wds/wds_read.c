@@ -153,6 +153,7 @@ static int wds_add_idx(struct bale_reader *r, struct wds_r *st, size_t i)
 {
 	const char *tar = st->paths[i];
 
+	free(st->paths[st->maxshards + i]);	/* check mode: its .bidx */
 	st->paths[st->maxshards + i] = bale_strfmt("%.*s.idx",
 	    (int)strlen(tar) - 4, tar);
 	if (!st->paths[st->maxshards + i])
