@@ -590,6 +590,12 @@ static const struct bale_option hdf5_writer_options[] = {
 /* an updated output's images, by version (hdf5_update.c) */
 static const char *const hdf5_side_files[] = { "-images", NULL };
 
+static const struct bale_option hdf5_reader_options[] = {
+	{ "meta", NULL, 0, NULL,
+	    "read each sample's checksum and path too (default 1)" },
+	{ NULL, NULL, 0, NULL, NULL },
+};
+
 const struct bale_backend bale_backend_hdf5 = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "hdf5",
@@ -606,6 +612,7 @@ const struct bale_backend bale_backend_hdf5 = {
 	.writer_options = hdf5_writer_options,
 	.reader_priv = sizeof(struct hdf5_r),
 	.reader = &bale_hdf5_reader,
+	.reader_options = hdf5_reader_options,
 	.merge = bale_hdf5_merge,
 	.update = bale_hdf5_update,
 };

@@ -104,12 +104,15 @@ static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
 	int rc = hdf5_read_all(r, st->file, "labels", H5T_NATIVE_INT64, st->n,
 	    (void **)&st->labels, sizeof(int64_t));
 
-	if (rc == BALE_OK)
+	/* the checksums and paths are the metadata: a reader without it
+	 * (training's) does not hold them, a third of the rows' bytes and
+	 * most of their memory (a string a sample) */
+	if (rc == BALE_OK && !st->no_meta)
 		rc = hdf5_read_all(r, st->file, "crc32", H5T_NATIVE_UINT32,
 		    st->n, (void **)&st->crcs, sizeof(uint32_t));
 	if (rc == BALE_OK)
 		rc = hdf5_read_keys(r, st);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK && !st->no_meta)
 		rc = hdf5_read_all(r, st->file, "paths", vstr, st->n,
 		    (void **)&st->paths, sizeof(char *));
 	if (rc == BALE_OK && !st->vlen && !st->pixels)
@@ -399,6 +402,18 @@ static int hdf5_sample_size(struct bale_reader *r, const struct hdf5_r *st,
 	return BALE_OK;
 }
 
+static int hdf5_roption(struct bale_reader *r, void *priv, const char *key,
+    const char *value)
+{
+	struct hdf5_r *st = priv;
+
+	(void)r;
+	if (strcmp(key, "meta") != 0)
+		return BALE_ENOOPT;
+	st->no_meta = strcmp(value, "0") == 0;
+	return BALE_OK;
+}
+
 static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -412,9 +427,9 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	st->key[st->keylen] = '\0';
 	out->key = st->key;
 	out->label = st->labels[i];
-	out->crc32 = st->crcs[i];
-	out->has_crc32 = 1;
-	out->path = st->paths[i];
+	out->crc32 = st->crcs ? st->crcs[i] : 0;
+	out->has_crc32 = st->crcs != NULL;
+	out->path = st->paths ? st->paths[i] : NULL;
 	if (st->pixels)
 		return hdf5_rget_pixels(r, st, i, out);
 	if (st->vlen) {
@@ -491,6 +506,7 @@ static void hdf5_rrelease(void *priv)
 }
 
 const struct bale_reader_ops bale_hdf5_reader = {
+	.option = hdf5_roption,
 	.open = hdf5_ropen,
 	.count = hdf5_rcount,
 	.get = hdf5_rget,

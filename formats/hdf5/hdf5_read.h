@@ -47,6 +47,7 @@ struct hdf5_r {
 	size_t nparts;		/* a merged file's: its virtual sources */
 	struct hdf5_src *srcs;	/* their files */
 	int64_t *labels;
+	int no_meta;		/* meta=0: no crc32 or paths read at open */
 	uint32_t *crcs;
 	char *keys;		/* n fixed-width keys */
 	size_t keylen;
