@@ -147,6 +147,31 @@ int bale_index_write(struct bale_index_build *b, const char *path,
 void bale_index_build_reset(struct bale_index_build *b);
 void bale_index_build_release(struct bale_index_build *b);
 
+/** An index written as it goes, its count known first: the columns are
+ *  written in place (pwrite), the head last, then the file renamed from
+ *  "@path.partial". Keys take fixed slots of @key_width bytes each, NUL
+ *  padded (the last byte always NUL). */
+struct bale_index_stream {
+	int fd;
+	char *path;		/* the .partial */
+	uint64_t count;
+	size_t width;
+	uint64_t labels_at, locs_at, keys_at, text_at;
+};
+
+int bale_index_stream_open(struct bale_index_stream *s, const char *path,
+    uint64_t count, size_t key_width);
+/** Samples [@first, @first + @n): labels, locations, and @n key slots
+ *  of key_width bytes. @return 0, or -1 with errno */
+int bale_index_stream_put(struct bale_index_stream *s, uint64_t first,
+    uint64_t n, const int32_t *labels, const struct bale_index_loc *locs,
+    const char *keys);
+/** Finish for a data file of @source_size bytes and publish it; on
+ *  failure nothing is left. @return 0, or -1 with errno */
+int bale_index_stream_close(struct bale_index_stream *s,
+    uint64_t source_size, int sync);
+void bale_index_stream_abort(struct bale_index_stream *s);
+
 /** An index open for reading: its columns, in a shared map. */
 struct bale_index {
 	void *map;

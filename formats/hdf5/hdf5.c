@@ -36,6 +36,7 @@
 #include "hdf5_write.h"
 
 #include "hdf5_common.h"
+#include "hdf5_index.h"
 #include "hdf5_pixels.h"
 #include "hdf5_read.h"
 
@@ -507,6 +508,9 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 	if (st->sync && bale_file_sync(st->tmp) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "hdf5: cannot sync '%s': %s", st->tmp, strerror(errno));
+	if (bale_hdf5_index_write(st->tmp, st->final, st->sync) != 0)
+		return bale_writer_seterr(w, BALE_EIO,
+		    "hdf5: cannot index '%s': %s", st->tmp, strerror(errno));
 	return BALE_OK;
 }
 
@@ -588,7 +592,8 @@ static const struct bale_option hdf5_writer_options[] = {
 };
 
 /* an updated output's images, by version (hdf5_update.c) */
-static const char *const hdf5_side_files[] = { "-images", NULL };
+static const char *const hdf5_side_files[] = { "-images", ".h5.bidx",
+	NULL };
 
 static const struct bale_option hdf5_reader_options[] = {
 	{ "meta", NULL, 0, NULL,

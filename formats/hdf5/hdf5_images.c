@@ -266,7 +266,7 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 	hid_t dcpl = H5Dget_create_plist(st->images);
 	int virtual = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
 	int encoded = !st->vlen && !st->pixels;
-	uint64_t end = encoded ? st->offsets[st->n] : 0;
+	uint64_t end = encoded ? st->images_end : 0;
 	int rc = BALE_OK;
 
 	if (virtual)

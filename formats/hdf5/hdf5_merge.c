@@ -14,6 +14,7 @@
 #include "hdf5_write.h"
 
 #include "hdf5_common.h"
+#include "hdf5_index.h"
 #include "hdf5_merge.h"
 #include "hdf5_parts.h"
 
@@ -262,6 +263,9 @@ static int hdf5_merge_finish(struct hdf5_merging *g)
 	if (H5Fclose(g->file) < 0 && rc == BALE_OK)
 		rc = bale_hdf5_merge_fail(g, "cannot close", g->tmp);
 	g->file = -1;
+	if (rc == BALE_OK && bale_hdf5_index_write(g->tmp, g->final, 0) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot index "
+		    "'%s': %s", g->tmp, strerror(errno));
 	if (rc == BALE_OK && bale_file_publish(g->final, 0) != 0)
 		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot rename "
 		    "'%s': %s", g->tmp, strerror(errno));

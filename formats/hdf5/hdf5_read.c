@@ -12,6 +12,7 @@
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 #include "hdf5_common.h"
+#include "hdf5_index.h"
 #include "hdf5_pixels.h"
 #include "hdf5_rows.h"
 
@@ -118,8 +119,42 @@ static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
 	if (rc == BALE_OK && !st->vlen && !st->pixels)
 		rc = hdf5_read_all(r, st->file, "offsets", H5T_NATIVE_UINT64,
 		    st->n + 1, (void **)&st->offsets, sizeof(uint64_t));
+	if (rc == BALE_OK && st->offsets)
+		st->images_end = st->offsets[st->n];
 	H5Tclose(vstr);
 	return rc;
+}
+
+/* Without the metadata, the index beside the file in place of its rows,
+ * when it describes the file as it is: 1 taken, 0 not. */
+static int hdf5_take_index(struct hdf5_r *st, const char *path)
+{
+	char *ix = bale_hdf5_index_path(path);
+	const struct bale_index_loc *last;
+
+	if (!ix || !st->no_meta || bale_index_open(&st->ix, ix, st->n,
+	    st->size) != BALE_OK) {
+		free(ix);
+		return 0;
+	}
+	free(ix);
+	last = st->n ? &st->ix.locs[st->n - 1] : NULL;
+	st->images_end = last ? last->off + last->size : 0;
+	st->by_index = 1;
+	return 1;
+}
+
+/* Sample @i's bytes in the encoded images: [*@lo, *@hi). */
+static void hdf5_span(const struct hdf5_r *st, uint64_t i, uint64_t *lo,
+    uint64_t *hi)
+{
+	if (st->by_index) {
+		*lo = st->ix.locs[i].off;
+		*hi = *lo + st->ix.locs[i].size;
+	} else {
+		*lo = st->offsets[i];
+		*hi = st->offsets[i + 1];
+	}
 }
 
 /* Attribute "layout": which of bale's layouts the file has. It opens the
@@ -325,7 +360,7 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 		rc = hdf5_read_count(r, st);
 	if (rc == BALE_OK)
 		hdf5_read_info(st);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK && !hdf5_take_index(st, path))
 		rc = hdf5_read_meta(r, st);
 	if (rc == BALE_OK && st->pixels)
 		rc = hdf5_check_pixels(r, st);
@@ -388,17 +423,19 @@ static int hdf5_rget_vlen(struct bale_reader *r, struct hdf5_r *st,
 static int hdf5_sample_size(struct bale_reader *r, const struct hdf5_r *st,
     uint64_t i, size_t *size)
 {
+	uint64_t lo, hi;
+
 	if (st->vlen)
 		return BALE_ENOTSUP;
 	if (st->pixels) {
 		*size = hdf5_row_bytes(st);
 		return BALE_OK;
 	}
-	if (st->offsets[i] > st->offsets[i + 1] ||
-	    st->offsets[i + 1] > st->offsets[st->n])
+	hdf5_span(st, i, &lo, &hi);
+	if (lo > hi || hi > st->images_end)
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
 		    "at sample %" PRIu64, i);
-	*size = (size_t)(st->offsets[i + 1] - st->offsets[i]);
+	*size = (size_t)(hi - lo);
 	return BALE_OK;
 }
 
@@ -414,19 +451,42 @@ static int hdf5_roption(struct bale_reader *r, void *priv, const char *key,
 	return BALE_OK;
 }
 
+/* Sample @i's key and label: from the index, or the rows. */
+static int hdf5_key_label(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t i, struct bale_blob *out)
+{
+	const char *key;
+
+	if (!st->by_index) {
+		memcpy(st->key, st->keys + i * st->keylen, st->keylen);
+		st->key[st->keylen] = '\0';
+		out->key = st->key;
+		out->label = st->labels[i];
+		return BALE_OK;
+	}
+	key = bale_index_key(&st->ix, i);
+	out->label = st->ix.labels[i];
+	if (!key || out->label < 0 || strlen(key) >= sizeof(st->key))
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: its .bidx is "
+		    "damaged at sample %" PRIu64, i);
+	strcpy(st->key, key);
+	out->key = st->key;
+	return BALE_OK;
+}
+
 static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
 	struct hdf5_r *st = priv;
+	uint64_t lo, hi;
 	int rc;
 
 	if (i >= st->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
 		    PRIu64, i);
-	memcpy(st->key, st->keys + i * st->keylen, st->keylen);
-	st->key[st->keylen] = '\0';
-	out->key = st->key;
-	out->label = st->labels[i];
+	rc = hdf5_key_label(r, st, i, out);
+	if (rc != BALE_OK)
+		return rc;
 	out->crc32 = st->crcs ? st->crcs[i] : 0;
 	out->has_crc32 = st->crcs != NULL;
 	out->path = st->paths ? st->paths[i] : NULL;
@@ -444,8 +504,9 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0 ||
 	    !(out->data = bale_reader_data_buffer(r, st->buf, out->size)))
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	return bale_hdf5_images_pread(r, st, (unsigned char *)out->data,
-	    st->offsets[i], st->offsets[i + 1]);
+	hdf5_span(st, i, &lo, &hi);
+	return bale_hdf5_images_pread(r, st, (unsigned char *)out->data, lo,
+	    hi);
 }
 
 static int hdf5_rsize(struct bale_reader *r, void *priv, uint64_t i,
@@ -457,9 +518,28 @@ static int hdf5_rsize(struct bale_reader *r, void *priv, uint64_t i,
 static int hdf5_rlabel(struct bale_reader *r, void *priv, uint64_t i,
     int64_t *label)
 {
+	struct hdf5_r *st = priv;
+
 	(void)r;
-	*label = ((struct hdf5_r *)priv)->labels[i];
+	*label = st->by_index ? st->ix.labels[i] : st->labels[i];
 	return BALE_OK;
+}
+
+/* Many labels: from the index by pread (4 bytes a sample), or memory. */
+static int hdf5_rlabels(struct bale_reader *r, void *priv, uint64_t first,
+    uint64_t n, int64_t *out)
+{
+	struct hdf5_r *st = priv;
+	uint64_t i;
+
+	if (!st->by_index) {
+		for (i = 0; i < n; i++)
+			out[i] = st->labels[first + i];
+		return BALE_OK;
+	}
+	return bale_index_labels(&st->ix, first, n, out) == BALE_OK ? BALE_OK :
+	    bale_reader_seterr(r, BALE_EIO, "hdf5: cannot read the labels "
+	    "in its .bidx: %s", strerror(errno));
 }
 
 static int hdf5_rfiles(struct bale_reader *r, void *priv,
@@ -498,6 +578,7 @@ static void hdf5_rrelease(void *priv)
 		close(st->fd);
 	free(st->paths);
 	free(st->offsets);
+	bale_index_close(&st->ix);
 	free(st->labels);
 	free(st->crcs);
 	free(st->keys);
@@ -507,6 +588,7 @@ static void hdf5_rrelease(void *priv)
 
 const struct bale_reader_ops bale_hdf5_reader = {
 	.option = hdf5_roption,
+	.labels = hdf5_rlabels,
 	.open = hdf5_ropen,
 	.count = hdf5_rcount,
 	.get = hdf5_rget,

@@ -42,6 +42,10 @@ struct hdf5_r {
 	uint64_t size;		/* of the file, bytes */
 	uint64_t n;
 	uint64_t *offsets;	/* encoded: n + 1 */
+	uint64_t images_end;	/* encoded: the bytes the samples take */
+	struct bale_index ix;	/* NAME.h5.bidx, mapped (meta=0), else
+				 * the rows are read at open */
+	int by_index;
 	struct hdf5_seg *segs;	/* encoded: where its bytes are */
 	size_t nsegs;
 	size_t nparts;		/* a merged file's: its virtual sources */

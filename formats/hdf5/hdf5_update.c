@@ -15,6 +15,7 @@
 #include "hdf5_write.h"
 
 #include "hdf5_common.h"
+#include "hdf5_index.h"
 #include "hdf5_parts.h"
 
 #include <dirent.h>
@@ -367,6 +368,9 @@ static int hdf5_upd_finish(struct hdf5_updating *g)
 	if (H5Fclose(g->out) < 0 && rc == BALE_OK)
 		rc = hdf5_upd_fail(g, "cannot close", g->tmp);
 	g->out = -1;
+	if (rc == BALE_OK && bale_hdf5_index_write(g->tmp, g->final, 0) != 0)
+		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot index "
+		    "'%s': %s", g->tmp, strerror(errno));
 	if (rc == BALE_OK && rename(g->tmp, g->final) != 0)
 		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot rename "
 		    "'%s': %s", g->tmp, strerror(errno));

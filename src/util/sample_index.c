@@ -90,6 +90,23 @@ void bale_index_add(struct bale_index_build *b, int64_t label,
 	b->count++;
 }
 
+/* The head of an index of @count samples whose key text is @text_len
+ * bytes (its crc set). */
+static void ix_head_fill(struct ix_head *h, uint64_t count,
+    uint64_t source_size)
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, IX_MAGIC, sizeof(h->magic));
+	h->version = IX_VERSION;
+	h->byte_order = IX_BYTE_ORDER;
+	h->count = count;
+	h->source_size = source_size;
+	h->labels_at = sizeof(*h);
+	h->locs_at = h->labels_at + ix_align(count * 4);
+	h->keys_at = h->locs_at + count * sizeof(struct bale_index_loc);
+	h->crc = bale_crc32(h, offsetof(struct ix_head, crc));
+}
+
 static void ix_put_column(struct bale_buf *out, const struct bale_buf *col)
 {
 	bale_buf_add(out, col->data, col->len);
@@ -109,16 +126,7 @@ int bale_index_write(struct bale_index_build *b, const char *path,
 		errno = b->unfit ? EINVAL : ENOMEM;
 		return -1;
 	}
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, IX_MAGIC, sizeof(h.magic));
-	h.version = IX_VERSION;
-	h.byte_order = IX_BYTE_ORDER;
-	h.count = b->count;
-	h.source_size = source_size;
-	h.labels_at = sizeof(h);
-	h.locs_at = h.labels_at + ix_align(b->labels.len);
-	h.keys_at = h.locs_at + b->locs.len;
-	h.crc = bale_crc32(&h, offsetof(struct ix_head, crc));
+	ix_head_fill(&h, b->count, source_size);
 	bale_buf_add(&out, &h, sizeof(h));
 	ix_put_column(&out, &b->labels);
 	ix_put_column(&out, &b->locs);
@@ -133,6 +141,110 @@ int bale_index_write(struct bale_index_build *b, const char *path,
 	rc = bale_file_write_atomic(path, out.data, out.len, sync);
 	bale_buf_release(&out);
 	return rc;
+}
+
+/* ---- written as it goes, for a count known first ------------------- */
+
+int bale_index_stream_open(struct bale_index_stream *s, const char *path,
+    uint64_t count, size_t key_width)
+{
+	struct ix_head h;
+
+	memset(s, 0, sizeof(*s));
+	ix_head_fill(&h, count, 0);
+	s->count = count;
+	s->width = key_width;
+	s->labels_at = h.labels_at;
+	s->locs_at = h.locs_at;
+	s->keys_at = h.keys_at;
+	s->text_at = h.keys_at + (count + 1) * 8;
+	s->path = bale_strfmt("%s%s", path, BALE_PARTIAL);
+	if (!s->path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return s->fd < 0 ? -1 : 0;
+}
+
+/* @n bytes at @p to the stream's file at @off. */
+static int ix_stream_write(struct bale_index_stream *s, const void *p,
+    size_t n, uint64_t off)
+{
+	const char *c = p;
+	ssize_t put;
+
+	while (n > 0) {
+		put = pwrite(s->fd, c, n, (off_t)off);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return -1;
+		c += put;
+		n -= (size_t)put;
+		off += (uint64_t)put;
+	}
+	return 0;
+}
+
+int bale_index_stream_put(struct bale_index_stream *s, uint64_t first,
+    uint64_t n, const int32_t *labels, const struct bale_index_loc *locs,
+    const char *keys)
+{
+	uint64_t at[256];
+	uint64_t i, j, k;
+
+	if (ix_stream_write(s, labels, n * 4, s->labels_at + first * 4) ||
+	    ix_stream_write(s, locs, n * sizeof(*locs),
+	    s->locs_at + first * sizeof(*locs)) ||
+	    ix_stream_write(s, keys, n * s->width,
+	    s->text_at + first * s->width))
+		return -1;
+	for (i = 0; i < n; i += k) {
+		k = n - i < 256 ? n - i : 256;
+		for (j = 0; j < k; j++)
+			at[j] = (first + i + j) * s->width;
+		if (ix_stream_write(s, at, k * 8, s->keys_at +
+		    (first + i) * 8))
+			return -1;
+	}
+	return 0;
+}
+
+int bale_index_stream_close(struct bale_index_stream *s,
+    uint64_t source_size, int sync)
+{
+	uint64_t end = s->count * s->width;
+	struct ix_head h;
+	char *final = strndup(s->path, strlen(s->path) - strlen(BALE_PARTIAL));
+	int rc;
+
+	ix_head_fill(&h, s->count, source_size);
+	rc = !final || ix_stream_write(s, &end, 8, s->keys_at +
+	    s->count * 8) || ix_stream_write(s, &h, sizeof(h), 0) ||
+	    (sync && fsync(s->fd) != 0) ? -1 : 0;
+	if (close(s->fd) != 0)
+		rc = -1;
+	s->fd = -1;
+	if (rc == 0)
+		rc = bale_file_publish(final, sync);
+	free(final);
+	if (rc != 0)
+		bale_index_stream_abort(s);
+	free(s->path);
+	s->path = NULL;
+	return rc;
+}
+
+void bale_index_stream_abort(struct bale_index_stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->path)
+		unlink(s->path);
+	free(s->path);
+	s->path = NULL;
 }
 
 /* 1 when the head describes columns that fit in @len bytes. */

@@ -3,6 +3,7 @@ and order, as torchvision's ImageFolder sees the tree; indexing, errors,
 --pixels arrays, folders of outputs."""
 import io
 import os
+import shutil
 import tarfile
 import zlib
 
@@ -67,6 +68,43 @@ class ReaderTest(common.TempTest):
             if layout != "caffe":    # a Datum file records no names
                 self.assertEqual(r.classes, classes)
         self.assertGreater(common.each_layout(self, self.src, check), 0)
+
+    def test_compact_index(self):
+        """The index beside an output gives what its data gives: every
+        sample read without the metadata, and the labels, are the same
+        with it and with it taken away; after a pack, parts merged (--copy
+        and not) and an update."""
+        for fmt, index in (("hdf5", "data.h5.bidx"),
+                           ("wds", "data-000000.bidx")):
+            if not common.built(fmt):
+                continue
+            base = f"{self.tmp}/ix-{fmt}"
+            src = f"{base}/src"
+            shutil.copytree(self.src, src)
+            outs = {"pack": f"{base}/pack"}
+            bale.pack(src, outs["pack"], fmt, update=True)
+            for i in range(2):
+                bale.pack(src, f"{base}/p{i}", fmt, part=(i, 2))
+            for copy in (False, True):
+                outs[f"merge-{copy}"] = f"{base}/m{copy}"
+                bale.merge(outs[f"merge-{copy}"], [f"{base}/p0",
+                           f"{base}/p1"], fmt, copy=copy)
+            gone = os.path.relpath(self.truth[len(self.truth) // 2][0],
+                                   self.src)
+            os.unlink(os.path.join(src, gone))
+            bale.pack(src, outs["pack"], fmt, update=True)
+            for how, out in outs.items():
+                with self.subTest(format=fmt, output=how):
+                    self.assertTrue(os.path.exists(f"{out}/{index}"))
+                    with_index = self.fast_read(out)
+                    os.rename(f"{out}/{index}", f"{out}/{index}.away")
+                    self.assertEqual(with_index, self.fast_read(out))
+                    os.rename(f"{out}/{index}.away", f"{out}/{index}")
+
+    def fast_read(self, out):
+        r = bale.open(out, meta=False)
+        return ([(s.key, s.label, bytes(s.data)) for s in r], r.labels(),
+                list(bale.Labels(r)))
 
     def test_indexing(self):
         fmt = next(f for f, _, _ in common.LAYOUTS if common.built(f))
