@@ -218,6 +218,11 @@ int bale_file_write_partial(const char *path, const void *data,
  *  so the rename survives a crash. @return 0 or -1 */
 int bale_file_publish(const char *path, int sync);
 
+/** @n native int32s at @off of @fd, widened into @out, read with pread
+ *  in large steps (an index's label column). @return 0, or -1 (errno;
+ *  a short read: EIO) */
+int bale_file_pread_int32s(int fd, uint64_t off, uint64_t n, int64_t *out);
+
 /** fsync the file at @path. @return 0 or -1 */
 int bale_file_sync(const char *path);
 

@@ -85,21 +85,8 @@ int32_t bale_lmdb_label_at(const unsigned char *labels, uint64_t i)
 int bale_lmdb_read_labels(const struct lmdb_env *e,
     const unsigned char *at, uint64_t n, int64_t *out)
 {
-	uint64_t off = (uint64_t)((const char *)at - e->map);
-	int32_t chunk[16384];
-	uint64_t done = 0, k, i;
-	size_t got;
-
-	while (done < n) {
-		k = n - done < 16384 ? n - done : 16384;
-		if (bale_file_pread_full(e->fd, chunk, (size_t)k * 4,
-		    off + done * 4, &got) != 0 || got != k * 4)
-			return -1;
-		for (i = 0; i < k; i++)
-			out[done + i] = chunk[i];
-		done += k;
-	}
-	return 0;
+	return bale_file_pread_int32s(e->fd, (uint64_t)((const char *)at -
+	    e->map), n, out);
 }
 
 static int lmdb_add_key(struct lmdb_view *e, const char *k, size_t n,

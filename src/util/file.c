@@ -131,6 +131,28 @@ int bale_file_write_atomic(const char *path, const void *data, size_t n,
 	return bale_file_publish(path, sync);
 }
 
+int bale_file_pread_int32s(int fd, uint64_t off, uint64_t n, int64_t *out)
+{
+	int32_t chunk[16384];
+	uint64_t done = 0, k, i;
+	size_t got;
+
+	while (done < n) {
+		k = n - done < 16384 ? n - done : 16384;
+		if (bale_file_pread_full(fd, chunk, (size_t)k * 4,
+		    off + done * 4, &got) != 0)
+			return -1;
+		if (got != k * 4) {
+			errno = EIO;	/* the file is shorter than its index */
+			return -1;
+		}
+		for (i = 0; i < k; i++)
+			out[done + i] = chunk[i];
+		done += k;
+	}
+	return 0;
+}
+
 int bale_file_mkdirs(const char *path)
 {
 	char *copy = strdup(path);

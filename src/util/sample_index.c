@@ -331,21 +331,9 @@ int bale_index_labels(const struct bale_index *ix, uint64_t first,
     uint64_t n, int64_t *out)
 {
 	const struct ix_head *h = ix->map;
-	int32_t chunk[16384];
-	uint64_t done = 0, k, i;
-	size_t got;
 
-	while (done < n) {
-		k = n - done < 16384 ? n - done : 16384;
-		if (bale_file_pread_full(ix->fd, chunk, (size_t)k * 4,
-		    h->labels_at + (first + done) * 4, &got) != 0 ||
-		    got != k * 4)
-			return BALE_EIO;
-		for (i = 0; i < k; i++)
-			out[done + i] = chunk[i];
-		done += k;
-	}
-	return BALE_OK;
+	return bale_file_pread_int32s(ix->fd, h->labels_at + first * 4, n,
+	    out) == 0 ? BALE_OK : BALE_EIO;
 }
 
 void bale_index_close(struct bale_index *ix)
