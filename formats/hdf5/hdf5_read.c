@@ -126,22 +126,51 @@ static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
 }
 
 /* Without the metadata, the index beside the file in place of its rows,
- * when it describes the file as it is: 1 taken, 0 not. */
+ * when it describes the file as it is: 1 taken, 0 not (check mode
+ * keeps it open, to compare each sample with). */
 static int hdf5_take_index(struct hdf5_r *st, const char *path)
 {
 	char *ix = bale_hdf5_index_path(path);
 	const struct bale_index_loc *last;
+	int rc = ix ? bale_index_open(&st->ix, ix, st->n, st->size) :
+	    BALE_ENOMEM;
 
-	if (!ix || !st->no_meta || bale_index_open(&st->ix, ix, st->n,
-	    st->size) != BALE_OK) {
-		free(ix);
+	free(ix);
+	st->index_bad = rc == BALE_EINVAL;
+	if (rc != BALE_OK || st->check)
+		return 0;
+	if (!st->no_meta) {
+		bale_index_close(&st->ix);	/* the rows are read anyway */
 		return 0;
 	}
-	free(ix);
 	last = st->n ? &st->ix.locs[st->n - 1] : NULL;
 	st->images_end = last ? last->off + last->size : 0;
 	st->by_index = 1;
 	return 1;
+}
+
+/* Check mode: sample @i as the rows give it (@out) against the index,
+ * when the file has one. */
+static int hdf5_check_index(struct bale_reader *r, const struct hdf5_r *st,
+    uint64_t i, const struct bale_blob *out)
+{
+	const char *key;
+
+	if (st->index_bad)
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: the .bidx "
+		    "beside '%s' is damaged or does not describe it (readers "
+		    "fall back to its rows)", st->files[0]);
+	if (!st->ix.map)
+		return BALE_OK;	/* none: made before the indexes */
+	key = bale_index_key(&st->ix, i);
+	if (key && strcmp(key, out->key) == 0 &&
+	    st->ix.labels[i] == out->label && (st->vlen || st->pixels ||
+	    (st->ix.locs[i].off == st->offsets[i] &&
+	    st->ix.locs[i].off + st->ix.locs[i].size == st->offsets[i + 1])))
+		return BALE_OK;
+	return bale_reader_seterr(r, BALE_EINVAL, "hdf5: sample %" PRIu64
+	    " (key '%s'): the .bidx beside '%s' disagrees with its rows", i,
+	    out->key, st->files[0]);
 }
 
 /* Sample @i's bytes in the encoded images: [*@lo, *@hi). */
@@ -445,9 +474,12 @@ static int hdf5_roption(struct bale_reader *r, void *priv, const char *key,
 	struct hdf5_r *st = priv;
 
 	(void)r;
-	if (strcmp(key, "meta") != 0)
+	if (strcmp(key, "meta") == 0)
+		st->no_meta = strcmp(value, "0") == 0;
+	else if (strcmp(key, "check_indexes") == 0)
+		st->check = strcmp(value, "0") != 0;
+	else
 		return BALE_ENOOPT;
-	st->no_meta = strcmp(value, "0") == 0;
 	return BALE_OK;
 }
 
@@ -485,6 +517,8 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
 		    PRIu64, i);
 	rc = hdf5_key_label(r, st, i, out);
+	if (rc == BALE_OK && st->check)
+		rc = hdf5_check_index(r, st, i, out);
 	if (rc != BALE_OK)
 		return rc;
 	out->crc32 = st->crcs ? st->crcs[i] : 0;

@@ -46,6 +46,10 @@ struct hdf5_r {
 	struct bale_index ix;	/* NAME.h5.bidx, mapped (meta=0), else
 				 * the rows are read at open */
 	int by_index;
+	int check;		/* check_indexes=1: the rows are read, and
+				 * each sample compared with the index */
+	int index_bad;		/* check: the index is there, but damaged
+				 * or not the file's */
 	struct hdf5_seg *segs;	/* encoded: where its bytes are */
 	size_t nsegs;
 	size_t nparts;		/* a merged file's: its virtual sources */

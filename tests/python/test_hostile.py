@@ -93,18 +93,22 @@ class HostileTest(common.TempTest):
                 if not f.endswith(".bidx")]
 
     def test_damaged_bidx(self):
-        """A wds shard's .bidx cut short, with a damaged head, or left
-        from before its tar changed: every sample reads as it did (through
-        the .idx). Damage in its columns is what check_indexes (verify)
-        finds; so are the other three."""
-        if "wds" not in self.good:
-            self.skipTest("no wds")
-        want = contents(self.good["wds"])
-        for how in ("empty", "head", "stale", "columns"):
-            with self.subTest(how=how):
-                path = self.copy("wds")
+        """A wds shard's or an HDF5 file's .bidx cut short, with a damaged
+        head, or left from before its tar changed: every sample reads as
+        it did (through the .idx or the rows). Damage in its columns is
+        what check_indexes (verify) finds; so are the others."""
+        cases = [(f, how) for f in ("wds", "hdf5") if f in self.good
+                 for how in ("empty", "head", "stale", "columns")
+                 if not (f == "hdf5" and how == "stale")]
+        if not cases:
+            self.skipTest("neither wds nor hdf5")
+        for fmt, how in cases:
+            want = contents(self.good[fmt])
+            with self.subTest(format=fmt, how=how):
+                path = self.copy(fmt)
                 folder = os.path.dirname(path)
-                bidx = os.path.join(folder, "data-000000.bidx")
+                bidx = os.path.join(folder, "data-000000.bidx" if
+                                    fmt == "wds" else "data.h5.bidx")
                 self.assertTrue(os.path.exists(bidx))
                 if how == "stale":
                     with open(os.path.join(folder, "data-000000.tar"),
