@@ -8,6 +8,7 @@ line. Cold runs evict the output's files from the page cache first.
 import argparse
 import json
 import os
+import tempfile
 import time
 
 import bale
@@ -72,7 +73,8 @@ def worker_memory(out, fmt, workers):
     report = {}
 
     def init(_):
-        report_path = f"/tmp/scale_worker_{os.getpid()}"
+        report_path = os.path.join(tempfile.gettempdir(),
+                                   f"scale_worker_{os.getpid()}")
         base = anon_kib(os.getpid())
         targets = ds.targets
         targets[len(targets) // 2]
@@ -86,11 +88,12 @@ def worker_memory(out, fmt, workers):
     for _ in loader:
         pass
     added = []
-    for name in os.listdir("/tmp"):
+    tmp = tempfile.gettempdir()
+    for name in os.listdir(tmp):
         if name.startswith("scale_worker_"):
-            with open(os.path.join("/tmp", name)) as f:
+            with open(os.path.join(tmp, name)) as f:
                 added.append(int(f.read()))
-            os.unlink(os.path.join("/tmp", name))
+            os.unlink(os.path.join(tmp, name))
     report["worker_anon_kib"] = sorted(added)
     return report
 
