@@ -10,11 +10,6 @@
 
 #include <stdlib.h>
 
-static int feed_streamed(const struct bale_walk_member *m)
-{
-	return (m->kind->caps & BALE_SOURCE_STREAMED) != 0;
-}
-
 /* The largest fd of a compressed tar's member among the fed positions,
  * or -1. */
 static int feed_max_fd(const struct bale_stream_feed *f,
@@ -26,7 +21,7 @@ static int feed_max_fd(const struct bale_stream_feed *f,
 
 	for (i = 0; i < f->count; i++)
 		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
-		    feed_streamed(&m) && m.fd > max)
+		    bale_source_streams(m.kind) && m.fd > max)
 			max = m.fd;
 	return max;
 }
@@ -82,7 +77,7 @@ static int feed_find_streams(struct bale_stream_feed *f,
 	for (i = 0; i < f->count; i++) {
 		stream[i] = SIZE_MAX;
 		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
-		    feed_streamed(&m))
+		    bale_source_streams(m.kind))
 			stream[i] = feed_stream_of(f, at_fd, &m);
 	}
 	free(at_fd);

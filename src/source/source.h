@@ -93,6 +93,12 @@ int bale_source_archives_scan(const struct bale_source *s,
 /** The kind of a packed output's samples: read by the feed. */
 extern const struct bale_source_kind bale_source_packed;
 
+/** 1 when kind @k's members come front to back, from the feed. */
+static inline int bale_source_streams(const struct bale_source_kind *k)
+{
+	return (k->caps & BALE_SOURCE_STREAMED) != 0;
+}
+
 /** 1 when member @m comes from the feed rather than from its kind's
  *  reads in place. */
 static inline int bale_source_member_fed(const struct bale_walk_member *m)

@@ -8,6 +8,7 @@
 
 #include "walk_int.h"
 
+#include "source.h"
 #include "tar_scan.h"
 
 /* One member of a tar as listed. */
@@ -30,7 +31,6 @@ struct arc_scan {
 	struct bale_walk *w;
 	const struct bale_source_kind *kind;	/* the archive's */
 	int fd;			/* the archive */
-	int streamed;		/* its kind is streamed: read front to back */
 	int wds;		/* a WebDataset shard, whatever it holds */
 	const char *prefix;	/* inner tar: its class */
 	struct arc_entry *ents;

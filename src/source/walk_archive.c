@@ -153,8 +153,10 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 		    "an inner tar's name must name its class");
 	}
 	s->prefix = class;
-	rc = s->streamed ? arc_take_listed_inner(s, tar, &err) :
-	    arc_scan_inner(s, &s->ents[tar], &err);
+	if (bale_source_streams(s->kind))
+		rc = arc_take_listed_inner(s, tar, &err);
+	else
+		rc = arc_scan_inner(s, &s->ents[tar], &err);
 	s->prefix = NULL;
 	free(class);
 	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
@@ -224,7 +226,6 @@ static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 	if (!s->kind)
 		return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
 		    "is not an archive bale reads", path);
-	s->streamed = (s->kind->caps & BALE_SOURCE_STREAMED) != 0;
 	return s->kind->list(s, size, path);
 }
 

@@ -119,7 +119,7 @@ int bale_walk_clean_path(struct bale_buf *out, const char *prefix,
 const char *bale_walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len)
 {
-	int streamed = (l->kind->caps & BALE_SOURCE_STREAMED) != 0;
+	int streamed = bale_source_streams(l->kind);
 
 	if (streamed && l->size > WALK_MAX_INFLATED) {
 		snprintf(buf, len, "claims %llu bytes in a compressed archive "

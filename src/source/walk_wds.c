@@ -147,7 +147,7 @@ static char *wds_read_small(const struct arc_scan *s, size_t i, uint64_t max)
 	size_t got = 0;
 	char *buf;
 
-	if (s->streamed)
+	if (bale_source_streams(s->kind))
 		return e->data && e->size <= max ?
 		    strdup(s->names.data + e->data - 1) : NULL;
 	if (e->size > max || !(buf = malloc((size_t)e->size + 1)))
