@@ -45,9 +45,10 @@ struct bale_source_kind {
 	const char *name;	/* "folder", "list", "archives", ... */
 	const char *what;	/* in a sentence: "a packed output" */
 	unsigned caps;		/* BALE_SOURCE_* */
-	/** 1 when @s is of this kind (@s->found may be set), 0 when not,
+	/** 1 when @s is of kind @self (@s->found may be set), 0 when not,
 	 *  or a BALE_E* error described in @err. */
-	int (*probe)(struct bale_source *s, struct bale_errbuf *err);
+	int (*probe)(const struct bale_source_kind *self,
+	    struct bale_source *s, struct bale_errbuf *err);
 	/** Collect the samples of @s into @w. @return as bale_walk_*() */
 	int (*scan)(const struct bale_source *s, struct bale_walk *w);
 
@@ -80,10 +81,10 @@ int bale_source_classify(struct bale_source *s, const char *const *paths,
 const struct bale_source_kind *bale_source_archive_kind(int fd,
     uint64_t size, const unsigned char *head, size_t n);
 
-/** The probe of archive kind @kind: 1 when @s->paths[0] is an archive
- *  of this kind (several paths must all be archives, of any kind). */
-int bale_source_archive_probe(struct bale_source *s,
-    const struct bale_source_kind *kind, struct bale_errbuf *err);
+/** The probe of every archive kind: 1 when @s->paths[0] is an archive
+ *  of kind @self (several paths must all be archives, of any kind). */
+int bale_source_archive_probe(const struct bale_source_kind *self,
+    struct bale_source *s, struct bale_errbuf *err);
 
 /** The scan of every archive kind: the archives at @s->paths, each
  *  listed by its own kind, as one dataset (bale_walk_archives()). */

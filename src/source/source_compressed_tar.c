@@ -10,8 +10,6 @@
 #include "tar_stream.h"
 #include "walk_arc.h"
 
-extern const struct bale_source_kind bale_source_compressed_tar;
-
 #include <string.h>
 
 struct stream_list {
@@ -122,18 +120,12 @@ static int compressed_tar_sniff(int fd, uint64_t size,
 	return 1;
 }
 
-static int compressed_tar_probe(struct bale_source *s,
-    struct bale_errbuf *err)
-{
-	return bale_source_archive_probe(s, &bale_source_compressed_tar, err);
-}
-
 const struct bale_source_kind bale_source_compressed_tar = {
 	.name = "compressed_tar",
 	.what = "a compressed tar",
 	.caps = BALE_SOURCE_LISTABLE | BALE_SOURCE_STREAMED |
 	    BALE_SOURCE_COMPRESSED,
-	.probe = compressed_tar_probe,
+	.probe = bale_source_archive_probe,
 	.scan = bale_source_archives_scan,
 	.sniff = compressed_tar_sniff,
 	.list = compressed_tar_list,

@@ -3,8 +3,10 @@
  * root. */
 #include "source.h"
 
-static int folder_probe(struct bale_source *s, struct bale_errbuf *err)
+static int folder_probe(const struct bale_source_kind *self,
+    struct bale_source *s, struct bale_errbuf *err)
 {
+	(void)self;
 	(void)err;	/* a missing folder is the walk's to say */
 	return s->npaths == 1 && !s->list;
 }

@@ -75,12 +75,12 @@ static const struct bale_source_kind *source_kind_of_file(const char *path)
 	return kind;
 }
 
-int bale_source_archive_probe(struct bale_source *s,
-    const struct bale_source_kind *kind, struct bale_errbuf *err)
+int bale_source_archive_probe(const struct bale_source_kind *self,
+    struct bale_source *s, struct bale_errbuf *err)
 {
 	size_t i;
 
-	if (s->npaths == 0 || source_kind_of_file(s->paths[0]) != kind)
+	if (s->npaths == 0 || source_kind_of_file(s->paths[0]) != self)
 		return 0;
 	for (i = 1; i < s->npaths; i++)
 		if (!source_kind_of_file(s->paths[i]))
@@ -107,7 +107,7 @@ int bale_source_classify(struct bale_source *s, const char *const *paths,
 	s->npaths = n;
 	s->list = list;
 	for (i = 0; kinds[i]; i++) {
-		rc = kinds[i]->probe(s, err);
+		rc = kinds[i]->probe(kinds[i], s, err);
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {

@@ -2,8 +2,10 @@
  * naming files below a folder, kept in the file's order. */
 #include "source.h"
 
-static int list_probe(struct bale_source *s, struct bale_errbuf *err)
+static int list_probe(const struct bale_source_kind *self,
+    struct bale_source *s, struct bale_errbuf *err)
 {
+	(void)self;
 	(void)err;
 	return s->npaths == 1 && s->list != NULL;
 }

@@ -5,8 +5,10 @@
 
 #include "bale.h"
 
-static int packed_probe(struct bale_source *s, struct bale_errbuf *err)
+static int packed_probe(const struct bale_source_kind *self,
+    struct bale_source *s, struct bale_errbuf *err)
 {
+	(void)self;
 	(void)err;
 	return s->npaths == 1 && bale_output_format(s->paths[0]) != NULL;
 }

@@ -6,8 +6,10 @@
 
 #include "shard_set.h"
 
-static int shards_probe(struct bale_source *s, struct bale_errbuf *err)
+static int shards_probe(const struct bale_source_kind *self,
+    struct bale_source *s, struct bale_errbuf *err)
 {
+	(void)self;
 	if (s->npaths != 1)
 		return 0;
 	return bale_shard_set(s->paths[0], &s->found, &s->nfound, err);

@@ -8,8 +8,6 @@
 #include "tar_scan.h"
 #include "walk_arc.h"
 
-extern const struct bale_source_kind bale_source_tar;
-
 static int tar_sniff(int fd, uint64_t size, const unsigned char *head,
     size_t n)
 {
@@ -51,16 +49,11 @@ static int tar_read(struct bale_input *in, unsigned char *buf)
 	return bale_input_pread_member(in, buf, in->size, in->member.offset);
 }
 
-static int tar_probe(struct bale_source *s, struct bale_errbuf *err)
-{
-	return bale_source_archive_probe(s, &bale_source_tar, err);
-}
-
 const struct bale_source_kind bale_source_tar = {
 	.name = "tar",
 	.what = "a tar archive",
 	.caps = BALE_SOURCE_LISTABLE | BALE_SOURCE_RANDOM,
-	.probe = tar_probe,
+	.probe = bale_source_archive_probe,
 	.scan = bale_source_archives_scan,
 	.sniff = tar_sniff,
 	.list = tar_list,

@@ -16,8 +16,6 @@
 
 #define ZIP_CHUNK ((size_t)256 << 10)	/* compressed bytes per read */
 
-extern const struct bale_source_kind bale_source_zip;
-
 static int zip_sniff(int fd, uint64_t size, const unsigned char *head,
     size_t n)
 {
@@ -146,17 +144,12 @@ static int zip_read(struct bale_input *in, unsigned char *buf)
 	return rc;
 }
 
-static int zip_probe(struct bale_source *s, struct bale_errbuf *err)
-{
-	return bale_source_archive_probe(s, &bale_source_zip, err);
-}
-
 const struct bale_source_kind bale_source_zip = {
 	.name = "zip",
 	.what = "a zip archive",
 	.caps = BALE_SOURCE_LISTABLE | BALE_SOURCE_RANDOM |
 	    BALE_SOURCE_COMPRESSED,
-	.probe = zip_probe,
+	.probe = bale_source_archive_probe,
 	.scan = bale_source_archives_scan,
 	.sniff = zip_sniff,
 	.list = zip_list,
