@@ -312,9 +312,8 @@ static void wds_upd_open_old_index(struct wds_updating *g,
 	char *path = bale_strfmt("%s/%.*s.bidx", g->u->out,
 	    (int)strlen(s->url) - 4, s->url);
 
-	if (path && bale_index_open(&w->old, path, s->nsamples,
-	    s->filesize) != BALE_OK)
-		memset(&w->old, 0, sizeof(w->old));
+	if (path)	/* on failure it is left closed, all zero */
+		bale_index_open(&w->old, path, s->nsamples, s->filesize);
 	free(path);
 }
 
