@@ -9,15 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *pair_walk_path(const void *walk, size_t i)
+static const char *pair_walk_path(const void *walk, size_t i,
+    struct bale_buf *scratch)
 {
-	return bale_walk_path(walk, i);
+	return bale_walk_path(walk, i, scratch);
 }
 
 /* Each of the first @k samples of @order in @ref: its path's index in
  * the folder. BALE_ENOENT when one has no path there. */
 static int pair_map(struct bale_reader *ref, const char *path,
-    const struct bale_path_index *x, const uint64_t *order, uint64_t k,
+    struct bale_path_index *x, const uint64_t *order, uint64_t k,
     uint64_t *out, struct bale_errbuf *err)
 {
 	struct bale_blob blob;
@@ -29,6 +30,8 @@ static int pair_map(struct bale_reader *ref, const char *path,
 			return bale_errbuf_set(err, BALE_EIO, "%s",
 			    bale_reader_errmsg(ref));
 		at = blob.path ? bale_path_index_find(x, blob.path) : -1;
+		if (at == -2)
+			return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 		if (at < 0)
 			return bale_errbuf_set(err, BALE_ENOENT, "sample %llu "
 			    "of '%s' (%s) is not in the folder",
@@ -44,7 +47,7 @@ int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
     const uint64_t *order, uint64_t k, uint64_t **out,
     struct bale_errbuf *err)
 {
-	struct bale_path_index x = { NULL, 0, NULL, NULL };
+	struct bale_path_index x = BALE_PATH_INDEX_INIT;
 	struct bale_walk *walk = NULL;
 	struct bale_reader *r = NULL;
 	int rc;

@@ -25,6 +25,7 @@ struct folder_r {
 	char key[32];
 	char **files;		/* built on first files() call */
 	struct bale_buf info;
+	struct bale_buf path;	/* the sample's, decoded from the walk */
 };
 
 static int folder_open(struct bale_reader *r, void *priv, const char *path)
@@ -62,7 +63,9 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	if (i >= bale_walk_count(st->walk))
 		return bale_reader_seterr(r, BALE_EINVAL, "folder: no sample %"
 		    PRIu64, i);
-	path = bale_walk_path(st->walk, (size_t)i);
+	path = bale_walk_path(st->walk, (size_t)i, &st->path);
+	if (!path)
+		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
 	if (bale_input_open(&in, st->rootfd, path) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
 		    in.err.msg);
@@ -95,13 +98,15 @@ static int folder_files(struct bale_reader *r, void *priv,
 {
 	struct folder_r *st = priv;
 	size_t n = bale_walk_count(st->walk);
+	const char *path;
 	size_t i;
 
 	if (!st->files) {
 		st->files = calloc(n + 1, sizeof(char *));
 		for (i = 0; st->files && i < n; i++) {
-			st->files[i] = bale_strfmt("%s/%s", st->root,
-			    bale_walk_path(st->walk, i));
+			path = bale_walk_path(st->walk, i, &st->path);
+			st->files[i] = path ? bale_strfmt("%s/%s", st->root,
+			    path) : NULL;
 			if (!st->files[i])
 				return bale_reader_seterr(r, BALE_ENOMEM,
 				    "folder: no memory");
@@ -139,6 +144,7 @@ static void folder_release(void *priv)
 	size_t i;
 
 	bale_buf_release(&st->info);
+	bale_buf_release(&st->path);
 	for (i = 0; st->files && st->files[i]; i++)
 		free(st->files[i]);
 	free(st->files);

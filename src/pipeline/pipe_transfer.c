@@ -25,6 +25,7 @@ struct pipe_sample {
 	const char *ext;	/* set by the encode stage, else NULL */
 	int skipped;
 	struct bale_errbuf why;	/* when skipped: the reason */
+	struct bale_buf path;	/* its source path, decoded once */
 };
 
 static void pipe_sample_free(struct pipe_sample *s)
@@ -32,6 +33,7 @@ static void pipe_sample_free(struct pipe_sample *s)
 	if (!s)
 		return;
 	free(s->data);
+	bale_buf_release(&s->path);
 	free(s);
 }
 
@@ -93,12 +95,12 @@ static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
 /* Open the input at output position @pos: a file, or an archive member.
  * @return BALE_OK, BALE_EINPUT (skip it: in->err), BALE_EINTR (abort) */
 static int pipe_input_open(struct pipe_run *run, uint64_t pos,
-    struct bale_input *in)
+    const char *path, struct bale_input *in)
 {
 	struct bale_walk_member m;
 
 	if (!bale_walk_member(run->in.walk, (size_t)run->plan.order[pos], &m))
-		return bale_input_open(in, run->in.rootfd, pipe_path(run, pos));
+		return bale_input_open(in, run->in.rootfd, path);
 	if (bale_source_member_fed(&m))
 		return pipe_input_fed(run, pos, &m, in);
 	return bale_input_member(in, &m);
@@ -137,16 +139,20 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 
 	if (!s)
 		return NULL;
-	rc = pipe_input_open(run, run->plan.first + pos, &in);
+	if (!pipe_path(run, run->plan.first + pos, &s->path)) {
+		pipe_sample_free(s);
+		return NULL;
+	}
+	rc = pipe_input_open(run, run->plan.first + pos, s->path.data, &in);
 	if (rc == BALE_EINTR) {
-		free(s);
+		pipe_sample_free(s);
 		return NULL;
 	}
 	if (rc != BALE_OK)
 		goto out_skip;
 	if (bale_reorder_reserve(run->wk.ro, pos, in.size) != 0) {
 		bale_input_close(&in);
-		free(s);
+		pipe_sample_free(s);
 		return NULL;
 	}
 	s->held = in.size;
@@ -155,7 +161,7 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 		in.data = NULL;
 	} else if (!(s->data = malloc(in.size))) {
 		bale_input_close(&in);
-		free(s);
+		pipe_sample_free(s);
 		return NULL;
 	} else if (bale_input_read(&in, s->data) != 0) {
 		goto out_skip;
@@ -270,11 +276,11 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	if (ps->ext)
 		snprintf(ext, sizeof(ext), "%s", ps->ext);
 	else
-		pipe_ext(pipe_path(run, pos), ext, sizeof(ext));
+		pipe_ext(ps->path.data, ext, sizeof(ext));
 	memset(&s, 0, sizeof(s));
 	s.index = pos;
 	s.key = key;
-	s.relpath = pipe_path(run, pos);
+	s.relpath = ps->path.data;
 	s.ext = ext;
 	s.label = bale_walk_label(run->in.walk, wi);
 	if (run->lab.map)
@@ -296,7 +302,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 static int pipe_emit(struct bale_pipeline *p, struct pipe_run *run,
     uint64_t pos, const struct pipe_sample *ps)
 {
-	const char *path = pipe_path(run, pos);
+	const char *path = ps->path.data;
 
 	if (!ps->skipped)
 		return pipe_put(p, run, pos, ps);
@@ -345,6 +351,19 @@ int bale_pipe_stop_error(struct bale_pipeline *p,
 	    "is kept", done, total);
 }
 
+static int pipe_no_memory(struct bale_pipeline *p, const struct pipe_run *run,
+    uint64_t pos)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	const char *path = pipe_path(run, pos, &b);
+	int rc;
+
+	rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory to read '%s'",
+	    path ? path : "an input");
+	bale_buf_release(&b);
+	return rc;
+}
+
 /* Take samples in order and hand each to every writer. */
 static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 {
@@ -366,8 +385,7 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 		if (!s && bale_pipe_stopped(p))
 			return bale_pipe_stop_error(p, run, pos);
 		if (!s)
-			return bale_errbuf_set(&p->err, BALE_ENOMEM,
-			    "no memory to read '%s'", pipe_path(run, pos));
+			return pipe_no_memory(p, run, pos);
 		rc = pipe_emit(p, run, pos, s);
 		bale_reorder_advance(run->wk.ro, s->held);
 		pipe_sample_free(s);

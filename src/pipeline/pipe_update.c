@@ -311,20 +311,25 @@ static void upd_report_paths(struct bale_buf *b, const char *key,
     const struct pipe_run *run, const struct pipe_update *u, int replaces)
 {
 	const struct bale_update_diff *d = &u->diff;
+	struct bale_buf scratch = BALE_BUF_INIT;
+	const char *path;
 	size_t i;
 	int first = 1;
 
 	bale_json_key(b, key, 0);
 	bale_buf_puts(b, "[");
-	for (i = 0; i < d->npack; i++) {
+	for (i = 0; i < d->npack && !b->failed; i++) {
 		if (d->pack_replaces[i] != replaces || !u->packed ||
 		    !u->packed[i])
 			continue;
+		path = bale_walk_path(run->in.walk, d->pack[i], &scratch);
+		b->failed |= !path;	/* the report says no memory */
 		bale_buf_puts(b, first ? "\n" : ",\n");
-		bale_json_str(b, bale_walk_path(run->in.walk, d->pack[i]));
+		bale_json_str(b, path ? path : "");
 		first = 0;
 	}
 	bale_buf_puts(b, "]");
+	bale_buf_release(&scratch);
 }
 
 /* The report's "update": the version made, and what changed (after a
@@ -381,22 +386,27 @@ static int upd_still_skipped(struct bale_pipeline *p,
     const struct pipe_run *run, const struct pipe_update *u)
 {
 	const struct bale_update_diff *d = &u->diff;
+	struct bale_buf scratch = BALE_BUF_INIT;
 	const char *path, *why;
 	size_t i;
+	int rc = BALE_OK;
 
-	for (i = 0; i < d->nstill; i++) {
-		path = bale_walk_path(run->in.walk, d->still_walk[i]);
+	for (i = 0; rc == BALE_OK && i < d->nstill; i++) {
+		path = bale_walk_path(run->in.walk, d->still_walk[i], &scratch);
 		why = bale_manifest_skip_why(&u->old, d->still_skip[i]);
-		if (bale_report_add(p->report, BALE_NOTE_SKIPPED, path,
-		    why) != 0)
-			return bale_errbuf_set(&p->err, BALE_ENOMEM,
+		if (!path || bale_report_add(p->report, BALE_NOTE_SKIPPED,
+		    path, why) != 0) {
+			rc = bale_errbuf_set(&p->err, BALE_ENOMEM,
 			    "no memory");
+			break;
+		}
 		p->stats.skipped++;
 		if (run->opts->strict)
-			return bale_errbuf_set(&p->err, BALE_EINPUT,
+			rc = bale_errbuf_set(&p->err, BALE_EINPUT,
 			    "strict: '%s': %s", path, why);
 	}
-	return BALE_OK;
+	bale_buf_release(&scratch);
+	return rc;
 }
 
 int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
@@ -523,6 +533,8 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 {
 	struct bale_manifest m;
 	const struct bale_manifest_entry *e;
+	struct bale_buf scratch = BALE_BUF_INIT;
+	const char *path;
 	size_t i, wi;
 	int rc = 0;
 
@@ -542,12 +554,14 @@ static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
 	}
 	for (i = 0; rc == 0 && i < run->plan.count; i++) {
 		wi = (size_t)run->plan.order[i];
-		if (u->written[i])
-			rc = bale_manifest_add(&m, run->plan.key_base + i,
-			    run->lab.map[bale_walk_label(run->in.walk, wi)],
-			    u->diff.size[wi], u->diff.mtime_ns[wi],
-			    bale_walk_path(run->in.walk, wi));
+		if (!u->written[i])
+			continue;
+		path = bale_walk_path(run->in.walk, wi, &scratch);
+		rc = !path ? -1 : bale_manifest_add(&m, run->plan.key_base +
+		    i, run->lab.map[bale_walk_label(run->in.walk, wi)],
+		    u->diff.size[wi], u->diff.mtime_ns[wi], path);
 	}
+	bale_buf_release(&scratch);
 	if (rc == 0)
 		rc = upd_manifest_skips(p, run, &m);
 	if (rc == 0)

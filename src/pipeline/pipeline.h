@@ -157,10 +157,13 @@ static inline double pipe_since(const struct timespec *t0)
 	    (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* The source path of the input at output position @pos. */
-static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos)
+/* The source path of the input at output position @pos, decoded into
+ * @scratch; NULL without memory. */
+static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos,
+    struct bale_buf *scratch)
 {
-	return bale_walk_path(run->in.walk, (size_t)run->plan.order[pos]);
+	return bale_walk_path(run->in.walk, (size_t)run->plan.order[pos],
+	    scratch);
 }
 
 /* pipe_transfer.c */

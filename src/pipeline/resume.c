@@ -24,6 +24,8 @@ void bale_resume_fingerprint(const struct bale_pack_opts *o,
 	struct bale_buf enc = BALE_BUF_INIT;
 	uint64_t h = BALE_FNV_INIT;
 	const char *const *classes = bale_walk_classes(walk);
+	struct bale_buf scratch = BALE_BUF_INIT;
+	const char *path;
 	int64_t label;
 	size_t i;
 
@@ -45,9 +47,12 @@ void bale_resume_fingerprint(const struct bale_pack_opts *o,
 	h = bale_fnv1a(h, &n, sizeof(n));
 	for (i = 0; i < n; i++) {
 		label = bale_walk_label(walk, (size_t)order[i]);
-		h = fnv_str(h, bale_walk_path(walk, (size_t)order[i]));
+		path = bale_walk_path(walk, (size_t)order[i], &scratch);
+		/* without memory the print matches no run's: no resume */
+		h = fnv_str(h, path ? path : "\n(no memory)");
 		h = bale_fnv1a(h, &label, sizeof(label));
 	}
+	bale_buf_release(&scratch);
 	snprintf(out, 17, "%016" PRIx64, h);
 }
 

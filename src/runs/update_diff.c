@@ -9,20 +9,24 @@
 #include <sys/stat.h>
 
 /* The manifest's sample paths and skipped paths, for the index. */
-static const char *diff_sample_path(const void *m, size_t i)
+static const char *diff_sample_path(const void *m, size_t i,
+    struct bale_buf *scratch)
 {
+	(void)scratch;	/* the manifest keeps its paths whole */
 	return bale_manifest_path_of(m, i);
 }
 
-static const char *diff_skip_path(const void *m, size_t i)
+static const char *diff_skip_path(const void *m, size_t i,
+    struct bale_buf *scratch)
 {
+	(void)scratch;
 	return bale_manifest_skip_path(m, i);
 }
 
 /* A file skipped before and unchanged since (same size, same status
  * change time) is not tried again: the same reason would skip it. */
 static int diff_still_skipped(struct bale_update_diff *d,
-    const struct bale_manifest *m, const struct bale_path_index *xs,
+    const struct bale_manifest *m, struct bale_path_index *xs,
     const char *path, size_t i)
 {
 	long k = bale_path_index_find(xs, path);
@@ -38,14 +42,18 @@ static int diff_still_skipped(struct bale_update_diff *d,
 /* Each file's size and modification time, as reading it would find it
  * (links followed); a file that cannot be stat'ed gets 0s and is packed,
  * where reading it says why it fails. */
-static void diff_stat(struct bale_update_diff *d, const struct bale_walk *w,
-    int rootfd)
+static int diff_stat(struct bale_update_diff *d, const struct bale_walk *w,
+    int rootfd, struct bale_buf *scratch)
 {
 	size_t i, n = bale_walk_count(w);
+	const char *path;
 	struct stat sb;
 
 	for (i = 0; i < n; i++) {
-		if (fstatat(rootfd, bale_walk_path(w, i), &sb, 0) != 0)
+		path = bale_walk_path(w, i, scratch);
+		if (!path)
+			return -1;
+		if (fstatat(rootfd, path, &sb, 0) != 0)
 			continue;
 		d->size[i] = (uint64_t)sb.st_size;
 		d->mtime_ns[i] = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
@@ -53,6 +61,7 @@ static void diff_stat(struct bale_update_diff *d, const struct bale_walk *w,
 		d->ctime_ns[i] = (int64_t)sb.st_ctim.tv_sec * 1000000000 +
 		    sb.st_ctim.tv_nsec;
 	}
+	return 0;
 }
 
 static long diff_class(const char *const *names, size_t n, const char *name)
@@ -106,17 +115,20 @@ static int64_t diff_label(const struct bale_update_diff *d,
 
 /* Each walked file against the manifest; @leave marks the manifest
  * samples that do not stay. */
-static void diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
-    const struct bale_manifest *m, const struct bale_path_index x[2],
-    unsigned char *leave)
+static int diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
+    const struct bale_manifest *m, struct bale_path_index x[2],
+    unsigned char *leave, struct bale_buf *scratch)
 {
 	size_t i, n = bale_walk_count(w);
+	const char *path;
 	long j;
 
 	for (i = 0; i < n; i++) {
-		j = m ? bale_path_index_find(&x[0], bale_walk_path(w, i)) : -1;
-		if (j < 0 && m && diff_still_skipped(d, m, &x[1],
-		    bale_walk_path(w, i), i))
+		path = bale_walk_path(w, i, scratch);
+		if (!path)
+			return -1;
+		j = m ? bale_path_index_find(&x[0], path) : -1;
+		if (j < 0 && m && diff_still_skipped(d, m, &x[1], path, i))
 			continue;
 		if (j >= 0)
 			leave[j] = 0;
@@ -133,6 +145,7 @@ static void diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
 		d->pack_replaces[d->npack] = j >= 0;
 		d->pack[d->npack++] = i;
 	}
+	return 0;
 }
 
 static void diff_leavers(struct bale_update_diff *d,
@@ -154,11 +167,12 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
     int rootfd, const struct bale_manifest *m)
 {
 	size_t n = bale_walk_count(walk), nm = m ? m->n : 0;
-	struct bale_path_index x[2];
+	struct bale_buf scratch = BALE_BUF_INIT;
+	struct bale_path_index x[2] = { BALE_PATH_INDEX_INIT,
+	    BALE_PATH_INDEX_INIT };
 	unsigned char *leave = malloc(nm + 1);
 	int rc = -1;
 
-	memset(x, 0, sizeof(x));
 	memset(d, 0, sizeof(*d));
 	d->size = calloc(n + 1, sizeof(*d->size));
 	d->mtime_ns = calloc(n + 1, sizeof(*d->mtime_ns));
@@ -177,11 +191,13 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 	    m) == 0 && bale_path_index_build(&x[1], m->nskip,
 	    diff_skip_path, m) == 0))) {
 		memset(leave, 2, nm + 1);	/* 2: its file is gone */
-		diff_stat(d, walk, rootfd);
-		diff_walk(d, walk, m, x, leave);
-		diff_leavers(d, m, leave);
-		rc = 0;
+		rc = diff_stat(d, walk, rootfd, &scratch);
+		if (rc == 0)
+			rc = diff_walk(d, walk, m, x, leave, &scratch);
+		if (rc == 0)
+			diff_leavers(d, m, leave);
 	}
+	bale_buf_release(&scratch);
 	bale_path_index_release(&x[0]);
 	bale_path_index_release(&x[1]);
 	free(leave);

@@ -276,7 +276,8 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	int rc;
 
 	*out = NULL;
-	if (first >= n)
+	/* files only: nothing to feed, and no per-sample tables to make */
+	if (first >= n || (!packed && !bale_walk_has_members(w)))
 		return BALE_OK;
 	f = feed_new(packed, first, n, bound);
 	rc = f ? bale_feed_map(f, w, order) : BALE_ENOMEM;

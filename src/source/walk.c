@@ -72,14 +72,14 @@ int bale_walk_nomem(struct bale_walk *w)
 	return bale_errbuf_set(&w->err, BALE_ENOMEM, "walk: no memory");
 }
 
-/* Store a string in the arena; returns its offset or (size_t)-1. */
-static size_t walk_intern(struct bale_walk *w, const char *s, size_t n)
+/* Store a string in @b; returns its offset or (size_t)-1. */
+static size_t walk_intern(struct bale_buf *b, const char *s, size_t n)
 {
-	size_t off = w->arena.len;
+	size_t off = b->len;
 
-	bale_buf_add(&w->arena, s, n);
-	bale_buf_add(&w->arena, "", 1);
-	return w->arena.failed ? (size_t)-1 : off;
+	bale_buf_add(b, s, n);
+	bale_buf_zeros(b, 1);
+	return b->failed ? (size_t)-1 : off;
 }
 
 int bale_walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -97,15 +97,15 @@ int bale_walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-/* Append a note to @arr, its strings interned in the arena. */
+/* Append a note to @arr, its strings kept in note_text. */
 static int walk_note_into(struct bale_walk *w, struct walk_notes *arr,
     enum bale_walk_note_kind kind, const char *path, const char *reason)
 {
 	struct walk_note n;
 
 	n.kind = kind;
-	n.path = walk_intern(w, path, strlen(path));
-	n.reason = walk_intern(w, reason, strlen(reason));
+	n.path = walk_intern(&w->note_text, path, strlen(path));
+	n.reason = walk_intern(&w->note_text, reason, strlen(reason));
 	if (n.path == (size_t)-1 || n.reason == (size_t)-1)
 		return bale_walk_nomem(w);
 	return bale_walk_push_note(w, arr, &n);
@@ -147,7 +147,7 @@ int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
 	    sizeof(*w->items)) != 0)
 		return bale_walk_nomem(w);
 	it = &w->items[w->nitems];
-	it->path = walk_intern(w, path, len);
+	it->path = walk_intern(&w->arena, path, len);
 	if (it->path == (size_t)-1)
 		return bale_walk_nomem(w);
 	it->dirlen = dirlen;
@@ -389,7 +389,6 @@ static int walk_classes(struct bale_walk *w)
 	struct bale_buf rel = BALE_BUF_INIT;
 	struct walk_frame root = { 0, 0, NULL };
 	struct stat st;
-	size_t before;
 	size_t i;
 	int rc = BALE_OK;
 
@@ -406,12 +405,16 @@ static int walk_classes(struct bale_walk *w)
 			rc = bale_walk_nomem(w);
 			break;
 		}
-		before = w->nitems;
 		rc = walk_tree(w, &rel, (int64_t)i, &root);
-		if (rc == BALE_OK && w->nitems == before)
+		if (rc == BALE_OK && w->nitems == 0)
 			rc = bale_walk_add_note(w, BALE_NOTE_WARNING,
 			    w->classes[i], "class folder holds no image; its "
 			    "label is kept");
+		/* the order's first key is the class: each class is
+		 * ordered and sealed alone, so listing holds one at most */
+		bale_walk_sort_items(w);
+		if (rc == BALE_OK)
+			rc = bale_walk_seal(w);
 	}
 	bale_buf_release(&rel);
 	return rc;
@@ -426,9 +429,7 @@ int bale_walk_folder(struct bale_walk *w, const char *root)
 		rc = walk_find_classes(w, root);
 	if (rc == BALE_OK)
 		rc = walk_classes(w);
-	if (rc == BALE_OK)
-		bale_walk_sort_items(w);
-	return rc;
+	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 
 /* "path<TAB>label" with the label a non-negative decimal integer. */
@@ -513,22 +514,9 @@ int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
 	int rc;
 
 	rc = walk_open_root(w, root);
-	return rc == BALE_OK ? bale_walk_read_list(w, list, &r) : rc;
-}
-
-size_t bale_walk_count(const struct bale_walk *w)
-{
-	return w->nitems;
-}
-
-const char *bale_walk_path(const struct bale_walk *w, size_t i)
-{
-	return w->arena.data + w->items[i].path;
-}
-
-int64_t bale_walk_label(const struct bale_walk *w, size_t i)
-{
-	return w->items[i].label;
+	if (rc == BALE_OK)
+		rc = bale_walk_read_list(w, list, &r);
+	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 
 size_t bale_walk_nclasses(const struct bale_walk *w)
@@ -560,8 +548,8 @@ void bale_walk_note(const struct bale_walk *w, size_t i,
     enum bale_walk_note_kind *kind, const char **path, const char **reason)
 {
 	*kind = w->notes.v[i].kind;
-	*path = w->arena.data + w->notes.v[i].path;
-	*reason = w->arena.data + w->notes.v[i].reason;
+	*path = w->note_text.data + w->notes.v[i].path;
+	*reason = w->note_text.data + w->notes.v[i].reason;
 }
 
 const char *bale_walk_errmsg(const struct bale_walk *w)
@@ -582,6 +570,8 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->notes.v);
 	free(w->refused.v);
 	bale_buf_release(&w->arena);
+	bale_buf_release(&w->note_text);
+	bale_walk_store_release(&w->store);
 	if (w->rootfd >= 0)
 		close(w->rootfd);
 	for (i = 0; i < w->narchives; i++)

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct bale_buf;
+
 struct bale_walk;
 
 /** What the walk saw but did not turn into a sample. */
@@ -104,11 +106,18 @@ struct bale_walk_member {
 int bale_walk_member(const struct bale_walk *w, size_t i,
     struct bale_walk_member *m);
 
+/** 1 when some sample is an archive member or a packed output's. */
+int bale_walk_has_members(const struct bale_walk *w);
+
 /** 1 if @name ends in ".tar" (case-insensitively). */
 int bale_walk_is_archive_name(const char *name);
 
 size_t bale_walk_count(const struct bale_walk *w);
-const char *bale_walk_path(const struct bale_walk *w, size_t i);
+/** Sample @i's path, decoded into @scratch (paths are kept
+ *  front-coded, so each lookup decodes one): valid until @scratch is
+ *  used again. NULL without memory. */
+const char *bale_walk_path(const struct bale_walk *w, size_t i,
+    struct bale_buf *scratch);
 int64_t bale_walk_label(const struct bale_walk *w, size_t i);
 
 /** Class names by label; NULL entries when the source gave no names. */

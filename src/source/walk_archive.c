@@ -314,7 +314,9 @@ int bale_walk_archives(struct bale_walk *w, const char *const *paths,
 			    "archives cannot make one dataset", paths[0],
 			    paths[i]);
 	}
-	return rc == BALE_OK ? arc_finish(w, paths[0], list) : rc;
+	if (rc == BALE_OK)
+		rc = arc_finish(w, paths[0], list);
+	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 
 int bale_walk_shards(struct bale_walk *w, const char *const *paths,
@@ -327,16 +329,7 @@ int bale_walk_shards(struct bale_walk *w, const char *const *paths,
 	w->keyed = 1;
 	for (i = 0; rc == BALE_OK && i < n; i++)
 		rc = arc_walk_one(w, paths[i], 1);
-	return rc == BALE_OK ? bale_walk_wds_note_dropped(w) : rc;
-}
-
-int bale_walk_member(const struct bale_walk *w, size_t i,
-    struct bale_walk_member *m)
-{
-	size_t k = w->items[i].member;
-
-	if (k == 0)
-		return 0;
-	*m = w->members[k - 1];
-	return 1;
+	if (rc == BALE_OK)
+		rc = bale_walk_wds_note_dropped(w);
+	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }

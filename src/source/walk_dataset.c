@@ -124,7 +124,7 @@ int bale_walk_dataset(struct bale_walk *w, const char *path,
 		return bale_walk_nomem(w);
 	rc = dataset_walk(w, r, path, format);
 	bale_reader_free(r);
-	return rc;
+	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 
 const char *bale_walk_dataset_source(const struct bale_walk *w,

@@ -22,7 +22,7 @@ struct walk_item {
 
 struct walk_note {
 	enum bale_walk_note_kind kind;
-	size_t path;		/* arena offsets */
+	size_t path;		/* note_text offsets */
 	size_t reason;
 };
 
@@ -41,9 +41,28 @@ struct walk_classes {
 	size_t nslots;
 };
 
+/* The samples once ordered (walk_store.c): a few bytes each. */
+struct walk_store {
+	struct bale_buf text;	/* front-coded paths */
+	size_t *block_at;	/* text offset of each block's first path */
+	size_t capblocks;
+	struct bale_buf prev;	/* the path stored last */
+	struct walk_run {
+		size_t first;	/* the run's first sample */
+		int64_t label;
+	} *runs;
+	size_t nruns;
+	size_t capruns;
+	size_t *members;	/* 1 + index in bale_walk.members, 0 for a
+				 * file; NULL while no sample has one */
+	size_t capmembers;
+	size_t n;
+};
+
 struct bale_walk {
-	struct bale_buf arena;	/* NUL-separated strings */
-	struct walk_item *items;
+	struct bale_buf arena;	/* the unsealed items' paths */
+	struct bale_buf note_text;	/* the notes' strings */
+	struct walk_item *items;	/* listed, not yet sealed */
 	size_t nitems;
 	size_t capitems;
 	struct walk_notes notes;
@@ -71,11 +90,18 @@ struct bale_walk {
 	char *dataset_format;
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until bale_walk_members_finish() */
+	struct walk_store store;	/* the sealed samples */
 	const atomic_int *stop;	/* set: the run was asked to stop */
 	struct bale_errbuf err;
 };
 
 int bale_walk_nomem(struct bale_walk *w);
+/** Move the listed items, in their order, to the store (after those
+ *  sealed before), and empty the list for more. */
+int bale_walk_seal(struct bale_walk *w);
+/** bale_walk_seal(), then free what listing used: the walk is done. */
+int bale_walk_seal_all(struct bale_walk *w);
+void bale_walk_store_release(struct walk_store *s);
 /** 1 (with BALE_EINTR in the walk's error) once the run must stop. */
 int bale_walk_stopped(struct bale_walk *w);
 /** Make room for @need elements of @elem bytes in *@arr. 0 or -1. */

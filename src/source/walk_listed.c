@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Paths to entries (walk items or notes) by an arena offset in each. */
+/* Paths to entries (walk items or notes) by an offset in each into
+ * their strings (the items' arena or the notes' text). */
 struct path_index {
 	size_t *slots;		/* 1 + entry index, 0 empty */
 	size_t mask;
@@ -75,7 +76,7 @@ static int listed_index(struct bale_walk *w, struct listed *l, size_t n)
 
 	if (pidx_init(&l->cands, &w->arena, l->cand,
 	    offsetof(struct walk_item, path), n, sizeof(*l->cand)) != 0 ||
-	    pidx_init(&l->refused, &w->arena, w->refused.v,
+	    pidx_init(&l->refused, &w->note_text, w->refused.v,
 	    offsetof(struct walk_note, path), w->refused.n,
 	    sizeof(*w->refused.v)) != 0)
 		return bale_walk_nomem(w);

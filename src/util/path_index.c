@@ -15,6 +15,7 @@ int bale_path_index_build(struct bale_path_index *x, size_t n,
     bale_path_of_fn *path_of, const void *ctx)
 {
 	size_t cap = 16, i, h;
+	const char *path;
 
 	while (cap < 2 * n + 2)
 		cap *= 2;
@@ -25,7 +26,10 @@ int bale_path_index_build(struct bale_path_index *x, size_t n,
 	if (!x->slot)
 		return -1;
 	for (i = 0; i < n; i++) {
-		h = path_hash(path_of(ctx, i)) & x->mask;
+		path = path_of(ctx, i, &x->scratch);
+		if (!path)
+			return -1;
+		h = path_hash(path) & x->mask;
 		while (x->slot[h])
 			h = (h + 1) & x->mask;
 		x->slot[h] = i + 1;
@@ -33,13 +37,18 @@ int bale_path_index_build(struct bale_path_index *x, size_t n,
 	return 0;
 }
 
-long bale_path_index_find(const struct bale_path_index *x, const char *path)
+long bale_path_index_find(struct bale_path_index *x, const char *path)
 {
 	size_t h = path_hash(path) & x->mask;
+	const char *at;
 
-	for (; x->slot[h]; h = (h + 1) & x->mask)
-		if (strcmp(x->path_of(x->ctx, x->slot[h] - 1), path) == 0)
+	for (; x->slot[h]; h = (h + 1) & x->mask) {
+		at = x->path_of(x->ctx, x->slot[h] - 1, &x->scratch);
+		if (!at)
+			return -2;
+		if (strcmp(at, path) == 0)
 			return (long)x->slot[h] - 1;
+	}
 	return -1;
 }
 
@@ -47,4 +56,5 @@ void bale_path_index_release(struct bale_path_index *x)
 {
 	free(x->slot);
 	x->slot = NULL;
+	bale_buf_release(&x->scratch);
 }

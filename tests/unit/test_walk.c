@@ -1,6 +1,7 @@
 /* test_walk.c - ImageFolder semantics: classes, labels, order, notes. */
 #include "bale.h"
 #include "check.h"
+#include "bale_backend_util.h"
 #include "walk.h"
 
 #include <fcntl.h>
@@ -60,13 +61,15 @@ static const int want_labels[] = { 0, 1, 1, 1, 1, 2, 2 };
 
 static void test_order_and_labels(struct bale_walk *w)
 {
+	struct bale_buf scratch = BALE_BUF_INIT;
 	size_t i;
 
 	CHECK_EQ(7, bale_walk_count(w));
 	for (i = 0; i < 7 && i < bale_walk_count(w); i++) {
-		CHECK_STR(want_paths[i], bale_walk_path(w, i));
+		CHECK_STR(want_paths[i], bale_walk_path(w, i, &scratch));
 		CHECK_EQ(want_labels[i], bale_walk_label(w, i));
 	}
+	bale_buf_release(&scratch);
 	CHECK_EQ(4, bale_walk_nclasses(w));
 	CHECK_STR("B", bale_walk_classes(w)[0]);
 	CHECK_STR("empty", bale_walk_classes(w)[3]);
@@ -133,6 +136,63 @@ static void test_list_errors(void)
 	unlink(list);
 }
 
+/* Listed path @i: lengths that grow and shrink, shared starts of every
+ * length, a path that is the start of the one before (nothing new to
+ * store), one past 127 bytes (a two-byte length), across many
+ * front-coding blocks. */
+static void listed_path(size_t i, char *out, size_t cap)
+{
+	static const char tail[] = "abcdefghijklmnopqrstuvwxyz";
+	size_t j = i % 11 == 1 ? i - 1 : i;
+	size_t pad = j % 13 == 0 ? 140 : j % 5;
+	int n;
+
+	n = snprintf(out, cap, "c%zu/sub/%.*s%s%zu.jpg", j / 37, (int)pad,
+	    "0123456789012345678901234567890123456789012345678901234567"
+	    "8901234567890123456789012345678901234567890123456789012345"
+	    "67890123456789", tail + j % 26, j);
+	if (j != i && n > 4)
+		out[n - 4] = '\0';
+}
+
+/* Labels in the list's order, runs of one and of many, and back down. */
+static int64_t listed_label(size_t i)
+{
+	return i < 300 ? (int64_t)(i / 50) : (int64_t)((i * 7919) % 11);
+}
+
+/* The store's paths and labels come back exactly, read in any order. */
+static void test_store_round_trip(void)
+{
+	struct bale_buf scratch = BALE_BUF_INIT;
+	struct bale_walk *w = NULL;
+	char list[600], path[256];
+	size_t n = 2000, i, k;
+	FILE *f;
+
+	snprintf(list, sizeof(list), "%s/list.tsv", root);
+	f = fopen(list, "w");
+	CHECK(f != NULL);
+	for (i = 0; f && i < n; i++) {
+		listed_path(i, path, sizeof(path));
+		fprintf(f, "%s\t%lld\n", path, (long long)listed_label(i));
+	}
+	if (f)
+		fclose(f);
+	CHECK_EQ(BALE_OK, bale_walk_new(&w));
+	CHECK_EQ(BALE_OK, bale_walk_list(w, root, list));
+	CHECK_EQ(n, bale_walk_count(w));
+	for (k = 0; k < n && bale_walk_count(w) == n; k++) {
+		i = (k * 1237) % n;	/* a stride prime to n: all, unordered */
+		listed_path(i, path, sizeof(path));
+		CHECK_STR(path, bale_walk_path(w, i, &scratch));
+		CHECK_EQ(listed_label(i), bale_walk_label(w, i));
+	}
+	bale_buf_release(&scratch);
+	bale_walk_free(w);
+	unlink(list);
+}
+
 int main(void)
 {
 	struct bale_walk *w = NULL;
@@ -147,6 +207,7 @@ int main(void)
 	test_extensions();
 	test_no_classes_is_an_error();
 	test_list_errors();
+	test_store_round_trip();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	CHECK(system(cmd) == 0);
 	return CHECK_DONE();

@@ -1,0 +1,212 @@
+/* walk_store.c - the walk's samples once listed and ordered, kept small
+ * enough for tens of millions: paths front-coded (each stores only what
+ * differs from the one before it; a block of STORE_BLOCK starts afresh,
+ * so one path decodes in at most STORE_BLOCK steps), labels as runs of
+ * equal labels (a folder's classes are one run each), and archive
+ * members by index only when there are any. */
+#include "walk_int.h"
+
+#include "bale.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STORE_BLOCK 16
+
+static void store_varint(struct bale_buf *b, size_t v)
+{
+	unsigned char c;
+
+	do {
+		c = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		c |= v ? 0x80 : 0;
+		bale_buf_add(b, &c, 1);
+	} while (v);
+}
+
+static size_t store_read_varint(const unsigned char **p)
+{
+	size_t v = 0;
+	int shift = 0;
+
+	while (**p & 0x80) {
+		v |= (size_t)(**p & 0x7f) << shift;
+		shift += 7;
+		(*p)++;
+	}
+	v |= (size_t)**p << shift;
+	(*p)++;
+	return v;
+}
+
+static size_t store_shared(const struct bale_buf *prev, const char *path,
+    size_t len)
+{
+	size_t n = prev->len < len ? prev->len : len;
+	size_t i = 0;
+
+	while (i < n && prev->data[i] == path[i])
+		i++;
+	return i;
+}
+
+static int store_add_path(struct walk_store *s, const char *path, size_t len)
+{
+	size_t shared = 0;
+
+	if (s->n % STORE_BLOCK == 0) {
+		if (bale_walk_grow((void **)&s->block_at, &s->capblocks,
+		    s->n / STORE_BLOCK + 1, sizeof(*s->block_at)) != 0)
+			return -1;
+		s->block_at[s->n / STORE_BLOCK] = s->text.len;
+	} else {
+		shared = store_shared(&s->prev, path, len);
+	}
+	store_varint(&s->text, shared);
+	store_varint(&s->text, len - shared);
+	bale_buf_add(&s->text, path + shared, len - shared);
+	bale_buf_reset(&s->prev);
+	bale_buf_add(&s->prev, path, len);
+	return s->text.failed || s->prev.failed ? -1 : 0;
+}
+
+static int store_add_label(struct walk_store *s, int64_t label)
+{
+	if (s->nruns && s->runs[s->nruns - 1].label == label)
+		return 0;
+	if (bale_walk_grow((void **)&s->runs, &s->capruns, s->nruns + 1,
+	    sizeof(*s->runs)) != 0)
+		return -1;
+	s->runs[s->nruns].first = s->n;
+	s->runs[s->nruns].label = label;
+	s->nruns++;
+	return 0;
+}
+
+/* Members are kept only from the first sample that has one. */
+static int store_add_member(struct walk_store *s, size_t member)
+{
+	size_t had = s->capmembers;
+
+	if (!member && !s->members)
+		return 0;
+	if (bale_walk_grow((void **)&s->members, &s->capmembers, s->n + 1,
+	    sizeof(*s->members)) != 0)
+		return -1;
+	if (s->capmembers > had)
+		memset(s->members + had, 0,
+		    (s->capmembers - had) * sizeof(*s->members));
+	s->members[s->n] = member;
+	return 0;
+}
+
+int bale_walk_seal(struct bale_walk *w)
+{
+	struct walk_store *s = &w->store;
+	const struct walk_item *it;
+	const char *path;
+	size_t i;
+
+	for (i = 0; i < w->nitems; i++) {
+		it = &w->items[i];
+		path = w->arena.data + it->path;
+		if (store_add_path(s, path, strlen(path)) != 0 ||
+		    store_add_label(s, it->label) != 0 ||
+		    store_add_member(s, it->member) != 0)
+			return bale_walk_nomem(w);
+		s->n++;
+	}
+	w->nitems = 0;
+	bale_buf_reset(&w->arena);
+	return BALE_OK;
+}
+
+int bale_walk_seal_all(struct bale_walk *w)
+{
+	int rc = bale_walk_seal(w);
+
+	free(w->items);
+	w->items = NULL;
+	w->capitems = 0;
+	bale_buf_release(&w->arena);
+	bale_buf_release(&w->store.prev);
+	return rc;
+}
+
+size_t bale_walk_count(const struct bale_walk *w)
+{
+	return w->store.n;
+}
+
+const char *bale_walk_path(const struct bale_walk *w, size_t i,
+    struct bale_buf *scratch)
+{
+	const struct walk_store *s = &w->store;
+	const unsigned char *p = (const unsigned char *)s->text.data +
+	    s->block_at[i / STORE_BLOCK];
+	size_t k;
+	size_t shared;
+	size_t rest;
+
+	bale_buf_reset(scratch);
+	for (k = 0; k <= i % STORE_BLOCK; k++) {
+		shared = store_read_varint(&p);
+		rest = store_read_varint(&p);
+		scratch->len = shared;	/* of the path before, kept */
+		bale_buf_add(scratch, p, rest);
+		p += rest;
+	}
+	if (!scratch->data) {	/* an empty path: not one a walk keeps */
+		bale_buf_zeros(scratch, 1);
+		scratch->len = 0;
+	}
+	if (scratch->failed)
+		return NULL;
+	scratch->data[scratch->len] = '\0';	/* a shorter path than the
+						 * one before ends here */
+	return scratch->data;
+}
+
+int64_t bale_walk_label(const struct bale_walk *w, size_t i)
+{
+	const struct walk_store *s = &w->store;
+	size_t lo = 0;
+	size_t hi = s->nruns;
+	size_t mid;
+
+	while (hi - lo > 1) {	/* the last run starting at or before i */
+		mid = lo + (hi - lo) / 2;
+		if (s->runs[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return s->runs[lo].label;
+}
+
+int bale_walk_member(const struct bale_walk *w, size_t i,
+    struct bale_walk_member *m)
+{
+	size_t k = w->store.members ? w->store.members[i] : 0;
+
+	if (k == 0)
+		return 0;
+	*m = w->members[k - 1];
+	return 1;
+}
+
+int bale_walk_has_members(const struct bale_walk *w)
+{
+	return w->store.members != NULL;
+}
+
+void bale_walk_store_release(struct walk_store *s)
+{
+	bale_buf_release(&s->text);
+	bale_buf_release(&s->prev);
+	free(s->block_at);
+	free(s->runs);
+	free(s->members);
+	memset(s, 0, sizeof(*s));
+}
