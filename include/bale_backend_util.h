@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 /* ---- calls a backend makes into the core (its side of the contract
  * bale_backend.h describes). */
@@ -213,6 +214,12 @@ int bale_file_write_atomic(const char *path, const void *data,
  *  does not look complete until bale_file_publish(). @return 0 or -1 */
 int bale_file_write_partial(const char *path, const void *data,
     size_t n, int sync);
+
+/** bale_file_write_atomic() of @n pieces, one after the other: a file
+ *  made of parts kept apart (a head and a body) is not copied whole
+ *  first. */
+int bale_file_write_atomicv(const char *path, const struct iovec *pieces,
+    int n, int sync);
 
 /** Rename "@path.partial" to @path; with @sync, also flush the folder
  *  so the rename survives a crash. @return 0 or -1 */

@@ -178,19 +178,20 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 	char *idx = bale_wds_path(st, st->shard_no, "idx");
 	char *tar = bale_wds_path(st, st->shard_no, "tar");
 	char head[64];
+	struct iovec pieces[2];
 	int rc = BALE_OK;
 
-	snprintf(head, sizeof(head), "v1.2 %" PRIu64 "\n", st->shard_samples);
-	bale_buf_reset(&st->scratch);
-	bale_buf_puts(&st->scratch, head);
-	bale_buf_add(&st->scratch, st->idx.data, st->idx.len);
-	if (!idx || !tar || st->scratch.failed || st->idx.failed)
+	pieces[0].iov_base = head;
+	pieces[0].iov_len = (size_t)snprintf(head, sizeof(head),
+	    "v1.2 %" PRIu64 "\n", st->shard_samples);
+	pieces[1].iov_base = st->idx.data;
+	pieces[1].iov_len = st->idx.len;
+	if (!idx || !tar || st->idx.failed)
 		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	else if (bale_wds_bidx_publish(st, st->shard_bytes) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO, "wds: cannot write the "
 		    "index of '%s': %s", tar, strerror(errno));
-	else if (bale_file_write_atomic(idx, st->scratch.data,
-	    st->scratch.len, st->sync) != 0)
+	else if (bale_file_write_atomicv(idx, pieces, 2, st->sync) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot write '%s': %s", idx, strerror(errno));
 	else if (rename(st->tmp, tar) != 0)

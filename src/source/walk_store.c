@@ -1,7 +1,9 @@
 /* walk_store.c - the walk's samples once listed and ordered, kept small
- * enough for tens of millions: paths front-coded (each stores only what
- * differs from the one before it; a block of STORE_BLOCK starts afresh,
- * so one path decodes in at most STORE_BLOCK steps), labels as runs of
+ * enough for tens of millions: paths front- and back-coded (each stores
+ * only the middle that differs from the path before it, whose start and
+ * end it shares: "c7/img_0123.JPEG" after "c7/img_0122.JPEG" stores "3";
+ * a block of STORE_BLOCK starts afresh, so one path decodes in at most
+ * STORE_BLOCK steps), labels as runs of
  * equal labels (a folder's classes are one run each), and archive
  * members by index only when there are any. */
 #include "walk_int.h"
@@ -40,20 +42,28 @@ static size_t store_read_varint(const unsigned char **p)
 	return v;
 }
 
-static size_t store_shared(const struct bale_buf *prev, const char *path,
-    size_t len)
+/* How much @path shares with the path before: its start (*@head) and,
+ * from what is left of both, its end (*@tail). */
+static void store_shared(const struct bale_buf *prev, const char *path,
+    size_t len, size_t *head, size_t *tail)
 {
 	size_t n = prev->len < len ? prev->len : len;
-	size_t i = 0;
+	size_t h = 0;
+	size_t t = 0;
 
-	while (i < n && prev->data[i] == path[i])
-		i++;
-	return i;
+	while (h < n && prev->data[h] == path[h])
+		h++;
+	while (h + t < n && prev->data[prev->len - 1 - t] ==
+	    path[len - 1 - t])
+		t++;
+	*head = h;
+	*tail = t;
 }
 
 static int store_add_path(struct walk_store *s, const char *path, size_t len)
 {
-	size_t shared = 0;
+	size_t head = 0;
+	size_t tail = 0;
 
 	if (s->n % STORE_BLOCK == 0) {
 		if (bale_walk_grow((void **)&s->block_at, &s->capblocks,
@@ -61,11 +71,12 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 			return -1;
 		s->block_at[s->n / STORE_BLOCK] = s->text.len;
 	} else {
-		shared = store_shared(&s->prev, path, len);
+		store_shared(&s->prev, path, len, &head, &tail);
 	}
-	store_varint(&s->text, shared);
-	store_varint(&s->text, len - shared);
-	bale_buf_add(&s->text, path + shared, len - shared);
+	store_varint(&s->text, head);
+	store_varint(&s->text, tail);
+	store_varint(&s->text, len - head - tail);
+	bale_buf_add(&s->text, path + head, len - head - tail);
 	bale_buf_reset(&s->prev);
 	bale_buf_add(&s->prev, path, len);
 	return s->text.failed || s->prev.failed ? -1 : 0;
@@ -139,6 +150,20 @@ size_t bale_walk_count(const struct bale_walk *w)
 	return w->store.n;
 }
 
+/* The path after the one in @b: its start, @mid, then its end. */
+static void store_splice(struct bale_buf *b, size_t head, size_t tail,
+    const unsigned char *mid, size_t nmid)
+{
+	size_t was = b->len;
+
+	bale_buf_zeros(b, nmid);	/* room: the new path may be longer */
+	if (b->failed || !b->data)	/* !data: nothing yet, none to add */
+		return;
+	memmove(b->data + head + nmid, b->data + was - tail, tail);
+	memcpy(b->data + head, mid, nmid);
+	b->len = head + nmid + tail;
+}
+
 const char *bale_walk_path(const struct bale_walk *w, size_t i,
     struct bale_buf *scratch)
 {
@@ -146,16 +171,17 @@ const char *bale_walk_path(const struct bale_walk *w, size_t i,
 	const unsigned char *p = (const unsigned char *)s->text.data +
 	    s->block_at[i / STORE_BLOCK];
 	size_t k;
-	size_t shared;
-	size_t rest;
+	size_t head;
+	size_t tail;
+	size_t nmid;
 
 	bale_buf_reset(scratch);
 	for (k = 0; k <= i % STORE_BLOCK; k++) {
-		shared = store_read_varint(&p);
-		rest = store_read_varint(&p);
-		scratch->len = shared;	/* of the path before, kept */
-		bale_buf_add(scratch, p, rest);
-		p += rest;
+		head = store_read_varint(&p);
+		tail = store_read_varint(&p);
+		nmid = store_read_varint(&p);
+		store_splice(scratch, head, tail, p, nmid);
+		p += nmid;
 	}
 	if (!scratch->data) {	/* an empty path: not one a walk keeps */
 		bale_buf_zeros(scratch, 1);

@@ -48,8 +48,19 @@ int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
 	return 0;
 }
 
-int bale_file_write_partial(const char *path, const void *data, size_t n,
-    int sync)
+static int file_write_pieces(int fd, const struct iovec *pieces, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (bale_file_write_all(fd, pieces[i].iov_base,
+		    pieces[i].iov_len) != 0)
+			return -1;
+	return 0;
+}
+
+static int file_write_partialv(const char *path, const struct iovec *pieces,
+    int n, int sync)
 {
 	char *tmp = bale_strfmt("%s%s", path, BALE_PARTIAL);
 	int saved;
@@ -60,7 +71,8 @@ int bale_file_write_partial(const char *path, const void *data, size_t n,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto out_free;
-	if (bale_file_write_all(fd, data, n) != 0 || (sync && fsync(fd) != 0))
+	if (file_write_pieces(fd, pieces, n) != 0 ||
+	    (sync && fsync(fd) != 0))
 		goto out_close;
 	if (close(fd) != 0) {
 		fd = -1;
@@ -79,6 +91,22 @@ out_free:
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+int bale_file_write_partial(const char *path, const void *data, size_t n,
+    int sync)
+{
+	struct iovec piece = { (void *)data, n };
+
+	return file_write_partialv(path, &piece, 1, sync);
+}
+
+int bale_file_write_atomicv(const char *path, const struct iovec *pieces,
+    int n, int sync)
+{
+	if (file_write_partialv(path, pieces, n, sync) != 0)
+		return -1;
+	return bale_file_publish(path, sync);
 }
 
 int bale_file_sync(const char *path)

@@ -107,19 +107,25 @@ static void ix_head_fill(struct ix_head *h, uint64_t count,
 	h->crc = bale_crc32(h, offsetof(struct ix_head, crc));
 }
 
-static void ix_put_column(struct bale_buf *out, const struct bale_buf *col)
+/* Column @col and the zeros that align what follows, as two pieces. */
+static int ix_column_pieces(struct iovec *pieces, const struct bale_buf *col)
 {
-	bale_buf_add(out, col->data, col->len);
-	bale_buf_zeros(out, (size_t)(ix_align(out->len) - out->len));
+	static char zeros[8];
+
+	pieces[0].iov_base = col->data;
+	pieces[0].iov_len = col->len;
+	pieces[1].iov_base = zeros;
+	pieces[1].iov_len = (size_t)(ix_align(col->len) - col->len);
+	return 2;
 }
 
 int bale_index_write(struct bale_index_build *b, const char *path,
     uint64_t source_size, int sync)
 {
-	struct bale_buf out = BALE_BUF_INIT;
+	struct iovec pieces[9];
 	struct ix_head h;
 	uint64_t end = b->text.len;
-	int rc;
+	int n = 0;
 
 	if (b->unfit || b->labels.failed || b->locs.failed ||
 	    b->key_at.failed || b->text.failed) {
@@ -127,20 +133,17 @@ int bale_index_write(struct bale_index_build *b, const char *path,
 		return -1;
 	}
 	ix_head_fill(&h, b->count, source_size);
-	bale_buf_add(&out, &h, sizeof(h));
-	ix_put_column(&out, &b->labels);
-	ix_put_column(&out, &b->locs);
-	ix_put_column(&out, &b->key_at);
-	bale_buf_add(&out, &end, sizeof(end));
-	bale_buf_add(&out, b->text.data, b->text.len);
-	if (out.failed) {
-		bale_buf_release(&out);
-		errno = ENOMEM;
-		return -1;
-	}
-	rc = bale_file_write_atomic(path, out.data, out.len, sync);
-	bale_buf_release(&out);
-	return rc;
+	pieces[n].iov_base = &h;	/* written from the columns as they
+					 * are, not copied into one buffer */
+	pieces[n++].iov_len = sizeof(h);
+	n += ix_column_pieces(&pieces[n], &b->labels);
+	n += ix_column_pieces(&pieces[n], &b->locs);
+	n += ix_column_pieces(&pieces[n], &b->key_at);
+	pieces[n].iov_base = &end;
+	pieces[n++].iov_len = sizeof(end);
+	pieces[n].iov_base = b->text.data;
+	pieces[n++].iov_len = b->text.len;
+	return bale_file_write_atomicv(path, pieces, n, sync);
 }
 
 /* ---- written as it goes, for a count known first ------------------- */
