@@ -246,6 +246,28 @@ int bale_file_write_all(int fd, const void *data, size_t n);
 int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
     size_t *got);
 
+/* Bytes appended during a run and wanted whole at its end, kept in an
+ * unlinked file in @dir once they outgrow a small buffer
+ * (src/util/spill.c): a run's memory does not grow with them. */
+struct bale_spill {
+	char *dir;
+	int fd;			/* -1 until the buffer first fills */
+	struct bale_buf buf;	/* the bytes not written yet */
+	uint64_t written;
+	int failed;		/* sticky; err says why */
+	int err;
+};
+
+/** @return 0, or -1 without memory */
+int bale_spill_init(struct bale_spill *s, const char *dir);
+/** Append; a failure is kept for bale_spill_read() to report. */
+void bale_spill_add(struct bale_spill *s, const void *p, size_t n);
+uint64_t bale_spill_size(const struct bale_spill *s);
+/** All bytes appended, into @out (bale_spill_size() bytes).
+ *  @return 0, or -1 with errno */
+int bale_spill_read(const struct bale_spill *s, void *out);
+void bale_spill_release(struct bale_spill *s);
+
 /** Create folder @path and its missing parents. @return 0 or -1 */
 int bale_file_mkdirs(const char *path);
 

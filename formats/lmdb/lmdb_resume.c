@@ -52,8 +52,9 @@ static void lmdb_keep_record(struct lmdb_w *st, const MDB_val *k,
 	    sizeof(image) - 1) != 0))
 		return;
 	if (!st->caffe) {
-		bale_buf_printf(&st->keys, "%.*s\n",
-		    (int)(klen - (sizeof(image) - 1)), (char *)k->mv_data);
+		bale_spill_add(&st->keys, k->mv_data,
+		    klen - (sizeof(image) - 1));
+		bale_spill_add(&st->keys, "\n", 1);
 		bale_lmdb_note_label(st, st->resume_label);
 	}
 	st->count++;
@@ -85,9 +86,11 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 	if (err != MDB_NOTFOUND)
 		return bale_lmdb_fail(w, st, "cannot cut back to the checkpoint",
 		    err);
-	return st->keys.failed || st->labels.failed ?
-	    bale_writer_seterr(w, BALE_ENOMEM,
-	    "lmdb: no memory") : bale_lmdb_commit(w, st);
+	if (st->keys.failed || st->labels.failed)
+		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot keep the "
+		    "key list: %s", strerror(st->keys.failed ? st->keys.err :
+		    st->labels.err));
+	return bale_lmdb_commit(w, st);
 }
 
 int bale_lmdb_resume(struct bale_writer *w, void *priv, const char *dir,

@@ -6,6 +6,7 @@
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 #include "lmdb_caffe.h"
+#include "lmdb_pages.h"
 #include "lmdb_write.h"
 
 #include <errno.h>
@@ -134,7 +135,10 @@ int bale_lmdb_paths(struct bale_writer *w, struct lmdb_w *st,
 	st->final = bale_strfmt("%s/%s.lmdb", dir, ds->name);
 	st->tmp = bale_strfmt("%s/%s.lmdb%s", dir, ds->name, BALE_PARTIAL);
 	bale_meta_classes(&st->classes, ds);
-	if (!st->final || !st->tmp || st->classes.failed)
+	/* the key and label lists wait beside the output, not in memory */
+	if (!st->final || !st->tmp || st->classes.failed ||
+	    bale_spill_init(&st->keys, dir) != 0 ||
+	    bale_spill_init(&st->labels, dir) != 0)
 		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
 	return BALE_OK;
 }
@@ -208,8 +212,10 @@ int bale_lmdb_commit(struct bale_writer *w, struct lmdb_w *st)
 		st->ckpt_next = st->last_index + 1;
 		bale_writer_reached(w, st->ckpt_next, NULL);
 	}
-	if (mdb_env_info(st->env, &info) == 0)
+	if (mdb_env_info(st->env, &info) == 0) {
 		st->used_pages = info.me_last_pgno + 1;
+		bale_lmdb_let_go(st->env, st->used_pages * st->psize);
+	}
 	if (st->sync && mdb_env_get_fd(st->env, &fd) == 0)
 		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 	return BALE_OK;
@@ -239,9 +245,11 @@ static int lmdb_make_room(struct bale_writer *w, struct lmdb_w *st,
 	return bale_lmdb_begin(w, st);
 }
 
-/* Put one record, after making sure the map can hold it. */
-static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
-    const char *key, const void *value, size_t n)
+/* Put one record, after making sure the map can hold it; with
+ * MDB_RESERVE in @flags, *@room is where its @n bytes go. */
+static int lmdb_put_as(struct bale_writer *w, struct lmdb_w *st,
+    const char *key, const void *value, size_t n, unsigned flags,
+    void **room)
 {
 	/* worst case: the value's overflow pages and a new leaf page */
 	size_t pages = (n + 16 + st->psize - 1) / st->psize + 1;
@@ -253,7 +261,9 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 	rc = lmdb_make_room(w, st, pages);
 	if (rc != BALE_OK)
 		return rc;
-	err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND);
+	err = mdb_put(st->txn, st->dbi, &k, &v, MDB_APPEND | flags);
+	if (room)
+		*room = v.mv_data;
 	if (err == MDB_MAP_FULL)
 		return bale_writer_seterr(w, BALE_EBACKEND, "lmdb: map full "
 		    "at %zu MiB although bale grows it (please report; a "
@@ -264,6 +274,31 @@ static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
 	st->txn_pages += pages;
 	st->txn_bytes += n;
 	return BALE_OK;
+}
+
+static int lmdb_put(struct bale_writer *w, struct lmdb_w *st,
+    const char *key, const void *value, size_t n)
+{
+	return lmdb_put_as(w, st, key, value, n, 0, NULL);
+}
+
+/* A list kept in @spill as one record, in a transaction of its own: one
+ * list at a time is in memory (LMDB holds a written value there until
+ * the commit). */
+static int lmdb_put_spilled(struct bale_writer *w, struct lmdb_w *st,
+    const char *key, const struct bale_spill *spill)
+{
+	void *room = NULL;
+	int rc;
+
+	rc = lmdb_put_as(w, st, key, NULL, (size_t)bale_spill_size(spill),
+	    MDB_RESERVE, &room);
+	if (rc == BALE_OK && bale_spill_read(spill, room) != 0)
+		rc = bale_writer_seterr(w, BALE_EIO, "lmdb: cannot read back "
+		    "the list for %s: %s", key, strerror(errno));
+	if (rc == BALE_OK)
+		rc = bale_lmdb_commit(w, st);
+	return rc == BALE_OK ? bale_lmdb_begin(w, st) : rc;
 }
 
 /* ---- samples ---------------------------------------------------------- */
@@ -335,10 +370,13 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 		return rc;
 	st->have_sample = 1;
 	st->last_index = s->index;
-	bale_buf_printf(&st->keys, "%s\n", s->key);
+	bale_spill_add(&st->keys, s->key, strlen(s->key));
+	bale_spill_add(&st->keys, "\n", 1);
 	bale_lmdb_note_label(st, s->label);
 	if (st->keys.failed || st->labels.failed)
-		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot keep the "
+		    "key list: %s", strerror(st->keys.failed ? st->keys.err :
+		    st->labels.err));
 	st->count++;
 	if (st->txn_bytes < LMDB_TXN_BYTES)
 		return BALE_OK;
@@ -364,7 +402,7 @@ void bale_lmdb_note_label(struct lmdb_w *st, int64_t label)
 
 	if (label < 0 || label > INT32_MAX)
 		st->labels_unfit = 1;
-	bale_buf_add(&st->labels, &l, sizeof(l));
+	bale_spill_add(&st->labels, &l, sizeof(l));
 }
 
 static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
@@ -383,11 +421,9 @@ static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 	if (rc == BALE_OK)
 		rc = lmdb_put(w, st, "__count__", count, strlen(count));
 	if (rc == BALE_OK)
-		rc = lmdb_put(w, st, "__keys__", st->keys.data ? st->keys.data :
-		    "", st->keys.len);
+		rc = lmdb_put_spilled(w, st, "__keys__", &st->keys);
 	if (rc == BALE_OK && !st->labels_unfit)
-		rc = lmdb_put(w, st, "__labels__", st->labels.data ?
-		    st->labels.data : "", st->labels.len);
+		rc = lmdb_put_spilled(w, st, "__labels__", &st->labels);
 	bale_buf_release(&b);
 	return rc;
 }
@@ -446,8 +482,8 @@ static void lmdb_release(void *priv)
 		bale_lmdb_remove(st->tmp, st->nosubdir);
 	free(st->final);
 	free(st->tmp);
-	bale_buf_release(&st->keys);
-	bale_buf_release(&st->labels);
+	bale_spill_release(&st->keys);
+	bale_spill_release(&st->labels);
 	bale_buf_release(&st->classes);
 	bale_buf_release(&st->meta);
 }

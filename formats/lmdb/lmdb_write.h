@@ -64,8 +64,8 @@ struct lmdb_w {
 	size_t used_pages;	/* at the last commit */
 	size_t txn_pages;	/* worst case of the open transaction */
 	size_t txn_bytes;
-	struct bale_buf keys;	/* "KEY\n" per sample */
-	struct bale_buf labels;	/* int32 per sample: __labels__ */
+	struct bale_spill keys;	/* "KEY\n" per sample */
+	struct bale_spill labels;	/* int32 per sample: __labels__ */
 	int labels_unfit;	/* a label outside int32: no __labels__ */
 	int64_t resume_label;	/* resume: the last K.cls record's */
 	struct bale_buf classes;

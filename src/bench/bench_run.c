@@ -164,22 +164,24 @@ static void bench_note_counts(const struct bale_bench *b)
 	}
 }
 
-/* The order every run reads: the first @k of a permutation of all @n. */
+/* The order every run reads: the first @k of a permutation of all @n,
+ * computed an index at a time, so a sample of ten million costs only
+ * what is read. */
 static uint64_t *bench_order(const struct bale_bench_opts *o, uint64_t n,
     uint64_t *k)
 {
-	uint64_t *order = malloc((n ? n : 1) * sizeof(uint64_t));
+	struct bale_permutation perm;
+	uint64_t *order;
 	uint64_t i;
 
 	*k = o->samples ? o->samples : BENCH_DEFAULT_SAMPLES;
 	*k = *k < n ? *k : n;
+	order = malloc((*k ? *k : 1) * sizeof(uint64_t));
 	if (!order)
 		return NULL;
-	if (o->sequential)
-		for (i = 0; i < n; i++)
-			order[i] = i;
-	else
-		bale_shuffle(order, (size_t)n, o->seed);
+	bale_permutation_init(&perm, n, o->seed);
+	for (i = 0; i < *k; i++)
+		order[i] = o->sequential ? i : bale_permutation_at(&perm, i);
 	return order;
 }
 

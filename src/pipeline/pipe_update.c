@@ -37,7 +37,7 @@ struct pipe_update {
 	char *delta;		/* OUT/.NAME-update */
 	char *settings;		/* what changes stored bytes, this run's */
 	struct bale_update_diff diff;
-	uint64_t *order;	/* incremental: positions -> walk items */
+	bale_order_t *order;	/* incremental: positions -> walk items */
 	size_t *pack_at;	/* positions -> the diff's pack indices */
 	unsigned char *packed;	/* per pack index: 1 once it was written */
 	uint64_t *keys_before;	/* the manifest's keys, in order */
@@ -247,7 +247,7 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_update *u)
 {
 	size_t i, n = u->diff.npack;
-	uint64_t *perm = malloc((n + 1) * sizeof(*perm));
+	bale_order_t *perm = malloc((n + 1) * sizeof(*perm));
 
 	u->order = malloc((n + 1) * sizeof(*u->order));
 	u->pack_at = malloc((n + 1) * sizeof(*u->pack_at));
@@ -259,7 +259,7 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 		bale_shuffle(perm, n, run->opts->seed + u->old.version);
 	for (i = 0; i < n; i++) {
 		u->pack_at[i] = run->opts->shuffle ? perm[i] : i;
-		u->order[i] = u->diff.pack[u->pack_at[i]];
+		u->order[i] = (bale_order_t)u->diff.pack[u->pack_at[i]];
 	}
 	free(perm);
 	run->plan.order = u->order;

@@ -117,6 +117,10 @@ static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 	size_t n = bale_walk_count(run->in.walk);
 	size_t i;
 
+	if (n > BALE_ORDER_MAX)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "%zu samples: "
+		    "bale packs at most %lu in one run", n,
+		    (unsigned long)BALE_ORDER_MAX);
 	run->plan.order_all = malloc((n ? n : 1) *
 	    sizeof(*run->plan.order_all));
 	if (!run->plan.order_all)
@@ -125,7 +129,7 @@ static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 		bale_shuffle(run->plan.order_all, n, run->opts->seed);
 	else
 		for (i = 0; i < n; i++)
-			run->plan.order_all[i] = i;
+			run->plan.order_all[i] = (bale_order_t)i;
 	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.order_all,
 	    n, 0, run->plan.run_fp);
 	pipe_slice(run, n);
@@ -323,6 +327,20 @@ static int pipe_note_unchecked(struct bale_pipeline *p,
 	    BALE_OK;
 }
 
+/* Every sample handed over: a run other than an update (which lists
+ * them in its manifest after) needs neither the samples nor their order
+ * any more, and frees them before the writers finish, when one may need
+ * memory of its own (LMDB writes its key list whole). */
+static void pipe_drop_samples(struct pipe_run *run)
+{
+	if (run->upd)
+		return;
+	free(run->plan.order_all);
+	run->plan.order_all = NULL;
+	run->plan.order = NULL;
+	bale_walk_drop_samples(run->in.walk);
+}
+
 /* Open the writers, hand them every sample, finish them; an update
  * with only removals to apply packs nothing. */
 static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
@@ -336,6 +354,8 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 		rc = bale_pipe_stop_error(p, run, run->plan.first);
 	if (rc == BALE_OK)
 		rc = bale_pipe_transfer(p, run);
+	if (rc == BALE_OK)
+		pipe_drop_samples(run);
 	if (rc == BALE_OK)
 		rc = pipe_note_unchecked(p, run);
 	if (rc == BALE_OK)

@@ -67,9 +67,9 @@ struct pipe_input {
 /* Which samples the run packs, in which order: pipe_order() (or an
  * update's or a part's) makes it, the rest of the run follows it. */
 struct pipe_plan {
-	uint64_t *order;	/* output position -> walk index (a part's
+	bale_order_t *order;	/* output position -> walk index (a part's
 				 * positions: its slice of order_all) */
-	uint64_t *order_all;	/* the whole run's order */
+	bale_order_t *order_all;	/* the whole run's order */
 	uint64_t count;		/* positions this run packs */
 	uint64_t key_base;	/* the whole run's position of position 0
 				 * (a part's first sample): keys are it +

@@ -18,7 +18,7 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 }
 
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
-    const struct bale_walk *walk, const uint64_t *order, size_t n,
+    const struct bale_walk *walk, const bale_order_t *order, size_t n,
     int with_part, char out[17])
 {
 	struct bale_buf enc = BALE_BUF_INIT;

@@ -7,6 +7,7 @@
 #include "bale.h"
 #include "bale_backend_util.h"
 #include "journal.h"
+#include "shuffle.h"
 #include "report.h"
 #include "walk.h"
 
@@ -16,7 +17,7 @@
  *  walk index), and @with_part, which part of the run it is. Thread
  *  count, window and strictness do not count. */
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
-    const struct bale_walk *walk, const uint64_t *order, size_t n,
+    const struct bale_walk *walk, const bale_order_t *order, size_t n,
     int with_part, char out[17]);
 
 /** Open @n writers for @ds in @dir, and set *@first to the first input

@@ -77,7 +77,7 @@ double bale_feed_now(void);
  *  the positions not fed (taken from the start).
  *  @return BALE_OK or BALE_ENOMEM */
 int bale_feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
-    const uint64_t *order);
+    const bale_order_t *order);
 
 /* feed_packed.c */
 

@@ -13,7 +13,7 @@
 /* The largest fd of a compressed tar's member among the fed positions,
  * or -1. */
 static int feed_max_fd(const struct bale_stream_feed *f,
-    const struct bale_walk *w, const uint64_t *order)
+    const struct bale_walk *w, const bale_order_t *order)
 {
 	struct bale_walk_member m;
 	int max = -1;
@@ -62,7 +62,7 @@ static int feed_place_streams(struct bale_stream_feed *f)
 
 /* Number the streams; @stream[i] is position i's, or SIZE_MAX. */
 static int feed_find_streams(struct bale_stream_feed *f,
-    const struct bale_walk *w, const uint64_t *order, size_t *stream)
+    const struct bale_walk *w, const bale_order_t *order, size_t *stream)
 {
 	struct bale_walk_member m;
 	int maxfd = feed_max_fd(f, w, order);
@@ -86,7 +86,7 @@ static int feed_find_streams(struct bale_stream_feed *f,
 
 /* Positions from compressed tars are fed; the others are taken. */
 static int feed_map_streams(struct bale_stream_feed *f,
-    const struct bale_walk *w, const uint64_t *order)
+    const struct bale_walk *w, const bale_order_t *order)
 {
 	size_t *stream = malloc((f->count ? f->count : 1) * sizeof(*stream));
 	struct bale_walk_member m;
@@ -113,7 +113,7 @@ static int feed_map_streams(struct bale_stream_feed *f,
 
 /* Every position is a packed output's sample, read in output order. */
 static void feed_map_packed(struct bale_stream_feed *f,
-    const struct bale_walk *w, const uint64_t *order)
+    const struct bale_walk *w, const bale_order_t *order)
 {
 	struct bale_walk_member m;
 	uint64_t i;
@@ -126,7 +126,7 @@ static void feed_map_packed(struct bale_stream_feed *f,
 }
 
 int bale_feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
-    const uint64_t *order)
+    const bale_order_t *order)
 {
 	if (!f->sample_of)
 		return feed_map_streams(f, w, order);

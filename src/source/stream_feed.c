@@ -267,7 +267,7 @@ static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
 }
 
 int bale_stream_feed_start(struct bale_stream_feed **out,
-    const struct bale_walk *w, const uint64_t *order, uint64_t first,
+    const struct bale_walk *w, const bale_order_t *order, uint64_t first,
     uint64_t n, size_t bound, struct bale_errbuf *err)
 {
 	struct bale_stream_feed *f;

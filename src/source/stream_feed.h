@@ -18,6 +18,7 @@
 #define BALE_STREAM_FEED_H
 
 #include "bale_backend_util.h"
+#include "shuffle.h"
 #include "walk.h"
 
 #include <stdint.h>
@@ -36,7 +37,7 @@ struct bale_stream_feed_stats {
  *  @return BALE_OK, BALE_ENOMEM, BALE_EINPUT (the packed output no
  *  longer opens), with @err set */
 int bale_stream_feed_start(struct bale_stream_feed **out,
-    const struct bale_walk *w, const uint64_t *order, uint64_t first,
+    const struct bale_walk *w, const bale_order_t *order, uint64_t first,
     uint64_t n, size_t bound, struct bale_errbuf *err);
 
 /** Wait for the bytes of position @pos, and take them (the caller frees

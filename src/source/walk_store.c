@@ -222,6 +222,14 @@ int bale_walk_member(const struct bale_walk *w, size_t i,
 	return 1;
 }
 
+void bale_walk_drop_samples(struct bale_walk *w)
+{
+	size_t n = w->store.n;
+
+	bale_walk_store_release(&w->store);
+	w->store.n = n;
+}
+
 int bale_walk_has_members(const struct bale_walk *w)
 {
 	return w->store.members != NULL;

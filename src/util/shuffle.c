@@ -23,15 +23,15 @@ static uint64_t shuffle_below(uint64_t *state, uint64_t bound)
 	return r % bound;
 }
 
-void bale_shuffle(uint64_t *perm, size_t n, uint64_t seed)
+void bale_shuffle(bale_order_t *perm, size_t n, uint64_t seed)
 {
 	uint64_t state = seed;
-	uint64_t tmp;
+	bale_order_t tmp;
 	size_t i;
 	size_t j;
 
 	for (i = 0; i < n; i++)
-		perm[i] = i;
+		perm[i] = (bale_order_t)i;
 	for (i = n; i > 1; i--) {
 		j = (size_t)shuffle_below(&state, i);
 		tmp = perm[i - 1];

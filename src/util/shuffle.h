@@ -5,9 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A run's order: output position -> walk index, 4 bytes a sample. */
+typedef uint32_t bale_order_t;
+#define BALE_ORDER_MAX UINT32_MAX	/* samples a run can order */
+
 /** Fill @perm[0..n) with a permutation of 0..n-1 chosen by @seed
- *  (Fisher-Yates over splitmix64; unbiased; stable across platforms). */
-void bale_shuffle(uint64_t *perm, size_t n, uint64_t seed);
+ *  (Fisher-Yates over splitmix64; unbiased; stable across platforms),
+ *  n at most BALE_ORDER_MAX. */
+void bale_shuffle(bale_order_t *perm, size_t n, uint64_t seed);
 
 /** A seeded permutation of 0..n-1 computed an index at a time, in no
  *  memory: a 4-round Feistel network over the smallest even power of

@@ -6,7 +6,7 @@
 
 static void test_is_permutation(void)
 {
-	static uint64_t perm[N];
+	static bale_order_t perm[N];
 	static unsigned char seen[N];
 	size_t i;
 	size_t moved = 0;
@@ -25,9 +25,9 @@ static void test_is_permutation(void)
 
 static void test_same_seed_same_order(void)
 {
-	static uint64_t a[N];
-	static uint64_t b[N];
-	static uint64_t c[N];
+	static bale_order_t a[N];
+	static bale_order_t b[N];
+	static bale_order_t c[N];
 
 	bale_shuffle(a, N, 7);
 	bale_shuffle(b, N, 7);
@@ -40,7 +40,7 @@ static void test_same_seed_same_order(void)
  * or a re-run would not reproduce a published dataset. */
 static void test_order_is_pinned(void)
 {
-	uint64_t p[5];
+	bale_order_t p[5];
 
 	bale_shuffle(p, 5, 0);
 	CHECK_EQ(2, p[0]);
@@ -52,7 +52,7 @@ static void test_order_is_pinned(void)
 
 static void test_small(void)
 {
-	uint64_t one[1];
+	bale_order_t one[1];
 
 	bale_shuffle(one, 1, 99);
 	CHECK_EQ(0, one[0]);
