@@ -104,6 +104,11 @@ void bale_buf_puts(struct bale_buf *b, const char *s);
 void bale_buf_zeros(struct bale_buf *b, size_t n);
 void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/** Append @v in decimal, at least @width digits (zeros before); a
+ *  formatter of its own: printf costs more than the rest of a small
+ *  sample's metadata. */
+void bale_buf_u64(struct bale_buf *b, uint64_t v, int width);
+void bale_buf_i64(struct bale_buf *b, int64_t v);
 void bale_buf_reset(struct bale_buf *b);
 void bale_buf_release(struct bale_buf *b);
 

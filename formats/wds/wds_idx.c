@@ -8,9 +8,15 @@
 void bale_wds_idx_add(struct bale_buf *idx, const char *ext, uint64_t off,
     uint64_t size, const char *name)
 {
-	bale_buf_printf(idx, "%s%s %" PRIu64 " %" PRIu64 " %s",
-	    idx->len && idx->data[idx->len - 1] != '\n' ? " " : "", ext, off,
-	    size, name);
+	if (idx->len && idx->data[idx->len - 1] != '\n')
+		bale_buf_add(idx, " ", 1);
+	bale_buf_puts(idx, ext);
+	bale_buf_add(idx, " ", 1);
+	bale_buf_u64(idx, off, 0);
+	bale_buf_add(idx, " ", 1);
+	bale_buf_u64(idx, size, 0);
+	bale_buf_add(idx, " ", 1);
+	bale_buf_puts(idx, name);
 }
 
 /* "ext off size name" for one member; returns the next field or NULL. */

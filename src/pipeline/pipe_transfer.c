@@ -95,12 +95,12 @@ static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
 /* Open the input at output position @pos: a file, or an archive member.
  * @return BALE_OK, BALE_EINPUT (skip it: in->err), BALE_EINTR (abort) */
 static int pipe_input_open(struct pipe_run *run, uint64_t pos,
-    const char *path, struct bale_input *in)
+    const char *path, struct bale_input_dir *dir, struct bale_input *in)
 {
 	struct bale_walk_member m;
 
 	if (!bale_walk_member(run->in.walk, (size_t)run->plan.order[pos], &m))
-		return bale_input_open(in, run->in.rootfd, path);
+		return bale_input_open_in(in, dir, run->in.rootfd, path);
 	if (bale_source_member_fed(&m))
 		return pipe_input_fed(run, pos, &m, in);
 	return bale_input_member(in, &m);
@@ -110,6 +110,7 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 struct pipe_tools {
 	struct bale_encoder *enc;	/* the encode stage, or NULL */
 	struct bale_decode_check *check;	/* --validate, or NULL */
+	struct bale_input_dir dir;	/* the folder it reads from */
 };
 
 /* --validate: the bytes read must decode. @return BALE_OK (they do, or
@@ -130,7 +131,7 @@ static int pipe_validate(struct pipe_run *run, struct bale_decode_check *check,
 /* Read, encode (or check) and checksum the input at window slot @pos
  * (the input at run->plan.first + @pos). NULL: abort (or no memory). */
 static struct pipe_sample *pipe_make(struct pipe_run *run,
-    const struct pipe_tools *t, uint64_t pos)
+    struct pipe_tools *t, uint64_t pos)
 {
 	struct bale_encoder *enc = t->enc;
 	struct pipe_sample *s = calloc(1, sizeof(*s));
@@ -143,7 +144,8 @@ static struct pipe_sample *pipe_make(struct pipe_run *run,
 		pipe_sample_free(s);
 		return NULL;
 	}
-	rc = pipe_input_open(run, run->plan.first + pos, s->path.data, &in);
+	rc = pipe_input_open(run, run->plan.first + pos, s->path.data, &t->dir,
+	    &in);
 	if (rc == BALE_EINTR) {
 		pipe_sample_free(s);
 		return NULL;
@@ -204,7 +206,7 @@ static void *pipe_worker(void *arg)
 {
 	const struct pipe_worker *me = arg;
 	struct pipe_run *run = me->run;
-	struct pipe_tools t = { NULL, NULL };
+	struct pipe_tools t = { NULL, NULL, BALE_INPUT_DIR_INIT };
 	struct pipe_sample *s;
 	uint64_t pos;
 
@@ -233,6 +235,7 @@ static void *pipe_worker(void *arg)
 	}
 	bale_encoder_free(t.enc);
 	bale_decode_check_free(t.check);
+	bale_input_dir_release(&t.dir);
 	return NULL;
 }
 

@@ -58,6 +58,46 @@ int bale_input_open(struct bale_input *in, int dirfd, const char *rel)
 	return BALE_OK;
 }
 
+/* Is @rel's folder (its first @n bytes) the one @d holds? If not, it
+ * becomes the one, not opened yet. */
+static int input_same_dir(struct bale_input_dir *d, const char *rel, size_t n)
+{
+	if (d->path.data && d->path.len == n &&
+	    memcmp(d->path.data, rel, n) == 0)
+		return 1;
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	bale_buf_reset(&d->path);
+	bale_buf_add(&d->path, rel, n);
+	return 0;
+}
+
+int bale_input_open_in(struct bale_input *in, struct bale_input_dir *d,
+    int rootfd, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	if (!slash || !input_same_dir(d, rel, (size_t)(slash - rel)) ||
+	    d->path.failed)
+		return bale_input_open(in, rootfd, rel);
+	if (d->fd < 0)
+		d->fd = openat(rootfd, d->path.data, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	if (d->fd >= 0 && bale_input_open(in, d->fd, slash + 1) == BALE_OK)
+		return BALE_OK;
+	/* a failure is told as the whole path from the root tells it */
+	return bale_input_open(in, rootfd, rel);
+}
+
+void bale_input_dir_release(struct bale_input_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	bale_buf_release(&d->path);
+}
+
 int bale_input_member(struct bale_input *in, const struct bale_walk_member *m)
 {
 	bale_errbuf_clear(&in->err);

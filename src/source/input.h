@@ -31,6 +31,24 @@ struct bale_input {
  *  @in->err) */
 int bale_input_open(struct bale_input *in, int dirfd, const char *rel);
 
+/* The folder files were last opened from, held open while they keep
+ * coming from it: a file in a row then costs one name lookup, not one
+ * per component of its path (a class folder of thousands, read in
+ * order). Files from folders in no order (a shuffled run) open from the
+ * root as before, with nothing more. One per thread. */
+struct bale_input_dir {
+	struct bale_buf path;	/* the last file's folder, below the root */
+	int fd;			/* open on it, once a second file came */
+};
+
+#define BALE_INPUT_DIR_INIT { BALE_BUF_INIT, -1 }
+
+/** bale_input_open() of @rel below @rootfd, through @d: the same result
+ *  and the same reasons. */
+int bale_input_open_in(struct bale_input *in, struct bale_input_dir *d,
+    int rootfd, const char *rel);
+void bale_input_dir_release(struct bale_input_dir *d);
+
 /** Take archive member @m (its archive stays open, owned by the walk),
  *  for its kind to read.
  *  @return BALE_OK, or BALE_EINPUT when it must be skipped (empty) */

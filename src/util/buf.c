@@ -70,6 +70,28 @@ void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+void bale_buf_u64(struct bale_buf *b, uint64_t v, int width)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[sizeof(digits) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < width);
+	bale_buf_add(b, digits + sizeof(digits) - n, (size_t)n);
+}
+
+void bale_buf_i64(struct bale_buf *b, int64_t v)
+{
+	if (v < 0) {
+		bale_buf_add(b, "-", 1);
+		bale_buf_u64(b, -(uint64_t)v, 0);
+	} else {
+		bale_buf_u64(b, (uint64_t)v, 0);
+	}
+}
+
 void bale_buf_reset(struct bale_buf *b)
 {
 	b->len = 0;

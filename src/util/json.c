@@ -112,5 +112,5 @@ void bale_json_kv_u64(struct bale_buf *b, const char *key, uint64_t v,
     int first)
 {
 	bale_json_key(b, key, first);
-	bale_buf_printf(b, "%" PRIu64, v);
+	bale_buf_u64(b, v, 0);
 }

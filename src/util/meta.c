@@ -20,7 +20,7 @@ void bale_meta_json(struct bale_buf *b, const struct bale_sample *s)
 	bale_json_kv_u64(b, "size", s->size, 0);
 	bale_json_kv_str(b, "crc32", crc, 0);
 	bale_json_key(b, "label", 0);
-	bale_buf_printf(b, "%" PRId64, s->label);
+	bale_buf_i64(b, s->label);
 	bale_json_kv_str(b, "class", s->label_name, 0);
 	bale_buf_puts(b, "}");
 }

@@ -3,6 +3,8 @@
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
+#include <inttypes.h>
+
 static void check_escape(const char *in, size_t n, const char *want)
 {
 	struct bale_buf b = BALE_BUF_INIT;
@@ -48,11 +50,41 @@ static void test_key_values(void)
 	bale_buf_release(&b);
 }
 
+/* The decimal formatter against printf, at the edges. */
+static void test_numbers(void)
+{
+	static const uint64_t u[] = { 0, 7, 10, 99, 1000000, 4294967296ULL,
+	    UINT64_MAX };
+	static const int64_t s[] = { 0, -1, 42, INT64_MIN, INT64_MAX };
+	struct bale_buf b = BALE_BUF_INIT;
+	char want[48];
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		bale_buf_reset(&b);
+		bale_buf_u64(&b, u[i], 10);
+		snprintf(want, sizeof(want), "%010" PRIu64, u[i]);
+		CHECK_STR(want, b.data);
+		bale_buf_reset(&b);
+		bale_buf_u64(&b, u[i], 0);
+		snprintf(want, sizeof(want), "%" PRIu64, u[i]);
+		CHECK_STR(want, b.data);
+	}
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		bale_buf_reset(&b);
+		bale_buf_i64(&b, s[i]);
+		snprintf(want, sizeof(want), "%" PRId64, s[i]);
+		CHECK_STR(want, b.data);
+	}
+	bale_buf_release(&b);
+}
+
 int main(void)
 {
 	test_plain_and_quotes();
 	test_utf8_is_kept();
 	test_invalid_bytes_use_surrogateescape();
 	test_key_values();
+	test_numbers();
 	return CHECK_DONE();
 }
