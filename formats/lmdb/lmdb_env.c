@@ -2,6 +2,7 @@
  * (lmdb_env.h), what an environment learns once (where LMDB mapped the
  * file), and what each version of it holds: its keys, in sample order. */
 #include "lmdb_env.h"
+#include "lmdb_pages.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,28 +38,6 @@ static int lmdb_env_fail(struct bale_reader *r, const char *what, int err)
 {
 	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: %s", what,
 	    mdb_strerror(err));
-}
-
-/* Where LMDB mapped the file: the start of the mapping (from offset 0)
- * that holds @inside, a pointer LMDB returned. NULL if not found; the
- * reader then reads every value from the map. */
-static const char *lmdb_map_base(const void *inside)
-{
-	unsigned long lo;
-	unsigned long hi;
-	unsigned long off;
-	char line[512];
-	const char *base = NULL;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && !base && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 &&
-		    (uintptr_t)inside >= lo && (uintptr_t)inside < hi &&
-		    off == 0)
-			base = (const char *)(uintptr_t)lo;
-	if (f)
-		fclose(f);
-	return base;
 }
 
 /* ---- the shared environment ---------------------------------------- */
@@ -229,22 +208,6 @@ static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
 	return rc == BALE_OK && !e->caffe ? lmdb_find_labels(env, e, txn) : rc;
 }
 
-/* The map's start, from the first key's address. */
-static const char *lmdb_find_map(MDB_txn *txn, MDB_dbi dbi)
-{
-	MDB_cursor *c;
-	MDB_val k;
-	MDB_val v;
-	const char *base = NULL;
-
-	if (mdb_cursor_open(txn, dbi, &c) != 0)
-		return NULL;
-	if (mdb_cursor_get(c, &k, &v, MDB_FIRST) == 0)
-		base = lmdb_map_base(k.mv_data);
-	mdb_cursor_close(c);
-	return base;
-}
-
 static void lmdb_view_free(struct lmdb_view *v)
 {
 	free(v->keys);
@@ -359,6 +322,7 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	e->dev = data->st_dev;
 	e->ino = data->st_ino;
 	atomic_init(&e->populate, 1);
+	atomic_init(&e->reads, 0);
 	err = lmdb_env_open_mapped(e, path, flags, data);
 	rc = err ? lmdb_env_fail(r, path, err) :
 	    lmdb_check_size(r, e->env, path, data);
@@ -369,7 +333,7 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	if (rc == BALE_OK && err == 0)
 		err = mdb_env_get_fd(e->env, &e->fd);
 	if (rc == BALE_OK && err == 0)	/* before a value is looked at */
-		e->map = lmdb_find_map(txn, e->dbi);
+		e->map = bale_lmdb_map_of(e->dev, e->ino, &e->map_len);
 	if (rc == BALE_OK && err)
 		rc = lmdb_env_fail(r, path, err);
 	if (txn)

@@ -57,6 +57,9 @@ struct lmdb_env {
 	int fd;
 	char *data_file;
 	const char *map;	/* where LMDB mapped the file, or NULL */
+	size_t map_len;
+	atomic_ulong reads;	/* samples read: every so many, the pages
+				 * mapped are let go (lmdb_pages.c) */
 	atomic_int populate;	/* MADV_POPULATE_READ works */
 	struct lmdb_view *views;	/* under the cache's lock */
 };

@@ -26,6 +26,7 @@
 
 #include "lmdb_caffe.h"
 #include "lmdb_env.h"
+#include "lmdb_pages.h"
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
@@ -303,14 +304,23 @@ static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	return BALE_OK;
 }
 
+/* Samples read between two let-gos of the mapped pages: a reader going
+ * through millions (ls, verify) holds at most so many samples' pages. */
+#define LMDB_LET_GO_EVERY 16384
+
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
 	struct lmdb_r *st = priv;
+	unsigned long n;
 
 	if (i >= st->v->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
 		    PRIu64, i);
+	n = atomic_fetch_add_explicit(&st->e->reads, 1, memory_order_relaxed);
+	if (n % LMDB_LET_GO_EVERY == LMDB_LET_GO_EVERY - 1)
+		bale_lmdb_let_go_of(st->e->map, st->e->map_len,
+		    (size_t)st->v->size);
 	return st->v->caffe ? lmdb_rget_caffe(r, st, i, out) :
 	    lmdb_rget_default(r, st, i, out);
 }
