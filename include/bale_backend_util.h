@@ -191,6 +191,15 @@ struct bale_index {
 	uint64_t text_len;
 };
 
+/* Reads between two bale_index_let_go() of a reader's indexes: a reader
+ * going through millions of samples holds at most so many samples' index
+ * pages. */
+#define BALE_INDEX_LET_GO_EVERY 16384
+
+/** Drop the index pages mapped into this process; they stay in the page
+ *  cache, and a later read maps them again. */
+void bale_index_let_go(const struct bale_index *ix);
+
 /** Map the index at @path, which must describe @count samples of a data
  *  file of @source_size bytes. @return BALE_OK, BALE_ENOENT (none),
  *  BALE_EINVAL (damaged, or written for other data: stale), BALE_EIO */

@@ -516,6 +516,8 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (i >= st->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
 		    PRIu64, i);
+	if (++st->reads % BALE_INDEX_LET_GO_EVERY == 0)
+		bale_index_let_go(&st->ix);
 	rc = hdf5_key_label(r, st, i, out);
 	if (rc == BALE_OK && st->check)
 		rc = hdf5_check_index(r, st, i, out);

@@ -46,6 +46,7 @@ struct hdf5_r {
 	struct bale_index ix;	/* NAME.h5.bidx, mapped (meta=0), else
 				 * the rows are read at open */
 	int by_index;
+	uint64_t reads;		/* every so many, the index pages go */
 	int check;		/* check_indexes=1: the rows are read, and
 				 * each sample compared with the index */
 	int index_bad;		/* check: the index is there, but damaged

@@ -64,9 +64,15 @@ struct wds_r {
 	uint64_t *sizes;
 	size_t nshards;		/* opened so far */
 	size_t maxshards;	/* listed; idx paths start at paths[maxshards] */
-	struct wds_entry *entries;
-	uint64_t n;
+	struct wds_entry *entries;	/* parsed from the .idx files */
+	uint64_t nentries;
 	uint64_t cap;
+	uint64_t n;		/* samples */
+	int lazy;		/* check mode: entries hold one shard's */
+	size_t loaded;		/* lazy: 1 + the shard they hold, or 0 */
+	size_t unusable;	/* lazy: 1 + the last shard whose .idx would
+				 * not parse, and why */
+	char unusable_why[320];
 	struct bale_buf arena;	/* keys */
 	unsigned char *buf;
 	size_t bufcap;
@@ -79,6 +85,7 @@ struct wds_r {
 	uint64_t *listed;	/* each shard's sample count, as listed */
 	int images_only;	/* the benchmark's reference: one bare pread */
 	int by_index;		/* reads go through the .bidx files */
+	uint64_t reads;		/* every so many, the .bidx pages go */
 	int check;		/* check_indexes=1: read through the .idx,
 				 * compare each sample with its .bidx */
 	int no_meta;		/* meta=0: bytes and label only */
@@ -118,6 +125,10 @@ int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
 int bale_wds_bidx_labels(const struct wds_r *st, uint64_t first,
     uint64_t n, int64_t *out);
 /** Sample @i's shard and its place there, through the indexes. */
+/** Let go of the mapped pages of every shard's .bidx. */
+void bale_wds_bidx_let_go(const struct wds_r *st);
+/** The shard of sample @i (by st->first), and its place there in *@j. */
+size_t bale_wds_shard_of(const struct wds_r *st, uint64_t i, uint64_t *j);
 const struct bale_index_loc *bale_wds_bidx_loc(const struct wds_r *st,
     uint64_t i, size_t *shard, uint64_t *j);
 void bale_wds_bidx_close(struct wds_r *st);

@@ -90,6 +90,14 @@ int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st)
 	return 0;	/* one is missing or stale: the .idx files, all */
 }
 
+void bale_wds_bidx_let_go(const struct wds_r *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nshards; i++)
+		bale_index_let_go(&st->ix[i]);
+}
+
 void bale_wds_bidx_close(struct wds_r *st)
 {
 	size_t i;
@@ -104,8 +112,7 @@ void bale_wds_bidx_close(struct wds_r *st)
 	st->ix_bad = NULL;
 }
 
-const struct bale_index_loc *bale_wds_bidx_loc(const struct wds_r *st,
-    uint64_t i, size_t *shard, uint64_t *j)
+size_t bale_wds_shard_of(const struct wds_r *st, uint64_t i, uint64_t *j)
 {
 	size_t lo = 0, hi = st->nshards;	/* first[lo] <= i < first[hi] */
 	size_t mid;
@@ -117,9 +124,15 @@ const struct bale_index_loc *bale_wds_bidx_loc(const struct wds_r *st,
 		else
 			hi = mid;
 	}
-	*shard = lo;
 	*j = i - st->first[lo];
-	return &st->ix[lo].locs[*j];
+	return lo;
+}
+
+const struct bale_index_loc *bale_wds_bidx_loc(const struct wds_r *st,
+    uint64_t i, size_t *shard, uint64_t *j)
+{
+	*shard = bale_wds_shard_of(st, i, j);
+	return &st->ix[*shard].locs[*j];
 }
 
 int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,

@@ -53,7 +53,7 @@ static int wds_idx_line(struct wds_r *st, char *line, uint32_t shard)
 	e.key = st->arena.len;
 	bale_buf_add(&st->arena, member, (size_t)(dot - member));
 	bale_buf_add(&st->arena, "", 1);
-	if (st->n == st->cap) {
+	if (st->nentries == st->cap) {
 		struct wds_entry *ne;
 
 		st->cap = st->cap ? st->cap * 2 : 1024;
@@ -62,7 +62,7 @@ static int wds_idx_line(struct wds_r *st, char *line, uint32_t shard)
 			return -1;
 		st->entries = ne;
 	}
-	st->entries[st->n++] = e;
+	st->entries[st->nentries++] = e;
 	return st->arena.failed ? -1 : 0;
 }
 
@@ -70,7 +70,7 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
     uint32_t shard, uint64_t nsamples)
 {
 	const char *idx = st->paths[st->maxshards + shard];
-	uint64_t before = st->n;
+	uint64_t before = st->nentries;
 	char *save = NULL;
 	char *line;
 	char *text;
@@ -89,10 +89,10 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
 		if (wds_idx_line(st, line, shard) != 0)
 			rc = bale_reader_seterr(r, BALE_EINVAL,
 			    "wds: bad line in '%s'", idx);
-	if (rc == BALE_OK && st->n - before != nsamples)
+	if (rc == BALE_OK && st->nentries - before != nsamples)
 		rc = bale_reader_seterr(r, BALE_EINVAL,
 		    "wds: '%s' lists %" PRIu64 " samples, the shard list %"
-		    PRIu64, idx, st->n - before, nsamples);
+		    PRIu64, idx, st->nentries - before, nsamples);
 	free(text);
 	return rc;
 }
@@ -148,8 +148,8 @@ static void wds_info_classes(struct wds_r *st, const char *v,
 	}
 }
 
-/* The .idx beside shard @i, read into the entries. */
-static int wds_add_idx(struct bale_reader *r, struct wds_r *st, size_t i)
+/* The .idx beside shard @i: its path among the files. */
+static int wds_name_idx(struct bale_reader *r, struct wds_r *st, size_t i)
 {
 	const char *tar = st->paths[i];
 
@@ -158,11 +158,13 @@ static int wds_add_idx(struct bale_reader *r, struct wds_r *st, size_t i)
 	    (int)strlen(tar) - 4, tar);
 	if (!st->paths[st->maxshards + i])
 		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-	return wds_read_idx(r, st, (uint32_t)i, st->listed[i]);
+	return BALE_OK;
 }
 
 /* Where the samples lie: the shards' compact indexes when all have a
- * sound one, else every .idx parsed. */
+ * sound one, else every .idx parsed; in check mode, each shard's .idx
+ * when a read first comes to it (wds_entry_at), so checking millions
+ * holds one shard's entries. */
 static int wds_index_shards(struct bale_reader *r, struct wds_r *st)
 {
 	size_t i;
@@ -172,8 +174,47 @@ static int wds_index_shards(struct bale_reader *r, struct wds_r *st)
 	if (rc != 0)
 		return rc > 0 ? BALE_OK : rc;
 	for (i = 0; rc == BALE_OK && i < st->nshards; i++)
-		rc = wds_add_idx(r, st, i);
+		rc = wds_name_idx(r, st, i);
+	if (rc == BALE_OK && st->check) {
+		st->lazy = 1;
+		st->n = st->first[st->nshards];
+		return BALE_OK;
+	}
+	for (i = 0; rc == BALE_OK && i < st->nshards; i++)
+		rc = wds_read_idx(r, st, (uint32_t)i, st->listed[i]);
+	st->n = st->nentries;
 	return rc;
+}
+
+/* Sample @i's entry; lazy, its shard's .idx is parsed first, in place
+ * of the one parsed before. NULL when that fails (said in @r). */
+static const struct wds_entry *wds_entry_at(struct bale_reader *r,
+    struct wds_r *st, uint64_t i)
+{
+	size_t shard;
+	uint64_t j;
+
+	if (!st->lazy)
+		return &st->entries[i];
+	shard = bale_wds_shard_of(st, i, &j);
+	if (st->unusable == shard + 1) {	/* said once; not parsed again */
+		bale_reader_seterr(r, BALE_EINVAL, "%s", st->unusable_why);
+		return NULL;
+	}
+	if (st->loaded != shard + 1) {
+		st->loaded = 0;
+		st->nentries = 0;
+		bale_buf_reset(&st->arena);
+		if (wds_read_idx(r, st, (uint32_t)shard, st->listed[shard]) !=
+		    BALE_OK) {
+			st->unusable = shard + 1;
+			snprintf(st->unusable_why, sizeof(st->unusable_why),
+			    "%s", bale_reader_errmsg(r));
+			return NULL;
+		}
+		st->loaded = shard + 1;
+	}
+	return &st->entries[j];
 }
 
 static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
@@ -325,10 +366,8 @@ static int wds_member_inside(const struct wds_member *m, uint64_t size)
  * words for every sample of the shard but the number, so a reader of
  * many (verify) can say it once. */
 static int wds_cut_short(struct bale_reader *r, const struct wds_r *st,
-    uint64_t i)
+    const struct wds_entry *e, uint64_t i)
 {
-	const struct wds_entry *e = &st->entries[i];
-
 	return bale_reader_seterr(r, BALE_EINVAL, "wds: '%s' (%" PRIu64
 	    " bytes) is cut short, or its .idx damaged: sample %" PRIu64
 	    " lies past its end", st->paths[e->shard], st->sizes[e->shard],
@@ -347,14 +386,18 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	if (i >= st->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
 		    PRIu64, i);
+	if (st->ix && ++st->reads % BALE_INDEX_LET_GO_EVERY == 0)
+		bale_wds_bidx_let_go(st);
 	if (st->by_index)
 		return bale_wds_bidx_get(r, st, i, out);
-	e = &st->entries[i];
+	e = wds_entry_at(r, st, i);
+	if (!e)
+		return BALE_EINVAL;
 	if (!wds_member_inside(&e->image, st->sizes[e->shard]) ||
 	    (!st->images_only && (!wds_member_inside(&e->cls,
 	    st->sizes[e->shard]) || !wds_member_inside(&e->json,
 	    st->sizes[e->shard]))))
-		return wds_cut_short(r, st, i);
+		return wds_cut_short(r, st, e, i);
 	lo = e->image.off < e->cls.off ? e->image.off : e->cls.off;
 	lo = lo < e->json.off ? lo : e->json.off;
 	hi = e->json.off + e->json.size;
@@ -366,7 +409,7 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	}
 	if (hi > st->sizes[e->shard] || hi - lo > WDS_MAX_SPAN ||
 	    (!st->images_only && e->cls.off + e->cls.size > hi))
-		return wds_cut_short(r, st, i);
+		return wds_cut_short(r, st, e, i);
 	rc = wds_read_span(r, st, e, lo, hi, out);
 	if (rc != BALE_OK)
 		return rc;
@@ -382,12 +425,18 @@ static int wds_rsize(struct bale_reader *r, void *priv, uint64_t i,
     size_t *size)
 {
 	struct wds_r *st = priv;
+	const struct wds_entry *e;
 	size_t shard;
 	uint64_t j;
 
-	(void)r;
-	*size = st->by_index ? bale_wds_bidx_loc(st, i, &shard, &j)->size :
-	    (size_t)st->entries[i].image.size;
+	if (st->by_index) {
+		*size = bale_wds_bidx_loc(st, i, &shard, &j)->size;
+		return BALE_OK;
+	}
+	e = wds_entry_at(r, st, i);
+	if (!e)
+		return BALE_EINVAL;
+	*size = (size_t)e->image.size;
 	return BALE_OK;
 }
 
@@ -407,7 +456,9 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 		*label = st->ix[shard].labels[j];
 		return BALE_OK;
 	}
-	e = &st->entries[i];
+	e = wds_entry_at(r, st, i);
+	if (!e)
+		return BALE_EINVAL;
 	if (e->cls.size > sizeof(cls) ||
 	    e->cls.off + e->cls.size > st->sizes[e->shard])
 		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64

@@ -339,6 +339,12 @@ int bale_index_labels(const struct bale_index *ix, uint64_t first,
 	    out) == 0 ? BALE_OK : BALE_EIO;
 }
 
+void bale_index_let_go(const struct bale_index *ix)
+{
+	if (ix->map)	/* shared and read-only: nothing is lost */
+		madvise(ix->map, ix->maplen, MADV_DONTNEED);
+}
+
 void bale_index_close(struct bale_index *ix)
 {
 	if (ix->map) {
