@@ -1,6 +1,7 @@
 /* cmd_verify.c - bale verify: re-read every sample and check it. */
 #include "cli.h"
 #include "outputs.h"
+#include "progress.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -9,10 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char verify_help[] =
-"usage: bale verify OUT [-f FORMAT] [--decode]\n"
+"usage: bale verify OUT [-f FORMAT] [--decode] [-v | -q]\n"
 "\n"
 "Read back every sample of every output in OUT (a folder, or one output)\n"
 "and check the count, that each sample can be read, and its checksum.\n"
@@ -21,7 +23,11 @@ static const char verify_help[] =
 "      --decode    also decode every image (JPEG and PNG; others are\n"
 "                  counted as unchecked): a file cut or corrupt before\n"
 "                  it was packed decodes no better from the output\n"
+"  -v, --verbose   progress lines even when stderr is not a terminal\n"
+"  -q, --quiet     no progress line\n"
 "\n"
+"On a terminal a progress line (samples checked, rate, time left) is\n"
+"redrawn as it goes.\n"
 "The same error on consecutive samples (a shard cut short) is said once,\n"
 "with how many samples it covers.\n"
 "Exit status: 0 all good, 1 some sample is missing, differs or does not\n"
@@ -37,7 +43,31 @@ struct verify_run {
 	uint64_t undecoded;	/* a format --decode cannot check */
 	char last[512];		/* the last error said */
 	uint64_t repeats;	/* samples since with the same error */
+	struct cli_progress *cp;	/* shown, or NULL */
+	struct timespec t0;
+	uint64_t bytes;		/* read so far */
 };
+
+/* Samples between two looks at the clock for the progress line. */
+#define VERIFY_PROGRESS_EVERY 4096
+
+static void verify_progress(struct verify_run *v, uint64_t done,
+    uint64_t total, int final)
+{
+	struct bale_progress p;
+	struct timespec t;
+
+	if (!v->cp)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	p.done = done;
+	p.total = total;
+	p.bytes = v->bytes;
+	p.seconds = (double)(t.tv_sec - v->t0.tv_sec) +
+	    (double)(t.tv_nsec - v->t0.tv_nsec) / 1e9;
+	p.final = final;
+	cli_progress_show(&p, v->cp);
+}
 
 /* Equal but for their numbers: the same error on another sample. */
 static int verify_same_error(const char *a, const char *b)
@@ -119,9 +149,11 @@ static void verify_sample(struct verify_run *v, uint64_t i,
 
 /* Check one output; returns the number of bad samples (or 1 if it
  * cannot be opened at all). */
-static uint64_t verify_one(const char *path, struct bale_decode_check *check)
+static uint64_t verify_one(const char *path, struct bale_decode_check *check,
+    struct cli_progress *cp)
 {
-	struct verify_run v = { path, check, 0, 0, 0, "", 0 };
+	struct verify_run v = { path, check, 0, 0, 0, "", 0, cp, { 0, 0 },
+	    0 };
 	struct bale_reader *r = NULL;
 	struct bale_blob b;
 	uint64_t before;
@@ -138,16 +170,22 @@ static uint64_t verify_one(const char *path, struct bale_decode_check *check)
 		bale_reader_free(r);
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &v.t0);
 	for (i = 0; i < n; i++) {
 		before = v.bad;
-		if (bale_reader_get(r, i, &b) != BALE_OK)
+		if (bale_reader_get(r, i, &b) != BALE_OK) {
 			verify_bad(&v, i, "%s", bale_reader_errmsg(r));
-		else
+		} else {
+			v.bytes += b.size;
 			verify_sample(&v, i, &b);
+		}
 		if (v.bad == before)	/* a good one ends a repeated error */
 			verify_flush(&v);
+		if ((i + 1) % VERIFY_PROGRESS_EVERY == 0)
+			verify_progress(&v, i + 1, n, 0);
 	}
 	verify_flush(&v);
+	verify_progress(&v, n, n, 1);
 	printf("%s (%s): %" PRIu64 " samples, %" PRIu64 " bad%s", path,
 	    bale_reader_format(r), n, v.bad, v.unchecked ?
 	    " (no checksums stored: read back only)" : "");
@@ -159,32 +197,44 @@ static uint64_t verify_one(const char *path, struct bale_decode_check *check)
 	return v.bad;
 }
 
-static int verify_args(int argc, char **argv, const char **format,
-    int *decode)
+/* What the command line asks for. */
+struct verify_args {
+	const char *format;
+	int decode;
+	int verbose;
+	int quiet;
+};
+
+static int verify_args(int argc, char **argv, struct verify_args *a)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "decode", no_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*format = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:vqh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(verify_help, stdout);
 			return CLI_OK;
 		}
 		if (c == 'd')
-			*decode = 1;
+			a->decode = 1;
+		else if (c == 'v')
+			a->verbose = 1;
+		else if (c == 'q')
+			a->quiet = 1;
 		else if (c != 'f')
 			return cli_usage_error("verify", "bad option");
 		else if (cli_check_reader("verify", optarg) != 0)
 			return CLI_USAGE;
 		else
-			*format = optarg;
+			a->format = optarg;
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("verify", "expected one OUT");
@@ -194,27 +244,30 @@ static int verify_args(int argc, char **argv, const char **format,
 int cmd_verify(int argc, char **argv)
 {
 	struct bale_decode_check *check = NULL;
-	const char *format;
+	struct verify_args a = { NULL, 0, 0, 0 };
+	struct cli_progress cp;
 	uint64_t bad = 0;
-	int decode = 0;
 	char **paths;
 	size_t n;
 	size_t i;
+	int shown;
 	int c;
 
-	c = verify_args(argc, argv, &format, &decode);
+	c = verify_args(argc, argv, &a);
 	if (c >= 0)
 		return c;
-	if (decode && bale_decode_check_new(&check) != BALE_OK) {
+	shown = cli_progress_init(&cp, a.verbose, a.quiet);
+	if (a.decode && bale_decode_check_new(&check) != BALE_OK) {
 		fprintf(stderr, "bale verify: out of memory\n");
 		return CLI_FAILED;
 	}
-	if (cli_find_outputs("verify", argv[optind], format, &paths, &n) != 0) {
+	if (cli_find_outputs("verify", argv[optind], a.format, &paths, &n) !=
+	    0) {
 		bale_decode_check_free(check);
 		return CLI_FAILED;
 	}
 	for (i = 0; i < n; i++)
-		bad += verify_one(paths[i], check);
+		bad += verify_one(paths[i], check, shown ? &cp : NULL);
 	cli_free_outputs(paths, n);
 	bale_decode_check_free(check);
 	return bad ? CLI_FAILED : CLI_OK;

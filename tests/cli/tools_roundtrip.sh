@@ -10,6 +10,12 @@ require_backend hdf5
 run "$BALE" verify "$T/out"
 expect_status 0
 [ "$(grep -c ': 24 samples, 0 bad$' "$T/stdout")" -eq 3 ] || { cat "$T/stdout"; fail "verify did not check 3 outputs"; }
+# progress: -v says how far each output got even off a terminal, -q not
+run "$BALE" verify "$T/out" -v
+expect_status 0
+[ "$(grep -c '^24/24 (100%) .* samples/s' "$T/stderr")" -eq 3 ] || { cat "$T/stderr"; fail "verify -v: no progress line per output"; }
+run "$BALE" verify "$T/out" -v -q
+[ ! -s "$T/stderr" ] || { cat "$T/stderr"; fail "verify -q: progress shown"; }
 for f in wds lmdb hdf5; do
     run "$BALE" extract "$T/out" "$T/x-$f" -f $f
     expect_status 0
