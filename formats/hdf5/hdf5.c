@@ -598,6 +598,9 @@ static const char *const hdf5_side_files[] = { "-images", ".h5.bidx",
 static const struct bale_option hdf5_reader_options[] = {
 	{ "meta", NULL, 0, NULL,
 	    "read each sample's checksum and path too (default 1)" },
+	{ "row_window", "N", 0, NULL,
+	    "with the metadata, hold N rows at a time while reads go in "
+	    "order (default 65536); a read elsewhere reads every row" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
 

@@ -52,8 +52,22 @@ int bale_hdf5_write_attrs(hid_t file, const char *layout, int64_t count,
 	return rc;
 }
 
-void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
-    uint64_t n, size_t elem, int *why)
+/* Rows [@first, @first + @count) of @d (of @space) into @out. */
+static int hdf5_read_slab(hid_t d, hid_t space, hid_t type, uint64_t first,
+    uint64_t count, void *out)
+{
+	hsize_t start = first, n = count;
+	hid_t mem = H5Screate_simple(1, &n, NULL);
+	int ok = mem >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET,
+	    &start, NULL, &n, NULL) >= 0 && H5Dread(d, type, mem, space,
+	    H5P_DEFAULT, out) >= 0;
+
+	H5Sclose(mem);
+	return ok ? 0 : -1;
+}
+
+void *bale_hdf5_read_rows(hid_t file, const char *name, hid_t type,
+    uint64_t n, uint64_t first, uint64_t count, size_t elem, int *why)
 {
 	hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
 	hid_t space = d >= 0 ? H5Dget_space(d) : -1;
@@ -61,12 +75,12 @@ void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
 	void *out = NULL;
 
 	*why = BALE_OK;
-	if (got < 0 || (uint64_t)got != n)
+	if (got < 0 || (uint64_t)got != n || first > n || count > n - first)
 		*why = BALE_EINVAL;
-	else if (!(out = calloc(n + 1, elem)))
+	else if (!(out = calloc(count + 1, elem)))
 		*why = BALE_ENOMEM;
-	else if (n && H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-	    out) < 0) {
+	else if (count && hdf5_read_slab(d, space, type, first, count,
+	    out) != 0) {
 		*why = BALE_EBACKEND;
 		free(out);
 		out = NULL;
@@ -74,6 +88,12 @@ void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
 	H5Sclose(space);
 	H5Dclose(d);
 	return out;
+}
+
+void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
+    uint64_t n, size_t elem, int *why)
+{
+	return bale_hdf5_read_rows(file, name, type, n, 0, n, elem, why);
 }
 
 /* H5Ewalk2 callback: keep the innermost entry's text. */

@@ -29,6 +29,11 @@ int bale_hdf5_write_attrs(hid_t file, const char *layout, int64_t count,
 void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
     uint64_t n, size_t elem, int *why);
 
+/* bale_hdf5_read_all() of rows [@first, @first + @count) only (an array
+ * of @count + 1). */
+void *bale_hdf5_read_rows(hid_t file, const char *name, hid_t type,
+    uint64_t n, uint64_t first, uint64_t count, size_t elem, int *why);
+
 /* The innermost message of HDF5's error stack into @why
  * (BALE_HDF5_WHY_MAX bytes); the stack is cleared for the next call. */
 void bale_hdf5_why(char *why);

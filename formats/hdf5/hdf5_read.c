@@ -56,19 +56,20 @@ static int hdf5_rfail(struct bale_reader *r, const char *what)
 	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
 }
 
-/* Read all @n elements of dataset @name as @type into a new *@out of
- * @elem-byte elements. */
-static int hdf5_read_all(struct bale_reader *r, hid_t file, const char *name,
-    hid_t type, uint64_t n, void **out, size_t elem)
+/* Rows [first, first + count) of dataset @name (@n rows) as @type. */
+static int hdf5_read_part(struct bale_reader *r, struct hdf5_r *st,
+    const char *name, hid_t type, uint64_t n, uint64_t count, void **out,
+    size_t elem)
 {
 	char what[64];
 	int why;
 
-	*out = bale_hdf5_read_all(file, name, type, n, elem, &why);
+	*out = bale_hdf5_read_rows(st->file, name, type, n, st->rows_first,
+	    count, elem, &why);
 	if (why == BALE_EINVAL)
 		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset "
 		    "'%s' is missing or does not hold count (%" PRIu64 ") rows",
-		    name, n);
+		    name, st->n);
 	if (why == BALE_ENOMEM)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
 	snprintf(what, sizeof(what), "cannot read dataset '%s'", name);
@@ -92,36 +93,115 @@ static int hdf5_read_keys(struct bale_reader *r, struct hdf5_r *st)
 		    "'keys' is missing or not strings of fixed width under "
 		    "%zu bytes", sizeof(st->key));
 	fixed = bale_hdf5_string_type(st->keylen);
-	rc = hdf5_read_all(r, st->file, "keys", fixed, st->n,
+	rc = hdf5_read_part(r, st, "keys", fixed, st->n, st->rows_n,
 	    (void **)&st->keys, st->keylen);
 	H5Tclose(fixed);
 	return rc;
 }
 
-/* The per-sample datasets, all of count rows (offsets: count + 1). */
-static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st)
+static void hdf5_rows_free(struct hdf5_r *st)
+{
+	uint64_t i;
+
+	for (i = 0; st->paths && i < st->rows_n; i++)
+		H5free_memory(st->paths[i]);
+	free(st->paths);
+	free(st->offsets);
+	free(st->labels);
+	free(st->crcs);
+	free(st->keys);
+	st->paths = NULL;
+	st->offsets = NULL;
+	st->labels = NULL;
+	st->crcs = NULL;
+	st->keys = NULL;
+	st->rows_n = 0;
+}
+
+/* Rows [@first, @first + @count) of the per-sample datasets, all of
+ * count rows (offsets: count + 1), in place of those held. */
+static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st,
+    uint64_t first, uint64_t count)
 {
 	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
-	int rc = hdf5_read_all(r, st->file, "labels", H5T_NATIVE_INT64, st->n,
-	    (void **)&st->labels, sizeof(int64_t));
+	int rc;
 
+	hdf5_rows_free(st);
+	st->rows_first = first;
+	st->rows_n = count;
+	rc = hdf5_read_part(r, st, "labels", H5T_NATIVE_INT64, st->n, count,
+	    (void **)&st->labels, sizeof(int64_t));
 	/* the checksums and paths are the metadata: a reader without it
 	 * (training's) does not hold them, a third of the rows' bytes and
 	 * most of their memory (a string a sample) */
 	if (rc == BALE_OK && !st->no_meta)
-		rc = hdf5_read_all(r, st->file, "crc32", H5T_NATIVE_UINT32,
-		    st->n, (void **)&st->crcs, sizeof(uint32_t));
+		rc = hdf5_read_part(r, st, "crc32", H5T_NATIVE_UINT32, st->n,
+		    count, (void **)&st->crcs, sizeof(uint32_t));
 	if (rc == BALE_OK)
 		rc = hdf5_read_keys(r, st);
 	if (rc == BALE_OK && !st->no_meta)
-		rc = hdf5_read_all(r, st->file, "paths", vstr, st->n,
+		rc = hdf5_read_part(r, st, "paths", vstr, st->n, count,
 		    (void **)&st->paths, sizeof(char *));
 	if (rc == BALE_OK && !st->vlen && !st->pixels)
-		rc = hdf5_read_all(r, st->file, "offsets", H5T_NATIVE_UINT64,
-		    st->n + 1, (void **)&st->offsets, sizeof(uint64_t));
-	if (rc == BALE_OK && st->offsets)
-		st->images_end = st->offsets[st->n];
+		rc = hdf5_read_part(r, st, "offsets", H5T_NATIVE_UINT64,
+		    st->n + 1, count + 1, (void **)&st->offsets,
+		    sizeof(uint64_t));
 	H5Tclose(vstr);
+	if (rc != BALE_OK)
+		hdf5_rows_free(st);
+	return rc;
+}
+
+/* The rows a reader holds at a time while it goes through them in order
+ * (ls, verify, extract): its memory stays flat. Reader option
+ * row_window sets another. */
+#define HDF5_ROWS_WINDOW 65536
+
+/* At open: every row without the metadata (a training reader of a file
+ * with no index: any sample, any order), else the first window, and
+ * where the encoded bytes end (the last offset). */
+static int hdf5_open_rows(struct bale_reader *r, struct hdf5_r *st)
+{
+	uint64_t *end = NULL;
+	int rc;
+
+	if (!st->window)
+		st->window = HDF5_ROWS_WINDOW;
+	st->rows_all = st->no_meta || st->n <= st->window;
+	rc = hdf5_read_meta(r, st, 0, st->rows_all ? st->n : st->window);
+	if (rc != BALE_OK || !st->offsets)
+		return rc;
+	if (st->rows_all) {
+		st->images_end = st->offsets[st->n];
+		return BALE_OK;
+	}
+	st->rows_first = st->n;
+	rc = hdf5_read_part(r, st, "offsets", H5T_NATIVE_UINT64, st->n + 1, 1,
+	    (void **)&end, sizeof(uint64_t));
+	st->rows_first = 0;
+	st->images_end = end ? end[0] : 0;
+	free(end);
+	return rc;
+}
+
+/* Hold row @i: the next window when reads go in order, else every row
+ * (a reader going anywhere reads as it did before windows). */
+static int hdf5_rows_at(struct bale_reader *r, struct hdf5_r *st, uint64_t i)
+{
+	uint64_t count;
+	int rc;
+
+	if (st->by_index || i - st->rows_first < st->rows_n)
+		return BALE_OK;
+	pthread_mutex_lock(&hdf5_lock);
+	if (i == st->rows_first + st->rows_n) {
+		count = st->n - i < st->window ? st->n - i : st->window;
+		rc = hdf5_read_meta(r, st, i, count);
+	} else {
+		st->rows_all = 1;
+		rc = hdf5_read_meta(r, st, 0, st->n);
+	}
+	pthread_mutex_unlock(&hdf5_lock);
 	return rc;
 }
 
@@ -165,8 +245,9 @@ static int hdf5_check_index(struct bale_reader *r, const struct hdf5_r *st,
 	key = bale_index_key(&st->ix, i);
 	if (key && strcmp(key, out->key) == 0 &&
 	    st->ix.labels[i] == out->label && (st->vlen || st->pixels ||
-	    (st->ix.locs[i].off == st->offsets[i] &&
-	    st->ix.locs[i].off + st->ix.locs[i].size == st->offsets[i + 1])))
+	    (st->ix.locs[i].off == st->offsets[i - st->rows_first] &&
+	    st->ix.locs[i].off + st->ix.locs[i].size ==
+	    st->offsets[i - st->rows_first + 1])))
 		return BALE_OK;
 	return bale_reader_seterr(r, BALE_EINVAL, "hdf5: sample %" PRIu64
 	    " (key '%s'): the .bidx beside '%s' disagrees with its rows", i,
@@ -180,9 +261,9 @@ static void hdf5_span(const struct hdf5_r *st, uint64_t i, uint64_t *lo,
 	if (st->by_index) {
 		*lo = st->ix.locs[i].off;
 		*hi = *lo + st->ix.locs[i].size;
-	} else {
-		*lo = st->offsets[i];
-		*hi = st->offsets[i + 1];
+	} else {	/* row i held: hdf5_rows_at() */
+		*lo = st->offsets[i - st->rows_first];
+		*hi = st->offsets[i - st->rows_first + 1];
 	}
 }
 
@@ -390,7 +471,7 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 	if (rc == BALE_OK)
 		hdf5_read_info(st);
 	if (rc == BALE_OK && !hdf5_take_index(st, path))
-		rc = hdf5_read_meta(r, st);
+		rc = hdf5_open_rows(r, st);
 	if (rc == BALE_OK && st->pixels)
 		rc = hdf5_check_pixels(r, st);
 	else if (rc == BALE_OK && st->vlen)
@@ -449,10 +530,11 @@ static int hdf5_rget_vlen(struct bale_reader *r, struct hdf5_r *st,
 /* Sample @i's data size, known up front except in the variable-length
  * layout, whose lengths HDF5 keeps (BALE_ENOTSUP); its offsets checked
  * against their neighbours and the end. */
-static int hdf5_sample_size(struct bale_reader *r, const struct hdf5_r *st,
+static int hdf5_sample_size(struct bale_reader *r, struct hdf5_r *st,
     uint64_t i, size_t *size)
 {
 	uint64_t lo, hi;
+	int rc;
 
 	if (st->vlen)
 		return BALE_ENOTSUP;
@@ -460,6 +542,9 @@ static int hdf5_sample_size(struct bale_reader *r, const struct hdf5_r *st,
 		*size = hdf5_row_bytes(st);
 		return BALE_OK;
 	}
+	rc = hdf5_rows_at(r, st, i);
+	if (rc != BALE_OK)
+		return rc;
 	hdf5_span(st, i, &lo, &hi);
 	if (lo > hi || hi > st->images_end)
 		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
@@ -473,13 +558,18 @@ static int hdf5_roption(struct bale_reader *r, void *priv, const char *key,
 {
 	struct hdf5_r *st = priv;
 
-	(void)r;
+	char *end;
+
 	if (strcmp(key, "meta") == 0)
 		st->no_meta = strcmp(value, "0") == 0;
 	else if (strcmp(key, "check_indexes") == 0)
 		st->check = strcmp(value, "0") != 0;
-	else
+	else if (strcmp(key, "row_window") != 0)
 		return BALE_ENOOPT;
+	else if ((st->window = strtoull(value, &end, 10)) == 0 || *end ||
+	    *value == '-')
+		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: row_window "
+		    "'%s' is not a count of rows", value);
 	return BALE_OK;
 }
 
@@ -488,12 +578,17 @@ static int hdf5_key_label(struct bale_reader *r, struct hdf5_r *st,
     uint64_t i, struct bale_blob *out)
 {
 	const char *key;
+	int rc;
 
 	if (!st->by_index) {
-		memcpy(st->key, st->keys + i * st->keylen, st->keylen);
+		rc = hdf5_rows_at(r, st, i);
+		if (rc != BALE_OK)
+			return rc;
+		memcpy(st->key, st->keys + (i - st->rows_first) * st->keylen,
+		    st->keylen);
 		st->key[st->keylen] = '\0';
 		out->key = st->key;
-		out->label = st->labels[i];
+		out->label = st->labels[i - st->rows_first];
 		return BALE_OK;
 	}
 	key = bale_index_key(&st->ix, i);
@@ -523,9 +618,9 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 		rc = hdf5_check_index(r, st, i, out);
 	if (rc != BALE_OK)
 		return rc;
-	out->crc32 = st->crcs ? st->crcs[i] : 0;
+	out->crc32 = st->crcs ? st->crcs[i - st->rows_first] : 0;
 	out->has_crc32 = st->crcs != NULL;
-	out->path = st->paths ? st->paths[i] : NULL;
+	out->path = st->paths ? st->paths[i - st->rows_first] : NULL;
 	if (st->pixels)
 		return hdf5_rget_pixels(r, st, i, out);
 	if (st->vlen) {
@@ -555,10 +650,12 @@ static int hdf5_rlabel(struct bale_reader *r, void *priv, uint64_t i,
     int64_t *label)
 {
 	struct hdf5_r *st = priv;
+	int rc = hdf5_rows_at(r, st, i);
 
-	(void)r;
-	*label = st->by_index ? st->ix.labels[i] : st->labels[i];
-	return BALE_OK;
+	if (rc == BALE_OK)
+		*label = st->by_index ? st->ix.labels[i] :
+		    st->labels[i - st->rows_first];
+	return rc;
 }
 
 /* Many labels: from the index by pread (4 bytes a sample), or memory. */
@@ -567,11 +664,15 @@ static int hdf5_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 {
 	struct hdf5_r *st = priv;
 	uint64_t i;
+	int rc = BALE_OK;
 
 	if (!st->by_index) {
-		for (i = 0; i < n; i++)
-			out[i] = st->labels[first + i];
-		return BALE_OK;
+		for (i = 0; rc == BALE_OK && i < n; i++) {
+			rc = hdf5_rows_at(r, st, first + i);
+			if (rc == BALE_OK)
+				out[i] = st->labels[first + i - st->rows_first];
+		}
+		return rc;
 	}
 	return bale_index_labels(&st->ix, first, n, out) == BALE_OK ? BALE_OK :
 	    bale_reader_seterr(r, BALE_EIO, "hdf5: cannot read the labels "
@@ -599,12 +700,10 @@ static int hdf5_rinfo(struct bale_reader *r, void *priv, const char **json)
 static void hdf5_rrelease(void *priv)
 {
 	struct hdf5_r *st = priv;
-	uint64_t i;
 
 	bale_buf_release(&st->info);
 	pthread_mutex_lock(&hdf5_lock);
-	for (i = 0; st->paths && i < st->n; i++)
-		H5free_memory(st->paths[i]);
+	hdf5_rows_free(st);
 	if (st->images > 0)
 		H5Dclose(st->images);
 	if (st->file > 0)
@@ -612,12 +711,7 @@ static void hdf5_rrelease(void *priv)
 	pthread_mutex_unlock(&hdf5_lock);
 	if (st->fd > 0)
 		close(st->fd);
-	free(st->paths);
-	free(st->offsets);
 	bale_index_close(&st->ix);
-	free(st->labels);
-	free(st->crcs);
-	free(st->keys);
 	free(st->buf);
 	bale_hdf5_images_release(st);
 }

@@ -55,10 +55,17 @@ struct hdf5_r {
 	size_t nsegs;
 	size_t nparts;		/* a merged file's: its virtual sources */
 	struct hdf5_src *srcs;	/* their files */
+	/* the rows held: [rows_first, rows_first + rows_n) of labels, crcs,
+	 * keys, paths (offsets: one more); every row once a read went
+	 * elsewhere than the next window (rows_all) */
+	uint64_t rows_first;
+	uint64_t rows_n;
+	uint64_t window;	/* rows read at once, in order */
+	int rows_all;
 	int64_t *labels;
-	int no_meta;		/* meta=0: no crc32 or paths read at open */
+	int no_meta;		/* meta=0: no crc32 or paths read */
 	uint32_t *crcs;
-	char *keys;		/* n fixed-width keys */
+	char *keys;		/* fixed-width keys */
 	size_t keylen;
 	char **paths;
 	unsigned char *buf;
