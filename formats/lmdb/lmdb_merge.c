@@ -5,12 +5,14 @@
  * __bale__, __classes__ (part 0's), __count__ (the sum) and __keys__
  * (the parts' joined). Written as NAME.lmdb.partial and renamed when
  * complete, as the writer does. */
+#include "lmdb_pages.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +30,8 @@ struct lmdb_merging {
 	MDB_txn *txn;
 	MDB_dbi dbi;
 	size_t txn_bytes;
-	struct bale_buf keys;	/* the parts' __keys__, joined */
-	struct bale_buf labels;	/* their __labels__, joined */
+	struct bale_spill keys;	/* the parts' __keys__, joined */
+	struct bale_spill labels;	/* their __labels__, joined */
 	uint64_t part_keys;	/* keys in the part's __keys__ */
 	int part_labels;	/* the part's __labels__ matched them */
 	int labels_lost;	/* a part had none that did: no __labels__ */
@@ -76,7 +78,9 @@ static int lmdb_merge_open(struct lmdb_merging *g)
 
 	g->final = bale_strfmt("%s/%s.lmdb", m->out, m->name);
 	g->tmp = bale_strfmt("%s/%s.lmdb" BALE_PARTIAL, m->out, m->name);
-	if (!part0 || !g->final || !g->tmp) {
+	if (!part0 || !g->final || !g->tmp ||
+	    bale_spill_init(&g->keys, m->out) != 0 ||
+	    bale_spill_init(&g->labels, m->out) != 0) {
 		free(part0);
 		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
 	}
@@ -101,6 +105,22 @@ static int lmdb_merge_open(struct lmdb_merging *g)
 	return err ? lmdb_merge_fail(g, "cannot open", g->tmp, err) : BALE_OK;
 }
 
+/* Commit and go on in a new transaction, letting go of the pages read
+ * through the map (they stay in the page cache). */
+static int lmdb_merge_commit(struct lmdb_merging *g)
+{
+	int err = mdb_txn_commit(g->txn);
+
+	g->txn = NULL;
+	g->txn_bytes = 0;
+	if (!err)
+		bale_lmdb_let_go(g->env, SIZE_MAX);
+	if (!err)
+		err = mdb_txn_begin(g->env, NULL, 0, &g->txn);
+	return err ? lmdb_merge_fail(g, "cannot commit", g->tmp, err) :
+	    BALE_OK;
+}
+
 static int lmdb_merge_put(struct lmdb_merging *g, MDB_val *k, MDB_val *v)
 {
 	int err = mdb_put(g->txn, g->dbi, k, v, MDB_APPEND);
@@ -112,15 +132,7 @@ static int lmdb_merge_put(struct lmdb_merging *g, MDB_val *k, MDB_val *v)
 	if (err)
 		return lmdb_merge_fail(g, "cannot write to", g->tmp, err);
 	g->txn_bytes += k->mv_size + v->mv_size;
-	if (g->txn_bytes < LMDB_MERGE_TXN)
-		return BALE_OK;
-	g->txn_bytes = 0;
-	err = mdb_txn_commit(g->txn);
-	g->txn = NULL;
-	if (!err)
-		err = mdb_txn_begin(g->env, NULL, 0, &g->txn);
-	return err ? lmdb_merge_fail(g, "cannot commit", g->tmp, err) :
-	    BALE_OK;
+	return g->txn_bytes < LMDB_MERGE_TXN ? BALE_OK : lmdb_merge_commit(g);
 }
 
 /* Lines of __keys__: one key each, every one ended. */
@@ -144,12 +156,12 @@ static void lmdb_merge_note(struct lmdb_merging *g, size_t part,
 	char num[32];
 
 	if (k->mv_size == 8 && memcmp(k->mv_data, "__keys__", 8) == 0) {
-		bale_buf_add(&g->keys, v->mv_data, v->mv_size);
+		bale_spill_add(&g->keys, v->mv_data, v->mv_size);
 		g->part_keys = lmdb_merge_lines(v->mv_data, v->mv_size);
 	} else if (k->mv_size == 10 &&
 	    memcmp(k->mv_data, "__labels__", 10) == 0 &&
 	    v->mv_size == g->part_keys * 4) {
-		bale_buf_add(&g->labels, v->mv_data, v->mv_size);
+		bale_spill_add(&g->labels, v->mv_data, v->mv_size);
 		g->part_labels = 1;
 	}
 	else if (k->mv_size == 8 && memcmp(k->mv_data, "__bale__", 8) == 0)
@@ -205,6 +217,26 @@ static int lmdb_merge_put_str(struct lmdb_merging *g, const char *key,
 	return lmdb_merge_put(g, &k, &v);
 }
 
+/* A list the parts gave, kept in @spill, as one record (MDB_RESERVE:
+ * read from the spill into the room LMDB gives it). */
+static int lmdb_merge_put_spilled(struct lmdb_merging *g, const char *key,
+    const struct bale_spill *spill)
+{
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v = { (size_t)bale_spill_size(spill), NULL };
+	/* alone in its transaction: LMDB holds it in memory until then */
+	int rc = lmdb_merge_commit(g);
+	int err = rc == BALE_OK ? mdb_put(g->txn, g->dbi, &k, &v,
+	    MDB_APPEND | MDB_RESERVE) : 0;
+
+	if (err)
+		return lmdb_merge_fail(g, "cannot write to", g->tmp, err);
+	if (rc == BALE_OK && bale_spill_read(spill, v.mv_data) != 0)
+		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot read "
+		    "back the list for %s: %s", key, strerror(errno));
+	return rc == BALE_OK ? lmdb_merge_commit(g) : rc;
+}
+
 /* The default layout's records after the samples, as the writer's. */
 static int lmdb_merge_metadata(struct lmdb_merging *g)
 {
@@ -214,7 +246,7 @@ static int lmdb_merge_metadata(struct lmdb_merging *g)
 
 	bale_lmdb_bale_record(&b, g->count);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
-	rc = b.failed || g->keys.failed || g->classes.failed ?
+	rc = b.failed || g->classes.failed ?
 	    bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory") :
 	    lmdb_merge_put_str(g, "__bale__", b.data, b.len);
 	if (rc == BALE_OK)
@@ -224,12 +256,9 @@ static int lmdb_merge_metadata(struct lmdb_merging *g)
 	if (rc == BALE_OK)
 		rc = lmdb_merge_put_str(g, "__count__", count, strlen(count));
 	if (rc == BALE_OK)
-		rc = lmdb_merge_put_str(g, "__keys__", g->keys.data ?
-		    g->keys.data : "", g->keys.len);
+		rc = lmdb_merge_put_spilled(g, "__keys__", &g->keys);
 	if (rc == BALE_OK && !g->labels_lost)
-		rc = g->labels.failed ? bale_errbuf_set(g->err, BALE_ENOMEM,
-		    "lmdb: no memory") : lmdb_merge_put_str(g, "__labels__",
-		    g->labels.data ? g->labels.data : "", g->labels.len);
+		rc = lmdb_merge_put_spilled(g, "__labels__", &g->labels);
 	bale_buf_release(&b);
 	return rc;
 }
@@ -284,8 +313,8 @@ int bale_lmdb_merge(const struct bale_merge *m, struct bale_errbuf *err)
 		bale_lmdb_remove(g.tmp, g.nosubdir);
 	free(g.final);
 	free(g.tmp);
-	bale_buf_release(&g.keys);
-	bale_buf_release(&g.labels);
+	bale_spill_release(&g.keys);
+	bale_spill_release(&g.labels);
 	bale_buf_release(&g.classes);
 	return rc;
 }

@@ -1,29 +1,17 @@
 /* lmdb_records.c - every record of an environment another run wrote,
  * in key order: what merge (the parts) and update (the delta) copy. */
 #include "lmdb_env.h"
+#include "lmdb_pages.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
 
+#include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
-/* Map the environment's pages in one call rather than a fault per page:
- * every page is read, and on a VM a fault costs microseconds (it was
- * most of a merge's time). Best effort: older kernels lack the advice. */
-static void lmdb_records_populate(MDB_env *env)
-{
-#ifdef MADV_POPULATE_READ
-	MDB_envinfo info;
-	MDB_stat st;
-
-	if (mdb_env_info(env, &info) == 0 && mdb_env_stat(env, &st) == 0)
-		madvise(info.me_mapaddr, (info.me_last_pgno + 1) *
-		    (size_t)st.ms_psize, MADV_POPULATE_READ);
-#else
-	(void)env;
-#endif
-}
+/* Records between two let-gos of the pages read: copying millions holds
+ * only so many in memory. */
+#define RECORDS_LET_GO_EVERY 16384
 
 int bale_lmdb_each_record(const char *path, int nosubdir,
     int (*fn)(void *ctx, MDB_val *k, MDB_val *v), void *ctx,
@@ -34,6 +22,7 @@ int bale_lmdb_each_record(const char *path, int nosubdir,
 	MDB_cursor *cur = NULL;
 	MDB_dbi dbi;
 	MDB_val k, v;
+	uint64_t n = 0;
 	int e, rc = BALE_OK;
 
 	e = mdb_env_create(&env);
@@ -43,8 +32,6 @@ int bale_lmdb_each_record(const char *path, int nosubdir,
 	if (!e && !bale_lmdb_env_fits(env, path, nosubdir))
 		rc = bale_errbuf_set(err, BALE_EBACKEND, "lmdb: '%s' is cut "
 		    "short: its data file lacks pages it uses", path);
-	if (!e && rc == BALE_OK)
-		lmdb_records_populate(env);
 	if (!e)
 		e = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
 	if (!e)
@@ -52,8 +39,11 @@ int bale_lmdb_each_record(const char *path, int nosubdir,
 	if (!e)
 		e = mdb_cursor_open(txn, dbi, &cur);
 	while (!e && rc == BALE_OK && !(e = mdb_cursor_get(cur, &k, &v,
-	    MDB_NEXT)))
+	    MDB_NEXT))) {
 		rc = fn(ctx, &k, &v);
+		if (++n % RECORDS_LET_GO_EVERY == 0)
+			bale_lmdb_let_go(env, SIZE_MAX);
+	}
 	if (rc == BALE_OK && e != MDB_NOTFOUND)
 		rc = bale_errbuf_set(err, BALE_EIO, "lmdb: cannot read '%s': "
 		    "%s", path, mdb_strerror(e));
