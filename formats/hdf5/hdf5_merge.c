@@ -89,70 +89,95 @@ static int hdf5_merge_images_of(struct hdf5_merging *g, size_t i,
 	    s->path);
 }
 
-/* The part's rows after those of the parts before it: keys and labels
- * as they are, offsets moved past the bytes before. */
+/* Rows [@first, + p->n) of the part after those of the parts before
+ * it: keys and labels as they are, offsets moved past the bytes
+ * before. */
 static int hdf5_merge_add_rows(struct hdf5_merging *g,
-    const struct bale_hdf5_rowset *p, uint64_t n)
+    const struct bale_hdf5_rowset *p, uint64_t first)
 {
+	uint64_t at = g->count + first;
 	char key[128];
 	uint64_t j;
 	int rc;
 
-	for (j = 0; j < n; j++) {
+	for (j = 0; j < p->n; j++) {
 		if (bale_hdf5_rowset_key(p, j, key, sizeof(key)) != 0)
 			return BALE_EINVAL;
-		rc = bale_hdf5_rows_add(&g->rows, g->count + j, p->offsets ?
+		rc = bale_hdf5_rows_add(&g->rows, at + j, p->offsets ?
 		    g->bytes + p->offsets[j + 1] : 0, p->labels[j], p->crcs[j],
 		    key, p->paths[j] ? p->paths[j] : "");
 		if (rc != 0)
 			return rc == -2 ? BALE_ENOMEM : BALE_EINVAL;
 	}
-	return bale_hdf5_rows_write(&g->rows, g->count + n) == 0 ? BALE_OK :
+	return bale_hdf5_rows_write(&g->rows, at + p->n) == 0 ? BALE_OK :
 	    BALE_EBACKEND;
 }
 
 /* Which of the part's "images" the merged file maps: its bytes up to
- * the last offset (encoded), else its count of rows. */
+ * the last offset (@end, encoded), else its @n rows. */
 static int hdf5_merge_extent(struct hdf5_merging *g, size_t i,
-    const struct bale_hdf5_rowset *p, uint64_t n)
+    int with_offsets, uint64_t end, uint64_t n)
 {
 	struct hdf5_source *s = &g->src[i];
 
-	s->rows = p->offsets ? p->offsets[n] : n;
-	if ((p->offsets && s->rows > s->dims[0]) ||
-	    (!p->offsets && s->rows != s->dims[0]))
+	s->rows = with_offsets ? end : n;
+	if ((with_offsets && s->rows > s->dims[0]) ||
+	    (!with_offsets && s->rows != s->dims[0]))
 		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' "
 		    "holds fewer images than its rows describe", s->path);
 	return BALE_OK;
 }
 
-/* Everything of part @i but its image bytes. */
+/* Rows a merge reads from a part at once: its memory stays flat. */
+#define MERGE_ROWS 65536
+
+/* Everything of part @i but its image bytes, MERGE_ROWS rows at a time;
+ * *@end: where its encoded bytes end (its last offset). */
+static int hdf5_merge_rows_in_steps(struct hdf5_merging *g, size_t i,
+    hid_t file, uint64_t n, uint64_t *end)
+{
+	int with_offsets = strcmp(g->layout, "encoded") == 0;
+	struct bale_hdf5_rowset p;
+	uint64_t first = 0, count;
+	int rc;
+
+	do {
+		count = n - first < MERGE_ROWS ? n - first : MERGE_ROWS;
+		rc = bale_hdf5_rowset_read_range(&p, file, n, first, count,
+		    with_offsets);
+		if (rc == BALE_ENOMEM)
+			hdf5_merge_nomem(g);
+		else if (rc != BALE_OK)
+			bale_hdf5_merge_fail(g, "cannot read the rows of",
+			    g->src[i].path);
+		if (rc == BALE_OK && (rc = hdf5_merge_add_rows(g, &p, first)))
+			bale_hdf5_merge_fail(g, "cannot write rows to", g->tmp);
+		if (rc == BALE_OK && with_offsets)
+			*end = p.offsets[count];
+		bale_hdf5_rowset_free(&p);
+		first += count;
+	} while (rc == BALE_OK && first < n);
+	return rc;
+}
+
 static int hdf5_merge_part_rows(struct hdf5_merging *g, size_t i,
     hid_t file)
 {
-	const char *path = g->src[i].path;
 	int with_offsets = strcmp(g->layout, "encoded") == 0;
 	int64_t n = bale_hdf5_attr_count(file);
-	struct bale_hdf5_rowset p;
+	uint64_t end = 0;
 	int rc;
 
 	if (n < 0)
 		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' has "
-		    "no attribute 'count'", path);
-	rc = bale_hdf5_rowset_read(&p, file, (uint64_t)n, with_offsets);
+		    "no attribute 'count'", g->src[i].path);
+	rc = hdf5_merge_rows_in_steps(g, i, file, (uint64_t)n, &end);
 	if (rc == BALE_OK)
-		rc = hdf5_merge_extent(g, i, &p, (uint64_t)n);
-	else if (rc == BALE_ENOMEM)
-		hdf5_merge_nomem(g);
-	else
-		bale_hdf5_merge_fail(g, "cannot read the rows of", path);
-	if (rc == BALE_OK && (rc = hdf5_merge_add_rows(g, &p, (uint64_t)n)))
-		bale_hdf5_merge_fail(g, "cannot write rows to", g->tmp);
+		rc = hdf5_merge_extent(g, i, with_offsets, end, (uint64_t)n);
 	if (rc == BALE_OK) {
 		g->count += (uint64_t)n;
-		g->bytes += with_offsets ? p.offsets[n] : 0;
+		g->bytes += end;
 	}
-	bale_hdf5_rowset_free(&p);
 	return rc;
 }
 

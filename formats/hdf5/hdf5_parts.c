@@ -46,28 +46,35 @@ static size_t hdf5_keylen(hid_t file)
 int bale_hdf5_rowset_read(struct bale_hdf5_rowset *s, hid_t file, uint64_t n,
     int with_offsets)
 {
+	return bale_hdf5_rowset_read_range(s, file, n, 0, n, with_offsets);
+}
+
+int bale_hdf5_rowset_read_range(struct bale_hdf5_rowset *s, hid_t file,
+    uint64_t n, uint64_t first, uint64_t count, int with_offsets)
+{
 	hid_t vstr = bale_hdf5_string_type(H5T_VARIABLE);
 	hid_t fixed;
 	int why = BALE_OK;
 
 	memset(s, 0, sizeof(*s));
-	s->n = n;
+	s->n = count;
 	s->keylen = hdf5_keylen(file);
 	fixed = bale_hdf5_string_type(s->keylen ? s->keylen : 1);
-	s->labels = bale_hdf5_read_all(file, "labels", H5T_NATIVE_INT64, n,
-	    sizeof(int64_t), &why);
+	s->labels = bale_hdf5_read_rows(file, "labels", H5T_NATIVE_INT64, n,
+	    first, count, sizeof(int64_t), &why);
 	if (why == BALE_OK)
-		s->crcs = bale_hdf5_read_all(file, "crc32", H5T_NATIVE_UINT32,
-		    n, sizeof(uint32_t), &why);
+		s->crcs = bale_hdf5_read_rows(file, "crc32", H5T_NATIVE_UINT32,
+		    n, first, count, sizeof(uint32_t), &why);
 	if (why == BALE_OK && s->keylen)
-		s->keys = bale_hdf5_read_all(file, "keys", fixed, n,
-		    s->keylen, &why);
+		s->keys = bale_hdf5_read_rows(file, "keys", fixed, n, first,
+		    count, s->keylen, &why);
 	if (why == BALE_OK)
-		s->paths = bale_hdf5_read_all(file, "paths", vstr, n,
-		    sizeof(char *), &why);
+		s->paths = bale_hdf5_read_rows(file, "paths", vstr, n, first,
+		    count, sizeof(char *), &why);
 	if (why == BALE_OK && with_offsets)
-		s->offsets = bale_hdf5_read_all(file, "offsets",
-		    H5T_NATIVE_UINT64, n + 1, sizeof(uint64_t), &why);
+		s->offsets = bale_hdf5_read_rows(file, "offsets",
+		    H5T_NATIVE_UINT64, n + 1, first, count + 1,
+		    sizeof(uint64_t), &why);
 	H5Tclose(fixed);
 	H5Tclose(vstr);
 	if (why == BALE_OK && !s->keylen)

@@ -38,6 +38,11 @@ int bale_hdf5_rowset_read(struct bale_hdf5_rowset *s, hid_t file, uint64_t n,
 int bale_hdf5_rowset_key(const struct bale_hdf5_rowset *s, uint64_t i,
     char *key, size_t cap);
 
+/** Rows [@first, @first + @count) of the @n only: s->n is @count, and
+ *  the offsets are the @count + 1 from @first. */
+int bale_hdf5_rowset_read_range(struct bale_hdf5_rowset *s, hid_t file,
+    uint64_t n, uint64_t first, uint64_t count, int with_offsets);
+
 void bale_hdf5_rowset_free(struct bale_hdf5_rowset *s);
 
 /* Rows [src_start, + count) of the "images" of @file (named as HDF5
