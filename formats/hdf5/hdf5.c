@@ -191,13 +191,9 @@ int bale_hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
 int bale_hdf5_create(struct bale_writer *w, struct hdf5_w *st,
     const struct bale_dataset *ds)
 {
-	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
 	int rc;
 
-	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
-		st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, fcpl,
-		    H5P_DEFAULT);
-	H5Pclose(fcpl);
+	st->file = bale_hdf5_file_create(st->tmp);
 	if (st->file < 0)
 		return hdf5_fail(w, st, "cannot create");
 	if (ds->pixels_w)

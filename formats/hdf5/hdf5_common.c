@@ -15,6 +15,23 @@ hid_t bale_hdf5_string_type(size_t size)
 	return t;
 }
 
+hid_t bale_hdf5_file_create(const char *path)
+{
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	hid_t file = -1;
+
+	/* no times: the same run writes the same bytes; the 1.8 format at
+	 * least: an attribute past 64 KiB (class_names of some 4 000
+	 * classes and more) then goes to dense storage instead of failing */
+	if (fcpl >= 0 && fapl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0 &&
+	    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0)
+		file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+	H5Pclose(fcpl);
+	H5Pclose(fapl);
+	return file;
+}
+
 /* Attribute @name of the root, @n strings or numbers (0: a scalar). */
 static int hdf5_attr(hid_t file, const char *name, hid_t type, hsize_t n,
     const void *v)

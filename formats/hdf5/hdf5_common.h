@@ -34,6 +34,10 @@ void *bale_hdf5_read_all(hid_t file, const char *name, hid_t type,
 void *bale_hdf5_read_rows(hid_t file, const char *name, hid_t type,
     uint64_t n, uint64_t first, uint64_t count, size_t elem, int *why);
 
+/* A new file at @path, as every bale HDF5 file is made (no times, the
+ * 1.8 format at least); < 0 on failure, HDF5's stack says why. */
+hid_t bale_hdf5_file_create(const char *path);
+
 /* The innermost message of HDF5's error stack into @why
  * (BALE_HDF5_WHY_MAX bytes); the stack is cleared for the next call. */
 void bale_hdf5_why(char *why);

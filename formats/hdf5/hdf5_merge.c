@@ -254,7 +254,6 @@ static int hdf5_merge_images(struct hdf5_merging *g)
 static int hdf5_merge_open(struct hdf5_merging *g)
 {
 	const struct bale_merge *m = g->m;
-	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
 	struct stat sb;
 
 	H5dont_atexit();
@@ -267,9 +266,7 @@ static int hdf5_merge_open(struct hdf5_merging *g)
 		return hdf5_merge_nomem(g);
 	if (lstat(g->final, &sb) == 0 && !m->replace)
 		return bale_errbuf_exists(g->err, "hdf5", g->final);
-	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
-		g->file = H5Fcreate(g->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
-	H5Pclose(fcpl);
+	g->file = bale_hdf5_file_create(g->tmp);
 	if (g->file < 0)
 		return bale_hdf5_merge_fail(g, "cannot create", g->tmp);
 	return BALE_OK;

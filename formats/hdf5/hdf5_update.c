@@ -336,15 +336,11 @@ static int hdf5_upd_delta(struct hdf5_updating *g)
  * virtual images once every mapping is known. */
 static int hdf5_upd_create(struct hdf5_updating *g)
 {
-	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-
 	g->final = bale_strfmt("%s/%s.h5", g->u->out, g->u->name);
 	g->tmp = bale_strfmt("%s/%s.h5" BALE_PARTIAL, g->u->out, g->u->name);
 	if (!g->final || !g->tmp)
 		return hdf5_upd_nomem(g);
-	if (fcpl >= 0 && H5Pset_obj_track_times(fcpl, 0) >= 0)
-		g->out = H5Fcreate(g->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
-	H5Pclose(fcpl);
+	g->out = bale_hdf5_file_create(g->tmp);
 	return g->out < 0 ? hdf5_upd_fail(g, "cannot create", g->tmp) :
 	    BALE_OK;
 }
