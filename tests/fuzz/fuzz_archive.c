@@ -51,13 +51,13 @@ static void fuzz_feed(const struct bale_walk *w)
 	struct bale_errbuf err;
 	struct bale_walk_member m;
 	unsigned char *data;
-	uint64_t *order = calloc(n ? n : 1, sizeof(*order));
+	bale_order_t *order = calloc(n ? n : 1, sizeof(*order));
 	size_t size;
 	size_t i;
 	int rc;
 
 	for (i = 0; order && i < n; i++)
-		order[i] = i;
+		order[i] = (bale_order_t)i;
 	/* a small bound, so hostile orders take several passes */
 	if (!order || bale_stream_feed_start(&f, w, order, 0, n, 4096,
 	    &err) != BALE_OK || !f) {
