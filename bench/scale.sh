@@ -8,7 +8,8 @@
 # once under $BENCH_DIR/scale (default build/bench). An output that
 # would not fit in the free space (with 10% spare) is skipped and said
 # so; every output is removed after it is measured. One JSON line per
-# measurement goes to $OUT_JSONL (default bench/results/scale.jsonl).
+# measurement goes to $OUT_JSONL (default bench/results/scale.jsonl);
+# bench/scale_chart.py draws pack memory against samples from it.
 #
 #   bench/scale.sh [-s "1 2 5 10"] [-f "wds lmdb hdf5 all"] [--shuffle]
 set -eu
