@@ -56,16 +56,16 @@ static int hdf5_rfail(struct bale_reader *r, const char *what)
 	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
 }
 
-/* Rows [first, first + count) of dataset @name (@n rows) as @type. */
+/* Rows [@first, @first + @count) of dataset @name (@n rows) as @type. */
 static int hdf5_read_part(struct bale_reader *r, struct hdf5_r *st,
-    const char *name, hid_t type, uint64_t n, uint64_t count, void **out,
-    size_t elem)
+    const char *name, hid_t type, uint64_t n, uint64_t first,
+    uint64_t count, void **out, size_t elem)
 {
 	char what[64];
 	int why;
 
-	*out = bale_hdf5_read_rows(st->file, name, type, n, st->rows_first,
-	    count, elem, &why);
+	*out = bale_hdf5_read_rows(st->file, name, type, n, first, count,
+	    elem, &why);
 	if (why == BALE_EINVAL)
 		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset "
 		    "'%s' is missing or does not hold count (%" PRIu64 ") rows",
@@ -93,8 +93,8 @@ static int hdf5_read_keys(struct bale_reader *r, struct hdf5_r *st)
 		    "'keys' is missing or not strings of fixed width under "
 		    "%zu bytes", sizeof(st->key));
 	fixed = bale_hdf5_string_type(st->keylen);
-	rc = hdf5_read_part(r, st, "keys", fixed, st->n, st->rows_n,
-	    (void **)&st->keys, st->keylen);
+	rc = hdf5_read_part(r, st, "keys", fixed, st->n, st->rows_first,
+	    st->rows_n, (void **)&st->keys, st->keylen);
 	H5Tclose(fixed);
 	return rc;
 }
@@ -129,22 +129,22 @@ static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st,
 	hdf5_rows_free(st);
 	st->rows_first = first;
 	st->rows_n = count;
-	rc = hdf5_read_part(r, st, "labels", H5T_NATIVE_INT64, st->n, count,
-	    (void **)&st->labels, sizeof(int64_t));
+	rc = hdf5_read_part(r, st, "labels", H5T_NATIVE_INT64, st->n, first,
+	    count, (void **)&st->labels, sizeof(int64_t));
 	/* the checksums and paths are the metadata: a reader without it
 	 * (training's) does not hold them, a third of the rows' bytes and
 	 * most of their memory (a string a sample) */
 	if (rc == BALE_OK && !st->no_meta)
 		rc = hdf5_read_part(r, st, "crc32", H5T_NATIVE_UINT32, st->n,
-		    count, (void **)&st->crcs, sizeof(uint32_t));
+		    first, count, (void **)&st->crcs, sizeof(uint32_t));
 	if (rc == BALE_OK)
 		rc = hdf5_read_keys(r, st);
 	if (rc == BALE_OK && !st->no_meta)
-		rc = hdf5_read_part(r, st, "paths", vstr, st->n, count,
+		rc = hdf5_read_part(r, st, "paths", vstr, st->n, first, count,
 		    (void **)&st->paths, sizeof(char *));
 	if (rc == BALE_OK && !st->vlen && !st->pixels)
 		rc = hdf5_read_part(r, st, "offsets", H5T_NATIVE_UINT64,
-		    st->n + 1, count + 1, (void **)&st->offsets,
+		    st->n + 1, first, count + 1, (void **)&st->offsets,
 		    sizeof(uint64_t));
 	H5Tclose(vstr);
 	if (rc != BALE_OK)
@@ -163,22 +163,21 @@ static int hdf5_read_meta(struct bale_reader *r, struct hdf5_r *st,
 static int hdf5_open_rows(struct bale_reader *r, struct hdf5_r *st)
 {
 	uint64_t *end = NULL;
+	int all;
 	int rc;
 
 	if (!st->window)
 		st->window = HDF5_ROWS_WINDOW;
-	st->rows_all = st->no_meta || st->n <= st->window;
-	rc = hdf5_read_meta(r, st, 0, st->rows_all ? st->n : st->window);
+	all = st->no_meta || st->n <= st->window;
+	rc = hdf5_read_meta(r, st, 0, all ? st->n : st->window);
 	if (rc != BALE_OK || !st->offsets)
 		return rc;
-	if (st->rows_all) {
+	if (all) {
 		st->images_end = st->offsets[st->n];
 		return BALE_OK;
 	}
-	st->rows_first = st->n;
-	rc = hdf5_read_part(r, st, "offsets", H5T_NATIVE_UINT64, st->n + 1, 1,
-	    (void **)&end, sizeof(uint64_t));
-	st->rows_first = 0;
+	rc = hdf5_read_part(r, st, "offsets", H5T_NATIVE_UINT64, st->n + 1,
+	    st->n, 1, (void **)&end, sizeof(uint64_t));
 	st->images_end = end ? end[0] : 0;
 	free(end);
 	return rc;
@@ -198,7 +197,6 @@ static int hdf5_rows_at(struct bale_reader *r, struct hdf5_r *st, uint64_t i)
 		count = st->n - i < st->window ? st->n - i : st->window;
 		rc = hdf5_read_meta(r, st, i, count);
 	} else {
-		st->rows_all = 1;
 		rc = hdf5_read_meta(r, st, 0, st->n);
 	}
 	pthread_mutex_unlock(&hdf5_lock);

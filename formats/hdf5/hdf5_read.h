@@ -57,11 +57,10 @@ struct hdf5_r {
 	struct hdf5_src *srcs;	/* their files */
 	/* the rows held: [rows_first, rows_first + rows_n) of labels, crcs,
 	 * keys, paths (offsets: one more); every row once a read went
-	 * elsewhere than the next window (rows_all) */
+	 * elsewhere than the next window */
 	uint64_t rows_first;
 	uint64_t rows_n;
 	uint64_t window;	/* rows read at once, in order */
-	int rows_all;
 	int64_t *labels;
 	int no_meta;		/* meta=0: no crc32 or paths read */
 	uint32_t *crcs;
