@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 8
+#define BALE_BACKEND_ABI 9
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -128,6 +128,8 @@ struct bale_merge {
 					 * references to the parts) */
 };
 
+struct bale_keyset;	/* the keys before an update (core's) */
+
 /* An update of an output (bale pack --update), checked by the caller
  * against the output's manifest: the samples that leave, and in @delta a
  * complete output of this format holding the samples that come, keyed
@@ -143,11 +145,14 @@ struct bale_update {
 	const char *const *classes;	/* class names after the update */
 	size_t nclasses;
 	uint64_t version;		/* the dataset's version after it */
-	uint64_t count_before;		/* samples the output must hold, */
-	const uint64_t *keys_before;	/* with these keys in this order, as
-					 * the manifest says; else an earlier
-					 * update was interrupted after this
-					 * output took it */
+	uint64_t count_before;		/* samples the output must hold,
+					 * with the keys
+					 * bale_update_key_before() gives, in
+					 * that order, as the manifest says;
+					 * else an earlier update was
+					 * interrupted after this output
+					 * took it */
+	const struct bale_keyset *keys_before;
 };
 
 /* One option of a format's writer (bale_writer_option(), bale pack -O

@@ -22,6 +22,10 @@
 /** 1 if the sample keyed @key leaves in update @u (u->removed holds it). */
 int bale_update_removes(const struct bale_update *u, uint64_t key);
 
+/** The key of the @pos-th sample the output held before update @u
+ *  (@pos < u->count_before); UINT64_MAX past the last. */
+uint64_t bale_update_key_before(const struct bale_update *u, uint64_t pos);
+
 /** Where a get() puts a sample's @size data bytes: the caller's memory
  *  when it set a destination (bale_reader_set_dest), else @own (the
  *  backend's buffer, already big enough). Call it at most once per get,
@@ -280,6 +284,10 @@ uint64_t bale_spill_size(const struct bale_spill *s);
 /** All bytes appended, into @out (bale_spill_size() bytes).
  *  @return 0, or -1 with errno */
 int bale_spill_read(const struct bale_spill *s, void *out);
+/** @n bytes from offset @off of what was appended. @return 0, or -1
+ *  with errno */
+int bale_spill_pread(const struct bale_spill *s, void *out, size_t n,
+    uint64_t off);
 void bale_spill_release(struct bale_spill *s);
 
 /** Create folder @path and its missing parents. @return 0 or -1 */

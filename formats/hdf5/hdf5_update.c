@@ -96,7 +96,8 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 		return hdf5_upd_fail(g, "cannot read the rows of", g->final);
 	if ((uint64_t)n != u->count_before || (n && (bale_hdf5_rowset_key(
 	    &g->rows, (uint64_t)n - 1, key, sizeof(key)) != 0 ||
-	    strtoull(key, NULL, 10) != u->keys_before[n - 1])))
+	    strtoull(key, NULL, 10) != bale_update_key_before(u,
+	    (uint64_t)n - 1))))
 		return bale_errbuf_cut_short(g->err, "hdf5", g->final,
 		    (uint64_t)n, u->count_before);
 	d = H5Dopen2(g->cur, "images", H5P_DEFAULT);

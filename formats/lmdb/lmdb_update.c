@@ -183,7 +183,7 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 	free(labels);
 	bale_buf_release(&old);
 	if (rc == BALE_OK && (n != u->count_before ||
-	    (n && key != u->keys_before[n - 1])))
+	    (n && key != bale_update_key_before(u, n - 1))))
 		return bale_errbuf_cut_short(g->err, "lmdb", g->path, n,
 		    u->count_before);
 	g->count = n - u->nremoved;

@@ -137,7 +137,8 @@ static uint64_t wds_upd_leaving(const struct bale_update *u, uint64_t pos,
 	uint64_t i, k = 0;
 
 	for (i = pos; i < pos + n; i++)
-		k += (uint64_t)bale_update_removes(u, u->keys_before[i]);
+		k += (uint64_t)bale_update_removes(u,
+		    bale_update_key_before(u, i));
 	return k;
 }
 
@@ -217,7 +218,7 @@ static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
     char *text, uint64_t pos, uint64_t n)
 {
 	char key[32];
-	uint64_t i, lo, hi;
+	uint64_t i, lo, hi, kb;
 	char *line = text, *nl;
 
 	for (i = 0; i < n; i++, line = nl + 1) {
@@ -225,11 +226,11 @@ static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
 		if (!nl)
 			return -1;
 		*nl = '\0';
-		snprintf(key, sizeof(key), "%010" PRIu64, g->u->keys_before[pos
-		    + i]);
+		kb = bale_update_key_before(g->u, pos + i);
+		snprintf(key, sizeof(key), "%010" PRIu64, kb);
 		if (wds_upd_span(line, key, &lo, &hi) != 0)
 			return -1;
-		if (bale_update_removes(g->u, g->u->keys_before[pos + i]))
+		if (bale_update_removes(g->u, kb))
 			continue;
 		if (bale_file_copy_range(w->in, lo, w->out, hi - lo) != 0)
 			return -2;

@@ -11,13 +11,11 @@
  * (or --force) the run rebuilds everything instead. Nothing changed:
  * nothing is read or written.
  */
-#include "pipeline.h"
+#include "pipe_update.h"
 
-#include "manifest.h"
 #include "registry.h"
 #include "report.h"
 #include "shuffle.h"
-#include "update_diff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,21 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct pipe_update {
-	const struct bale_pack_opts *user;	/* the options given */
-	struct bale_pack_opts delta_opts;	/* an update's: into delta */
-	struct bale_manifest old;	/* the output's, if incremental */
-	int incremental;	/* it has one: pack only what changed */
-	char *manifest;		/* OUT/NAME-manifest.jsonl */
-	char *delta;		/* OUT/.NAME-update */
-	char *settings;		/* what changes stored bytes, this run's */
-	struct bale_update_diff diff;
-	bale_order_t *order;	/* incremental: positions -> walk items */
-	size_t *pack_at;	/* positions -> the diff's pack indices */
-	unsigned char *packed;	/* per pack index: 1 once it was written */
-	uint64_t *keys_before;	/* the manifest's keys, in order */
-	unsigned char *written;	/* per position: 1 once put */
-};
 
 static const char *upd_name(const struct bale_pack_opts *o)
 {
@@ -195,11 +178,21 @@ static int upd_to_delta(struct bale_pipeline *p, struct pipe_run *run,
 	return BALE_OK;
 }
 
+/* The manifest's head and skipped files: its samples are read when
+ * the walk is there to compare them with. */
+static int upd_read_head(struct bale_pipeline *p, struct pipe_update *u)
+{
+	struct bale_manifest_in in;
+	int rc = bale_manifest_open(&in, &u->old, u->manifest, &p->err);
+
+	bale_manifest_close(&in);
+	return rc;
+}
+
 int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct pipe_update *u;
-	size_t i;
 	int rc;
 
 	if (!o->update)
@@ -218,7 +211,7 @@ int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 	    upd_name(o));
 	if (!u->settings || !u->manifest)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	rc = bale_manifest_read(&u->old, u->manifest, &p->err);
+	rc = upd_read_head(p, u);
 	if (rc == BALE_ENOENT && !o->replace && !o->relabel)
 		return upd_check_unmanaged(p, o);
 	if (rc == BALE_ENOENT)
@@ -232,11 +225,6 @@ int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
 		return BALE_OK;
 	}
 	u->incremental = 1;
-	u->keys_before = malloc((u->old.n + 1) * sizeof(*u->keys_before));
-	if (!u->keys_before)
-		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	for (i = 0; i < u->old.n; i++)
-		u->keys_before[i] = u->old.e[i].key;
 	rc = upd_check_manifest(p, u);
 	return rc == BALE_OK ? upd_to_delta(p, run, u) : rc;
 }
@@ -295,7 +283,7 @@ static int upd_packed(struct bale_pipeline *p, const struct pipe_run *run,
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.added = p->stats.replaced = 0;
 	for (i = 0; i < run->plan.count; i++) {
-		if (!u->written[i])
+		if (!bale_bits_get(&u->written, i))
 			continue;
 		k = u->pack_at[i];
 		u->packed[k] = 1;
@@ -339,6 +327,7 @@ static void upd_report(struct bale_pipeline *p, const struct pipe_run *run,
 {
 	const struct bale_update_diff *d = &u->diff;
 	struct bale_buf *b = &p->update;
+	const char *gone;
 	size_t i;
 
 	bale_buf_puts(b, "{");
@@ -351,10 +340,10 @@ static void upd_report(struct bale_pipeline *p, const struct pipe_run *run,
 		upd_report_paths(b, "replaced", run, u, 1);
 		bale_json_key(b, "removed", 0);
 		bale_buf_puts(b, "[");
-		for (i = 0; i < d->ngone; i++) {
+		for (i = 0, gone = d->gone.data; i < d->ngone; i++) {
 			bale_buf_puts(b, i ? ",\n" : "\n");
-			bale_json_str(b, bale_manifest_path_of(&u->old,
-			    d->gone[i]));
+			bale_json_str(b, gone);
+			gone += strlen(gone) + 1;
 		}
 		bale_buf_puts(b, "]");
 		bale_json_key(b, "new_classes", 0);
@@ -421,12 +410,15 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	if (rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO, "cannot open '%s': "
 		    "%s", run->opts->src, strerror(errno));
-	rc = bale_update_diff(&u->diff, run->in.walk, rootfd, u->incremental ?
-	    &u->old : NULL);
+	/* what is to be packed waits beside the output */
+	rc = bale_file_mkdirs(u->user->out) != 0 ? bale_errbuf_set(&p->err,
+	    BALE_EIO, "cannot create output folder '%s': %s", u->user->out,
+	    strerror(errno)) : bale_update_diff(&u->diff, run->in.walk,
+	    rootfd, u->incremental ? u->manifest : NULL, &u->old,
+	    u->user->out, &p->err);
 	close(rootfd);
-	u->written = calloc(bale_walk_count(run->in.walk) + 1, 1);
-	if (rc != 0 || !u->written)
-		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (rc != BALE_OK)
+		return rc;
 	run->lab.map = u->diff.label_map;
 	run->lab.classes = u->diff.classes;
 	run->lab.nclasses = u->diff.nclasses;
@@ -446,8 +438,8 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 
 void bale_pipe_update_put(struct pipe_run *run, uint64_t pos)
 {
-	if (run->upd && run->upd->written)
-		run->upd->written[pos] = 1;
+	if (run->upd && bale_bits_set(&run->upd->written, pos) != 0)
+		run->upd->written_lost = 1;	/* the run fails at the end */
 }
 
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run)
@@ -469,6 +461,11 @@ int bale_update_removes(const struct bale_update *u, uint64_t key)
 	return lo < u->nremoved && u->removed[lo] == key;
 }
 
+uint64_t bale_update_key_before(const struct bale_update *u, uint64_t pos)
+{
+	return bale_keyset_at(u->keys_before, pos);
+}
+
 /* Each format's output takes the delta and the removals. */
 static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_update *u)
@@ -488,8 +485,8 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	bu.classes = u->diff.classes;
 	bu.nclasses = u->diff.nclasses;
 	bu.version = u->old.version + 1;
-	bu.count_before = u->old.n;
-	bu.keys_before = u->keys_before;
+	bu.count_before = u->diff.keys_before.count;
+	bu.keys_before = &u->diff.keys_before;
 	/* the list was checked by upd_check_formats() */
 	while (rc == BALE_OK && bale_registry_next_name(&list, name,
 	    sizeof(name)) > 0) {
@@ -501,78 +498,6 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	return rc;
 }
 
-/* Every source file the run reported skipped, as it is now, so the
- * next update tries it again only once it changed. A path that cannot
- * be stat'ed (a broken link) is left out: the walk meets it again. */
-static int upd_manifest_skips(struct bale_pipeline *p,
-    const struct pipe_run *run, struct bale_manifest *m)
-{
-	size_t i, n = bale_report_count(p->report, BALE_NOTE_SKIPPED);
-	const char *path, *why;
-	struct stat sb;
-	int rootfd = open(run->opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
-
-	for (i = 0; rc == 0 && rootfd >= 0 && i < n; i++) {
-		bale_report_get(p->report, BALE_NOTE_SKIPPED, i, &path, &why);
-		if (fstatat(rootfd, path, &sb, 0) == 0 && S_ISREG(sb.st_mode))
-			rc = bale_manifest_add_skip(m, (uint64_t)sb.st_size,
-			    (int64_t)sb.st_ctim.tv_sec * 1000000000 +
-			    sb.st_ctim.tv_nsec, path, why);
-	}
-	if (rootfd >= 0)
-		close(rootfd);
-	if (rc != 0)
-		errno = ENOMEM;
-	return rc;
-}
-
-/* The manifest of what the output now holds. */
-static int upd_write_manifest(struct bale_pipeline *p, struct pipe_run *run,
-    struct pipe_update *u)
-{
-	struct bale_manifest m;
-	const struct bale_manifest_entry *e;
-	struct bale_buf scratch = BALE_BUF_INIT;
-	const char *path;
-	size_t i, wi;
-	int rc = 0;
-
-	memset(&m, 0, sizeof(m));
-	m.version = p->stats.version;
-	m.next_key = run->plan.skip ? u->old.next_key :
-	    run->plan.key_base + run->plan.count;
-	m.formats = (char *)u->user->formats;
-	m.settings = u->settings;
-	m.classes = (char **)u->diff.classes;
-	m.nclasses = u->diff.nclasses;
-	for (i = 0; rc == 0 && u->incremental && i < u->diff.nkept; i++) {
-		e = &u->old.e[u->diff.kept[i]];
-		rc = bale_manifest_add(&m, e->key, e->label, e->size,
-		    e->mtime_ns, bale_manifest_path_of(&u->old,
-		    u->diff.kept[i]));
-	}
-	for (i = 0; rc == 0 && i < run->plan.count; i++) {
-		wi = (size_t)run->plan.order[i];
-		if (!u->written[i])
-			continue;
-		path = bale_walk_path(run->in.walk, wi, &scratch);
-		rc = !path ? -1 : bale_manifest_add(&m, run->plan.key_base +
-		    i, run->lab.map[bale_walk_label(run->in.walk, wi)],
-		    u->diff.size[wi], u->diff.mtime_ns[wi], path);
-	}
-	bale_buf_release(&scratch);
-	if (rc == 0)
-		rc = upd_manifest_skips(p, run, &m);
-	if (rc == 0)
-		rc = bale_manifest_write(&m, u->manifest);
-	free(m.e);
-	free(m.skip);
-	bale_buf_release(&m.arena);
-	return rc == 0 ? BALE_OK : bale_errbuf_set(&p->err, BALE_EIO,
-	    "cannot write '%s': %s", u->manifest, strerror(errno));
-}
-
 int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
@@ -580,6 +505,8 @@ int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 
 	if (!u || run->plan.skip)
 		return BALE_OK;
+	if (u->written_lost)	/* the manifest could not say what is in */
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (u->incremental) {
 		rc = upd_packed(p, run, u);
 		/* every file it tried was skipped again: no new version,
@@ -595,7 +522,7 @@ int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 		p->stats.added = p->stats.packed;
 	}
 	if (rc == BALE_OK)
-		rc = upd_write_manifest(p, run, u);
+		rc = bale_pipe_update_manifest(p, run, u);
 	return rc;	/* the delta goes in bale_pipe_update_release() */
 }
 
@@ -605,7 +532,7 @@ void bale_pipe_update_release(struct pipe_run *run)
 
 	if (!u)
 		return;
-	free(u->written);
+	bale_bits_release(&u->written);
 	if (u->delta)
 		bale_file_remove_tree(u->delta);
 	bale_manifest_release(&u->old);
@@ -616,7 +543,6 @@ void bale_pipe_update_release(struct pipe_run *run)
 	free(u->order);
 	free(u->pack_at);
 	free(u->packed);
-	free(u->keys_before);
 	free(u);
 	run->upd = NULL;
 }

@@ -1,4 +1,5 @@
-/* manifest.c - NAME-manifest.jsonl, read and written (manifest.h). */
+/* manifest.c - NAME-manifest.jsonl, read whole or a line at a time
+ * (manifest.h); manifest_out.c writes it. */
 #include "manifest.h"
 
 #include <errno.h>
@@ -84,11 +85,16 @@ static int manifest_head(struct bale_manifest *m, const char *s,
     const char *end)
 {
 	uint64_t kind;
+	char *order;
 
 	if (bale_jsonr_key_u64(s, end, "bale_manifest", &kind) || kind != 1 ||
 	    bale_jsonr_key_u64(s, end, "version", &m->version) ||
 	    bale_jsonr_key_u64(s, end, "next_key", &m->next_key))
 		return -1;
+	(void)bale_jsonr_key_u64(s, end, "count", &m->count);
+	order = bale_jsonr_key_string(s, end, "order");
+	m->path_order = order && strcmp(order, "path") == 0;
+	free(order);
 	m->formats = bale_jsonr_key_string(s, end, "formats");
 	m->settings = bale_jsonr_key_string(s, end, "settings");
 	if (!m->formats || !m->settings)
@@ -108,111 +114,186 @@ static int manifest_skip_line(struct bale_manifest *m, const char *s,
 	    !bale_jsonr_key_u64(s, end, "ctime_ns", &ctime))
 		rc = bale_manifest_add_skip(m, size, (int64_t)ctime, path, why);
 	free(why);
-	free(path);
 	return rc;
 }
 
-/* A sample's line, or a skipped file's. */
-static int manifest_line(struct bale_manifest *m, const char *s,
-    const char *end)
+/* A sample's line as bale writes it ({"key":N,"label":N,"size":N,
+ * "mtime_ns":N,"path":"..."}), its numbers into @v in one pass: the
+ * path value's start, or NULL when the line has another form (read
+ * then key by key). */
+static const char *manifest_fast_fields(const char *s, const char *end,
+    uint64_t v[4])
 {
-	uint64_t key, label, size, mtime;
-	char *path = bale_jsonr_key_string(s, end, "path");
-	const char *vend;
-	int rc = -1;
+	static const char *const names[] = { "{\"key\":", ",\"label\":",
+	    ",\"size\":", ",\"mtime_ns\":", ",\"path\":" };
+	unsigned d;
+	size_t i, n;
 
-	if (path && bale_jsonr_find(s, end, "skipped", &vend))
-		return manifest_skip_line(m, s, end, path);
-	if (path && !bale_jsonr_key_u64(s, end, "key", &key) &&
-	    !bale_jsonr_key_u64(s, end, "label", &label) &&
-	    !bale_jsonr_key_u64(s, end, "size", &size) &&
-	    !bale_jsonr_key_u64(s, end, "mtime_ns", &mtime) &&
-	    label < m->nclasses && key < m->next_key)
-		rc = bale_manifest_add(m, key, (int64_t)label, size,
-		    (int64_t)mtime, path);
-	free(path);
-	return rc;
+	for (i = 0; i < 5; i++) {
+		n = strlen(names[i]);
+		if ((size_t)(end - s) < n || memcmp(s, names[i], n) != 0)
+			return NULL;
+		s += n;
+		if (i == 4)
+			break;
+		if (s == end || *s < '0' || *s > '9')
+			return NULL;
+		for (v[i] = 0; s < end && *s >= '0' && *s <= '9'; s++) {
+			d = (unsigned)(*s - '0');
+			if (v[i] > (UINT64_MAX - d) / 10)
+				return NULL;
+			v[i] = v[i] * 10 + d;
+		}
+	}
+	return end - s >= 3 && *s == '"' && end[-1] == '}' && end[-2] == '"' ?
+	    s : NULL;
+}
+
+/* A sample's line into @e. @return its path (to free), or NULL when
+ * the line is not a sample's */
+static char *manifest_sample_line(const struct bale_manifest *m,
+    const char *s, const char *end, struct bale_manifest_entry *e)
+{
+	uint64_t v[4];
+	const char *path = manifest_fast_fields(s, end, v);
+
+	if (!path && (bale_jsonr_key_u64(s, end, "key", &v[0]) ||
+	    bale_jsonr_key_u64(s, end, "label", &v[1]) ||
+	    bale_jsonr_key_u64(s, end, "size", &v[2]) ||
+	    bale_jsonr_key_u64(s, end, "mtime_ns", &v[3])))
+		return NULL;
+	if (v[1] >= m->nclasses || v[0] >= m->next_key)
+		return NULL;
+	e->key = v[0];
+	e->label = (int64_t)v[1];
+	e->size = v[2];
+	e->mtime_ns = (int64_t)v[3];
+	return path ? bale_jsonr_string(path, end - 1) :
+	    bale_jsonr_key_string(s, end, "path");
+}
+
+static int manifest_bad(const struct bale_manifest_in *in,
+    struct bale_errbuf *err)
+{
+	return bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a manifest "
+	    "bale wrote (line %zu)", in->name, in->lineno);
+}
+
+/* The next line, without its newline. @return its length, or -1 at the
+ * end (or on a read error: ferror says) */
+static ssize_t manifest_getline(struct bale_manifest_in *in)
+{
+	ssize_t n = getline(&in->line, &in->cap, in->f);
+
+	if (n < 0)
+		return -1;
+	in->lineno++;
+	if (n > 0 && in->line[n - 1] == '\n')
+		in->line[--n] = '\0';
+	return n;
+}
+
+/* Read lines up to the next sample's (left pending): skipped files
+ * met on the way go into @head. @return 1 with a sample pending, 0 at
+ * the end, or an error */
+static int manifest_to_sample(struct bale_manifest_in *in,
+    struct bale_manifest *head, struct bale_errbuf *err)
+{
+	const char *vend;
+	char *path;
+	ssize_t n;
+	int rc;
+
+	while (!in->pending && (n = manifest_getline(in)) >= 0) {
+		/* bale puts "skipped" first: a sample's line says "key" */
+		if (strncmp(in->line, "{\"key\":", 7) == 0 ||
+		    !bale_jsonr_find(in->line, in->line + n, "skipped",
+		    &vend)) {
+			in->pending = 1;
+			break;
+		}
+		path = bale_jsonr_key_string(in->line, in->line + n, "path");
+		rc = path ? manifest_skip_line(head, in->line, in->line + n,
+		    path) : -1;
+		free(path);
+		if (rc != 0)
+			return manifest_bad(in, err);
+	}
+	if (ferror(in->f))
+		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
+		    in->name, strerror(errno));
+	return in->pending;
+}
+
+int bale_manifest_open(struct bale_manifest_in *in,
+    struct bale_manifest *head, const char *path, struct bale_errbuf *err)
+{
+	ssize_t n;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	memset(head, 0, sizeof(*head));
+	in->name = path;
+	in->f = fopen(path, "re");
+	if (!in->f && errno == ENOENT)
+		return BALE_ENOENT;
+	if (!in->f)
+		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
+		    path, strerror(errno));
+	n = manifest_getline(in);
+	if (n < 0 || manifest_head(head, in->line, in->line + n) != 0)
+		return manifest_bad(in, err);
+	rc = manifest_to_sample(in, head, err);
+	return rc < 0 ? rc : BALE_OK;
+}
+
+int bale_manifest_next(struct bale_manifest_in *in,
+    struct bale_manifest *head, struct bale_manifest_entry *e,
+    const char **path, struct bale_errbuf *err)
+{
+	char *p;
+	size_t n;
+	int rc = manifest_to_sample(in, head, err);
+
+	if (rc <= 0)
+		return rc;
+	in->pending = 0;
+	n = strlen(in->line);
+	p = manifest_sample_line(head, in->line, in->line + n, e);
+	if (!p)
+		return manifest_bad(in, err);
+	bale_buf_reset(&in->path);
+	bale_buf_add(&in->path, p, strlen(p) + 1);
+	free(p);
+	if (in->path.failed)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	*path = in->path.data;
+	return 1;
+}
+
+void bale_manifest_close(struct bale_manifest_in *in)
+{
+	if (in->f)
+		fclose(in->f);
+	free(in->line);
+	bale_buf_release(&in->path);
+	memset(in, 0, sizeof(*in));
 }
 
 int bale_manifest_read(struct bale_manifest *m, const char *path,
     struct bale_errbuf *err)
 {
-	size_t len = 0, line = 1;
-	char *text = bale_file_read_all(path, &len);
-	char *s, *nl, *end;
-	int rc = 0;
+	struct bale_manifest_in in;
+	struct bale_manifest_entry e;
+	const char *p;
+	int rc = bale_manifest_open(&in, m, path, err);
 
-	memset(m, 0, sizeof(*m));
-	if (!text && errno == ENOENT)
-		return BALE_ENOENT;
-	if (!text)
-		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
-		    path, strerror(errno));
-	end = text + len;
-	for (s = text; rc == 0 && s < end; s = nl + 1, line++) {
-		nl = memchr(s, '\n', (size_t)(end - s));
-		if (!nl)
-			nl = end;
-		rc = line == 1 ? manifest_head(m, s, nl) :
-		    manifest_line(m, s, nl);
-	}
-	free(text);
-	if (rc != 0 || line == 1)
-		return bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a "
-		    "manifest bale wrote (line %zu)", path, line - 1);
-	return BALE_OK;
-}
-
-static void manifest_put_head(const struct bale_manifest *m,
-    struct bale_buf *b)
-{
-	bale_json_kv_u64(b, "bale_manifest", 1, 1);
-	bale_json_kv_u64(b, "version", m->version, 0);
-	bale_json_kv_u64(b, "next_key", m->next_key, 0);
-	bale_json_kv_u64(b, "count", m->n, 0);
-	bale_json_kv_str(b, "formats", m->formats, 0);
-	bale_json_kv_str(b, "settings", m->settings, 0);
-	bale_json_key(b, "classes", 0);
-	bale_json_str_array(b, (const char *const *)m->classes, m->nclasses);
-}
-
-int bale_manifest_write(const struct bale_manifest *m, const char *path)
-{
-	struct bale_buf b = BALE_BUF_INIT;
-	const struct bale_manifest_entry *e;
-	size_t i;
-	int rc;
-
-	bale_buf_puts(&b, "{");
-	manifest_put_head(m, &b);
-	bale_buf_puts(&b, "}\n");
-	for (i = 0; i < m->n; i++) {
-		e = &m->e[i];
-		bale_buf_puts(&b, "{");
-		bale_json_kv_u64(&b, "key", e->key, 1);
-		bale_json_kv_u64(&b, "label", (uint64_t)e->label, 0);
-		bale_json_kv_u64(&b, "size", e->size, 0);
-		bale_json_kv_u64(&b, "mtime_ns", (uint64_t)e->mtime_ns, 0);
-		bale_json_kv_str(&b, "path", bale_manifest_path_of(m, i), 0);
-		bale_buf_puts(&b, "}\n");
-	}
-	for (i = 0; i < m->nskip; i++) {
-		bale_buf_puts(&b, "{");
-		bale_json_kv_str(&b, "skipped", bale_manifest_skip_why(m, i),
-		    1);
-		bale_json_kv_u64(&b, "size", m->skip[i].size, 0);
-		bale_json_kv_u64(&b, "ctime_ns", (uint64_t)m->skip[i].ctime_ns,
-		    0);
-		bale_json_kv_str(&b, "path", bale_manifest_skip_path(m, i), 0);
-		bale_buf_puts(&b, "}\n");
-	}
-	if (b.failed) {
-		bale_buf_release(&b);
-		errno = ENOMEM;
-		return -1;
-	}
-	rc = bale_file_write_atomic(path, b.data, b.len, 0);
-	bale_buf_release(&b);
+	while (rc == BALE_OK && (rc = bale_manifest_next(&in, m, &e, &p,
+	    err)) == 1)
+		rc = bale_manifest_add(m, e.key, e.label, e.size, e.mtime_ns,
+		    p) == 0 ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
+		    "no memory");
+	bale_manifest_close(&in);
 	return rc;
 }
 

@@ -1,10 +1,16 @@
 /* manifest.h - what bale pack --update keeps beside its outputs:
  * NAME-manifest.jsonl, one line for the dataset (its version, formats,
- * options, class names, the next key) and one per sample in order (key,
- * label, and the size and modification time its file had when it was
- * read), so the next update knows what changed from a stat alone; and one
- * per file that was skipped (why, its size and status change time), so an update does
- * not try it again until it changes. */
+ * options, class names, the next key); one per file that was skipped
+ * (why, its size and status change time), so an update does not try it
+ * again until it changes; and one per sample (key, label, and the size
+ * and modification time its file had when it was read), so the next
+ * update knows what changed from a stat alone.
+ *
+ * The samples come in the walk's path order (bale_walk_path_cmp), which
+ * the head says ("order":"path"): an update of a folder then reads the
+ * manifest a line at a time beside its walk, and holds neither whole.
+ * Manifests before that listed samples in dataset order, skips last;
+ * they are read whole, and the next one written is in path order. */
 #ifndef BALE_MANIFEST_H
 #define BALE_MANIFEST_H
 
@@ -13,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define BALE_MANIFEST_SUFFIX "-manifest.jsonl"
 
@@ -35,12 +42,14 @@ struct bale_manifest_skip {
 struct bale_manifest {
 	uint64_t version;	/* 1 for the first pack, +1 each update */
 	uint64_t next_key;	/* keys are never reused */
+	uint64_t count;		/* samples, as the head says */
+	int path_order;		/* its samples come in path order */
 	char *formats;
 	char *settings;		/* what changes stored bytes: -O options
 				 * and the encode settings */
 	char **classes;
 	size_t nclasses;
-	struct bale_manifest_entry *e;	/* in dataset order */
+	struct bale_manifest_entry *e;	/* read whole: every sample */
 	size_t n;
 	size_t cap;
 	struct bale_manifest_skip *skip;	/* in the order skipped */
@@ -75,13 +84,66 @@ int bale_manifest_add_skip(struct bale_manifest *m, uint64_t size,
 int bale_manifest_add(struct bale_manifest *m, uint64_t key, int64_t label,
     uint64_t size, int64_t mtime_ns, const char *path);
 
-/** Read @path into @m (zeroed first). @return BALE_OK, BALE_ENOENT when
- *  there is none, or BALE_EINVAL with @err saying what is wrong */
+/* A manifest read a line at a time: the head and the skipped files
+ * first (into @head), then each sample on demand. */
+struct bale_manifest_in {
+	FILE *f;
+	const char *name;	/* for errors */
+	char *line;
+	size_t cap;
+	size_t lineno;
+	int pending;		/* @line holds a sample not yet given */
+	struct bale_buf path;	/* the last sample's */
+};
+
+/** Open @path: its head and skips into @head (zeroed first).
+ *  @return BALE_OK, BALE_ENOENT when there is none, or BALE_EINVAL /
+ *  BALE_EIO with @err saying what is wrong */
+int bale_manifest_open(struct bale_manifest_in *in,
+    struct bale_manifest *head, const char *path, struct bale_errbuf *err);
+
+/** The next sample into @e, its path (valid until the next call) into
+ *  *@path. @return 1, 0 at the end, or BALE_EINVAL / BALE_EIO with @err
+ *  set */
+int bale_manifest_next(struct bale_manifest_in *in,
+    struct bale_manifest *head, struct bale_manifest_entry *e,
+    const char **path, struct bale_errbuf *err);
+
+void bale_manifest_close(struct bale_manifest_in *in);
+
+/** Read @path whole into @m (zeroed first). @return as
+ *  bale_manifest_open() */
 int bale_manifest_read(struct bale_manifest *m, const char *path,
     struct bale_errbuf *err);
 
-/** Write @m to @path atomically. @return 0, or -1 with errno */
-int bale_manifest_write(const struct bale_manifest *m, const char *path);
+/* A manifest written a line at a time to "@path.partial", renamed to
+ * @path when it is complete. */
+struct bale_manifest_out {
+	char *path;
+	int fd;
+	struct bale_buf buf;
+	int err;		/* the first errno; sticky */
+};
+
+/** Begin @path with @head (its count, formats, settings and classes)
+ *  and its skipped files. @return 0, or -1 with errno */
+int bale_manifest_begin(struct bale_manifest_out *out,
+    const struct bale_manifest *head, const char *path);
+
+/** The next sample, in path order. */
+void bale_manifest_put(struct bale_manifest_out *out, uint64_t key,
+    int64_t label, uint64_t size, int64_t mtime_ns, const char *path);
+
+/** Write the rest and rename it into place. @return 0, or -1 with
+ *  errno (nothing is left behind) */
+int bale_manifest_end(struct bale_manifest_out *out);
+
+/** Give up: the partial file goes. */
+void bale_manifest_abandon(struct bale_manifest_out *out);
+
+/** Write @m (its samples sorted into path order first) to @path.
+ *  @return 0, or -1 with errno */
+int bale_manifest_write(struct bale_manifest *m, const char *path);
 
 void bale_manifest_release(struct bale_manifest *m);
 

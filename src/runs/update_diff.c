@@ -1,14 +1,288 @@
 /* update_diff.c - the manifest against the walk (update_diff.h). */
 #include "update_diff.h"
 
+#include "input.h"
 #include "path_index.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-/* The manifest's sample paths and skipped paths, for the index. */
+#define DIFF_OUT_OF_ORDER (-1)	/* the walk or the manifest: read whole */
+#define DIFF_CACHE 4096		/* packs read back at a time */
+
+/* What a diff works with. */
+struct diff_run {
+	struct bale_update_diff *d;
+	const struct bale_walk *w;
+	int rootfd;
+	struct bale_input_dir dir;	/* the last file's folder */
+	const struct bale_manifest *head;	/* NULL: the first run */
+	struct bale_path_index skips;
+	struct bale_buf scratch;	/* the walk's path */
+	struct bale_buf prev;		/* the walk's path before it */
+	struct bale_errbuf *err;
+};
+
+struct diff_stat {
+	uint64_t size;
+	int64_t mtime_ns;
+	int64_t ctime_ns;	/* any change to the file moves it */
+};
+
+static int diff_nomem(struct diff_run *r)
+{
+	return bale_errbuf_set(r->err, BALE_ENOMEM, "no memory");
+}
+
+static int diff_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* A file's size and times, as reading it would find it (links
+ * followed); one that cannot be stat'ed gets 0s and is packed, where
+ * reading it says why it fails. */
+static void diff_stat_of(struct diff_run *r, const char *path,
+    struct diff_stat *st)
+{
+	const char *name;
+	int dirfd = bale_input_dir_at(&r->dir, r->rootfd, path, &name);
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	if (fstatat(dirfd, name, &sb, 0) != 0 && (dirfd == r->rootfd ||
+	    fstatat(r->rootfd, path, &sb, 0) != 0))
+		return;
+	st->size = (uint64_t)sb.st_size;
+	st->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+	    sb.st_mtim.tv_nsec;
+	st->ctime_ns = (int64_t)sb.st_ctim.tv_sec * 1000000000 +
+	    sb.st_ctim.tv_nsec;
+}
+
+/* Walk item @i is packed; an update (not a first run) lists it too. */
+static int diff_pack(struct diff_run *r, uint64_t i,
+    const struct diff_stat *st, int replaces)
+{
+	struct bale_update_diff *d = r->d;
+	struct bale_diff_pack p = { i, st->size, st->mtime_ns };
+	size_t cap = d->cappack;
+
+	bale_spill_add(&d->packs, &p, sizeof(p));
+	if (r->head && (diff_grow((void **)&d->pack, &d->cappack,
+	    d->npack + 1, sizeof(*d->pack)) != 0 ||
+	    diff_grow((void **)&d->pack_replaces, &cap, d->npack + 1, 1)))
+		return diff_nomem(r);
+	if (r->head) {
+		d->pack[d->npack] = i;
+		d->pack_replaces[d->npack] = (unsigned char)replaces;
+	}
+	d->npack++;
+	return d->packs.failed ? bale_errbuf_set(r->err, BALE_EIO, "cannot "
+	    "keep the list of files to pack: %s", strerror(d->packs.err)) :
+	    BALE_OK;
+}
+
+static int diff_remove(struct diff_run *r, uint64_t key)
+{
+	struct bale_update_diff *d = r->d;
+
+	if (diff_grow((void **)&d->removed, &d->capremoved, d->nremoved + 1,
+	    sizeof(*d->removed)) != 0)
+		return diff_nomem(r);
+	d->removed[d->nremoved++] = key;
+	return BALE_OK;
+}
+
+/* A manifest sample whose file is gone. */
+static int diff_gone(struct diff_run *r, const char *path, uint64_t key)
+{
+	bale_buf_add(&r->d->gone, path, strlen(path) + 1);
+	if (r->d->gone.failed)
+		return diff_nomem(r);
+	r->d->ngone++;
+	return diff_remove(r, key);
+}
+
+/* A file skipped before and unchanged since (same size, same status
+ * change time) is not tried again: the same reason would skip it.
+ * @return 1 when it stays skipped, 0, or -1 without memory */
+static int diff_still_skipped(struct diff_run *r, const char *path,
+    uint64_t i, const struct diff_stat *st)
+{
+	struct bale_update_diff *d = r->d;
+	size_t cap = d->capstill;
+	long k = bale_path_index_find(&r->skips, path);
+
+	if (k == -2)
+		return -1;
+	if (k < 0 || r->head->skip[k].size != st->size ||
+	    r->head->skip[k].ctime_ns != st->ctime_ns)
+		return 0;
+	if (diff_grow((void **)&d->still_walk, &d->capstill, d->nstill + 1,
+	    sizeof(size_t)) != 0 || diff_grow((void **)&d->still_skip, &cap,
+	    d->nstill + 1, sizeof(size_t)) != 0)
+		return -1;
+	d->still_walk[d->nstill] = (size_t)i;
+	d->still_skip[d->nstill++] = (size_t)k;
+	return 1;
+}
+
+/* Walked file @i at @path against its manifest sample @e (NULL: none),
+ * the manifest's line-th. */
+static int diff_item(struct diff_run *r, uint64_t i, const char *path,
+    const struct bale_manifest_entry *e, uint64_t line)
+{
+	struct bale_update_diff *d = r->d;
+	struct diff_stat st;
+	int still;
+
+	diff_stat_of(r, path, &st);
+	if (!e) {
+		still = r->head ? diff_still_skipped(r, path, i, &st) : 0;
+		if (still < 0)
+			return diff_nomem(r);
+		if (still)
+			return BALE_OK;
+		d->added++;
+		return diff_pack(r, i, &st, 0);
+	}
+	if (e->size == st.size && e->mtime_ns == st.mtime_ns &&
+	    e->label == d->label_map[bale_walk_label(r->w, i)]) {
+		d->nkept++;
+		return bale_bits_set(&d->kept, line) ? diff_nomem(r) : BALE_OK;
+	}
+	d->replaced++;
+	if (diff_remove(r, e->key) != BALE_OK)
+		return r->err->rc;
+	return diff_pack(r, i, &st, 1);
+}
+
+/* Walk item @i's path; the walk is noted out of order when it goes
+ * back. NULL without memory. */
+static const char *diff_walk_path(struct diff_run *r, uint64_t i)
+{
+	const char *path = bale_walk_path(r->w, (size_t)i, &r->scratch);
+
+	if (!path)
+		return NULL;
+	if (i && bale_walk_path_cmp(r->prev.data, path) >= 0)
+		r->d->walk_sorted = 0;
+	bale_buf_reset(&r->prev);
+	bale_buf_add(&r->prev, path, strlen(path) + 1);
+	return r->prev.failed ? NULL : path;
+}
+
+/* A key of the manifest's: each once. */
+static int diff_key(struct diff_run *r, const char *manifest, uint64_t key)
+{
+	int rc = bale_keyset_add(&r->d->keys_before, key);
+
+	if (rc < 0)
+		return diff_nomem(r);
+	return rc ? bale_errbuf_set(r->err, BALE_EINVAL, "'%s' is not a "
+	    "manifest bale wrote: key %llu comes twice", manifest,
+	    (unsigned long long)key) : BALE_OK;
+}
+
+/* The manifest as it is read beside the walk. */
+struct diff_side {
+	struct bale_manifest_in in;
+	struct bale_manifest head;	/* read again; its skips unused */
+	struct bale_manifest_entry e;
+	const char *path;
+	struct bale_buf prev;
+	uint64_t line;		/* e's: samples before it */
+	int have;
+};
+
+/* The manifest's next sample, in path order or DIFF_OUT_OF_ORDER. */
+static int diff_side_next(struct diff_run *r, struct diff_side *s,
+    const char *manifest)
+{
+	int rc;
+
+	if (s->have) {
+		s->line++;
+		bale_buf_reset(&s->prev);
+		bale_buf_add(&s->prev, s->path, strlen(s->path) + 1);
+		if (s->prev.failed)
+			return diff_nomem(r);
+	}
+	rc = bale_manifest_next(&s->in, &s->head, &s->e, &s->path, r->err);
+	s->have = rc == 1;
+	if (rc != 1)
+		return rc;
+	if (s->line && bale_walk_path_cmp(s->prev.data, s->path) >= 0)
+		return DIFF_OUT_OF_ORDER;
+	return diff_key(r, manifest, s->e.key);
+}
+
+/* Manifest samples before @path (all with @path NULL) are gone. */
+static int diff_side_gone(struct diff_run *r, struct diff_side *s,
+    const char *manifest, const char *path)
+{
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && s->have && (!path ||
+	    bale_walk_path_cmp(s->path, path) < 0)) {
+		rc = diff_gone(r, s->path, s->e.key);
+		if (rc == BALE_OK)
+			rc = diff_side_next(r, s, manifest);
+	}
+	return rc;
+}
+
+/* The walk and the manifest side by side. */
+static int diff_stream(struct diff_run *r, const char *manifest)
+{
+	struct diff_side s;
+	size_t i, n = bale_walk_count(r->w);
+	const char *path;
+	int match, rc;
+
+	memset(&s, 0, sizeof(s));
+	rc = bale_manifest_open(&s.in, &s.head, manifest, r->err);
+	if (rc == BALE_OK)
+		rc = diff_side_next(r, &s, manifest);
+	for (i = 0; rc == BALE_OK && i < n; i++) {
+		path = diff_walk_path(r, i);
+		if (!path)
+			rc = diff_nomem(r);
+		else if (!r->d->walk_sorted)
+			rc = DIFF_OUT_OF_ORDER;
+		else
+			rc = diff_side_gone(r, &s, manifest, path);
+		if (rc != BALE_OK)
+			break;
+		match = s.have && strcmp(s.path, path) == 0;
+		rc = diff_item(r, i, path, match ? &s.e : NULL, s.line);
+		if (rc == BALE_OK && match)
+			rc = diff_side_next(r, &s, manifest);
+	}
+	if (rc == BALE_OK)
+		rc = diff_side_gone(r, &s, manifest, NULL);
+	bale_manifest_close(&s.in);
+	bale_manifest_release(&s.head);
+	bale_buf_release(&s.prev);
+	return rc;
+}
+
+/* The manifest's sample paths, for the index. */
 static const char *diff_sample_path(const void *m, size_t i,
     struct bale_buf *scratch)
 {
@@ -23,45 +297,52 @@ static const char *diff_skip_path(const void *m, size_t i,
 	return bale_manifest_skip_path(m, i);
 }
 
-/* A file skipped before and unchanged since (same size, same status
- * change time) is not tried again: the same reason would skip it. */
-static int diff_still_skipped(struct bale_update_diff *d,
-    const struct bale_manifest *m, struct bale_path_index *xs,
-    const char *path, size_t i)
+/* Each walked file found in @m (NULL: none) through a hash of its
+ * paths; the samples no file matched are gone. */
+static int diff_hashed(struct diff_run *r, const struct bale_manifest *m)
 {
-	long k = bale_path_index_find(xs, path);
+	struct bale_path_index x = BALE_PATH_INDEX_INIT;
+	struct bale_bits seen = BALE_BITS_INIT;
+	size_t i, n = bale_walk_count(r->w);
+	const char *path;
+	long j;
+	int rc = BALE_OK;
 
-	if (k < 0 || m->skip[k].size != d->size[i] ||
-	    m->skip[k].ctime_ns != d->ctime_ns[i])
-		return 0;
-	d->still_walk[d->nstill] = i;
-	d->still_skip[d->nstill++] = (size_t)k;
-	return 1;
+	if (m && bale_path_index_build(&x, m->n, diff_sample_path, m) != 0)
+		rc = diff_nomem(r);
+	for (i = 0; rc == BALE_OK && i < n; i++) {
+		path = diff_walk_path(r, i);
+		j = path && m ? bale_path_index_find(&x, path) : -1;
+		if (!path || j == -2 || (j >= 0 &&
+		    bale_bits_set(&seen, (uint64_t)j) != 0))
+			rc = diff_nomem(r);
+		else
+			rc = diff_item(r, i, path, j >= 0 ? &m->e[j] : NULL,
+			    j >= 0 ? (uint64_t)j : 0);
+	}
+	for (i = 0; rc == BALE_OK && m && i < m->n; i++)
+		if (!bale_bits_get(&seen, i))
+			rc = diff_gone(r, bale_manifest_path_of(m, i),
+			    m->e[i].key);
+	bale_bits_release(&seen);
+	bale_path_index_release(&x);
+	return rc;
 }
 
-/* Each file's size and modification time, as reading it would find it
- * (links followed); a file that cannot be stat'ed gets 0s and is packed,
- * where reading it says why it fails. */
-static int diff_stat(struct bale_update_diff *d, const struct bale_walk *w,
-    int rootfd, struct bale_buf *scratch)
+/* The manifest read whole, then matched through the hash. */
+static int diff_whole(struct diff_run *r, const char *manifest)
 {
-	size_t i, n = bale_walk_count(w);
-	const char *path;
-	struct stat sb;
+	struct bale_manifest *m = calloc(1, sizeof(*m));
+	size_t i;
+	int rc;
 
-	for (i = 0; i < n; i++) {
-		path = bale_walk_path(w, i, scratch);
-		if (!path)
-			return -1;
-		if (fstatat(rootfd, path, &sb, 0) != 0)
-			continue;
-		d->size[i] = (uint64_t)sb.st_size;
-		d->mtime_ns[i] = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-		    sb.st_mtim.tv_nsec;
-		d->ctime_ns[i] = (int64_t)sb.st_ctim.tv_sec * 1000000000 +
-		    sb.st_ctim.tv_nsec;
-	}
-	return 0;
+	if (!m)
+		return diff_nomem(r);
+	r->d->whole = m;
+	rc = bale_manifest_read(m, manifest, r->err);
+	for (i = 0; rc == BALE_OK && i < m->n; i++)
+		rc = diff_key(r, manifest, m->e[i].key);
+	return rc == BALE_OK ? diff_hashed(r, m) : rc;
 }
 
 static long diff_class(const char *const *names, size_t n, const char *name)
@@ -107,116 +388,119 @@ static int diff_classes(struct bale_update_diff *d, const struct bale_walk *w,
 	return 0;
 }
 
-static int64_t diff_label(const struct bale_update_diff *d,
-    const struct bale_walk *w, size_t i)
+/* What a diff found, forgotten (to start over another way); the
+ * classes stay. */
+static void diff_forget(struct bale_update_diff *d)
 {
-	return d->label_map[bale_walk_label(w, i)];
+	char *dir = d->packs.dir ? strdup(d->packs.dir) : NULL;
+
+	bale_spill_release(&d->packs);
+	bale_spill_init(&d->packs, dir ? dir : ".");
+	free(dir);
+	bale_bits_release(&d->kept);
+	bale_keyset_release(&d->keys_before);
+	bale_buf_release(&d->gone);
+	d->npack = d->nkept = d->added = d->replaced = 0;
+	d->nremoved = d->ngone = d->nstill = 0;
+	d->walk_sorted = 1;
 }
 
-/* Each walked file against the manifest; @leave marks the manifest
- * samples that do not stay. */
-static int diff_walk(struct bale_update_diff *d, const struct bale_walk *w,
-    const struct bale_manifest *m, struct bale_path_index x[2],
-    unsigned char *leave, struct bale_buf *scratch)
+static int diff_u64_cmp(const void *a, const void *b)
 {
-	size_t i, n = bale_walk_count(w);
-	const char *path;
-	long j;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	for (i = 0; i < n; i++) {
-		path = bale_walk_path(w, i, scratch);
-		if (!path)
-			return -1;
-		j = m ? bale_path_index_find(&x[0], path) : -1;
-		if (j < 0 && m && diff_still_skipped(d, m, &x[1], path, i))
-			continue;
-		if (j >= 0)
-			leave[j] = 0;
-		if (j >= 0 && m->e[j].size == d->size[i] &&
-		    m->e[j].mtime_ns == d->mtime_ns[i] &&
-		    m->e[j].label == diff_label(d, w, i))
-			continue;
-		if (j >= 0) {
-			leave[j] = 1;
-			d->replaced++;
-		} else {
-			d->added++;
-		}
-		d->pack_replaces[d->npack] = j >= 0;
-		d->pack[d->npack++] = i;
-	}
-	return 0;
+	return x < y ? -1 : x > y;
 }
 
-static void diff_leavers(struct bale_update_diff *d,
-    const struct bale_manifest *m, const unsigned char *leave)
+/* The diff, streamed where it can be. */
+static int diff_run(struct diff_run *r, const char *manifest)
 {
-	size_t j;
+	int rc;
 
-	for (j = 0; m && j < m->n; j++) {
-		if (leave[j] == 2)
-			d->gone[d->ngone++] = j;
-		if (leave[j])
-			d->removed[d->nremoved++] = m->e[j].key;
-		else
-			d->kept[d->nkept++] = j;
+	if (!manifest)
+		return diff_hashed(r, NULL);
+	if (bale_path_index_build(&r->skips, r->head->nskip,
+	    diff_skip_path, r->head) != 0)
+		return diff_nomem(r);
+	rc = r->head->path_order ? diff_stream(r, manifest) :
+	    DIFF_OUT_OF_ORDER;
+	if (rc == DIFF_OUT_OF_ORDER) {
+		diff_forget(r->d);
+		rc = diff_whole(r, manifest);
 	}
+	return rc;
 }
 
 int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
-    int rootfd, const struct bale_manifest *m)
+    int rootfd, const char *manifest, const struct bale_manifest *head,
+    const char *spill_dir, struct bale_errbuf *err)
 {
-	size_t n = bale_walk_count(walk), nm = m ? m->n : 0;
-	struct bale_buf scratch = BALE_BUF_INIT;
-	struct bale_path_index x[2] = { BALE_PATH_INDEX_INIT,
-	    BALE_PATH_INDEX_INIT };
-	unsigned char *leave = malloc(nm + 1);
-	int rc = -1;
+	struct diff_run r;
+	int rc;
 
 	memset(d, 0, sizeof(*d));
-	d->size = calloc(n + 1, sizeof(*d->size));
-	d->mtime_ns = calloc(n + 1, sizeof(*d->mtime_ns));
-	d->ctime_ns = calloc(n + 1, sizeof(*d->ctime_ns));
-	d->pack = malloc((n + 1) * sizeof(*d->pack));
-	d->pack_replaces = malloc(n + 1);
-	d->gone = malloc((nm + 1) * sizeof(*d->gone));
-	d->kept = malloc((nm + 1) * sizeof(*d->kept));
-	d->removed = malloc((nm + 1) * sizeof(*d->removed));
-	d->still_walk = malloc((n + 1) * sizeof(*d->still_walk));
-	d->still_skip = malloc((n + 1) * sizeof(*d->still_skip));
-	if (leave && d->size && d->mtime_ns && d->ctime_ns && d->pack && d->kept &&
-	    d->removed && d->pack_replaces && d->gone && d->still_walk &&
-	    d->still_skip && diff_classes(d, walk, m) == 0 &&
-	    (!m || (bale_path_index_build(&x[0], m->n, diff_sample_path,
-	    m) == 0 && bale_path_index_build(&x[1], m->nskip,
-	    diff_skip_path, m) == 0))) {
-		memset(leave, 2, nm + 1);	/* 2: its file is gone */
-		rc = diff_stat(d, walk, rootfd, &scratch);
-		if (rc == 0)
-			rc = diff_walk(d, walk, m, x, leave, &scratch);
-		if (rc == 0)
-			diff_leavers(d, m, leave);
-	}
-	bale_buf_release(&scratch);
-	bale_path_index_release(&x[0]);
-	bale_path_index_release(&x[1]);
-	free(leave);
+	memset(&r, 0, sizeof(r));
+	d->walk_sorted = 1;
+	r.d = d;
+	r.w = walk;
+	r.rootfd = rootfd;
+	r.head = manifest ? head : NULL;
+	r.err = err;
+	r.skips = (struct bale_path_index)BALE_PATH_INDEX_INIT;
+	r.dir = (struct bale_input_dir)BALE_INPUT_DIR_INIT;
+	if (bale_spill_init(&d->packs, spill_dir) != 0 ||
+	    diff_classes(d, walk, r.head) != 0)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	rc = diff_run(&r, manifest);
+	if (rc == BALE_OK && bale_keyset_seal(&d->keys_before) != 0)
+		rc = diff_nomem(&r);
+	if (rc == BALE_OK && d->nremoved > 1)
+		qsort(d->removed, d->nremoved, sizeof(*d->removed),
+		    diff_u64_cmp);
+	bale_path_index_release(&r.skips);
+	bale_input_dir_release(&r.dir);
+	bale_buf_release(&r.scratch);
+	bale_buf_release(&r.prev);
 	return rc;
+}
+
+int bale_update_diff_pack(struct bale_update_diff *d, uint64_t k,
+    struct bale_diff_pack *p)
+{
+	uint64_t n;
+
+	if (k < d->cache_first || k >= d->cache_first + d->cache_n) {
+		if (!d->cache && !(d->cache = malloc(DIFF_CACHE *
+		    sizeof(*d->cache))))
+			return -1;
+		n = d->npack - k < DIFF_CACHE ? d->npack - k : DIFF_CACHE;
+		d->cache_n = 0;
+		if (bale_spill_pread(&d->packs, d->cache, (size_t)n *
+		    sizeof(*p), k * sizeof(*p)) != 0)
+			return -1;
+		d->cache_first = k;
+		d->cache_n = n;
+	}
+	*p = d->cache[k - d->cache_first];
+	return 0;
 }
 
 void bale_update_diff_release(struct bale_update_diff *d)
 {
-	free(d->size);
-	free(d->mtime_ns);
-	free(d->ctime_ns);
 	free(d->label_map);
 	free(d->classes);
+	bale_spill_release(&d->packs);
+	free(d->cache);
 	free(d->pack);
 	free(d->pack_replaces);
-	free(d->gone);
-	free(d->kept);
+	bale_bits_release(&d->kept);
 	free(d->removed);
+	bale_buf_release(&d->gone);
 	free(d->still_walk);
 	free(d->still_skip);
+	bale_keyset_release(&d->keys_before);
+	if (d->whole)
+		bale_manifest_release(d->whole);
+	free(d->whole);
 	memset(d, 0, sizeof(*d));
 }

@@ -5,46 +5,73 @@
  * (replaced), or packed for the first time (added); a manifest sample
  * whose file is gone is removed. A file the manifest lists as skipped,
  * unchanged since (same size and status change time, which a chmod
- * moves too), stays skipped: not tried again. Class indices stay as the manifest has
- * them; class folders it does not know are numbered after them, in
- * sorted order. */
+ * moves too), stays skipped: not tried again. Class indices stay as the
+ * manifest has them; class folders it does not know are numbered after
+ * them, in sorted order.
+ *
+ * A folder's walk and a manifest in path order are read side by side,
+ * a sample at a time: what the diff keeps grows with what changed, not
+ * with the dataset (a bit a sample for what stays, a bit a key for the
+ * keys before). A walk out of path order (a list file's) or an older
+ * manifest is matched through a hash of the manifest read whole. */
 #ifndef BALE_UPDATE_DIFF_H
 #define BALE_UPDATE_DIFF_H
 
+#include "bits.h"
+#include "keyset.h"
 #include "manifest.h"
 #include "walk.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* A file to pack, as its stat found it before it was read. */
+struct bale_diff_pack {
+	uint64_t item;		/* the walk's */
+	uint64_t size;
+	int64_t mtime_ns;
+};
+
 struct bale_update_diff {
-	uint64_t *size;		/* per walk item, from its stat */
-	int64_t *mtime_ns;
-	int64_t *ctime_ns;	/* any change to the file moves it */
 	int64_t *label_map;	/* walk label -> label */
 	const char **classes;	/* the class names after the update */
 	size_t nclasses;
 	uint64_t new_classes;
-	uint64_t *pack;		/* walk items to pack, in walk order */
+	struct bale_spill packs;	/* bale_diff_pack, in walk order */
+	uint64_t npack;
+	struct bale_diff_pack *cache;	/* packs [cache_first, +cache_n) */
+	uint64_t cache_first, cache_n;
+	uint64_t *pack;		/* an update's walk items to pack, */
 	unsigned char *pack_replaces;	/* 1: it replaces a sample */
-	size_t npack;
-	size_t *kept;		/* manifest samples kept, in its order */
-	size_t nkept;
+	size_t cappack;
+	struct bale_bits kept;	/* manifest samples that stay, by line */
+	uint64_t nkept;
 	uint64_t *removed;	/* keys that leave, ascending */
-	size_t nremoved;
-	size_t *gone;		/* manifest samples whose file is gone */
+	size_t nremoved, capremoved;
+	struct bale_buf gone;	/* paths of samples whose file is gone */
 	size_t ngone;
 	size_t *still_walk;	/* walk items skipped before, unchanged */
 	size_t *still_skip;	/* their manifest skip entries */
-	size_t nstill;
+	size_t nstill, capstill;
+	struct bale_keyset keys_before;	/* the manifest's keys */
 	uint64_t added, replaced;
+	int walk_sorted;	/* the walk came in path order */
+	struct bale_manifest *whole;	/* the manifest, when read whole */
 };
 
-/** Stat every item of @walk below folder @rootfd. With no manifest
- *  (@m NULL) every item is to be packed, labelled as walked. @return 0,
- *  or -1 without memory */
+/** Stat every item of @walk below folder @rootfd against the manifest
+ *  at @manifest, whose head and skips @head holds; with no manifest
+ *  (@manifest NULL) every item is to be packed, labelled as walked.
+ *  What is packed waits in a file in @spill_dir. @return BALE_OK, or an
+ *  error with @err set */
 int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
-    int rootfd, const struct bale_manifest *m);
+    int rootfd, const char *manifest, const struct bale_manifest *head,
+    const char *spill_dir, struct bale_errbuf *err);
+
+/** The @k-th file packed (in walk order) into @p. @return 0, or -1
+ *  with errno */
+int bale_update_diff_pack(struct bale_update_diff *d, uint64_t k,
+    struct bale_diff_pack *p);
 
 void bale_update_diff_release(struct bale_update_diff *d);
 

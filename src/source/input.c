@@ -73,18 +73,31 @@ static int input_same_dir(struct bale_input_dir *d, const char *rel, size_t n)
 	return 0;
 }
 
-int bale_input_open_in(struct bale_input *in, struct bale_input_dir *d,
-    int rootfd, const char *rel)
+int bale_input_dir_at(struct bale_input_dir *d, int rootfd, const char *rel,
+    const char **name)
 {
 	const char *slash = strrchr(rel, '/');
 
+	*name = rel;
 	if (!slash || !input_same_dir(d, rel, (size_t)(slash - rel)) ||
 	    d->path.failed)
-		return bale_input_open(in, rootfd, rel);
+		return rootfd;
 	if (d->fd < 0)
 		d->fd = openat(rootfd, d->path.data, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC);
-	if (d->fd >= 0 && bale_input_open(in, d->fd, slash + 1) == BALE_OK)
+	if (d->fd < 0)
+		return rootfd;
+	*name = slash + 1;
+	return d->fd;
+}
+
+int bale_input_open_in(struct bale_input *in, struct bale_input_dir *d,
+    int rootfd, const char *rel)
+{
+	const char *name;
+	int dirfd = bale_input_dir_at(d, rootfd, rel, &name);
+
+	if (dirfd != rootfd && bale_input_open(in, dirfd, name) == BALE_OK)
 		return BALE_OK;
 	/* a failure is told as the whole path from the root tells it */
 	return bale_input_open(in, rootfd, rel);

@@ -43,6 +43,12 @@ struct bale_input_dir {
 
 #define BALE_INPUT_DIR_INIT { BALE_BUF_INIT, -1 }
 
+/** Where to find @rel below @rootfd through @d: @d's folder, with
+ *  *@name the file's name in it, from the second file of a folder on
+ *  (one name to look up, not the whole path); else @rootfd and @rel. */
+int bale_input_dir_at(struct bale_input_dir *d, int rootfd, const char *rel,
+    const char **name);
+
 /** bale_input_open() of @rel below @rootfd, through @d: the same result
  *  and the same reasons. */
 int bale_input_open_in(struct bale_input *in, struct bale_input_dir *d,

@@ -366,6 +366,27 @@ static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 	return a->member < b->member ? -1 : a->member > b->member;
 }
 
+/* The order above, from paths alone: class (the first component),
+ * then the folder, then the file name. */
+int bale_walk_path_cmp(const char *a, const char *b)
+{
+	const char *ca = strchr(a, '/'), *cb = strchr(b, '/');
+	const char *da = strrchr(a, '/'), *db = strrchr(b, '/');
+	size_t na = ca ? (size_t)(ca - a) : 0, nb = cb ? (size_t)(cb - b) : 0;
+	size_t la = da ? (size_t)(da - a) : 0, lb = db ? (size_t)(db - b) : 0;
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	if (c == 0 && na != nb)
+		return na < nb ? -1 : 1;
+	if (c == 0)
+		c = memcmp(a, b, la < lb ? la : lb);
+	if (c == 0 && la != lb)
+		return la < lb ? -1 : 1;
+	if (c == 0)
+		c = strcmp(a + la + (da != NULL), b + lb + (db != NULL));
+	return c;
+}
+
 void bale_walk_sort_items(struct bale_walk *w)
 {
 	if (w->nitems > 1)	/* items is NULL when there are none */

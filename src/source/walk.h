@@ -139,6 +139,10 @@ size_t bale_walk_nnotes(const struct bale_walk *w);
 void bale_walk_note(const struct bale_walk *w, size_t i,
     enum bale_walk_note_kind *kind, const char **path, const char **reason);
 
+/** Order paths as a folder's walk lists them (class, folder, file
+ *  name: torchvision's): <0, 0 or >0. */
+int bale_walk_path_cmp(const char *a, const char *b);
+
 /** 1 if @name ends in one of torchvision's image extensions. */
 int bale_walk_is_image(const char *name);
 

@@ -69,24 +69,38 @@ uint64_t bale_spill_size(const struct bale_spill *s)
 	return s->written + s->buf.len;
 }
 
-int bale_spill_read(const struct bale_spill *s, void *out)
+int bale_spill_pread(const struct bale_spill *s, void *out, size_t n,
+    uint64_t off)
 {
-	size_t got;
+	size_t got, from_file = 0;
 
 	if (s->failed) {
 		errno = s->err;
 		return -1;
 	}
-	if (s->written && bale_file_pread_full(s->fd, out,
-	    (size_t)s->written, 0, &got) != 0)
-		return -1;
-	if (s->written && got != s->written) {
-		errno = EIO;	/* the file lost what was written to it */
+	if (off + n > bale_spill_size(s)) {
+		errno = EINVAL;
 		return -1;
 	}
-	if (s->buf.len)
-		memcpy((char *)out + s->written, s->buf.data, s->buf.len);
+	if (off < s->written) {
+		from_file = s->written - off < n ? (size_t)(s->written - off) :
+		    n;
+		if (bale_file_pread_full(s->fd, out, from_file, off, &got) != 0)
+			return -1;
+		if (got != from_file) {
+			errno = EIO;	/* the file lost what went to it */
+			return -1;
+		}
+	}
+	if (n > from_file)
+		memcpy((char *)out + from_file, s->buf.data + (off + from_file -
+		    s->written), n - from_file);
 	return 0;
+}
+
+int bale_spill_read(const struct bale_spill *s, void *out)
+{
+	return bale_spill_pread(s, out, (size_t)bale_spill_size(s), 0);
 }
 
 void bale_spill_release(struct bale_spill *s)
