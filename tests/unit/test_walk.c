@@ -75,6 +75,32 @@ static void test_order_and_labels(struct bale_walk *w)
 	CHECK_STR("empty", bale_walk_classes(w)[3]);
 }
 
+/* The walk's order told from paths alone (what an update merges its
+ * manifest by): a class before the next class whatever follows ("a/"
+ * before "a-b/", where strcmp says otherwise), a folder's own files
+ * before its subfolders', folders by their whole path. */
+static void test_path_cmp(void)
+{
+	static const char *const order[] = {
+		"B/only.Jpeg", "a/top.jpg", "a/x/k.jpg", "a/x y/s.tif",
+		"a/x/z/deep.webp", "a-b/a.jpg", "a-b/b/c.jpg", "b/10.png",
+		"b/2.JPG", "bb/1.jpg",
+	};
+	size_t i, j, n = sizeof(order) / sizeof(order[0]);
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			int c = bale_walk_path_cmp(order[i], order[j]);
+
+			if ((i < j && c >= 0) || (i > j && c <= 0) ||
+			    (i == j && c != 0)) {
+				fprintf(stderr, "%s vs %s: %d\n", order[i],
+				    order[j], c);
+				CHECK(0);
+			}
+		}
+}
+
 static void test_notes(struct bale_walk *w)
 {
 	enum bale_walk_note_kind kind;
@@ -202,6 +228,7 @@ int main(void)
 	CHECK_EQ(BALE_OK, bale_walk_new(&w));
 	CHECK_EQ(BALE_OK, bale_walk_folder(w, root));
 	test_order_and_labels(w);
+	test_path_cmp();
 	test_notes(w);
 	bale_walk_free(w);
 	test_extensions();
