@@ -48,7 +48,10 @@ struct hdf5_updating {
 	hid_t type;
 	int rank;
 	hsize_t dims[BALE_HDF5_MAX_RANK];
-	struct bale_hdf5_rowset rows;	/* the current file's */
+	struct bale_hdf5_rowset rows;	/* the current file's, a window */
+	uint64_t nrows;		/* its rows */
+	uint64_t rows_first;	/* the window's first */
+	uint64_t end;		/* its images' rows (bytes, encoded) */
 	struct hdf5_extent *ext;
 	size_t next;
 	struct bale_hdf5_map *maps;	/* the new images' */
@@ -91,15 +94,22 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: '%s' is not "
 		    "a bale HDF5 file", g->final);
 	g->encoded = strcmp(g->layout, "encoded") == 0;
-	rc = bale_hdf5_rowset_read(&g->rows, g->cur, (uint64_t)n, g->encoded);
+	g->nrows = (uint64_t)n;
+	/* the last row: its key, and where the images end */
+	rc = bale_hdf5_rowset_read_range(&g->rows, g->cur, g->nrows, n ?
+	    g->nrows - 1 : 0, n ? 1 : 0, g->encoded);
 	if (rc != BALE_OK)
 		return hdf5_upd_fail(g, "cannot read the rows of", g->final);
-	if ((uint64_t)n != u->count_before || (n && (bale_hdf5_rowset_key(
-	    &g->rows, (uint64_t)n - 1, key, sizeof(key)) != 0 ||
+	g->end = g->encoded ? g->rows.offsets[g->rows.n] : 0;
+	if (g->nrows != u->count_before || (n && (bale_hdf5_rowset_key(
+	    &g->rows, 0, key, sizeof(key)) != 0 ||
 	    strtoull(key, NULL, 10) != bale_update_key_before(u,
-	    (uint64_t)n - 1))))
-		return bale_errbuf_cut_short(g->err, "hdf5", g->final,
-		    (uint64_t)n, u->count_before);
+	    g->nrows - 1))))
+		rc = bale_errbuf_cut_short(g->err, "hdf5", g->final,
+		    g->nrows, u->count_before);
+	bale_hdf5_rowset_free(&g->rows);
+	if (rc != BALE_OK)
+		return rc;
 	d = H5Dopen2(g->cur, "images", H5P_DEFAULT);
 	space = d >= 0 ? H5Dget_space(d) : -1;
 	g->type = d >= 0 ? H5Dget_type(d) : -1;
@@ -168,7 +178,7 @@ static int hdf5_upd_keep_plain(struct hdf5_updating *g)
 		return g->err->rc;
 	g->next = 1;
 	memcpy(e->src_dims, g->dims, sizeof(g->dims));
-	e->count = g->encoded ? g->rows.offsets[g->rows.n] : g->dims[0];
+	e->count = g->encoded ? g->end : g->dims[0];
 	unlink(g->linked);	/* a name an abandoned output left */
 	if (link(g->final, g->linked) != 0) {
 		free(g->linked);
@@ -253,34 +263,54 @@ static int hdf5_upd_row(struct hdf5_updating *g,
 	return BALE_OK;
 }
 
-/* The current samples that stay: mapped where they live, rows copied. */
-static int hdf5_upd_keep(struct hdf5_updating *g)
+/* Row @j of the window (sample @i of the file), if it stays: mapped
+ * where it lives (@e onwards), its row copied. */
+static int hdf5_upd_keep_row(struct hdf5_updating *g, uint64_t j,
+    const struct hdf5_extent **e)
 {
 	const struct bale_hdf5_rowset *s = &g->rows;
-	const struct hdf5_extent *e = g->ext;
-	uint64_t i, lo, hi;
+	const struct hdf5_extent *end = g->ext + g->next;
+	uint64_t lo, hi;
 	char key[64];
+
+	if (bale_hdf5_rowset_key(s, j, key, sizeof(key)) != 0)
+		return hdf5_upd_nomem(g);
+	if (bale_update_removes(g->u, strtoull(key, NULL, 10)))
+		return BALE_OK;
+	lo = g->encoded ? s->offsets[j] : g->rows_first + j;
+	hi = g->encoded ? s->offsets[j + 1] : g->rows_first + j + 1;
+	while (*e < end && (*e)->vstart + (*e)->count <= lo && hi > lo)
+		(*e)++;
+	if (hi > lo && (*e == end || lo < (*e)->vstart ||
+	    hi > (*e)->vstart + (*e)->count))
+		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: a sample "
+		    "of '%s' spans two of its sources: not a file bale wrote",
+		    g->final);
+	if (hdf5_upd_map(g, (*e)->file, (*e)->src_dims, hi > lo ?
+	    (*e)->src_start + (lo - (*e)->vstart) : 0, hi - lo) != BALE_OK)
+		return g->err->rc;
+	return hdf5_upd_row(g, s, j, key);
+}
+
+/* The current samples that stay, read HDF5_UPD_ROWS rows at a time. */
+static int hdf5_upd_keep(struct hdf5_updating *g)
+{
+	const struct hdf5_extent *e = g->ext;
+	uint64_t first, count, j;
 	int rc = BALE_OK;
 
-	for (i = 0; rc == BALE_OK && i < s->n; i++) {
-		if (bale_hdf5_rowset_key(s, i, key, sizeof(key)) != 0)
-			return hdf5_upd_nomem(g);
-		if (bale_update_removes(g->u, strtoull(key, NULL, 10)))
-			continue;
-		lo = g->encoded ? s->offsets[i] : i;
-		hi = g->encoded ? s->offsets[i + 1] : i + 1;
-		while (e < g->ext + g->next && e->vstart + e->count <= lo &&
-		    hi > lo)
-			e++;
-		if (hi > lo && (e == g->ext + g->next || lo < e->vstart ||
-		    hi > e->vstart + e->count))
-			return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: a "
-			    "sample of '%s' spans two of its sources: not a "
-			    "file bale wrote", g->final);
-		rc = hdf5_upd_map(g, e->file, e->src_dims, hi > lo ?
-		    e->src_start + (lo - e->vstart) : 0, hi - lo);
-		if (rc == BALE_OK)
-			rc = hdf5_upd_row(g, s, i, key);
+	for (first = 0; rc == BALE_OK && first < g->nrows; first += count) {
+		count = g->nrows - first < HDF5_UPD_ROWS ? g->nrows - first :
+		    HDF5_UPD_ROWS;
+		rc = bale_hdf5_rowset_read_range(&g->rows, g->cur, g->nrows,
+		    first, count, g->encoded);
+		if (rc != BALE_OK)
+			rc = hdf5_upd_fail(g, "cannot read the rows of",
+			    g->final);
+		g->rows_first = first;
+		for (j = 0; rc == BALE_OK && j < count; j++)
+			rc = hdf5_upd_keep_row(g, j, &e);
+		bale_hdf5_rowset_free(&g->rows);
 	}
 	return rc;
 }

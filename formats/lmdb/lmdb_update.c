@@ -6,8 +6,15 @@
  * version: LMDB's MVCC keeps the old one whole for a reader until its
  * read transaction ends. The commit is synced (the environment is
  * opened without MDB_NOSYNC): a crash must not cost the old version.
- * Default layout only. */
+ * Default layout only.
+ *
+ * The key and label lists after it wait in unlinked files beside the
+ * output (bale_spill): the old lists are read once, through the map,
+ * before the transaction writes anything, and what stays of them is
+ * appended there, so an update holds no per-sample memory of its own
+ * but the new lists LMDB keeps as written pages until the commit. */
 #include "lmdb_env.h"
+#include "lmdb_pages.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
@@ -28,8 +35,10 @@ struct lmdb_updating {
 	MDB_env *env;
 	MDB_txn *txn;
 	MDB_dbi dbi;
-	struct bale_buf keys;	/* __keys__ after the update */
-	struct bale_buf labels;	/* __labels__ after it, in step */
+	struct bale_spill keys;	/* __keys__ after the update */
+	struct bale_spill labels;	/* __labels__ after it, in step */
+	struct bale_buf gone;	/* the key texts that leave, NUL-separated */
+	uint64_t nkeys;
 	int labels_lost;	/* the old output's or the delta's had none
 				 * in step with its keys: none after */
 	size_t delta_keys;	/* bytes of the delta's __keys__ */
@@ -37,21 +46,19 @@ struct lmdb_updating {
 	uint64_t count;
 };
 
-/* The old output's __labels__ (a copy), when it has one in step with
- * its @n keys; else NULL, and none is written after. */
-static int32_t *lmdb_upd_old_labels(struct lmdb_updating *g, uint64_t n)
+/* The old output's __labels__ (in the map), when it has one in step
+ * with its @n keys; else NULL, and none is written after. */
+static const int32_t *lmdb_upd_old_labels(struct lmdb_updating *g,
+    uint64_t n)
 {
-	int32_t *copy;
 	MDB_val k = { 10, "__labels__" };
 	MDB_val v;
 
-	if (mdb_get(g->txn, g->dbi, &k, &v) != 0 || v.mv_size != n * 4 ||
-	    !(copy = malloc(v.mv_size + 4))) {
+	if (mdb_get(g->txn, g->dbi, &k, &v) != 0 || v.mv_size != n * 4) {
 		g->labels_lost = 1;
 		return NULL;
 	}
-	memcpy(copy, v.mv_data, v.mv_size);
-	return copy;
+	return v.mv_data;
 }
 
 static int lmdb_upd_fail(struct lmdb_updating *g, const char *what, int e)
@@ -129,8 +136,7 @@ static int lmdb_upd_del(struct lmdb_updating *g, const char *key)
 }
 
 /* A sample's three records. */
-static int lmdb_upd_del_sample(struct lmdb_updating *g, const char *key,
-    size_t n)
+static int lmdb_upd_del_sample(struct lmdb_updating *g, const char *key)
 {
 	static const char *const ext[] = { "cls", "image", "json" };
 	char rec[64];
@@ -138,34 +144,40 @@ static int lmdb_upd_del_sample(struct lmdb_updating *g, const char *key,
 	int rc = BALE_OK;
 
 	for (i = 0; rc == BALE_OK && i < 3; i++) {
-		snprintf(rec, sizeof(rec), "%.*s.%s", (int)n, key, ext[i]);
+		snprintf(rec, sizeof(rec), "%.40s.%s", key, ext[i]);
 		rc = lmdb_upd_del(g, rec);
 	}
 	return rc;
 }
 
-/* The old __keys__, less the keys that leave (their records deleted),
- * checked against the manifest's count and last key. They are copied
- * first: a write transaction's deletes may move what mdb_get gave. */
-static int lmdb_upd_remove(struct lmdb_updating *g)
+/* One old key (and its label) that stays, into the lists after. */
+static void lmdb_upd_keep(struct lmdb_updating *g, const char *key,
+    size_t n, const int32_t *label)
+{
+	bale_spill_add(&g->keys, key, n);
+	bale_spill_add(&g->keys, "\n", 1);
+	if (label)
+		bale_spill_add(&g->labels, label, 4);
+	g->nkeys++;
+}
+
+/* The old __keys__ (and __labels__), read in the map before anything
+ * is written: the keys that stay go to the lists after, those that
+ * leave to @gone. Checked against the manifest's count and last key. */
+static int lmdb_upd_split(struct lmdb_updating *g)
 {
 	const struct bale_update *u = g->u;
-	struct bale_buf old = BALE_BUF_INIT;
 	const char *p, *end, *nl;
+	const int32_t *labels = NULL;
 	uint64_t key = UINT64_MAX, n = 0;
-	int32_t *labels = NULL;
 	size_t r = 0;
 	MDB_val v;
 	int rc = lmdb_upd_get(g, "__keys__", &v);
 
 	if (rc == BALE_OK)
-		bale_buf_add(&old, v.mv_data, v.mv_size);
-	if (rc == BALE_OK && !old.failed)
 		labels = lmdb_upd_old_labels(g, u->count_before);
-	if (old.failed)
-		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
-	p = old.data;
-	end = p + (rc == BALE_OK ? old.len : 0);
+	p = v.mv_data;
+	end = p + (rc == BALE_OK ? v.mv_size : 0);
 	for (; rc == BALE_OK && p < end; p = nl + 1, n++) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		nl = nl ? nl : end;
@@ -173,21 +185,45 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 		while (r < u->nremoved && u->removed[r] < key)
 			r++;
 		if (r < u->nremoved && u->removed[r] == key) {
-			rc = lmdb_upd_del_sample(g, p, (size_t)(nl - p));
-			continue;
+			bale_buf_add(&g->gone, p, (size_t)(nl - p));
+			bale_buf_add(&g->gone, "", 1);
+		} else {
+			lmdb_upd_keep(g, p, (size_t)(nl - p), labels &&
+			    n < u->count_before ? &labels[n] : NULL);
 		}
-		bale_buf_printf(&g->keys, "%.*s\n", (int)(nl - p), p);
-		if (labels && n < u->count_before)
-			bale_buf_add(&g->labels, &labels[n], 4);
+		if ((n & 0xffff) == 0xffff)	/* what it read, let go */
+			bale_lmdb_let_go(g->env, SIZE_MAX);
 	}
-	free(labels);
-	bale_buf_release(&old);
+	bale_lmdb_let_go(g->env, SIZE_MAX);
 	if (rc == BALE_OK && (n != u->count_before ||
 	    (n && key != bale_update_key_before(u, n - 1))))
 		return bale_errbuf_cut_short(g->err, "lmdb", g->path, n,
 		    u->count_before);
-	g->count = n - u->nremoved;
+	return rc == BALE_OK && g->gone.failed ? bale_errbuf_set(g->err,
+	    BALE_ENOMEM, "lmdb: no memory") : rc;
+}
+
+/* The records of the samples that leave. */
+static int lmdb_upd_remove(struct lmdb_updating *g)
+{
+	const char *key = g->gone.data, *end = key + g->gone.len;
+	int rc = BALE_OK;
+
+	for (; rc == BALE_OK && key && key < end; key += strlen(key) + 1)
+		rc = lmdb_upd_del_sample(g, key);
 	return rc;
+}
+
+static uint64_t lmdb_upd_lines(const char *p, size_t n)
+{
+	const char *end = p + n;
+	uint64_t lines = 0;
+
+	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
+		lines++;
+		p++;
+	}
+	return lines;
 }
 
 /* One record of the delta: a sample's appended, its key list joined to
@@ -198,10 +234,11 @@ static int lmdb_upd_record(void *ctx, MDB_val *k, MDB_val *v)
 	int e = 0;
 
 	if (k->mv_size == 8 && !memcmp(k->mv_data, "__keys__", 8)) {
-		bale_buf_add(&g->keys, v->mv_data, v->mv_size);
+		bale_spill_add(&g->keys, v->mv_data, v->mv_size);
+		g->nkeys += lmdb_upd_lines(v->mv_data, v->mv_size);
 		g->delta_keys = v->mv_size;
 	} else if (k->mv_size == 10 && !memcmp(k->mv_data, "__labels__", 10)) {
-		bale_buf_add(&g->labels, v->mv_data, v->mv_size);
+		bale_spill_add(&g->labels, v->mv_data, v->mv_size);
 		g->delta_labels = 1;
 	} else if (k->mv_size < 2 || memcmp(k->mv_data, "__", 2) != 0)
 		e = mdb_put(g->txn, g->dbi, k, v, MDB_APPEND);
@@ -230,33 +267,45 @@ static int lmdb_upd_put(struct lmdb_updating *g, const char *key,
 	return e ? lmdb_upd_fail(g, "cannot write to", e) : BALE_OK;
 }
 
+/* A list from its spill, into the room LMDB reserves for it. */
+static int lmdb_upd_put_spilled(struct lmdb_updating *g, const char *key,
+    const struct bale_spill *spill)
+{
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v = { (size_t)bale_spill_size(spill), NULL };
+	int e = mdb_put(g->txn, g->dbi, &k, &v, MDB_RESERVE);
+
+	if (e)
+		return lmdb_upd_fail(g, "cannot write to", e);
+	if (v.mv_size && bale_spill_read(spill, v.mv_data) != 0)
+		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot read "
+		    "back the list for %s: %s", key, strerror(errno));
+	return BALE_OK;
+}
+
 static int lmdb_upd_metadata(struct lmdb_updating *g)
 {
 	struct bale_buf bale = BALE_BUF_INIT, cls = BALE_BUF_INIT;
-	const char *p;
 	char count[32];
 	int rc;
 
-	for (p = g->keys.data, g->count = 0; p && *p; p = strchr(p, '\n') + 1)
-		g->count++;
+	g->count = g->nkeys;
 	bale_lmdb_bale_record(&bale, g->count);
 	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
-	rc = bale.failed || cls.failed || g->keys.failed ?
-	    bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory") :
-	    lmdb_upd_put(g, "__bale__", bale.data, bale.len);
+	rc = bale.failed || cls.failed ? bale_errbuf_set(g->err, BALE_ENOMEM,
+	    "lmdb: no memory") : lmdb_upd_put(g, "__bale__", bale.data,
+	    bale.len);
 	if (rc == BALE_OK)
 		rc = lmdb_upd_put(g, "__classes__", cls.data, cls.len);
 	if (rc == BALE_OK)
 		rc = lmdb_upd_put(g, "__count__", count, strlen(count));
 	if (rc == BALE_OK)
-		rc = lmdb_upd_put(g, "__keys__", g->keys.data ? g->keys.data :
-		    "", g->keys.len);
+		rc = lmdb_upd_put_spilled(g, "__keys__", &g->keys);
 	/* in step: one label a key, else none (readers read K.cls) */
 	if (rc == BALE_OK && !g->labels_lost && !g->labels.failed &&
-	    g->labels.len == g->count * 4)
-		rc = lmdb_upd_put(g, "__labels__", g->labels.data ?
-		    g->labels.data : "", g->labels.len);
+	    bale_spill_size(&g->labels) == g->count * 4)
+		rc = lmdb_upd_put_spilled(g, "__labels__", &g->labels);
 	bale_buf_release(&bale);
 	bale_buf_release(&cls);
 	return rc;
@@ -272,6 +321,8 @@ static int lmdb_upd_run(struct lmdb_updating *g)
 
 	if (rc == BALE_OK)
 		rc = lmdb_upd_get(g, "__bale__", &v);
+	if (rc == BALE_OK)
+		rc = lmdb_upd_split(g);
 	if (rc == BALE_OK)
 		rc = lmdb_upd_remove(g);
 	for (i = 0; rc == BALE_OK && i < 5; i++)
@@ -299,6 +350,11 @@ int bale_lmdb_update(const struct bale_update *u, struct bale_errbuf *err)
 	memset(&g, 0, sizeof(g));
 	g.u = u;
 	g.err = err;
+	if (bale_spill_init(&g.keys, u->out) != 0 ||
+	    bale_spill_init(&g.labels, u->out) != 0) {
+		bale_spill_release(&g.keys);
+		return bale_errbuf_set(err, BALE_ENOMEM, "lmdb: no memory");
+	}
 	lock = bale_strfmt("%s/%s.lmdb-lock", u->out, u->name);
 	had_lock = lock && access(lock, F_OK) == 0;
 	rc = lmdb_upd_run(&g);
@@ -311,7 +367,8 @@ int bale_lmdb_update(const struct bale_update *u, struct bale_errbuf *err)
 		unlink(lock);
 	free(lock);
 	free(g.path);
-	bale_buf_release(&g.keys);
-	bale_buf_release(&g.labels);
+	bale_spill_release(&g.keys);
+	bale_spill_release(&g.labels);
+	bale_buf_release(&g.gone);
 	return rc;
 }
