@@ -250,6 +250,8 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 		u->order[i] = (bale_order_t)u->diff.pack[u->pack_at[i]];
 	}
 	free(perm);
+	free(run->plan.order_all);	/* every walk item's: not packed */
+	run->plan.order_all = NULL;
 	run->plan.order = u->order;
 	run->plan.count = n;
 	run->plan.key_base = u->old.next_key;
@@ -498,13 +500,23 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 	return rc;
 }
 
-int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
+static void upd_unlink_partial(const char *path)
+{
+	char *partial = bale_strfmt("%s%s", path, BALE_PARTIAL);
+
+	if (partial)
+		unlink(partial);
+	free(partial);
+}
+
+int bale_pipe_update_prepare(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 	int rc = BALE_OK;
 
-	if (!u || run->plan.skip)
+	if (!u || u->prepared || run->plan.skip)
 		return BALE_OK;
+	u->prepared = 1;
 	if (u->written_lost)	/* the manifest could not say what is in */
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (u->incremental) {
@@ -512,10 +524,10 @@ int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 		/* every file it tried was skipped again: no new version,
 		 * only their new times in the manifest */
 		if (rc == BALE_OK && !p->stats.added && !p->stats.replaced &&
-		    !u->diff.nremoved && !u->diff.new_classes)
+		    !u->diff.nremoved && !u->diff.new_classes) {
 			rc = upd_nothing(p, run, u);
-		else if (rc == BALE_OK)
-			rc = upd_apply_formats(p, run, u);
+			u->no_version = 1;
+		}
 		if (rc == BALE_OK)
 			upd_report(p, run, u);
 	} else {
@@ -523,6 +535,29 @@ int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 	}
 	if (rc == BALE_OK)
 		rc = bale_pipe_update_manifest(p, run, u);
+	u->manifest_written = rc == BALE_OK;
+	return rc;
+}
+
+int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
+{
+	struct pipe_update *u = run->upd;
+	int rc;
+
+	if (!u)
+		return BALE_OK;
+	rc = bale_pipe_update_prepare(p, run);
+	bale_pipe_drop_samples(run);	/* the formats may need memory */
+	if (!u->manifest_written)	/* nothing changed, or it failed */
+		return rc;
+	if (u->incremental && !u->no_version)
+		rc = upd_apply_formats(p, run, u);
+	if (rc == BALE_OK && bale_file_publish(u->manifest, 0) != 0)
+		rc = bale_errbuf_set(&p->err, BALE_EIO, "cannot write '%s': "
+		    "%s", u->manifest, strerror(errno));
+	u->manifest_written = rc != BALE_OK;	/* published, or to go */
+	if (rc != BALE_OK)	/* no version was made: nothing to tell */
+		bale_buf_reset(&p->update);
 	return rc;	/* the delta goes in bale_pipe_update_release() */
 }
 
@@ -533,6 +568,8 @@ void bale_pipe_update_release(struct pipe_run *run)
 	if (!u)
 		return;
 	bale_bits_release(&u->written);
+	if (u->manifest_written)	/* not published: it goes */
+		upd_unlink_partial(u->manifest);
 	if (u->delta)
 		bale_file_remove_tree(u->delta);
 	bale_manifest_release(&u->old);

@@ -24,6 +24,9 @@ struct pipe_update {
 	unsigned char *packed;	/* per pack index: 1 once it was written */
 	struct bale_bits written;	/* positions put */
 	int written_lost;	/* a position could not be noted */
+	int prepared;		/* the report and the manifest are made */
+	int no_version;		/* all it tried was skipped again */
+	int manifest_written;	/* NAME-manifest.jsonl.partial is there */
 };
 
 /** Write the manifest of what the output now holds. @return BALE_OK, or

@@ -327,18 +327,24 @@ static int pipe_note_unchecked(struct bale_pipeline *p,
 	    BALE_OK;
 }
 
-/* Every sample handed over: a run other than an update (which lists
- * them in its manifest after) needs neither the samples nor their order
- * any more, and frees them before the writers finish, when one may need
- * memory of its own (LMDB writes its key list whole). */
-static void pipe_drop_samples(struct pipe_run *run)
+void bale_pipe_drop_samples(struct pipe_run *run)
 {
-	if (run->upd)
-		return;
 	free(run->plan.order_all);
 	run->plan.order_all = NULL;
 	run->plan.order = NULL;
 	bale_walk_drop_samples(run->in.walk);
+}
+
+/* Every sample handed over: the run needs neither the samples nor their
+ * order any more (an update has made its manifest from them first), and
+ * frees them before the writers finish, when one may need memory of its
+ * own (LMDB writes its key list whole). */
+static int pipe_drop_samples(struct bale_pipeline *p, struct pipe_run *run)
+{
+	int rc = bale_pipe_update_prepare(p, run);
+
+	bale_pipe_drop_samples(run);
+	return rc;
 }
 
 /* Open the writers, hand them every sample, finish them; an update
@@ -355,7 +361,7 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc == BALE_OK)
 		rc = bale_pipe_transfer(p, run);
 	if (rc == BALE_OK)
-		pipe_drop_samples(run);
+		rc = pipe_drop_samples(p, run);
 	if (rc == BALE_OK)
 		rc = pipe_note_unchecked(p, run);
 	if (rc == BALE_OK)

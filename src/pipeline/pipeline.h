@@ -198,6 +198,9 @@ int bale_pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
 /** Finish every writer, then publish every one. */
 int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
 
+/** Free the run's samples and order: what it packs was handed over. */
+void bale_pipe_drop_samples(struct pipe_run *run);
+
 /* pipe_update.c: bale pack --update */
 
 /** Before the writers: read the output's manifest; for an update, send
@@ -210,8 +213,12 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run);
 /** Position @pos was put into every writer (the manifest lists it). */
 void bale_pipe_update_put(struct pipe_run *run, uint64_t pos);
-/** After the writers finished: apply the delta to each format, write
- *  the manifest. */
+/** Once every sample is handed over, while the walk is there: the
+ *  report's lists and the manifest (NAME-manifest.jsonl.partial), so the
+ *  samples can go before the writers finish. */
+int bale_pipe_update_prepare(struct bale_pipeline *p, struct pipe_run *run);
+/** After the writers finished: apply the delta to each format, then
+ *  put the manifest in place. */
 int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
 void bale_pipe_update_release(struct pipe_run *run);
 

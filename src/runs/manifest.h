@@ -116,8 +116,9 @@ void bale_manifest_close(struct bale_manifest_in *in);
 int bale_manifest_read(struct bale_manifest *m, const char *path,
     struct bale_errbuf *err);
 
-/* A manifest written a line at a time to "@path.partial", renamed to
- * @path when it is complete. */
+/* A manifest written a line at a time to "@path.partial"; the caller
+ * renames it to @path (bale_file_publish) when the output it describes
+ * is in place. */
 struct bale_manifest_out {
 	char *path;
 	int fd;
@@ -134,15 +135,15 @@ int bale_manifest_begin(struct bale_manifest_out *out,
 void bale_manifest_put(struct bale_manifest_out *out, uint64_t key,
     int64_t label, uint64_t size, int64_t mtime_ns, const char *path);
 
-/** Write the rest and rename it into place. @return 0, or -1 with
- *  errno (nothing is left behind) */
+/** Write the rest. @return 0, or -1 with errno (nothing is left
+ *  behind) */
 int bale_manifest_end(struct bale_manifest_out *out);
 
 /** Give up: the partial file goes. */
 void bale_manifest_abandon(struct bale_manifest_out *out);
 
-/** Write @m (its samples sorted into path order first) to @path.
- *  @return 0, or -1 with errno */
+/** Write @m (its samples sorted into path order first) to
+ *  "@path.partial". @return 0, or -1 with errno */
 int bale_manifest_write(struct bale_manifest *m, const char *path);
 
 void bale_manifest_release(struct bale_manifest *m);

@@ -107,7 +107,6 @@ void bale_manifest_abandon(struct bale_manifest_out *out)
 
 int bale_manifest_end(struct bale_manifest_out *out)
 {
-	size_t n = out->path ? strlen(out->path) - strlen(BALE_PARTIAL) : 0;
 	int rc;
 
 	manifest_flush(out);
@@ -115,16 +114,10 @@ int bale_manifest_end(struct bale_manifest_out *out)
 		out->err = errno;
 	else if (!out->err)
 		out->fd = -1;
-	if (out->err) {
-		rc = out->err;
-		bale_manifest_abandon(out);
-		errno = rc;
-		return -1;
-	}
-	out->path[n] = '\0';	/* the final name */
-	rc = bale_file_publish(out->path, 0);
-	bale_manifest_abandon(out);
-	return rc;
+	rc = out->err;
+	bale_manifest_abandon(out);	/* a partial file only on failure */
+	errno = rc;
+	return rc ? -1 : 0;
 }
 
 static int manifest_cmp(const void *a, const void *b, void *arena)
