@@ -10,19 +10,27 @@
 # so; every output is removed after it is measured. One JSON line per
 # measurement goes to $OUT_JSONL (default bench/results/scale.jsonl);
 # bench/scale_chart.py draws pack memory against samples from it.
+# With --update, each format is packed with --update instead, then
+# updated with nothing changed (find -printf beside it) and with the
+# files of one class moved to another (a thousand added, a thousand
+# removed), and moved back.
 #
 #   bench/scale.sh [-s "1 2 5 10"] [-f "wds lmdb hdf5 all"] [--shuffle]
+#                  [--update]
 set -eu
 cd "$(dirname "$0")/.."
 sizes="1 2 5 10"
 formats="wds lmdb hdf5 all"
 shuffle=0
+update=0
 while [ $# -gt 0 ]; do
     case $1 in
     -s) sizes=$2; shift 2 ;;
     -f) formats=$2; shift 2 ;;
     --shuffle) shuffle=1; shift ;;
-    *) echo "usage: bench/scale.sh [-s SIZES] [-f FORMATS] [--shuffle]" >&2
+    --update) update=1; shift ;;
+    *) echo "usage: bench/scale.sh [-s SIZES] [-f FORMATS] [--shuffle]" \
+           "[--update]" >&2
        exit 2 ;;
     esac
 done
@@ -77,8 +85,46 @@ tree_of() { # MILLIONS: the tree, made when missing
     fi
     echo "$tree"
 }
+# class c0001's files into c0000/moved (or back, with "back")
+move_class() { # TREE [back]
+    local from=$1/c0001 to=$1/c0000/moved f
+    [ $# -gt 1 ] && { from=$1/c0000/moved; to=$1/c0001; }
+    mkdir -p "$to"
+    for f in "$from"/*; do mv "$f" "$to/"; done
+    [ $# -gt 1 ] && rmdir "$from"
+    return 0
+}
+updates() { # MILLIONS TREE FORMAT
+    local m=$1 tree=$2 fmt=$3
+    rm -rf "$dir/out"
+    measure "update first -f $fmt" "$m" "$bale" pack "$tree" -f "$fmt" \
+        -o "$dir/out" -q --update
+    measure "find -L -printf '%s %T@'" "$m" \
+        find -L "$tree" -type f -printf '%s %T@\n'
+    measure "update none -f $fmt" "$m" "$bale" pack "$tree" -f "$fmt" \
+        -o "$dir/out" -q --update
+    move_class "$tree"
+    measure "update moved -f $fmt" "$m" "$bale" pack "$tree" -f "$fmt" \
+        -o "$dir/out" -q --update || { move_class "$tree" back; return 1; }
+    move_class "$tree" back
+    measure "update back -f $fmt" "$m" "$bale" pack "$tree" -f "$fmt" \
+        -o "$dir/out" -q --update
+    rm -rf "$dir/out"
+}
 for m in $sizes; do
     tree=$(tree_of "$m")
+    if [ "$update" = 1 ]; then
+        for f in $formats; do
+            fmt=$f
+            [ "$f" = all ] && fmt=wds,lmdb,hdf5
+            if fits "$f" "$m"; then
+                updates "$m" "$tree" "$fmt"
+            else
+                record "{\"what\": \"update first -f $fmt\", \"millions\": $m, \"skipped\": \"needs $(need_bytes "$f" "$m") bytes free\"}"
+            fi
+        done
+        continue
+    fi
     find -L "$tree" -type f -printf '%s %T@\n' >/dev/null  # warm
     if fits wds "$m"; then
         measure "tar -h --hard-dereference -cf" "$m" \

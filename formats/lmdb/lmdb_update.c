@@ -27,6 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Bytes of map a sample before may need for the new lists: its key
+ * (up to 20 digits and a newline) and label, with room for the pages. */
+#define LMDB_UPD_LIST_ROOM 48
+
 struct lmdb_updating {
 	const struct bale_update *u;
 	struct bale_errbuf *err;
@@ -78,7 +82,10 @@ static uint64_t lmdb_upd_file_size(const char *path, int nosubdir)
 	return n;
 }
 
-/* The output's environment, its map room for the delta twice over. */
+/* The output's environment. Its map has room for the delta twice over
+ * and for the new key and label lists beside the old ones, which this
+ * transaction frees but cannot reuse (at 10 M samples they take
+ * 150 MB). */
 static int lmdb_upd_open(struct lmdb_updating *g)
 {
 	const struct bale_update *u = g->u;
@@ -96,7 +103,7 @@ static int lmdb_upd_open(struct lmdb_updating *g)
 	g->nosubdir = stat(g->path, &sb) == 0 && S_ISREG(sb.st_mode);
 	map = (size_t)lmdb_upd_file_size(g->path, g->nosubdir) + ((size_t)64
 	    << 20) + 2 * (size_t)(delta ? lmdb_upd_file_size(delta,
-	    g->nosubdir) : 0);
+	    g->nosubdir) : 0) + LMDB_UPD_LIST_ROOM * (size_t)u->count_before;
 	free(delta);
 	e = mdb_env_create(&g->env);
 	if (!e)

@@ -52,3 +52,17 @@ any_backend() {
     echo "skipped: no format that writes is built in" >&2
     exit 77
 }
+
+# tree_listing DIR: DIR's files as bale ls shows them (path, size,
+# crc32), sorted
+tree_listing() {
+    "$PY" - "$1" <<'PYEOF' | sort
+import os, sys, zlib
+root = sys.argv[1]
+for d, _, files in os.walk(root):
+    for f in files:
+        data = open(os.path.join(d, f), "rb").read()
+        rel = os.path.relpath(os.path.join(d, f), root)
+        print("%s\t%d\t%08x" % (rel, len(data), zlib.crc32(data)))
+PYEOF
+}

@@ -25,18 +25,6 @@ update() {    # OUT [more options]: the nightly command
     run "$BALE" pack "$T/tree" -f "$formats" -o "$out" --update \
         --shard-count 16 --report "$out.report.json" "$@"
 }
-# the tree's files, as bale ls shows them: path, size, crc32
-tree_listing() {
-    "$PY" - "$T/tree" <<'PYEOF' | sort
-import os, sys, zlib
-root = sys.argv[1]
-for d, _, files in os.walk(root):
-    for f in files:
-        data = open(os.path.join(d, f), "rb").read()
-        rel = os.path.relpath(os.path.join(d, f), root)
-        print("%s\t%d\t%08x" % (rel, len(data), zlib.crc32(data)))
-PYEOF
-}
 # OUT/O as path, size, crc32, sorted
 out_listing() {
     "$BALE" ls "$1" | awk -F'\t' '{print $6 "\t" $4 "\t" $5}' | sort
@@ -48,7 +36,7 @@ keys_labels() {
 check_tree() {    # OUT LABEL: every format holds exactly the tree
     local o
     for o in $outs; do
-        diff <(tree_listing) <(out_listing "$1/$o") ||
+        diff <(tree_listing "$T/tree") <(out_listing "$1/$o") ||
             fail "$2: $o does not hold the tree's files"
         "$BALE" verify "$1/$o" >/dev/null || fail "$2: $o does not verify"
     done

@@ -47,22 +47,10 @@ update() {    # NAME [more options]
     "$BALE" pack "$T/tree" -f wds,lmdb -o "$T/$name" --update -q \
         --shard-count 4 "$@" || fail "$name: the update failed"
 }
-# the tree's files: path, size, crc32
-tree_listing() {
-    "$PY" - "$T/tree" <<'PYEOF' | sort
-import os, sys, zlib
-root = sys.argv[1]
-for d, _, files in os.walk(root):
-    for f in files:
-        data = open(os.path.join(d, f), "rb").read()
-        rel = os.path.relpath(os.path.join(d, f), root)
-        print("%s\t%d\t%08x" % (rel, len(data), zlib.crc32(data)))
-PYEOF
-}
 check() {    # NAME WHEN
     local o
     for o in data-shards.json data.lmdb; do
-        diff <(tree_listing) <("$BALE" ls "$T/$1/$o" |
+        diff <(tree_listing "$T/tree") <("$BALE" ls "$T/$1/$o" |
             awk -F'\t' '{print $6 "\t" $4 "\t" $5}' | sort) ||
             fail "$1, $2: $o does not hold the tree"
     done
@@ -104,12 +92,16 @@ open(sys.argv[1], "w").writelines(lines[:1] + lines[1:][::-1])
 PYEOF
 }
 
+update_all() {    # every output, each its own way
+    update plain
+    update shuffled --shuffle --seed 3
+    update old
+    update disorder
+    update listed --list "$T/list"
+}
+
 write_list
-update plain
-update shuffled --shuffle --seed 3
-update old
-update disorder
-update listed --list "$T/list"
+update_all
 for o in plain shuffled old disorder listed; do
     check $o "first run"
 done
@@ -132,11 +124,7 @@ for night in 1 2; do
     write_list
     to_old_format old
     to_disorder disorder
-    update plain
-    update shuffled --shuffle --seed 3
-    update old
-    update disorder
-    update listed --list "$T/list"
+    update_all
     for o in plain shuffled old disorder listed; do
         check $o "night $night"
         # the samples whose file stayed as it was keep their keys
