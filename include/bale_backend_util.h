@@ -108,9 +108,14 @@ void bale_buf_puts(struct bale_buf *b, const char *s);
 void bale_buf_zeros(struct bale_buf *b, size_t n);
 void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/** Append @v in decimal, at least @width digits (zeros before); a
+/** @v in decimal, at least @width digits (zeros before; at most 30),
+ *  terminated, into @out (BALE_FMT_MAX bytes). @return its length. A
  *  formatter of its own: printf costs more than the rest of a small
  *  sample's metadata. */
+#define BALE_FMT_MAX 32
+size_t bale_fmt_u64(char *out, uint64_t v, int width);
+size_t bale_fmt_i64(char *out, int64_t v);
+/** Append bale_fmt_u64() / bale_fmt_i64() of @v. */
 void bale_buf_u64(struct bale_buf *b, uint64_t v, int width);
 void bale_buf_i64(struct bale_buf *b, int64_t v);
 void bale_buf_reset(struct bale_buf *b);

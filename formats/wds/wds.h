@@ -2,7 +2,8 @@
  *
  *   wds.c          the backend object: probe, library, the ops tables
  *   wds_write.c    the writer: shards, members, the shard list
- *   wds_out.c      where the tar bytes go: gathered small writes
+ *   wds_out.c      the tar bytes: ustar headers by hand, small writes
+ *                  gathered
  *   wds_idx.c      the DALI .idx line codec, both directions
  *   wds_resume.c   picking up the shards a killed run finished
  *   wds_verify.c   reading a finished shard back to check it
@@ -26,9 +27,6 @@
 
 #define WDS_BLOCK 512
 #define WDS_END_BYTES 1024		/* two zero blocks close a tar */
-#define WDS_WRITE_BLOCK 0	/* no blocking in libarchive: wds_out
-				 * gathers, and writes large payloads from
-				 * the sample, no copy */
 #define WDS_DEFAULT_SHARD_SIZE ((uint64_t)1 << 30)
 
 struct wds_w {
@@ -37,10 +35,9 @@ struct wds_w {
 	int sync;		/* fsync shards and lists before renaming */
 	char *dir;
 	char *name;
-	struct archive *ar;	/* the open shard, or NULL */
-	struct archive_entry *entry;
+	int shard_open;		/* a shard is being written */
 	int fd;
-	struct wds_out out;	/* between libarchive and fd */
+	struct wds_out out;	/* its tar bytes, on their way to fd */
 	char *tmp;		/* the open shard's "*.partial" path */
 	unsigned shard_no;	/* shards completed by this run */
 	uint64_t shard_samples;

@@ -1,5 +1,4 @@
-/* wds_out.c - a shard's tar bytes: small writes gathered, large payloads
- * written from the caller's memory (see wds_out.h). */
+/* wds_out.c - ustar members written by hand (see wds_out.h). */
 #include "wds_out.h"
 
 #include <errno.h>
@@ -9,6 +8,26 @@
 
 #define WDS_OUT_CAP ((size_t)512 << 10)
 #define WDS_OUT_DIRECT ((size_t)64 << 10)	/* written, never copied */
+#define WDS_OUT_BLOCK 512
+#define WDS_OUT_NAME_MAX 100
+#define WDS_OUT_SIZE_AT 124	/* 11 octal digits and a space */
+#define WDS_OUT_SUM_AT 148	/* 6 octal digits, NUL, space */
+
+/* A member's header with every field but the name, the size and the
+ * checksum, as libarchive's ustar writer fills them. */
+static const unsigned char wds_out_template[WDS_OUT_BLOCK] = {
+	[100] = '0', '0', '0', '6', '4', '4', ' ', 0,	/* mode */
+	[108] = '0', '0', '0', '0', '0', '0', ' ', 0,	/* uid */
+	[116] = '0', '0', '0', '0', '0', '0', ' ', 0,	/* gid */
+	[136] = '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', ' ',
+	[148] = ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',	/* summed so */
+	[156] = '0',					/* a file */
+	[257] = 'u', 's', 't', 'a', 'r', 0, '0', '0',
+	[329] = '0', '0', '0', '0', '0', '0', ' ', 0,	/* devmajor */
+	[337] = '0', '0', '0', '0', '0', '0', ' ', 0,	/* devminor */
+};
+
+static const unsigned char wds_out_zeros[WDS_OUT_BLOCK];
 
 /* Write @iov[0..n) whole, resuming after short writes. @return 0 or -1
  * with errno set. */
@@ -47,51 +66,86 @@ static int wds_out_flush(struct wds_out *o, const void *p, size_t n)
 	return rc;
 }
 
-static la_ssize_t wds_out_write(struct archive *ar, void *arg,
-    const void *p, size_t n)
+/* @n bytes into the buffer, or straight to the file when large. */
+static int wds_out_put(struct wds_out *o, const void *p, size_t n)
 {
-	struct wds_out *o = arg;
-	int rc = 0;
-
 	if (n >= WDS_OUT_DIRECT)
-		rc = wds_out_flush(o, p, n);
-	else {
-		if (o->len + n > o->cap)
-			rc = wds_out_flush(o, NULL, 0);
-		memcpy(o->buf + o->len, p, n);
-		o->len += n;
-	}
-	if (rc != 0) {
-		archive_set_error(ar, errno, "write failed");
+		return wds_out_flush(o, p, n);
+	if (o->len + n > o->cap && wds_out_flush(o, NULL, 0) != 0)
 		return -1;
-	}
-	return (la_ssize_t)n;
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+	return 0;
 }
 
-static int wds_out_close(struct archive *ar, void *arg)
-{
-	struct wds_out *o = arg;
-
-	if (o->len > 0 && wds_out_flush(o, NULL, 0) != 0) {
-		archive_set_error(ar, errno, "write failed");
-		return ARCHIVE_FATAL;
-	}
-	return ARCHIVE_OK;
-}
-
-int bale_wds_out_open(struct archive *ar, struct wds_out *o)
+int bale_wds_out_begin(struct wds_out *o, int fd)
 {
 	if (!o->buf) {
 		o->buf = malloc(WDS_OUT_CAP);
-		if (!o->buf) {
-			archive_set_error(ar, ENOMEM, "no memory");
-			return ARCHIVE_FATAL;
-		}
+		if (!o->buf)
+			return -1;
 		o->cap = WDS_OUT_CAP;
 	}
+	o->fd = fd;
 	o->len = 0;
-	return archive_write_open2(ar, o, NULL, wds_out_write, wds_out_close,
-	    NULL);
+	return 0;
+}
+
+/* @v in @width octal digits at @f. */
+static void wds_out_octal(unsigned char *f, int width, uint64_t v)
+{
+	while (width-- > 0) {
+		f[width] = (unsigned char)('0' + (v & 7));
+		v >>= 3;
+	}
+}
+
+/* The header of member @name of @n bytes into @h. */
+static int wds_out_header(unsigned char *h, const char *name, uint64_t n)
+{
+	size_t len = strlen(name), i;
+	unsigned sum = 0;
+
+	if (len >= WDS_OUT_NAME_MAX || n > BALE_WDS_OUT_SIZE_MAX) {
+		errno = EINVAL;	/* the caller checks both first */
+		return -1;
+	}
+	memcpy(h, wds_out_template, WDS_OUT_BLOCK);
+	memcpy(h, name, len);
+	wds_out_octal(h + WDS_OUT_SIZE_AT, 11, n);
+	h[WDS_OUT_SIZE_AT + 11] = ' ';
+	for (i = 0; i < WDS_OUT_BLOCK; i++)
+		sum += h[i];
+	wds_out_octal(h + WDS_OUT_SUM_AT, 6, sum);
+	h[WDS_OUT_SUM_AT + 6] = 0;
+	h[WDS_OUT_SUM_AT + 7] = ' ';
+	return 0;
+}
+
+int bale_wds_out_member(struct wds_out *o, const char *name,
+    const void *data, uint64_t n)
+{
+	unsigned char *h;
+	size_t pad = (size_t)((WDS_OUT_BLOCK - n % WDS_OUT_BLOCK) %
+	    WDS_OUT_BLOCK);
+
+	if (o->len + WDS_OUT_BLOCK > o->cap && wds_out_flush(o, NULL, 0) != 0)
+		return -1;
+	h = o->buf + o->len;
+	if (wds_out_header(h, name, n) != 0)
+		return -1;
+	o->len += WDS_OUT_BLOCK;
+	if (n && wds_out_put(o, data, (size_t)n) != 0)
+		return -1;
+	return pad ? wds_out_put(o, wds_out_zeros, pad) : 0;
+}
+
+int bale_wds_out_end(struct wds_out *o)
+{
+	if (wds_out_put(o, wds_out_zeros, WDS_OUT_BLOCK) != 0 ||
+	    wds_out_put(o, wds_out_zeros, WDS_OUT_BLOCK) != 0)
+		return -1;
+	return o->len ? wds_out_flush(o, NULL, 0) : 0;
 }
 
 void bale_wds_out_release(struct wds_out *o)

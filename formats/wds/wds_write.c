@@ -1,6 +1,6 @@
-/* wds_write.c - the WebDataset writer: plain ustar shards through
- * libarchive, each sample's members back to back, the .idx lines and the
- * shard list built as it goes (see wds.c for the layout). */
+/* wds_write.c - the WebDataset writer: plain ustar shards (wds_out.c),
+ * each sample's members back to back, the .idx lines and the shard list
+ * built as it goes (see wds.c for the layout). */
 #include "wds.h"
 
 #include "wds_idx.h"
@@ -35,21 +35,6 @@ char *bale_wds_list_path(const struct wds_w *st)
 char *bale_wds_path(const struct wds_w *st, unsigned no, const char *ext)
 {
 	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
-}
-
-/* libarchive's message, with the system's reason when it has one. */
-static const char *wds_archive_error(struct archive *ar, char *buf,
-    size_t cap)
-{
-	const char *msg = archive_error_string(ar);
-	int err = archive_errno(ar);
-
-	if (err > 0)
-		snprintf(buf, cap, "%s: %s", msg ? msg : "error",
-		    strerror(err));
-	else
-		snprintf(buf, cap, "%s", msg ? msg : "error");
-	return buf;
 }
 
 /* ---- options and open ---------------------------------------------------- */
@@ -109,8 +94,7 @@ int bale_wds_init(struct bale_writer *w, struct wds_w *st,
 		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
 	st->dir = strdup(dir);
 	st->name = strdup(ds->name);
-	st->entry = archive_entry_new();
-	if (!st->dir || !st->name || !st->entry)
+	if (!st->dir || !st->name)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	bale_meta_classes(&st->classes, ds);
 	if (st->classes.failed)
@@ -131,32 +115,19 @@ static int wds_open(struct bale_writer *w, void *priv, const char *dir,
 
 static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 {
-	struct archive *ar;
 	char *final = bale_wds_path(st, st->shard_no, "tar");
-	char why[256];
 
 	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
 	free(final);
 	if (!st->tmp)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	st->out.fd = st->fd;
 	if (st->fd < 0)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot create '%s': %s", st->tmp, strerror(errno));
-	ar = archive_write_new();
-	if (!ar)
+	if (bale_wds_out_begin(&st->out, st->fd) != 0)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
-	st->ar = ar;
-	if (archive_write_set_format_ustar(ar) != ARCHIVE_OK ||
-	    archive_write_add_filter_none(ar) != ARCHIVE_OK ||
-	    archive_write_set_bytes_per_block(ar, WDS_WRITE_BLOCK) !=
-	    ARCHIVE_OK ||
-	    archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK ||
-	    bale_wds_out_open(ar, &st->out) != ARCHIVE_OK)
-		return bale_writer_seterr(w, BALE_EBACKEND,
-		    "wds: cannot start '%s': %s", st->tmp,
-		    wds_archive_error(ar, why, sizeof(why)));
+	st->shard_open = 1;
 	st->shard_samples = 0;
 	st->shard_bytes = 0;
 	bale_buf_reset(&st->idx);
@@ -206,16 +177,13 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 {
 	struct stat sb;
-	char why[256];
 	char state[32];
 	int rc;
 
-	if (archive_write_close(st->ar) != ARCHIVE_OK)
+	st->shard_open = 0;
+	if (bale_wds_out_end(&st->out) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot finish '%s': %s", st->tmp,
-		    wds_archive_error(st->ar, why, sizeof(why)));
-	archive_write_free(st->ar);
-	st->ar = NULL;
+		    "wds: cannot finish '%s': %s", st->tmp, strerror(errno));
 	st->shard_bytes += WDS_END_BYTES;
 	if (fstat(st->fd, &sb) != 0 || (uint64_t)sb.st_size != st->shard_bytes)
 		return bale_writer_seterr(w, BALE_EIO,
@@ -244,36 +212,25 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 static int wds_member(struct bale_writer *w, struct wds_w *st,
     const struct bale_sample *s, const char *ext, const void *data, size_t n)
 {
-	struct archive_entry *e = st->entry;
-	const char *p = data;
-	char name[64];
-	char why[256];
-	la_ssize_t put;
+	size_t k = strlen(s->key), e = strlen(ext);
+	char name[BALE_WDS_OUT_NAME_MAX + 1];
 
-	snprintf(name, sizeof(name), "%s.%s", s->key, ext);
-	archive_entry_clear(e);
-	archive_entry_copy_pathname(e, name);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_size(e, (la_int64_t)n);
-	archive_entry_set_mtime(e, 0, 0);
-	if (archive_write_header(st->ar, e) != ARCHIVE_OK)
+	if (k + 1 + e > BALE_WDS_OUT_NAME_MAX)
+		return bale_writer_seterr(w, BALE_EINVAL, "wds: the member "
+		    "name '%s.%s' is too long for a ustar header", s->key, ext);
+	if ((uint64_t)n > BALE_WDS_OUT_SIZE_MAX)
+		return bale_writer_seterr(w, BALE_EINVAL, "wds: '%s.%s' is "
+		    "over 8 GiB, more than a ustar header holds", s->key, ext);
+	memcpy(name, s->key, k);
+	name[k] = '.';
+	memcpy(name + k + 1, ext, e + 1);
+	if (bale_wds_out_member(&st->out, name, data, n) != 0)
 		return bale_writer_seterr(w, BALE_EIO, "wds: '%s' in '%s': %s",
-		    name, st->tmp, wds_archive_error(st->ar, why, sizeof(why)));
-	while (n > 0) {
-		put = archive_write_data(st->ar, p, n);
-		if (put <= 0)
-			return bale_writer_seterr(w, BALE_EIO,
-			    "wds: cannot write '%s': %s", st->tmp,
-			    wds_archive_error(st->ar, why, sizeof(why)));
-		p += put;
-		n -= (size_t)put;
-	}
+		    name, st->tmp, strerror(errno));
 	bale_wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
-	    (uint64_t)archive_entry_size(e), name);
-	st->member_end = st->shard_bytes + WDS_BLOCK +
-	    (uint64_t)archive_entry_size(e);
-	st->shard_bytes += wds_member_bytes((uint64_t)archive_entry_size(e));
+	    (uint64_t)n, name);
+	st->member_end = st->shard_bytes + WDS_BLOCK + (uint64_t)n;
+	st->shard_bytes += wds_member_bytes((uint64_t)n);
 	return BALE_OK;
 }
 
@@ -283,14 +240,15 @@ static int wds_make_room(struct bale_writer *w, struct wds_w *st,
 {
 	int rc;
 
-	if (st->ar && ((st->max_count && st->shard_samples >= st->max_count) ||
+	if (st->shard_open && ((st->max_count &&
+	    st->shard_samples >= st->max_count) ||
 	    (st->max_bytes &&
 	     st->shard_bytes + need + WDS_END_BYTES > st->max_bytes))) {
 		rc = wds_close_shard(w, st);
 		if (rc != BALE_OK)
 			return rc;
 	}
-	return st->ar ? BALE_OK : wds_open_shard(w, st);
+	return st->shard_open ? BALE_OK : wds_open_shard(w, st);
 }
 
 /* The sample just written, into the shard's compact index: its image
@@ -316,11 +274,11 @@ static int wds_put(struct bale_writer *w, void *priv,
 {
 	struct wds_w *st = priv;
 	uint64_t image_at = 0;
-	char cls[32];
-	int n;
+	char cls[BALE_FMT_MAX];
+	size_t n;
 	int rc;
 
-	n = snprintf(cls, sizeof(cls), "%" PRId64, s->label);
+	n = bale_fmt_i64(cls, s->label);
 	bale_meta_json(&st->meta, s);
 	if (st->meta.failed)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
@@ -425,7 +383,7 @@ static int wds_finish(struct bale_writer *w, void *priv)
 	struct wds_w *st = priv;
 	int rc;
 
-	if (st->ar) {
+	if (st->shard_open) {
 		rc = wds_close_shard(w, st);
 		if (rc != BALE_OK)
 			return rc;
@@ -438,8 +396,6 @@ static void wds_release(void *priv)
 {
 	struct wds_w *st = priv;
 
-	if (st->ar)
-		archive_write_free(st->ar);
 	if (st->tmp) {
 		if (st->fd >= 0)
 			close(st->fd);
@@ -448,7 +404,6 @@ static void wds_release(void *priv)
 	/* a run that did not publish leaves no half-written shard list */
 	if (!st->published && st->dir && st->name)
 		wds_remove_partial_list(st);
-	archive_entry_free(st->entry);
 	bale_wds_out_release(&st->out);
 	free(st->tmp);
 	free(st->dir);

@@ -271,14 +271,15 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	const char *const *classes = run->lab.classes ? run->lab.classes :
 	    bale_walk_classes(run->in.walk);
 	struct bale_sample s;
-	char key[32];
+	char key[BALE_FMT_MAX];
 	char ext[16];
 	size_t i;
 
-	snprintf(key, sizeof(key), "%010" PRIu64, run->plan.key_base + pos);
-	if (ps->ext)
-		snprintf(ext, sizeof(ext), "%s", ps->ext);
-	else
+	bale_fmt_u64(key, run->plan.key_base + pos, 10);
+	if (ps->ext) {
+		strncpy(ext, ps->ext, sizeof(ext) - 1);
+		ext[sizeof(ext) - 1] = '\0';
+	} else
 		pipe_ext(ps->path.data, ext, sizeof(ext));
 	memset(&s, 0, sizeof(s));
 	s.index = pos;

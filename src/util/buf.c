@@ -70,26 +70,42 @@ void bale_buf_printf(struct bale_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void bale_buf_u64(struct bale_buf *b, uint64_t v, int width)
+size_t bale_fmt_u64(char *out, uint64_t v, int width)
 {
-	char digits[24];
-	int n = 0;
+	char digits[BALE_FMT_MAX];
+	size_t n = 0;
 
+	if (width > BALE_FMT_MAX - 2)
+		width = BALE_FMT_MAX - 2;
 	do {
 		digits[sizeof(digits) - 1 - n++] = (char)('0' + v % 10);
 		v /= 10;
-	} while (v || n < width);
-	bale_buf_add(b, digits + sizeof(digits) - n, (size_t)n);
+	} while (v || n < (size_t)width);
+	memcpy(out, digits + sizeof(digits) - n, n);
+	out[n] = '\0';
+	return n;
+}
+
+size_t bale_fmt_i64(char *out, int64_t v)
+{
+	if (v >= 0)
+		return bale_fmt_u64(out, (uint64_t)v, 0);
+	*out = '-';
+	return 1 + bale_fmt_u64(out + 1, -(uint64_t)v, 0);
+}
+
+void bale_buf_u64(struct bale_buf *b, uint64_t v, int width)
+{
+	char digits[BALE_FMT_MAX];
+
+	bale_buf_add(b, digits, bale_fmt_u64(digits, v, width));
 }
 
 void bale_buf_i64(struct bale_buf *b, int64_t v)
 {
-	if (v < 0) {
-		bale_buf_add(b, "-", 1);
-		bale_buf_u64(b, -(uint64_t)v, 0);
-	} else {
-		bale_buf_u64(b, (uint64_t)v, 0);
-	}
+	char digits[BALE_FMT_MAX];
+
+	bale_buf_add(b, digits, bale_fmt_i64(digits, v));
 }
 
 void bale_buf_reset(struct bale_buf *b)

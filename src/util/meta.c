@@ -11,9 +11,13 @@
 
 void bale_meta_json(struct bale_buf *b, const struct bale_sample *s)
 {
-	char crc[16];
+	static const char hex[] = "0123456789abcdef";
+	char crc[9];
+	int i;
 
-	snprintf(crc, sizeof(crc), "%08" PRIx32, s->crc32);
+	for (i = 0; i < 8; i++)
+		crc[i] = hex[s->crc32 >> (28 - 4 * i) & 0xf];
+	crc[8] = '\0';
 	bale_buf_reset(b);
 	bale_buf_puts(b, "{");
 	bale_json_kv_str(b, "path", s->relpath, 1);
