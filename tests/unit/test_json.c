@@ -50,14 +50,14 @@ static void test_key_values(void)
 	bale_buf_release(&b);
 }
 
-/* The decimal formatter against printf, at the edges. */
+/* The decimal formatters against printf, at the edges. */
 static void test_numbers(void)
 {
 	static const uint64_t u[] = { 0, 7, 10, 99, 1000000, 4294967296ULL,
 	    UINT64_MAX };
 	static const int64_t s[] = { 0, -1, 42, INT64_MIN, INT64_MAX };
 	struct bale_buf b = BALE_BUF_INIT;
-	char want[48];
+	char want[48], out[BALE_FMT_MAX];
 	size_t i;
 
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
@@ -65,6 +65,8 @@ static void test_numbers(void)
 		bale_buf_u64(&b, u[i], 10);
 		snprintf(want, sizeof(want), "%010" PRIu64, u[i]);
 		CHECK_STR(want, b.data);
+		CHECK_EQ(strlen(want), bale_fmt_u64(out, u[i], 10));
+		CHECK_STR(want, out);
 		bale_buf_reset(&b);
 		bale_buf_u64(&b, u[i], 0);
 		snprintf(want, sizeof(want), "%" PRIu64, u[i]);
@@ -75,6 +77,8 @@ static void test_numbers(void)
 		bale_buf_i64(&b, s[i]);
 		snprintf(want, sizeof(want), "%" PRId64, s[i]);
 		CHECK_STR(want, b.data);
+		CHECK_EQ(strlen(want), bale_fmt_i64(out, s[i]));
+		CHECK_STR(want, out);
 	}
 	bale_buf_release(&b);
 }
