@@ -179,12 +179,18 @@ static int upd_to_delta(struct bale_pipeline *p, struct pipe_run *run,
 }
 
 /* The manifest's head and skipped files: its samples are read when
- * the walk is there to compare them with. */
+ * the walk is there to compare them with. An older manifest lists its
+ * skipped files last, so it is read past its samples for them. */
 static int upd_read_head(struct bale_pipeline *p, struct pipe_update *u)
 {
 	struct bale_manifest_in in;
+	struct bale_manifest_entry e;
+	const char *path;
 	int rc = bale_manifest_open(&in, &u->old, u->manifest, &p->err);
 
+	while (rc == BALE_OK && !u->old.path_order && (rc =
+	    bale_manifest_next(&in, &u->old, &e, &path, &p->err)) == 1)
+		rc = BALE_OK;
 	bale_manifest_close(&in);
 	return rc;
 }
