@@ -3,7 +3,8 @@
 # time and max RSS per format and for all three in one run, with GNU tar
 # beside it; then for each output, open time, labels() warm and cold with
 # the bytes read, and the anonymous memory each of 8 forked DataLoader
-# workers adds (bench/scale_read.py); then the CLI tools' time and RSS.
+# workers adds (bench/scale_read.py), and for wds the same for
+# ShardStream (bench/scale_shards.py); then the CLI tools' time and RSS.
 # The trees are hard links to 64 small JPEGs (bench/scale_tree.py), made
 # once under $BENCH_DIR/scale (default build/bench). An output that
 # would not fit in the free space (with 10% spare) is skipped and said
@@ -149,6 +150,13 @@ for m in $sizes; do
         [ "$f" = all ] && { rm -rf "$dir/out"; continue; }
         record "$("$py" bench/scale_read.py "$dir/out" "$f" |
             sed "s/^{/{\"what\": \"read\", \"millions\": $m, /")"
+        if [ "$f" = wds ]; then
+            for sh in 0 1000; do
+                record "$("$py" -W ignore bench/scale_shards.py \
+                    "$dir/out/data-shards.json" 8 20000 $sh |
+                    sed "s/^{/{\"millions\": $m, /")"
+            done
+        fi
         for cmd in info ls verify; do
             measure "$cmd -f $f" "$m" "$bale" "$cmd" "$dir/out" -f "$f"
         done
