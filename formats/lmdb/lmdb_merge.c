@@ -135,20 +135,6 @@ static int lmdb_merge_put(struct lmdb_merging *g, MDB_val *k, MDB_val *v)
 	return g->txn_bytes < LMDB_MERGE_TXN ? BALE_OK : lmdb_merge_commit(g);
 }
 
-/* Lines of __keys__: one key each, every one ended. */
-static uint64_t lmdb_merge_lines(const char *p, size_t n)
-{
-	uint64_t lines = 0;
-	const char *nl;
-
-	while ((nl = memchr(p, '\n', n))) {
-		lines++;
-		n -= (size_t)(nl + 1 - p);
-		p = nl + 1;
-	}
-	return lines;
-}
-
 /* A part's own record: kept for the merged metadata, not copied. */
 static void lmdb_merge_note(struct lmdb_merging *g, size_t part,
     const MDB_val *k, const MDB_val *v)
@@ -157,7 +143,7 @@ static void lmdb_merge_note(struct lmdb_merging *g, size_t part,
 
 	if (k->mv_size == 8 && memcmp(k->mv_data, "__keys__", 8) == 0) {
 		bale_spill_add(&g->keys, v->mv_data, v->mv_size);
-		g->part_keys = lmdb_merge_lines(v->mv_data, v->mv_size);
+		g->part_keys = bale_lmdb_key_lines(v->mv_data, v->mv_size);
 	} else if (k->mv_size == 10 &&
 	    memcmp(k->mv_data, "__labels__", 10) == 0 &&
 	    v->mv_size == g->part_keys * 4) {
@@ -222,16 +208,14 @@ static int lmdb_merge_put_str(struct lmdb_merging *g, const char *key,
 static int lmdb_merge_put_spilled(struct lmdb_merging *g, const char *key,
     const struct bale_spill *spill)
 {
-	MDB_val k = { strlen(key), (void *)key };
-	MDB_val v = { (size_t)bale_spill_size(spill), NULL };
 	/* alone in its transaction: LMDB holds it in memory until then */
 	int rc = lmdb_merge_commit(g);
-	int err = rc == BALE_OK ? mdb_put(g->txn, g->dbi, &k, &v,
-	    MDB_APPEND | MDB_RESERVE) : 0;
+	int err = rc == BALE_OK ? bale_lmdb_put_spill(g->txn, g->dbi, key,
+	    spill, MDB_APPEND) : 0;
 
-	if (err)
+	if (err > 0)
 		return lmdb_merge_fail(g, "cannot write to", g->tmp, err);
-	if (rc == BALE_OK && bale_spill_read(spill, v.mv_data) != 0)
+	if (err < 0)
 		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot read "
 		    "back the list for %s: %s", key, strerror(errno));
 	return rc == BALE_OK ? lmdb_merge_commit(g) : rc;

@@ -42,12 +42,11 @@ struct lmdb_updating {
 	struct bale_spill keys;	/* __keys__ after the update */
 	struct bale_spill labels;	/* __labels__ after it, in step */
 	struct bale_buf gone;	/* the key texts that leave, NUL-separated */
-	uint64_t nkeys;
 	int labels_lost;	/* the old output's or the delta's had none
 				 * in step with its keys: none after */
 	size_t delta_keys;	/* bytes of the delta's __keys__ */
 	int delta_labels;	/* the delta has __labels__ */
-	uint64_t count;
+	uint64_t count;		/* keys after the update */
 };
 
 /* The old output's __labels__ (in the map), when it has one in step
@@ -165,7 +164,7 @@ static void lmdb_upd_keep(struct lmdb_updating *g, const char *key,
 	bale_spill_add(&g->keys, "\n", 1);
 	if (label)
 		bale_spill_add(&g->labels, label, 4);
-	g->nkeys++;
+	g->count++;
 }
 
 /* The old __keys__ (and __labels__), read in the map before anything
@@ -178,7 +177,7 @@ static int lmdb_upd_split(struct lmdb_updating *g)
 	const int32_t *labels = NULL;
 	uint64_t key = UINT64_MAX, n = 0;
 	size_t r = 0;
-	MDB_val v;
+	MDB_val v = { 0, NULL };
 	int rc = lmdb_upd_get(g, "__keys__", &v);
 
 	if (rc == BALE_OK)
@@ -221,18 +220,6 @@ static int lmdb_upd_remove(struct lmdb_updating *g)
 	return rc;
 }
 
-static uint64_t lmdb_upd_lines(const char *p, size_t n)
-{
-	const char *end = p + n;
-	uint64_t lines = 0;
-
-	while (p < end && (p = memchr(p, '\n', (size_t)(end - p)))) {
-		lines++;
-		p++;
-	}
-	return lines;
-}
-
 /* One record of the delta: a sample's appended, its key list joined to
  * ours, the rest (its metadata) left. */
 static int lmdb_upd_record(void *ctx, MDB_val *k, MDB_val *v)
@@ -242,7 +229,7 @@ static int lmdb_upd_record(void *ctx, MDB_val *k, MDB_val *v)
 
 	if (k->mv_size == 8 && !memcmp(k->mv_data, "__keys__", 8)) {
 		bale_spill_add(&g->keys, v->mv_data, v->mv_size);
-		g->nkeys += lmdb_upd_lines(v->mv_data, v->mv_size);
+		g->count += bale_lmdb_key_lines(v->mv_data, v->mv_size);
 		g->delta_keys = v->mv_size;
 	} else if (k->mv_size == 10 && !memcmp(k->mv_data, "__labels__", 10)) {
 		bale_spill_add(&g->labels, v->mv_data, v->mv_size);
@@ -278,13 +265,11 @@ static int lmdb_upd_put(struct lmdb_updating *g, const char *key,
 static int lmdb_upd_put_spilled(struct lmdb_updating *g, const char *key,
     const struct bale_spill *spill)
 {
-	MDB_val k = { strlen(key), (void *)key };
-	MDB_val v = { (size_t)bale_spill_size(spill), NULL };
-	int e = mdb_put(g->txn, g->dbi, &k, &v, MDB_RESERVE);
+	int e = bale_lmdb_put_spill(g->txn, g->dbi, key, spill, 0);
 
-	if (e)
+	if (e > 0)
 		return lmdb_upd_fail(g, "cannot write to", e);
-	if (v.mv_size && bale_spill_read(spill, v.mv_data) != 0)
+	if (e < 0)
 		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot read "
 		    "back the list for %s: %s", key, strerror(errno));
 	return BALE_OK;
@@ -296,7 +281,6 @@ static int lmdb_upd_metadata(struct lmdb_updating *g)
 	char count[32];
 	int rc;
 
-	g->count = g->nkeys;
 	bale_lmdb_bale_record(&bale, g->count);
 	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);

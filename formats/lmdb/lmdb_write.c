@@ -396,6 +396,31 @@ void bale_lmdb_bale_record(struct bale_buf *b, uint64_t count)
 	bale_buf_puts(b, "}");
 }
 
+uint64_t bale_lmdb_key_lines(const char *p, size_t n)
+{
+	uint64_t lines = 0;
+	const char *nl;
+
+	while ((nl = memchr(p, '\n', n))) {
+		lines++;
+		n -= (size_t)(nl + 1 - p);
+		p = nl + 1;
+	}
+	return lines;
+}
+
+int bale_lmdb_put_spill(MDB_txn *txn, MDB_dbi dbi, const char *key,
+    const struct bale_spill *spill, unsigned flags)
+{
+	MDB_val k = { strlen(key), (void *)key };
+	MDB_val v = { (size_t)bale_spill_size(spill), NULL };
+	int e = mdb_put(txn, dbi, &k, &v, flags | MDB_RESERVE);
+
+	if (e)
+		return e;
+	return v.mv_size && bale_spill_read(spill, v.mv_data) != 0 ? -1 : 0;
+}
+
 void bale_lmdb_note_label(struct lmdb_w *st, int64_t label)
 {
 	int32_t l = (int32_t)label;

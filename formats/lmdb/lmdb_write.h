@@ -103,6 +103,18 @@ int bale_lmdb_remove(const char *path, int nosubdir);
 /** The __bale__ record of a default-layout output of @count samples. */
 void bale_lmdb_bale_record(struct bale_buf *b, uint64_t count);
 
+/** Lines of a __keys__ value of @n bytes: one key each, every one
+ *  ended. */
+uint64_t bale_lmdb_key_lines(const char *p, size_t n);
+
+/** Record @key, the bytes kept in @spill, put (with @flags and
+ *  MDB_RESERVE) straight from the spill into the room LMDB gives it
+ *  (merge and update, whose maps are sized beforehand).
+ *  @return 0, LMDB's error, or -1 when the spill cannot be read back
+ *  (errno says why) */
+int bale_lmdb_put_spill(MDB_txn *txn, MDB_dbi dbi, const char *key,
+    const struct bale_spill *spill, unsigned flags);
+
 /** Every record of the environment at @path (written by another run:
  *  checked not to be cut short), in key order, to @fn, which returns
  *  BALE_OK to go on. @return BALE_OK, @fn's error, or one with @err */
