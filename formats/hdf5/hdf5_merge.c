@@ -128,35 +128,42 @@ static int hdf5_merge_extent(struct hdf5_merging *g, size_t i,
 	return BALE_OK;
 }
 
-/* Rows a merge reads from a part at once: its memory stays flat. */
-#define MERGE_ROWS 65536
+/* A part's rows as they are read. */
+struct hdf5_merge_window {
+	struct hdf5_merging *g;
+	uint64_t end;		/* where its encoded bytes end so far */
+};
 
-/* Everything of part @i but its image bytes, MERGE_ROWS rows at a time;
- * *@end: where its encoded bytes end (its last offset). */
+/* A window of a part's rows into the merged file. */
+static int hdf5_merge_window(void *ctx, const struct bale_hdf5_rowset *p,
+    uint64_t first)
+{
+	struct hdf5_merge_window *w = ctx;
+	int rc = hdf5_merge_add_rows(w->g, p, first);
+
+	if (rc != BALE_OK)
+		bale_hdf5_merge_fail(w->g, "cannot write rows to", w->g->tmp);
+	else if (p->offsets)
+		w->end = p->offsets[p->n];
+	return rc;
+}
+
+/* Everything of part @i but its image bytes, a window of rows at a
+ * time; *@end: where its encoded bytes end (its last offset). */
 static int hdf5_merge_rows_in_steps(struct hdf5_merging *g, size_t i,
     hid_t file, uint64_t n, uint64_t *end)
 {
-	int with_offsets = strcmp(g->layout, "encoded") == 0;
-	struct bale_hdf5_rowset p;
-	uint64_t first = 0, count;
-	int rc;
+	struct hdf5_merge_window w = { g, 0 };
+	int read_failed;
+	int rc = bale_hdf5_rowset_each(file, n, strcmp(g->layout,
+	    "encoded") == 0, hdf5_merge_window, &w, &read_failed);
 
-	do {
-		count = n - first < MERGE_ROWS ? n - first : MERGE_ROWS;
-		rc = bale_hdf5_rowset_read_range(&p, file, n, first, count,
-		    with_offsets);
-		if (rc == BALE_ENOMEM)
-			hdf5_merge_nomem(g);
-		else if (rc != BALE_OK)
-			bale_hdf5_merge_fail(g, "cannot read the rows of",
-			    g->src[i].path);
-		if (rc == BALE_OK && (rc = hdf5_merge_add_rows(g, &p, first)))
-			bale_hdf5_merge_fail(g, "cannot write rows to", g->tmp);
-		if (rc == BALE_OK && with_offsets)
-			*end = p.offsets[count];
-		bale_hdf5_rowset_free(&p);
-		first += count;
-	} while (rc == BALE_OK && first < n);
+	if (read_failed && rc == BALE_ENOMEM)
+		hdf5_merge_nomem(g);
+	else if (read_failed)
+		bale_hdf5_merge_fail(g, "cannot read the rows of",
+		    g->src[i].path);
+	*end = w.end;
 	return rc;
 }
 

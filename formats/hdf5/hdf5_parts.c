@@ -82,6 +82,29 @@ int bale_hdf5_rowset_read_range(struct bale_hdf5_rowset *s, hid_t file,
 	return why;
 }
 
+int bale_hdf5_rowset_each(hid_t file, uint64_t n, int with_offsets,
+    bale_hdf5_rows_fn *fn, void *ctx, int *read_failed)
+{
+	struct bale_hdf5_rowset s;
+	uint64_t first = 0, count;
+	int rc;
+
+	*read_failed = 0;
+	do {	/* one window at least: an empty file's datasets are read */
+		count = n - first < BALE_HDF5_ROWS_STEP ? n - first :
+		    BALE_HDF5_ROWS_STEP;
+		rc = bale_hdf5_rowset_read_range(&s, file, n, first, count,
+		    with_offsets);
+		if (rc != BALE_OK)
+			*read_failed = 1;
+		else
+			rc = fn(ctx, &s, first);
+		bale_hdf5_rowset_free(&s);
+		first += count;
+	} while (rc == BALE_OK && first < n);
+	return rc;
+}
+
 int bale_hdf5_rowset_key(const struct bale_hdf5_rowset *s, uint64_t i,
     char *key, size_t cap)
 {

@@ -45,6 +45,20 @@ int bale_hdf5_rowset_read_range(struct bale_hdf5_rowset *s, hid_t file,
 
 void bale_hdf5_rowset_free(struct bale_hdf5_rowset *s);
 
+/* Rows merge and update read from a file at once: their memory stays
+ * flat whatever the file holds. */
+#define BALE_HDF5_ROWS_STEP 65536
+
+/* A window of rows (@s, from row @first of the file); BALE_OK goes on. */
+typedef int bale_hdf5_rows_fn(void *ctx, const struct bale_hdf5_rowset *s,
+    uint64_t first);
+
+/** The @n rows of @file, BALE_HDF5_ROWS_STEP at a time, each window to
+ *  @fn. @return BALE_OK, @fn's code, or a read's (as
+ *  bale_hdf5_rowset_read()'s) with *@read_failed set */
+int bale_hdf5_rowset_each(hid_t file, uint64_t n, int with_offsets,
+    bale_hdf5_rows_fn *fn, void *ctx, int *read_failed);
+
 /* Rows [src_start, + count) of the "images" of @file (named as HDF5
  * will look for it: from the virtual file's folder), whose extent is
  * @src_dims, as rows [vstart, ...) of a virtual "images". */

@@ -48,9 +48,7 @@ struct hdf5_updating {
 	hid_t type;
 	int rank;
 	hsize_t dims[BALE_HDF5_MAX_RANK];
-	struct bale_hdf5_rowset rows;	/* the current file's, a window */
-	uint64_t nrows;		/* its rows */
-	uint64_t rows_first;	/* the window's first */
+	uint64_t nrows;		/* the current file's rows */
 	uint64_t end;		/* its images' rows (bytes, encoded) */
 	struct hdf5_extent *ext;
 	size_t next;
@@ -81,6 +79,7 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 {
 	const struct bale_update *u = g->u;
 	int64_t n;
+	struct bale_hdf5_rowset last;
 	hid_t d, space;
 	char key[64];
 	int rc;
@@ -96,18 +95,20 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 	g->encoded = strcmp(g->layout, "encoded") == 0;
 	g->nrows = (uint64_t)n;
 	/* the last row: its key, and where the images end */
-	rc = bale_hdf5_rowset_read_range(&g->rows, g->cur, g->nrows, n ?
+	rc = bale_hdf5_rowset_read_range(&last, g->cur, g->nrows, n ?
 	    g->nrows - 1 : 0, n ? 1 : 0, g->encoded);
-	if (rc != BALE_OK)
+	if (rc != BALE_OK) {
+		bale_hdf5_rowset_free(&last);
 		return hdf5_upd_fail(g, "cannot read the rows of", g->final);
-	g->end = g->encoded ? g->rows.offsets[g->rows.n] : 0;
+	}
+	g->end = g->encoded ? last.offsets[last.n] : 0;
 	if (g->nrows != u->count_before || (n && (bale_hdf5_rowset_key(
-	    &g->rows, 0, key, sizeof(key)) != 0 ||
+	    &last, 0, key, sizeof(key)) != 0 ||
 	    strtoull(key, NULL, 10) != bale_update_key_before(u,
 	    g->nrows - 1))))
 		rc = bale_errbuf_cut_short(g->err, "hdf5", g->final,
 		    g->nrows, u->count_before);
-	bale_hdf5_rowset_free(&g->rows);
+	bale_hdf5_rowset_free(&last);
 	if (rc != BALE_OK)
 		return rc;
 	d = H5Dopen2(g->cur, "images", H5P_DEFAULT);
@@ -263,12 +264,19 @@ static int hdf5_upd_row(struct hdf5_updating *g,
 	return BALE_OK;
 }
 
-/* Row @j of the window (sample @i of the file), if it stays: mapped
- * where it lives (@e onwards), its row copied. */
-static int hdf5_upd_keep_row(struct hdf5_updating *g, uint64_t j,
-    const struct hdf5_extent **e)
+/* The current samples as their rows are read: where the images of
+ * the next one are looked for. */
+struct hdf5_upd_window {
+	struct hdf5_updating *g;
+	const struct hdf5_extent *e;
+};
+
+/* Row @j of window @s (row @first + @j of the file), if it stays:
+ * mapped where it lives (w->e onwards), its row copied. */
+static int hdf5_upd_keep_row(struct hdf5_upd_window *w,
+    const struct bale_hdf5_rowset *s, uint64_t first, uint64_t j)
 {
-	const struct bale_hdf5_rowset *s = &g->rows;
+	struct hdf5_updating *g = w->g;
 	const struct hdf5_extent *end = g->ext + g->next;
 	uint64_t lo, hi;
 	char key[64];
@@ -277,42 +285,42 @@ static int hdf5_upd_keep_row(struct hdf5_updating *g, uint64_t j,
 		return hdf5_upd_nomem(g);
 	if (bale_update_removes(g->u, strtoull(key, NULL, 10)))
 		return BALE_OK;
-	lo = g->encoded ? s->offsets[j] : g->rows_first + j;
-	hi = g->encoded ? s->offsets[j + 1] : g->rows_first + j + 1;
-	while (*e < end && (*e)->vstart + (*e)->count <= lo && hi > lo)
-		(*e)++;
-	if (hi > lo && (*e == end || lo < (*e)->vstart ||
-	    hi > (*e)->vstart + (*e)->count))
+	lo = g->encoded ? s->offsets[j] : first + j;
+	hi = g->encoded ? s->offsets[j + 1] : first + j + 1;
+	while (w->e < end && w->e->vstart + w->e->count <= lo && hi > lo)
+		w->e++;
+	if (hi > lo && (w->e == end || lo < w->e->vstart ||
+	    hi > w->e->vstart + w->e->count))
 		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: a sample "
 		    "of '%s' spans two of its sources: not a file bale wrote",
 		    g->final);
-	if (hdf5_upd_map(g, (*e)->file, (*e)->src_dims, hi > lo ?
-	    (*e)->src_start + (lo - (*e)->vstart) : 0, hi - lo) != BALE_OK)
+	if (hdf5_upd_map(g, w->e->file, w->e->src_dims, hi > lo ?
+	    w->e->src_start + (lo - w->e->vstart) : 0, hi - lo) != BALE_OK)
 		return g->err->rc;
 	return hdf5_upd_row(g, s, j, key);
 }
 
-/* The current samples that stay, read HDF5_UPD_ROWS rows at a time. */
-static int hdf5_upd_keep(struct hdf5_updating *g)
+static int hdf5_upd_keep_window(void *ctx, const struct bale_hdf5_rowset *s,
+    uint64_t first)
 {
-	const struct hdf5_extent *e = g->ext;
-	uint64_t first, count, j;
+	uint64_t j;
 	int rc = BALE_OK;
 
-	for (first = 0; rc == BALE_OK && first < g->nrows; first += count) {
-		count = g->nrows - first < HDF5_UPD_ROWS ? g->nrows - first :
-		    HDF5_UPD_ROWS;
-		rc = bale_hdf5_rowset_read_range(&g->rows, g->cur, g->nrows,
-		    first, count, g->encoded);
-		if (rc != BALE_OK)
-			rc = hdf5_upd_fail(g, "cannot read the rows of",
-			    g->final);
-		g->rows_first = first;
-		for (j = 0; rc == BALE_OK && j < count; j++)
-			rc = hdf5_upd_keep_row(g, j, &e);
-		bale_hdf5_rowset_free(&g->rows);
-	}
+	for (j = 0; rc == BALE_OK && j < s->n; j++)
+		rc = hdf5_upd_keep_row(ctx, s, first, j);
 	return rc;
+}
+
+/* The current samples that stay, a window of rows at a time. */
+static int hdf5_upd_keep(struct hdf5_updating *g)
+{
+	struct hdf5_upd_window w = { g, g->ext };
+	int read_failed;
+	int rc = bale_hdf5_rowset_each(g->cur, g->nrows, g->encoded,
+	    hdf5_upd_keep_window, &w, &read_failed);
+
+	return read_failed ? hdf5_upd_fail(g, "cannot read the rows of",
+	    g->final) : rc;
 }
 
 /* The delta's file, moved in as NAME-vN.h5: its images mapped whole,
@@ -460,7 +468,6 @@ static void hdf5_upd_release(struct hdf5_updating *g, int failed)
 		H5Fclose(g->cur);
 	if (g->type >= 0)
 		H5Tclose(g->type);
-	bale_hdf5_rowset_free(&g->rows);
 	for (i = 0; g->ext && i < g->next; i++)
 		free(g->ext[i].file);
 	H5free_memory(g->layout);
