@@ -125,6 +125,11 @@ void bale_buf_release(struct bale_buf *b);
  *  grows: a scratch buffer). @return 0, or -1 without memory */
 int bale_grow(unsigned char **buf, size_t *cap, size_t need);
 
+/** Make the array *@arr of @elem-byte elements hold at least @need,
+ *  doubling its room (contents kept, the new room not cleared).
+ *  @return 0, or -1 without memory */
+int bale_grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+
 /** A newly allocated formatted string, or NULL without memory. */
 char *bale_strfmt(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

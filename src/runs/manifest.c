@@ -14,13 +14,9 @@ int bale_manifest_add(struct bale_manifest *m, uint64_t key, int64_t label,
 	struct bale_manifest_entry *e;
 	size_t at = m->arena.len;
 
-	if (m->n == m->cap) {
-		e = realloc(m->e, (m->cap ? 2 * m->cap : 1024) * sizeof(*e));
-		if (!e)
-			return -1;
-		m->e = e;
-		m->cap = m->cap ? 2 * m->cap : 1024;
-	}
+	if (bale_grow_array((void **)&m->e, &m->cap, m->n + 1,
+	    sizeof(*m->e)) != 0)
+		return -1;
 	bale_buf_add(&m->arena, path, strlen(path) + 1);
 	if (m->arena.failed)
 		return -1;
@@ -39,14 +35,9 @@ int bale_manifest_add_skip(struct bale_manifest *m, uint64_t size,
 	struct bale_manifest_skip *k;
 	size_t at = m->arena.len;
 
-	if (m->nskip == m->capskip) {
-		k = realloc(m->skip, (m->capskip ? 2 * m->capskip : 16) *
-		    sizeof(*k));
-		if (!k)
-			return -1;
-		m->skip = k;
-		m->capskip = m->capskip ? 2 * m->capskip : 16;
-	}
+	if (bale_grow_array((void **)&m->skip, &m->capskip, m->nskip + 1,
+	    sizeof(*m->skip)) != 0)
+		return -1;
 	bale_buf_add(&m->arena, path, strlen(path) + 1);
 	bale_buf_add(&m->arena, why, strlen(why) + 1);
 	if (m->arena.failed)

@@ -36,23 +36,6 @@ static int diff_nomem(struct diff_run *r)
 	return bale_errbuf_set(r->err, BALE_ENOMEM, "no memory");
 }
 
-static int diff_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* A file's size and times, as reading it would find it (links
  * followed); one that cannot be stat'ed gets 0s and is packed, where
  * reading it says why it fails. */
@@ -83,9 +66,9 @@ static int diff_pack(struct diff_run *r, uint64_t i,
 	size_t cap = d->cappack;
 
 	bale_spill_add(&d->packs, &p, sizeof(p));
-	if (r->head && (diff_grow((void **)&d->pack, &d->cappack,
+	if (r->head && (bale_grow_array((void **)&d->pack, &d->cappack,
 	    d->npack + 1, sizeof(*d->pack)) != 0 ||
-	    diff_grow((void **)&d->pack_replaces, &cap, d->npack + 1, 1)))
+	    bale_grow_array((void **)&d->pack_replaces, &cap, d->npack + 1, 1)))
 		return diff_nomem(r);
 	if (r->head) {
 		d->pack[d->npack] = i;
@@ -101,7 +84,7 @@ static int diff_remove(struct diff_run *r, uint64_t key)
 {
 	struct bale_update_diff *d = r->d;
 
-	if (diff_grow((void **)&d->removed, &d->capremoved, d->nremoved + 1,
+	if (bale_grow_array((void **)&d->removed, &d->capremoved, d->nremoved + 1,
 	    sizeof(*d->removed)) != 0)
 		return diff_nomem(r);
 	d->removed[d->nremoved++] = key;
@@ -133,8 +116,8 @@ static int diff_still_skipped(struct diff_run *r, const char *path,
 	if (k < 0 || r->head->skip[k].size != st->size ||
 	    r->head->skip[k].ctime_ns != st->ctime_ns)
 		return 0;
-	if (diff_grow((void **)&d->still_walk, &d->capstill, d->nstill + 1,
-	    sizeof(size_t)) != 0 || diff_grow((void **)&d->still_skip, &cap,
+	if (bale_grow_array((void **)&d->still_walk, &d->capstill, d->nstill + 1,
+	    sizeof(size_t)) != 0 || bale_grow_array((void **)&d->still_skip, &cap,
 	    d->nstill + 1, sizeof(size_t)) != 0)
 		return -1;
 	d->still_walk[d->nstill] = (size_t)i;

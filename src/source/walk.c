@@ -82,21 +82,6 @@ static size_t walk_intern(struct bale_buf *b, const char *s, size_t n)
 	return b->failed ? (size_t)-1 : off;
 }
 
-int bale_walk_grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* Append a note to @arr, its strings kept in note_text. */
 static int walk_note_into(struct bale_walk *w, struct walk_notes *arr,
     enum bale_walk_note_kind kind, const char *path, const char *reason)
@@ -114,7 +99,7 @@ static int walk_note_into(struct bale_walk *w, struct walk_notes *arr,
 int bale_walk_push_note(struct bale_walk *w, struct walk_notes *arr,
     const struct walk_note *n)
 {
-	if (bale_walk_grow((void **)&arr->v, &arr->cap, arr->n + 1,
+	if (bale_grow_array((void **)&arr->v, &arr->cap, arr->n + 1,
 	    sizeof(*arr->v)) != 0)
 		return bale_walk_nomem(w);
 	arr->v[arr->n++] = *n;
@@ -143,7 +128,7 @@ int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
 
 	if (bale_walk_stopped(w))
 		return BALE_EINTR;
-	if (bale_walk_grow((void **)&w->items, &w->capitems, w->nitems + 1,
+	if (bale_grow_array((void **)&w->items, &w->capitems, w->nitems + 1,
 	    sizeof(*w->items)) != 0)
 		return bale_walk_nomem(w);
 	it = &w->items[w->nitems];
@@ -166,7 +151,7 @@ int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
 
 	if (rc != BALE_OK)
 		return rc;
-	if (bale_walk_grow((void **)&w->members, &w->capmembers,
+	if (bale_grow_array((void **)&w->members, &w->capmembers,
 	    w->nmembers + 1, sizeof(*w->members)) != 0)
 		return bale_walk_nomem(w);
 	w->members[w->nmembers++] = *loc;
@@ -177,7 +162,7 @@ int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
 int bale_walk_cover_label(struct bale_walk *w, int64_t label)
 {
 	while ((int64_t)w->nclasses <= label) {
-		if (bale_walk_grow((void **)&w->classes, &w->capclasses,
+		if (bale_grow_array((void **)&w->classes, &w->capclasses,
 		    w->nclasses + 1, sizeof(*w->classes)) != 0)
 			return bale_walk_nomem(w);
 		w->classes[w->nclasses++] = NULL;
@@ -325,7 +310,7 @@ static int walk_find_classes(struct bale_walk *w, const char *root)
 			    de->d_name, "outside any class folder");
 			continue;
 		}
-		if (bale_walk_grow((void **)&w->classes, &cap, w->nclasses + 1,
+		if (bale_grow_array((void **)&w->classes, &cap, w->nclasses + 1,
 		    sizeof(char *)) != 0 ||
 		    !(w->classes[w->nclasses] = strdup(de->d_name)))
 			rc = bale_walk_nomem(w);

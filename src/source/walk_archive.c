@@ -43,7 +43,7 @@ int bale_arc_keep_entry(struct arc_scan *s, const char *name,
 
 	if (bale_walk_stopped(s->w))
 		return BALE_EINTR;
-	if (bale_walk_grow((void **)&s->ents, &s->capents, s->nents + 1,
+	if (bale_grow_array((void **)&s->ents, &s->capents, s->nents + 1,
 	    sizeof(*s->ents)) != 0)
 		return bale_walk_nomem(s->w);
 	e = &s->ents[s->nents++];
@@ -244,7 +244,7 @@ static int arc_open(struct bale_walk *w, const char *path, uint64_t *size)
 		return bale_errbuf_set(&w->err, BALE_EINPUT,
 		    "walk: '%s' is not a regular file", path);
 	}
-	if (bale_walk_grow((void **)&w->archives, &w->caparchives,
+	if (bale_grow_array((void **)&w->archives, &w->caparchives,
 	    w->narchives + 1, sizeof(int)) != 0) {
 		close(fd);
 		return bale_walk_nomem(w);

@@ -104,8 +104,6 @@ int bale_walk_seal_all(struct bale_walk *w);
 void bale_walk_store_release(struct walk_store *s);
 /** 1 (with BALE_EINTR in the walk's error) once the run must stop. */
 int bale_walk_stopped(struct bale_walk *w);
-/** Make room for @need elements of @elem bytes in *@arr. 0 or -1. */
-int bale_walk_grow(void **arr, size_t *cap, size_t need, size_t elem);
 int bale_walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason);
 /** Append note @n (strings already in the arena) to @arr. */

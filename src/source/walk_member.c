@@ -67,7 +67,7 @@ static int64_t walk_class_id(struct walk_classes *c, const char *name,
 		if (strncmp(copy, name, n) == 0 && copy[n] == '\0')
 			return (int64_t)c->slots[k] - 1;
 	}
-	if (bale_walk_grow((void **)&c->names, &c->cap, c->n + 1,
+	if (bale_grow_array((void **)&c->names, &c->cap, c->n + 1,
 	    sizeof(*c->names)) != 0 || !(copy = strndup(name, n)))
 		return -1;
 	c->names[c->n] = copy;

@@ -66,7 +66,7 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 	size_t tail = 0;
 
 	if (s->n % STORE_BLOCK == 0) {
-		if (bale_walk_grow((void **)&s->block_at, &s->capblocks,
+		if (bale_grow_array((void **)&s->block_at, &s->capblocks,
 		    s->n / STORE_BLOCK + 1, sizeof(*s->block_at)) != 0)
 			return -1;
 		s->block_at[s->n / STORE_BLOCK] = s->text.len;
@@ -86,7 +86,7 @@ static int store_add_label(struct walk_store *s, int64_t label)
 {
 	if (s->nruns && s->runs[s->nruns - 1].label == label)
 		return 0;
-	if (bale_walk_grow((void **)&s->runs, &s->capruns, s->nruns + 1,
+	if (bale_grow_array((void **)&s->runs, &s->capruns, s->nruns + 1,
 	    sizeof(*s->runs)) != 0)
 		return -1;
 	s->runs[s->nruns].first = s->n;
@@ -102,7 +102,7 @@ static int store_add_member(struct walk_store *s, size_t member)
 
 	if (!member && !s->members)
 		return 0;
-	if (bale_walk_grow((void **)&s->members, &s->capmembers, s->n + 1,
+	if (bale_grow_array((void **)&s->members, &s->capmembers, s->n + 1,
 	    sizeof(*s->members)) != 0)
 		return -1;
 	if (s->capmembers > had)

@@ -124,6 +124,23 @@ void bale_buf_release(struct bale_buf *b)
 	b->failed = 0;
 }
 
+int bale_grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
 int bale_grow(unsigned char **buf, size_t *cap, size_t need)
 {
 	unsigned char *p;
