@@ -328,24 +328,41 @@ static int walk_find_classes(struct bale_walk *w, const char *root)
 	return rc;
 }
 
+/* @la bytes at @a against @lb at @b, as strings: a start of the other
+ * comes first. */
+static int walk_cmp_bytes(const char *a, size_t la, const char *b,
+    size_t lb)
+{
+	int c = memcmp(a, b, la < lb ? la : lb);
+
+	if (c == 0 && la != lb)
+		return la < lb ? -1 : 1;
+	return c;
+}
+
+/* Two paths of one class: by their folder (all before the last '/',
+ * @la and @lb bytes), then by file name (@fa, @fb). */
+static int walk_cmp_in_class(const char *a, size_t la, const char *fa,
+    const char *b, size_t lb, const char *fb)
+{
+	int c = walk_cmp_bytes(a, la, b, lb);
+
+	return c ? c : strcmp(fa, fb);
+}
+
 /* torchvision order: class, then directory string, then file name. */
 static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 {
 	const struct walk_item *a = pa;
 	const struct walk_item *b = pb;
 	const char *arena = arg;
-	size_t n = a->dirlen < b->dirlen ? a->dirlen : b->dirlen;
+	const char *x = arena + a->path, *y = arena + b->path;
 	int c;
 
 	if (a->label != b->label)
 		return a->label < b->label ? -1 : 1;
-	c = memcmp(arena + a->path, arena + b->path, n);
-	if (c != 0)
-		return c;
-	if (a->dirlen != b->dirlen)
-		return a->dirlen < b->dirlen ? -1 : 1;
-	c = strcmp(arena + a->path + a->dirlen + 1,
-	    arena + b->path + b->dirlen + 1);
+	c = walk_cmp_in_class(x, a->dirlen, x + a->dirlen + 1, y, b->dirlen,
+	    y + b->dirlen + 1);
 	if (c != 0)
 		return c;
 	return a->member < b->member ? -1 : a->member > b->member;
@@ -357,19 +374,12 @@ int bale_walk_path_cmp(const char *a, const char *b)
 {
 	const char *ca = strchr(a, '/'), *cb = strchr(b, '/');
 	const char *da = strrchr(a, '/'), *db = strrchr(b, '/');
-	size_t na = ca ? (size_t)(ca - a) : 0, nb = cb ? (size_t)(cb - b) : 0;
 	size_t la = da ? (size_t)(da - a) : 0, lb = db ? (size_t)(db - b) : 0;
-	int c = memcmp(a, b, na < nb ? na : nb);
+	int c = walk_cmp_bytes(a, ca ? (size_t)(ca - a) : 0, b,
+	    cb ? (size_t)(cb - b) : 0);
 
-	if (c == 0 && na != nb)
-		return na < nb ? -1 : 1;
-	if (c == 0)
-		c = memcmp(a, b, la < lb ? la : lb);
-	if (c == 0 && la != lb)
-		return la < lb ? -1 : 1;
-	if (c == 0)
-		c = strcmp(a + la + (da != NULL), b + lb + (db != NULL));
-	return c;
+	return c ? c : walk_cmp_in_class(a, la, a + la + (da != NULL), b, lb,
+	    b + lb + (db != NULL));
 }
 
 void bale_walk_sort_items(struct bale_walk *w)
