@@ -103,8 +103,7 @@ static int upd_manifest_skips(struct bale_pipeline *p,
 		bale_report_get(p->report, BALE_NOTE_SKIPPED, i, &path, &why);
 		if (fstatat(rootfd, path, &sb, 0) == 0 && S_ISREG(sb.st_mode))
 			rc = bale_manifest_add_skip(m, (uint64_t)sb.st_size,
-			    (int64_t)sb.st_ctim.tv_sec * 1000000000 +
-			    sb.st_ctim.tv_nsec, path, why);
+			    bale_manifest_ns(&sb.st_ctim), path, why);
 	}
 	if (rootfd >= 0)
 		close(rootfd);
@@ -188,7 +187,8 @@ static int upd_merge(struct bale_pipeline *p, struct upd_news *nw,
 }
 
 /* The same, made whole in memory and sorted: the old manifest was read
- * whole, or the walk was not in path order. */
+ * whole, or the walk was not in path order. @return 0, or -1 with
+ * errno */
 static int upd_whole(struct upd_news *nw, struct bale_manifest *m)
 {
 	const struct bale_manifest *old = nw->u->diff.whole;
@@ -206,7 +206,9 @@ static int upd_whole(struct upd_news *nw, struct bale_manifest *m)
 	while (rc == 0 && (got = upd_news_next(nw, &s)) == 1)
 		rc = bale_manifest_add(m, s.key, s.label, s.file.size,
 		    s.file.mtime_ns, s.path);
-	return rc == 0 && got == 0 ? 0 : -1;
+	if (rc != 0)
+		errno = ENOMEM;
+	return rc == 0 && got == 0 ? 0 : -1;	/* got < 0: errno says */
 }
 
 /* Write the manifest, a line at a time where it can. */
@@ -218,8 +220,7 @@ static int upd_write(struct bale_pipeline *p, struct upd_news *nw,
 	int rc;
 
 	if (u->diff.whole || !u->diff.walk_sorted)
-		return upd_whole(nw, m) != 0 ? bale_errbuf_set(&p->err,
-		    BALE_ENOMEM, "no memory") :
+		return upd_whole(nw, m) != 0 ||
 		    bale_manifest_write(m, u->manifest) != 0 ? -1 : BALE_OK;
 	if (bale_manifest_begin(&out, m, u->manifest) != 0)
 		return -1;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #define BALE_MANIFEST_SUFFIX "-manifest.jsonl"
 
@@ -57,6 +58,12 @@ struct bale_manifest {
 	size_t capskip;
 	struct bale_buf arena;	/* NUL-separated paths */
 };
+
+/* A file time as the manifest keeps it: nanoseconds since the epoch. */
+static inline int64_t bale_manifest_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
 
 static inline const char *bale_manifest_path_of(const struct bale_manifest *m,
     size_t i)

@@ -51,10 +51,8 @@ static void diff_stat_of(struct diff_run *r, const char *path,
 	    fstatat(r->rootfd, path, &sb, 0) != 0))
 		return;
 	st->size = (uint64_t)sb.st_size;
-	st->mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-	    sb.st_mtim.tv_nsec;
-	st->ctime_ns = (int64_t)sb.st_ctim.tv_sec * 1000000000 +
-	    sb.st_ctim.tv_nsec;
+	st->mtime_ns = bale_manifest_ns(&sb.st_mtim);
+	st->ctime_ns = bale_manifest_ns(&sb.st_ctim);
 }
 
 /* Walk item @i is packed; an update (not a first run) lists it too. */
