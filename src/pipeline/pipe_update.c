@@ -253,7 +253,7 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 		bale_shuffle(perm, n, run->opts->seed + u->old.version);
 	for (i = 0; i < n; i++) {
 		u->pack_at[i] = run->opts->shuffle ? perm[i] : i;
-		u->order[i] = (bale_order_t)u->diff.pack[u->pack_at[i]];
+		u->order[i] = (bale_order_t)u->diff.pack[u->pack_at[i]].item;
 	}
 	free(perm);
 	free(run->plan.order_all);	/* every walk item's: not packed */
@@ -295,7 +295,7 @@ static int upd_packed(struct bale_pipeline *p, const struct pipe_run *run,
 			continue;
 		k = u->pack_at[i];
 		u->packed[k] = 1;
-		if (d->pack_replaces[k])
+		if (d->pack[k].replaces)
 			p->stats.replaced++;
 		else
 			p->stats.added++;
@@ -315,10 +315,10 @@ static void upd_report_paths(struct bale_buf *b, const char *key,
 	bale_json_key(b, key, 0);
 	bale_buf_puts(b, "[");
 	for (i = 0; i < d->npack && !b->failed; i++) {
-		if (d->pack_replaces[i] != replaces || !u->packed ||
+		if (d->pack[i].replaces != replaces || !u->packed ||
 		    !u->packed[i])
 			continue;
-		path = bale_walk_path(run->in.walk, d->pack[i], &scratch);
+		path = bale_walk_path(run->in.walk, d->pack[i].item, &scratch);
 		b->failed |= !path;	/* the report says no memory */
 		bale_buf_puts(b, first ? "\n" : ",\n");
 		bale_json_str(b, path ? path : "");
@@ -389,8 +389,9 @@ static int upd_still_skipped(struct bale_pipeline *p,
 	int rc = BALE_OK;
 
 	for (i = 0; rc == BALE_OK && i < d->nstill; i++) {
-		path = bale_walk_path(run->in.walk, d->still_walk[i], &scratch);
-		why = bale_manifest_skip_why(&u->old, d->still_skip[i]);
+		path = bale_walk_path(run->in.walk, d->still[i].item,
+		    &scratch);
+		why = bale_manifest_skip_why(&u->old, d->still[i].skip);
 		if (!path || bale_report_add(p->report, BALE_NOTE_SKIPPED,
 		    path, why) != 0) {
 			rc = bale_errbuf_set(&p->err, BALE_ENOMEM,
@@ -447,7 +448,7 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 void bale_pipe_update_put(struct pipe_run *run, uint64_t pos)
 {
 	if (run->upd && bale_bits_set(&run->upd->written, pos) != 0)
-		run->upd->written_lost = 1;	/* the run fails at the end */
+		run->upd->written_lost = 1;	/* the run fails */
 }
 
 int bale_pipe_update_nothing_to_pack(const struct pipe_run *run)

@@ -61,16 +61,14 @@ static int diff_pack(struct diff_run *r, uint64_t i,
 {
 	struct bale_update_diff *d = r->d;
 	struct bale_diff_pack p = { i, st->size, st->mtime_ns };
-	size_t cap = d->cappack;
 
 	bale_spill_add(&d->packs, &p, sizeof(p));
-	if (r->head && (bale_grow_array((void **)&d->pack, &d->cappack,
-	    d->npack + 1, sizeof(*d->pack)) != 0 ||
-	    bale_grow_array((void **)&d->pack_replaces, &cap, d->npack + 1, 1)))
+	if (r->head && bale_grow_array((void **)&d->pack, &d->cappack,
+	    d->npack + 1, sizeof(*d->pack)) != 0)
 		return diff_nomem(r);
 	if (r->head) {
-		d->pack[d->npack] = i;
-		d->pack_replaces[d->npack] = (unsigned char)replaces;
+		d->pack[d->npack].item = i;
+		d->pack[d->npack].replaces = replaces;
 	}
 	d->npack++;
 	return d->packs.failed ? bale_errbuf_set(r->err, BALE_EIO, "cannot "
@@ -106,7 +104,6 @@ static int diff_still_skipped(struct diff_run *r, const char *path,
     uint64_t i, const struct diff_stat *st)
 {
 	struct bale_update_diff *d = r->d;
-	size_t cap = d->capstill;
 	long k = bale_path_index_find(&r->skips, path);
 
 	if (k == -2)
@@ -114,12 +111,11 @@ static int diff_still_skipped(struct diff_run *r, const char *path,
 	if (k < 0 || r->head->skip[k].size != st->size ||
 	    r->head->skip[k].ctime_ns != st->ctime_ns)
 		return 0;
-	if (bale_grow_array((void **)&d->still_walk, &d->capstill, d->nstill + 1,
-	    sizeof(size_t)) != 0 || bale_grow_array((void **)&d->still_skip, &cap,
-	    d->nstill + 1, sizeof(size_t)) != 0)
+	if (bale_grow_array((void **)&d->still, &d->capstill, d->nstill + 1,
+	    sizeof(*d->still)) != 0)
 		return -1;
-	d->still_walk[d->nstill] = (size_t)i;
-	d->still_skip[d->nstill++] = (size_t)k;
+	d->still[d->nstill].item = (size_t)i;
+	d->still[d->nstill++].skip = (size_t)k;
 	return 1;
 }
 
@@ -473,12 +469,10 @@ void bale_update_diff_release(struct bale_update_diff *d)
 	bale_spill_release(&d->packs);
 	free(d->cache);
 	free(d->pack);
-	free(d->pack_replaces);
 	bale_bits_release(&d->kept);
 	free(d->removed);
 	bale_buf_release(&d->gone);
-	free(d->still_walk);
-	free(d->still_skip);
+	free(d->still);
 	bale_keyset_release(&d->keys_before);
 	if (d->whole)
 		bale_manifest_release(d->whole);

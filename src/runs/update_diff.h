@@ -32,6 +32,18 @@ struct bale_diff_pack {
 	int64_t mtime_ns;
 };
 
+/* A file an update packs, and whether it replaces a sample. */
+struct bale_diff_to_pack {
+	uint64_t item;		/* the walk's */
+	int replaces;
+};
+
+/* A file skipped before and unchanged since. */
+struct bale_diff_still {
+	size_t item;		/* the walk's */
+	size_t skip;		/* its manifest skip entry */
+};
+
 struct bale_update_diff {
 	int64_t *label_map;	/* walk label -> label */
 	const char **classes;	/* the class names after the update */
@@ -41,8 +53,7 @@ struct bale_update_diff {
 	uint64_t npack;
 	struct bale_diff_pack *cache;	/* packs [cache_first, +cache_n) */
 	uint64_t cache_first, cache_n;
-	uint64_t *pack;		/* an update's walk items to pack, */
-	unsigned char *pack_replaces;	/* 1: it replaces a sample */
+	struct bale_diff_to_pack *pack;	/* an update's, in walk order */
 	size_t cappack;
 	struct bale_bits kept;	/* manifest samples that stay, by line */
 	uint64_t nkept;
@@ -50,8 +61,7 @@ struct bale_update_diff {
 	size_t nremoved, capremoved;
 	struct bale_buf gone;	/* paths of samples whose file is gone */
 	size_t ngone;
-	size_t *still_walk;	/* walk items skipped before, unchanged */
-	size_t *still_skip;	/* their manifest skip entries */
+	struct bale_diff_still *still;
 	size_t nstill, capstill;
 	struct bale_keyset keys_before;	/* the manifest's keys */
 	uint64_t added, replaced;
