@@ -8,14 +8,18 @@
 void bale_wds_idx_add(struct bale_buf *idx, const char *ext, uint64_t off,
     uint64_t size, const char *name)
 {
+	char nums[2 * BALE_FMT_MAX + 3];	/* " OFF SIZE " */
+	size_t n = 0;
+
 	if (idx->len && idx->data[idx->len - 1] != '\n')
 		bale_buf_add(idx, " ", 1);
 	bale_buf_puts(idx, ext);
-	bale_buf_add(idx, " ", 1);
-	bale_buf_u64(idx, off, 0);
-	bale_buf_add(idx, " ", 1);
-	bale_buf_u64(idx, size, 0);
-	bale_buf_add(idx, " ", 1);
+	nums[n++] = ' ';
+	n += bale_fmt_u64(nums + n, off, 0);
+	nums[n++] = ' ';
+	n += bale_fmt_u64(nums + n, size, 0);
+	nums[n++] = ' ';
+	bale_buf_add(idx, nums, n);
 	bale_buf_puts(idx, name);
 }
 
