@@ -69,8 +69,8 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 	char fp[17];
 	int rc = BALE_ENOENT;	/* without resume: as if there were none */
 
-	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.order,
-	    run->plan.count, 1, fp);
+	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.content,
+	    1, fp);
 	if (run->opts->resume)
 		rc = bale_journal_read(&run->jr.j, run->jr.path,
 		    &p->err);

@@ -130,8 +130,10 @@ static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 	else
 		for (i = 0; i < n; i++)
 			run->plan.order_all[i] = (bale_order_t)i;
-	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.order_all,
-	    n, 0, run->plan.run_fp);
+	run->plan.content = bale_resume_content(run->in.walk,
+	    run->plan.order_all, n);
+	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.content,
+	    0, run->plan.run_fp);
 	pipe_slice(run, n);
 	p->stats.found = run->plan.count;
 	return BALE_OK;

@@ -74,6 +74,7 @@ struct pipe_plan {
 	uint64_t key_base;	/* the whole run's position of position 0
 				 * (a part's first sample): keys are it +
 				 * position */
+	uint64_t content;	/* bale_resume_content() of the whole run */
 	char run_fp[17];	/* the whole run's fingerprint (all parts) */
 	int skip;		/* a part found complete: nothing to do */
 	uint64_t first;		/* position this run starts at (resume) */

@@ -17,16 +17,33 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 	return bale_fnv1a(h, s ? s : "", (s ? strlen(s) : 0) + 1);
 }
 
+uint64_t bale_resume_content(const struct bale_walk *walk,
+    const bale_order_t *order, size_t n)
+{
+	struct bale_buf scratch = BALE_BUF_INIT;
+	uint64_t h = bale_fnv1a(BALE_FNV_INIT, &n, sizeof(n));
+	const char *path;
+	int64_t label;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		label = bale_walk_label(walk, (size_t)order[i]);
+		path = bale_walk_path(walk, (size_t)order[i], &scratch);
+		/* without memory the print matches no run's: no resume */
+		h = fnv_str(h, path ? path : "\n(no memory)");
+		h = bale_fnv1a(h, &label, sizeof(label));
+	}
+	bale_buf_release(&scratch);
+	return h;
+}
+
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
-    const struct bale_walk *walk, const bale_order_t *order, size_t n,
-    int with_part, char out[17])
+    const struct bale_walk *walk, uint64_t content, int with_part,
+    char out[17])
 {
 	struct bale_buf enc = BALE_BUF_INIT;
 	uint64_t h = BALE_FNV_INIT;
 	const char *const *classes = bale_walk_classes(walk);
-	struct bale_buf scratch = BALE_BUF_INIT;
-	const char *path;
-	int64_t label;
 	size_t i;
 
 	h = fnv_str(h, bale_version());
@@ -44,15 +61,7 @@ void bale_resume_fingerprint(const struct bale_pack_opts *o,
 	bale_buf_release(&enc);
 	for (i = 0; i < bale_walk_nclasses(walk); i++)
 		h = fnv_str(h, classes[i]);
-	h = bale_fnv1a(h, &n, sizeof(n));
-	for (i = 0; i < n; i++) {
-		label = bale_walk_label(walk, (size_t)order[i]);
-		path = bale_walk_path(walk, (size_t)order[i], &scratch);
-		/* without memory the print matches no run's: no resume */
-		h = fnv_str(h, path ? path : "\n(no memory)");
-		h = bale_fnv1a(h, &label, sizeof(label));
-	}
-	bale_buf_release(&scratch);
+	h = bale_fnv1a(h, &content, sizeof(content));
 	snprintf(out, 17, "%016" PRIx64, h);
 }
 

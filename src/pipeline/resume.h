@@ -11,14 +11,22 @@
 #include "report.h"
 #include "walk.h"
 
-/** Fingerprint (16 hex digits) of everything that decides the output:
- *  the formats, name, backend options and encode settings, and each of
- *  the @n inputs' path and label in output order (@order: position ->
- *  walk index), and @with_part, which part of the run it is. Thread
- *  count, window and strictness do not count. */
+/** A hash of what the whole run reads: each of the @n inputs' path and
+ *  label in output order (@order: position -> walk index). It is made
+ *  once, since a fingerprint of each part and of the whole run both
+ *  stand on it, and at ten million inputs each pass took a second. */
+uint64_t bale_resume_content(const struct bale_walk *walk,
+    const bale_order_t *order, size_t n);
+
+/** Fingerprint of a run into @out (16 hex digits): bale's version,
+ *  the formats, name, backend options and encode settings, the class
+ *  names, @content (bale_resume_content() of the whole run) and, with
+ *  @with_part, which part of the run it is (which, with the whole
+ *  run's content, says the part's). Thread count, window and
+ *  strictness do not count. */
 void bale_resume_fingerprint(const struct bale_pack_opts *o,
-    const struct bale_walk *walk, const bale_order_t *order, size_t n,
-    int with_part, char out[17]);
+    const struct bale_walk *walk, uint64_t content, int with_part,
+    char out[17]);
 
 /** Open @n writers for @ds in @dir, and set *@first to the first input
  *  position some writer still needs. With @resume, each writer resumes
