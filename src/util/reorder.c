@@ -10,7 +10,11 @@
  * slot's own condition, so taking one item wakes the one producer it
  * lets on, not all of them (with many readers on few cores, waking every
  * producer for every item cost more than the packing); producers short
- * of window bytes are woken only when there are some. */
+ * of window bytes are woken only when there are some. And they come in
+ * runs: slots freed are announced a run of them at a time (or when the
+ * consumer is about to wait), so a producer held by a full window wakes
+ * once to fill several, where waking it for each slot cost the consumer,
+ * which sets the pace, a system call per sample. */
 struct bale_reorder {
 	pthread_mutex_t lock;
 	pthread_cond_t *free_slot;	/* per slot: a producer waits for it */
@@ -22,6 +26,8 @@ struct bale_reorder {
 	uint64_t total;
 	uint64_t next_claim;
 	uint64_t next_take;
+	uint64_t woken_to;	/* slots freed before this were announced */
+	uint64_t wake_run;	/* slots freed between announcements */
 	size_t bytes_max;
 	size_t bytes_held;
 	size_t bytes_peak;
@@ -45,6 +51,7 @@ int bale_reorder_new(struct bale_reorder **out, uint64_t total, size_t slots,
 		return BALE_ENOMEM;
 	}
 	r->nslots = slots;
+	r->wake_run = slots / 8 ? slots / 8 : 1;
 	r->total = total;
 	r->bytes_max = bytes;
 	pthread_mutex_init(&r->lock, NULL);
@@ -102,6 +109,14 @@ void bale_reorder_deliver(struct bale_reorder *r, uint64_t pos, void *item)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* Wake the producers waiting for the slots freed since the last time:
+ * the slot of position p is the one p + nslots uses. Under the lock. */
+static void reorder_announce(struct bale_reorder *r)
+{
+	for (; r->woken_to < r->next_take; r->woken_to++)
+		pthread_cond_broadcast(&r->free_slot[r->woken_to % r->nslots]);
+}
+
 void *bale_reorder_take(struct bale_reorder *r)
 {
 	void *item = NULL;
@@ -109,6 +124,8 @@ void *bale_reorder_take(struct bale_reorder *r)
 
 	pthread_mutex_lock(&r->lock);
 	i = r->next_take % r->nslots;
+	if (!r->slot[i])	/* the item may wait on a slot not announced */
+		reorder_announce(r);
 	while (!r->aborted && !r->slot[i])
 		pthread_cond_wait(&r->arrived, &r->lock);
 	if (!r->aborted) {
@@ -123,10 +140,10 @@ void bale_reorder_advance(struct bale_reorder *r, size_t bytes)
 {
 	pthread_mutex_lock(&r->lock);
 	r->bytes_held -= bytes;
-	/* the slot just taken is the one position next_take + nslots uses:
-	 * broadcast, since a producer a lap further on may wait on it too */
-	pthread_cond_broadcast(&r->free_slot[r->next_take % r->nslots]);
 	r->next_take++;
+	/* broadcast: a producer a lap further on may wait on a slot too */
+	if (r->next_take - r->woken_to >= r->wake_run)
+		reorder_announce(r);
 	/* the new head may be short of bytes: it waits until it is the head */
 	if (r->bytes_waiters)
 		pthread_cond_broadcast(&r->bytes_freed);
