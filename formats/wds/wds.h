@@ -29,10 +29,17 @@
 #define WDS_END_BYTES 1024		/* two zero blocks close a tar */
 #define WDS_DEFAULT_SHARD_SIZE ((uint64_t)1 << 30)
 
+/* direct_io=: when shards are written with O_DIRECT (wds_dio.h) */
+enum { WDS_DIRECT_AUTO, WDS_DIRECT_ON, WDS_DIRECT_OFF };
+
 struct wds_w {
 	uint64_t max_count;	/* samples per shard; 0: no limit */
 	uint64_t max_bytes;	/* shard file size limit; 0: no limit */
 	int sync;		/* fsync shards and lists before renaming */
+	int direct_io;		/* WDS_DIRECT_*: shards past the page cache */
+	uint64_t direct_after;	/* auto: once this run wrote this many
+				 * bytes of shards (a quarter of memory) */
+	uint64_t run_bytes;	/* bytes of the shards this run closed */
 	char *dir;
 	char *name;
 	int shard_open;		/* a shard is being written */

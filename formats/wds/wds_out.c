@@ -56,38 +56,58 @@ static int wds_out_writev(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-/* The buffer, then @p[0..n) if not NULL, to the file. */
+/* The buffer, then @p[0..n) if not NULL, to the file. Direct, only a
+ * full buffer goes (whole blocks): it is handed to the dio thread, and
+ * the next one is filled. */
 static int wds_out_flush(struct wds_out *o, const void *p, size_t n)
 {
 	struct iovec iov[2] = { { o->buf, o->len }, { (void *)p, n } };
-	int rc = wds_out_writev(o->fd, iov, p ? 2 : 1);
+	int rc;
 
+	if (o->direct) {
+		rc = bale_wds_dio_hand(&o->dio);
+		o->buf = bale_wds_dio_buf(&o->dio);
+	} else {
+		rc = wds_out_writev(o->fd, iov, p ? 2 : 1);
+	}
 	o->len = 0;
 	return rc;
 }
 
-/* @n bytes into the buffer, or straight to the file when large. */
+/* @n bytes into the buffer, or straight to the file when large (through
+ * the cache; direct, every byte is copied, a buffer at a time). */
 static int wds_out_put(struct wds_out *o, const void *p, size_t n)
 {
-	if (n >= WDS_OUT_DIRECT)
+	const unsigned char *from = p;
+	size_t k;
+
+	if (!o->direct && n >= WDS_OUT_DIRECT)
 		return wds_out_flush(o, p, n);
-	if (o->len + n > o->cap && wds_out_flush(o, NULL, 0) != 0)
-		return -1;
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
+	while (n > 0) {
+		if (o->len == o->cap && wds_out_flush(o, NULL, 0) != 0)
+			return -1;
+		k = n < o->cap - o->len ? n : o->cap - o->len;
+		memcpy(o->buf + o->len, from, k);
+		o->len += k;
+		from += k;
+		n -= k;
+	}
 	return 0;
 }
 
-int bale_wds_out_begin(struct wds_out *o, int fd)
+int bale_wds_out_begin(struct wds_out *o, int fd, int direct)
 {
-	if (!o->buf) {
-		o->buf = malloc(WDS_OUT_CAP);
-		if (!o->buf)
+	if (!o->own) {
+		o->own = malloc(WDS_OUT_CAP);
+		if (!o->own)
 			return -1;
-		o->cap = WDS_OUT_CAP;
 	}
 	o->fd = fd;
 	o->len = 0;
+	/* a file system without O_DIRECT is written through the cache */
+	o->direct = direct && bale_wds_dio_start(&o->dio, fd) == 0;
+	o->buf = o->direct ? bale_wds_dio_buf(&o->dio) : o->own;
+	o->cap = o->direct ? BALE_WDS_DIO_BUF : WDS_OUT_CAP;
 	return 0;
 }
 
@@ -129,7 +149,8 @@ int bale_wds_out_member(struct wds_out *o, const char *name,
 	size_t pad = (size_t)((WDS_OUT_BLOCK - n % WDS_OUT_BLOCK) %
 	    WDS_OUT_BLOCK);
 
-	if (o->len + WDS_OUT_BLOCK > o->cap && wds_out_flush(o, NULL, 0) != 0)
+	/* every write is whole blocks: direct, the buffer is full here */
+	if (o->cap - o->len < WDS_OUT_BLOCK && wds_out_flush(o, NULL, 0) != 0)
 		return -1;
 	h = o->buf + o->len;
 	if (wds_out_header(h, name, n) != 0)
@@ -142,16 +163,26 @@ int bale_wds_out_member(struct wds_out *o, const char *name,
 
 int bale_wds_out_end(struct wds_out *o)
 {
+	size_t tail;
+
 	if (wds_out_put(o, wds_out_zeros, WDS_OUT_BLOCK) != 0 ||
 	    wds_out_put(o, wds_out_zeros, WDS_OUT_BLOCK) != 0)
 		return -1;
-	return o->len ? wds_out_flush(o, NULL, 0) : 0;
+	if (!o->direct)
+		return o->len ? wds_out_flush(o, NULL, 0) : 0;
+	tail = o->len;
+	o->direct = 0;
+	o->len = 0;
+	return bale_wds_dio_end(&o->dio, tail);
 }
 
 void bale_wds_out_release(struct wds_out *o)
 {
-	free(o->buf);
+	bale_wds_dio_release(&o->dio);
+	free(o->own);
+	o->own = NULL;
 	o->buf = NULL;
+	o->direct = 0;
 	o->len = 0;
 	o->cap = 0;
 }

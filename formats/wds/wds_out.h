@@ -13,18 +13,24 @@
 #ifndef WDS_OUT_H
 #define WDS_OUT_H
 
+#include "wds_dio.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 struct wds_out {
 	int fd;
-	unsigned char *buf;
+	unsigned char *buf;	/* the buffer being filled */
 	size_t len;
 	size_t cap;
+	unsigned char *own;	/* the buffer of writes through the cache */
+	int direct;		/* the file is written by dio */
+	struct wds_dio dio;
 };
 
-/** Start writing a tar to @fd. @return 0, or -1 with errno */
-int bale_wds_out_begin(struct wds_out *o, int fd);
+/** Start writing a tar to @fd (empty), with @direct past the page cache
+ *  (wds_dio.h) if the file system lets it. @return 0, or -1 with errno */
+int bale_wds_out_begin(struct wds_out *o, int fd, int direct);
 
 #define BALE_WDS_OUT_NAME_MAX 99	/* bytes of a member's name */
 #define BALE_WDS_OUT_SIZE_MAX ((UINT64_C(1) << 33) - 1)	/* 11 octal
@@ -40,7 +46,7 @@ int bale_wds_out_member(struct wds_out *o, const char *name,
  *  the file. @return 0, or -1 with errno */
 int bale_wds_out_end(struct wds_out *o);
 
-/** Free the buffer (what it held is lost). */
+/** Free the buffers (what they held is lost) and stop a dio thread. */
 void bale_wds_out_release(struct wds_out *o);
 
 #endif

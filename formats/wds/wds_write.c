@@ -39,6 +39,34 @@ char *bale_wds_path(const struct wds_w *st, unsigned no, const char *ext)
 
 /* ---- options and open ---------------------------------------------------- */
 
+static int wds_direct_option(struct bale_writer *w, struct wds_w *st,
+    const char *value)
+{
+	if (strcmp(value, "auto") == 0)
+		st->direct_io = WDS_DIRECT_AUTO;
+	else if (strcmp(value, "1") == 0)
+		st->direct_io = WDS_DIRECT_ON;
+	else if (strcmp(value, "0") == 0)
+		st->direct_io = WDS_DIRECT_OFF;
+	else
+		return bale_writer_seterr(w, BALE_EINVAL, "wds: direct_io "
+		    "'%s' is not auto, 1 or 0", value);
+	return BALE_OK;
+}
+
+/* A run's output up to a quarter of the memory may stay in the page
+ * cache for whoever reads it next; past that it would only crowd out
+ * what the readers need, and cost the copy and the write-back. */
+static uint64_t wds_direct_after(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return UINT64_MAX;	/* unknown: through the cache */
+	return (uint64_t)pages * (uint64_t)size / 4;
+}
+
 static int wds_option(struct bale_writer *w, void *priv, const char *key,
     const char *value)
 {
@@ -63,6 +91,8 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 		st->sync = strcmp(value, "0") != 0;
 		return BALE_OK;
 	}
+	if (strcmp(key, "direct_io") == 0)
+		return wds_direct_option(w, st, value);
 	return BALE_ENOOPT;
 }
 
@@ -92,6 +122,7 @@ int bale_wds_init(struct bale_writer *w, struct wds_w *st,
 {
 	if (!st->max_bytes && !st->max_count)
 		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
+	st->direct_after = wds_direct_after();
 	st->dir = strdup(dir);
 	st->name = strdup(ds->name);
 	if (!st->dir || !st->name)
@@ -125,7 +156,9 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	if (st->fd < 0)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot create '%s': %s", st->tmp, strerror(errno));
-	if (bale_wds_out_begin(&st->out, st->fd) != 0)
+	if (bale_wds_out_begin(&st->out, st->fd, st->direct_io ==
+	    WDS_DIRECT_ON || (st->direct_io == WDS_DIRECT_AUTO &&
+	    st->run_bytes >= st->direct_after)) != 0)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	st->shard_open = 1;
 	st->shard_samples = 0;
@@ -199,6 +232,7 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	if (rc != BALE_OK)
 		return rc;
 	bale_wds_list_entry(st, st->shard_bytes);
+	st->run_bytes += st->shard_bytes;
 	free(st->tmp);
 	st->tmp = NULL;
 	st->shard_no++;
@@ -396,6 +430,7 @@ static void wds_release(void *priv)
 {
 	struct wds_w *st = priv;
 
+	bale_wds_out_release(&st->out);	/* its thread may write to fd */
 	if (st->tmp) {
 		if (st->fd >= 0)
 			close(st->fd);
@@ -404,7 +439,6 @@ static void wds_release(void *priv)
 	/* a run that did not publish leaves no half-written shard list */
 	if (!st->published && st->dir && st->name)
 		wds_remove_partial_list(st);
-	bale_wds_out_release(&st->out);
 	free(st->tmp);
 	free(st->dir);
 	free(st->name);
