@@ -52,7 +52,7 @@ static const struct bale_option wds_writer_options[] = {
 	{ "fsync", NULL, BALE_OPTION_SYNC, "fsync", BALE_FSYNC_HELP },
 	{ "direct_io", "auto|1|0", 0, NULL,
 	    "write shards past the page cache (O_DIRECT): auto once the "
-	    "run has written a quarter of the memory (default)" },
+	    "run has written 1 GiB (default)" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
 

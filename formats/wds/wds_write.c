@@ -54,19 +54,6 @@ static int wds_direct_option(struct bale_writer *w, struct wds_w *st,
 	return BALE_OK;
 }
 
-/* A run's output up to a quarter of the memory may stay in the page
- * cache for whoever reads it next; past that it would only crowd out
- * what the readers need, and cost the copy and the write-back. */
-static uint64_t wds_direct_after(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES);
-	long size = sysconf(_SC_PAGESIZE);
-
-	if (pages <= 0 || size <= 0)
-		return UINT64_MAX;	/* unknown: through the cache */
-	return (uint64_t)pages * (uint64_t)size / 4;
-}
-
 static int wds_option(struct bale_writer *w, void *priv, const char *key,
     const char *value)
 {
@@ -122,7 +109,6 @@ int bale_wds_init(struct bale_writer *w, struct wds_w *st,
 {
 	if (!st->max_bytes && !st->max_count)
 		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
-	st->direct_after = wds_direct_after();
 	st->dir = strdup(dir);
 	st->name = strdup(ds->name);
 	if (!st->dir || !st->name)
@@ -158,7 +144,7 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 		    "wds: cannot create '%s': %s", st->tmp, strerror(errno));
 	if (bale_wds_out_begin(&st->out, st->fd, st->direct_io ==
 	    WDS_DIRECT_ON || (st->direct_io == WDS_DIRECT_AUTO &&
-	    st->run_bytes >= st->direct_after)) != 0)
+	    st->run_bytes >= WDS_DIRECT_AFTER)) != 0)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
 	st->shard_open = 1;
 	st->shard_samples = 0;
