@@ -11,27 +11,36 @@
 # so; every output is removed after it is measured. One JSON line per
 # measurement goes to $OUT_JSONL (default bench/results/scale.jsonl);
 # bench/scale_chart.py draws pack memory against samples from it.
+# With --small, the trees link to 64 JPEGs of 8x8 pixels (about 350
+# bytes) instead, so that all three formats of 10 M samples fit on a
+# smaller disk: what a sample costs in memory does not depend on its
+# bytes.
 # With --update, each format is packed with --update instead, then
 # updated with nothing changed (find -printf beside it) and with the
 # files of one class moved to another (a thousand added, a thousand
 # removed), and moved back.
 #
 #   bench/scale.sh [-s "1 2 5 10"] [-f "wds lmdb hdf5 all"] [--shuffle]
-#                  [--update]
+#                  [--update] [--small] [--pack-only]
+# --pack-only leaves out the reading and the command-line tools.
 set -eu
 cd "$(dirname "$0")/.."
 sizes="1 2 5 10"
 formats="wds lmdb hdf5 all"
 shuffle=0
 update=0
+small=
+pack_only=0
 while [ $# -gt 0 ]; do
     case $1 in
     -s) sizes=$2; shift 2 ;;
     -f) formats=$2; shift 2 ;;
     --shuffle) shuffle=1; shift ;;
     --update) update=1; shift ;;
+    --small) small=-small; shift ;;
+    --pack-only) pack_only=1; shift ;;
     *) echo "usage: bench/scale.sh [-s SIZES] [-f FORMATS] [--shuffle]" \
-           "[--update]" >&2
+           "[--update] [--small] [--pack-only]" >&2
        exit 2 ;;
     esac
 done
@@ -42,13 +51,19 @@ mkdata=${MKDATA:-build/tests/bale-mkdata}
 py=${PY:-/usr/bin/python3}	# Debian's, with python3-torch
 export PYTHONPATH=${PYTHONPATH:-build/python}
 mkdir -p "$dir"
-[ -f "$dir/src/.complete" ] || {
-    rm -rf "$dir/src"
-    "$mkdata" random "$dir/src" -n 64 --classes 1 --min 64 --max 80 \
-        --seed 3 >/dev/null
-    touch "$dir/src/.complete"
+src=$dir/src$small
+[ -f "$src/.complete" ] || {
+    rm -rf "$src"
+    if [ -n "$small" ]; then
+        "$mkdata" random "$src" -n 64 --classes 1 --min 8 --max 8 \
+            --seed 3 >/dev/null
+    else
+        "$mkdata" random "$src" -n 64 --classes 1 --min 64 --max 80 \
+            --seed 3 >/dev/null
+    fi
+    touch "$src/.complete"
 }
-sample_bytes=$(du -sb "$dir/src" | awk '{print int($1 / 64)}')
+sample_bytes=$(du -sb "$src" | awk '{print int($1 / 64)}')
 
 # bytes an output of N million samples takes, roughly: the image, tar
 # headers and the label/JSON members (wds), records and rows (others)
@@ -63,7 +78,9 @@ fits() { # FORMAT MILLIONS
     [ "$(need_bytes "$1" "$2")" -lt "$free" ]
 }
 record() { # JSON
-    echo "$1" | tee -a "$out_jsonl"
+    local line=$1
+    [ -z "$small" ] || line="{\"small\": true, ${line#\{}"
+    echo "$line" | tee -a "$out_jsonl"
 }
 measure() { # NAME MILLIONS CMD...: one line of wall seconds and max RSS
     local name=$1 m=$2 t
@@ -79,9 +96,9 @@ measure() { # NAME MILLIONS CMD...: one line of wall seconds and max RSS
     record "{\"what\": \"$name\", \"millions\": $m, \"seconds\": ${t% *}, \"max_rss_kib\": ${t#* }}"
 }
 tree_of() { # MILLIONS: the tree, made when missing
-    local tree=$dir/tree-${1}M
+    local tree=$dir/tree$small-${1}M
     if [ ! -f "$tree/.complete" ]; then
-        "$py" bench/scale_tree.py "$dir/src" "$tree" "$1"
+        "$py" bench/scale_tree.py "$src" "$tree" "$1"
         touch "$tree/.complete"
     fi
     echo "$tree"
@@ -127,7 +144,7 @@ for m in $sizes; do
         continue
     fi
     find -L "$tree" -type f -printf '%s %T@\n' >/dev/null  # warm
-    if fits wds "$m"; then
+    if [ -z "$small" ] && fits wds "$m"; then	# small: memory only
         measure "tar -h --hard-dereference -cf" "$m" \
             tar -h --hard-dereference -cf "$dir/tar.tar" -C "$tree" .
         rm -f "$dir/tar.tar"
@@ -147,7 +164,10 @@ for m in $sizes; do
             measure "pack -f $fmt --shuffle" "$m" "$bale" pack "$tree" \
                 -f "$fmt" -o "$dir/out" -q --shuffle
         fi
-        [ "$f" = all ] && { rm -rf "$dir/out"; continue; }
+        if [ "$f" = all ] || [ "$pack_only" = 1 ]; then
+            rm -rf "$dir/out"
+            continue
+        fi
         record "$("$py" bench/scale_read.py "$dir/out" "$f" |
             sed "s/^{/{\"what\": \"read\", \"millions\": $m, /")"
         if [ "$f" = wds ]; then
