@@ -3,9 +3,11 @@
  */
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "lmdb_pages.h"
 #include "lmdb_write.h"
 
 #include <lmdb.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,14 +64,21 @@ static void lmdb_keep_record(struct lmdb_w *st, const MDB_val *k,
 	st->last_index = index;
 }
 
+/* Records read between two lets-go of the map's pages (lmdb_pages.h) */
+#define LMDB_CUT_LET_GO_EVERY 16384
+
 /* Delete every record at or past @next (written after the checkpoint),
- * and our metadata; rebuild the key list of what stays. */
+ * and our metadata; rebuild the key list of what stays. The walk reads
+ * every record's page through the map: those pages are let go as it
+ * goes, or they counted as the run's memory (a resumed pack of 1 M
+ * samples held 490 MiB, of 10 M all three formats 3.6 GiB). */
 static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 {
 	MDB_cursor *cur = NULL;
 	MDB_val k;
 	MDB_val v;
 	uint64_t index;
+	uint64_t n = 0;
 	int err = mdb_cursor_open(st->txn, st->dbi, &cur);
 
 	if (err == 0)
@@ -79,6 +88,8 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 			err = mdb_cursor_del(cur, 0);
 		else
 			lmdb_keep_record(st, &k, &v, index);
+		if (++n % LMDB_CUT_LET_GO_EVERY == 0)
+			bale_lmdb_let_go(st->env, SIZE_MAX);
 		if (err == 0)
 			err = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
 	}
