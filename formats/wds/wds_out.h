@@ -6,9 +6,10 @@
  * the name, the size and the checksum filled in: libarchive did the
  * same with an entry object, a name conversion and a call per field,
  * and that was a tenth of a small-sample pack's time. The bytes are the
- * ones libarchive's ustar writer gave. Small writes gather in a buffer
- * and large payloads go out straight from the sample's memory, in one
- * writev(2) with what is buffered.
+ * ones libarchive's ustar writer gave. Through the page cache, small
+ * writes gather in a buffer and large payloads go out straight from the
+ * sample's memory, in one writev(2) with what is buffered; past it
+ * (wds_dio.h), every byte is copied into whole buffers.
  */
 #ifndef WDS_OUT_H
 #define WDS_OUT_H
