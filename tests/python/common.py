@@ -1,5 +1,6 @@
 """Helpers of the Python tests: data made with bale-mkdata, packed with the
 bale command, and torchvision's view of the source tree."""
+import faulthandler
 import os
 import shutil
 import subprocess
@@ -100,4 +101,8 @@ class TempTest(unittest.TestCase):
 
 
 def main():
-    sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)
+    # a test that hangs says where before meson's 300 s timeout kills it
+    # (each test is named as it starts, and the stacks are dumped)
+    faulthandler.dump_traceback_later(240)
+    result = unittest.main(exit=False, verbosity=2).result
+    sys.exit(0 if result.wasSuccessful() else 1)
