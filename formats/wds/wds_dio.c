@@ -8,6 +8,16 @@
 
 #define WDS_DIO_ALIGN 4096	/* the largest logical block in use */
 
+/* Turn O_DIRECT on (@on) or off for @fd. @return 0, or -1 with errno */
+static int wds_dio_direct(int fd, int on)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT);
+}
+
 /* pwrite(2) all of @n bytes at @at. A file system that takes O_DIRECT
  * at open but not for these writes (EINVAL) has the file turned back to
  * the page cache, and the write made again. @return 0 or an errno */
@@ -21,8 +31,7 @@ static int wds_dio_pwrite(int fd, const unsigned char *p, size_t n,
 		if (put < 0 && errno == EINTR)
 			continue;
 		if (put < 0 && errno == EINVAL &&
-		    (fcntl(fd, F_GETFL) & O_DIRECT) &&
-		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_DIRECT) == 0)
+		    (fcntl(fd, F_GETFL) & O_DIRECT) && wds_dio_direct(fd, 0) == 0)
 			continue;
 		if (put <= 0)
 			return put < 0 ? errno : EIO;
@@ -80,13 +89,11 @@ static int wds_dio_buffers(struct wds_dio *d)
 
 int bale_wds_dio_start(struct wds_dio *d, int fd)
 {
-	int flags = fcntl(fd, F_GETFL);
-
 	if (wds_dio_buffers(d) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_DIRECT) != 0)
+	if (wds_dio_direct(fd, 1) != 0)
 		return -1;
 	d->fd = fd;
 	d->fill = d->next = d->queued = 0;
@@ -99,7 +106,7 @@ int bale_wds_dio_start(struct wds_dio *d, int fd)
 	if (errno != 0) {
 		pthread_mutex_destroy(&d->lock);
 		pthread_cond_destroy(&d->changed);
-		fcntl(fd, F_SETFL, flags);
+		wds_dio_direct(fd, 0);
 		return -1;
 	}
 	d->running = 1;
@@ -147,13 +154,10 @@ static int wds_dio_stop(struct wds_dio *d)
 
 int bale_wds_dio_end(struct wds_dio *d, size_t n)
 {
-	int flags;
 	int err = wds_dio_stop(d);
 
 	/* the tail is not a whole block: through the page cache */
-	flags = fcntl(d->fd, F_GETFL);
-	if (!err && (flags < 0 ||
-	    fcntl(d->fd, F_SETFL, flags & ~O_DIRECT) != 0))
+	if (!err && wds_dio_direct(d->fd, 0) != 0)
 		err = errno;
 	if (!err && n)
 		err = wds_dio_pwrite(d->fd, d->buf[d->fill], n, d->offset);
