@@ -20,4 +20,8 @@ void bale_lmdb_let_go_of(const char *map, size_t len, size_t bytes);
 /** The same for @env's map, found from its data file. */
 void bale_lmdb_let_go(MDB_env *env, size_t bytes);
 
+/* Records a walk through the map reads between two lets-go: its memory
+ * stays a few MiB whatever the file holds. */
+#define BALE_LMDB_LET_GO_EVERY 16384
+
 #endif

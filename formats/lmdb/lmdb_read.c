@@ -304,10 +304,8 @@ static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	return BALE_OK;
 }
 
-/* Samples read between two let-gos of the mapped pages: a reader going
- * through millions (ls, verify) holds at most so many samples' pages. */
-#define LMDB_LET_GO_EVERY 16384
-
+/* Every BALE_LMDB_LET_GO_EVERY samples the mapped pages are let go: a
+ * reader going through millions (ls, verify) holds so many at most. */
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
@@ -318,7 +316,7 @@ static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
 		    PRIu64, i);
 	n = atomic_fetch_add_explicit(&st->e->reads, 1, memory_order_relaxed);
-	if (n % LMDB_LET_GO_EVERY == LMDB_LET_GO_EVERY - 1)
+	if (n % BALE_LMDB_LET_GO_EVERY == BALE_LMDB_LET_GO_EVERY - 1)
 		bale_lmdb_let_go_of(st->e->map, st->e->map_len,
 		    (size_t)st->v->size);
 	return st->v->caffe ? lmdb_rget_caffe(r, st, i, out) :

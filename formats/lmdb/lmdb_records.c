@@ -11,8 +11,6 @@
 
 /* Records between two let-gos of the pages read: copying millions holds
  * only so many in memory. */
-#define RECORDS_LET_GO_EVERY 16384
-
 int bale_lmdb_each_record(const char *path, int nosubdir,
     int (*fn)(void *ctx, MDB_val *k, MDB_val *v), void *ctx,
     struct bale_errbuf *err)
@@ -41,7 +39,7 @@ int bale_lmdb_each_record(const char *path, int nosubdir,
 	while (!e && rc == BALE_OK && !(e = mdb_cursor_get(cur, &k, &v,
 	    MDB_NEXT))) {
 		rc = fn(ctx, &k, &v);
-		if (++n % RECORDS_LET_GO_EVERY == 0)
+		if (++n % BALE_LMDB_LET_GO_EVERY == 0)
 			bale_lmdb_let_go(env, SIZE_MAX);
 	}
 	if (rc == BALE_OK && e != MDB_NOTFOUND)

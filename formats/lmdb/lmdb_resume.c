@@ -64,9 +64,6 @@ static void lmdb_keep_record(struct lmdb_w *st, const MDB_val *k,
 	st->last_index = index;
 }
 
-/* Records read between two lets-go of the map's pages (lmdb_pages.h) */
-#define LMDB_CUT_LET_GO_EVERY 16384
-
 /* Delete every record at or past @next (written after the checkpoint),
  * and our metadata; rebuild the key list of what stays. The walk reads
  * every record's page through the map: those pages are let go as it
@@ -88,7 +85,7 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 			err = mdb_cursor_del(cur, 0);
 		else
 			lmdb_keep_record(st, &k, &v, index);
-		if (++n % LMDB_CUT_LET_GO_EVERY == 0)
+		if (++n % BALE_LMDB_LET_GO_EVERY == 0)
 			bale_lmdb_let_go(st->env, SIZE_MAX);
 		if (err == 0)
 			err = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
