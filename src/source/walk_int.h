@@ -53,9 +53,21 @@ struct walk_store {
 	} *runs;
 	size_t nruns;
 	size_t capruns;
-	size_t *members;	/* 1 + index in bale_walk.members, 0 for a
-				 * file; NULL while no sample has one */
-	size_t capmembers;
+	struct walk_locs {	/* where archive samples lie, coded
+				 * (walk_locs.c); empty while no sample
+				 * has a member */
+		struct bale_buf text;
+		size_t *block_at;
+		size_t capblocks;
+		uint64_t prev_offset;	/* coding: the block's last */
+		struct walk_origin {
+			const struct bale_source_kind *kind;
+			int fd;
+		} *origins;	/* the archives the samples lie in */
+		size_t norigins;
+		size_t caporigins;
+		size_t n;	/* samples coded */
+	} locs;
 	size_t n;
 };
 
@@ -94,6 +106,19 @@ struct bale_walk {
 	const atomic_int *stop;	/* set: the run was asked to stop */
 	struct bale_errbuf err;
 };
+
+/* walk_locs.c */
+
+void bale_walk_put_varint(struct bale_buf *b, uint64_t v);
+uint64_t bale_walk_get_varint(const unsigned char **p);
+/** Code sample @n's member @m (NULL: a file below the root); samples
+ *  come in order. 0, or -1 without memory. */
+int bale_walk_locs_add(struct walk_locs *l, size_t n,
+    const struct bale_walk_member *m);
+/** 1 with @m filled when sample @i is a member, 0 when a file. */
+int bale_walk_locs_get(const struct walk_locs *l, size_t i,
+    struct bale_walk_member *m);
+void bale_walk_locs_release(struct walk_locs *l);
 
 int bale_walk_nomem(struct bale_walk *w);
 /** Move the listed items, in their order, to the store (after those

@@ -5,7 +5,7 @@
  * a block of STORE_BLOCK starts afresh, so one path decodes in at most
  * STORE_BLOCK steps), labels as runs of
  * equal labels (a folder's classes are one run each), and archive
- * members by index only when there are any. */
+ * members' locations coded (walk_locs.c) only when there are any. */
 #include "walk_int.h"
 
 #include "bale.h"
@@ -14,33 +14,6 @@
 #include <string.h>
 
 #define STORE_BLOCK 16
-
-static void store_varint(struct bale_buf *b, size_t v)
-{
-	unsigned char c;
-
-	do {
-		c = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		c |= v ? 0x80 : 0;
-		bale_buf_add(b, &c, 1);
-	} while (v);
-}
-
-static size_t store_read_varint(const unsigned char **p)
-{
-	size_t v = 0;
-	int shift = 0;
-
-	while (**p & 0x80) {
-		v |= (size_t)(**p & 0x7f) << shift;
-		shift += 7;
-		(*p)++;
-	}
-	v |= (size_t)**p << shift;
-	(*p)++;
-	return v;
-}
 
 /* How much @path shares with the path before: its start (*@head) and,
  * from what is left of both, its end (*@tail). */
@@ -73,9 +46,9 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 	} else {
 		store_shared(&s->prev, path, len, &head, &tail);
 	}
-	store_varint(&s->text, head);
-	store_varint(&s->text, tail);
-	store_varint(&s->text, len - head - tail);
+	bale_walk_put_varint(&s->text, head);
+	bale_walk_put_varint(&s->text, tail);
+	bale_walk_put_varint(&s->text, len - head - tail);
 	bale_buf_add(&s->text, path + head, len - head - tail);
 	bale_buf_reset(&s->prev);
 	bale_buf_add(&s->prev, path, len);
@@ -95,23 +68,6 @@ static int store_add_label(struct walk_store *s, int64_t label)
 	return 0;
 }
 
-/* Members are kept only from the first sample that has one. */
-static int store_add_member(struct walk_store *s, size_t member)
-{
-	size_t had = s->capmembers;
-
-	if (!member && !s->members)
-		return 0;
-	if (bale_grow_array((void **)&s->members, &s->capmembers, s->n + 1,
-	    sizeof(*s->members)) != 0)
-		return -1;
-	if (s->capmembers > had)
-		memset(s->members + had, 0,
-		    (s->capmembers - had) * sizeof(*s->members));
-	s->members[s->n] = member;
-	return 0;
-}
-
 int bale_walk_seal(struct bale_walk *w)
 {
 	struct walk_store *s = &w->store;
@@ -124,11 +80,13 @@ int bale_walk_seal(struct bale_walk *w)
 		path = w->arena.data + it->path;
 		if (store_add_path(s, path, strlen(path)) != 0 ||
 		    store_add_label(s, it->label) != 0 ||
-		    store_add_member(s, it->member) != 0)
+		    bale_walk_locs_add(&s->locs, s->n, it->member ?
+		    &w->members[it->member - 1] : NULL) != 0)
 			return bale_walk_nomem(w);
 		s->n++;
 	}
 	w->nitems = 0;
+	w->nmembers = 0;	/* coded now: none refers to them */
 	bale_buf_reset(&w->arena);
 	return BALE_OK;
 }
@@ -140,6 +98,9 @@ int bale_walk_seal_all(struct bale_walk *w)
 	free(w->items);
 	w->items = NULL;
 	w->capitems = 0;
+	free(w->members);
+	w->members = NULL;
+	w->capmembers = 0;
 	bale_buf_release(&w->arena);
 	bale_buf_release(&w->store.prev);
 	return rc;
@@ -177,9 +138,9 @@ const char *bale_walk_path(const struct bale_walk *w, size_t i,
 
 	bale_buf_reset(scratch);
 	for (k = 0; k <= i % STORE_BLOCK; k++) {
-		head = store_read_varint(&p);
-		tail = store_read_varint(&p);
-		nmid = store_read_varint(&p);
+		head = (size_t)bale_walk_get_varint(&p);
+		tail = (size_t)bale_walk_get_varint(&p);
+		nmid = (size_t)bale_walk_get_varint(&p);
 		store_splice(scratch, head, tail, p, nmid);
 		p += nmid;
 	}
@@ -214,12 +175,7 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 int bale_walk_member(const struct bale_walk *w, size_t i,
     struct bale_walk_member *m)
 {
-	size_t k = w->store.members ? w->store.members[i] : 0;
-
-	if (k == 0)
-		return 0;
-	*m = w->members[k - 1];
-	return 1;
+	return bale_walk_locs_get(&w->store.locs, i, m);
 }
 
 void bale_walk_drop_samples(struct bale_walk *w)
@@ -232,7 +188,7 @@ void bale_walk_drop_samples(struct bale_walk *w)
 
 int bale_walk_has_members(const struct bale_walk *w)
 {
-	return w->store.members != NULL;
+	return w->store.locs.n > 0;
 }
 
 void bale_walk_store_release(struct walk_store *s)
@@ -241,6 +197,6 @@ void bale_walk_store_release(struct walk_store *s)
 	bale_buf_release(&s->prev);
 	free(s->block_at);
 	free(s->runs);
-	free(s->members);
+	bale_walk_locs_release(&s->locs);
 	memset(s, 0, sizeof(*s));
 }

@@ -1,0 +1,194 @@
+/* walk_locs.c - where each sealed sample's bytes lie in its archive (or
+ * packed output), coded in a few bytes: a struct bale_walk_member is 48
+ * bytes, which at ten million samples would be most of a run's memory.
+ *
+ * Each sample's record, in blocks of LOCS_BLOCK that start afresh (so one
+ * decodes in at most LOCS_BLOCK steps):
+ *   varint  0 for a file below the root, else (origin + 1) << 3 | flags
+ *   zigzag  offset less the block's previous member's offset (a tar's
+ *           members follow each other: two bytes for small images)
+ *   varint  size
+ *   varint  csize, if LOC_CSIZE: a zip member stored deflated
+ *   varint  method, if LOC_METHOD
+ *   4 bytes crc, if LOC_CRC
+ * An origin is an archive (its kind and open file), kept once. */
+#include "walk_int.h"
+
+#include "bale.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LOCS_BLOCK 16
+
+#define LOC_CSIZE 1
+#define LOC_METHOD 2
+#define LOC_CRC 4
+
+void bale_walk_put_varint(struct bale_buf *b, uint64_t v)
+{
+	unsigned char c[10];
+	size_t n = 0;
+
+	do {
+		c[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		c[n++] |= v ? 0x80 : 0;
+	} while (v);
+	bale_buf_add(b, c, n);
+}
+
+uint64_t bale_walk_get_varint(const unsigned char **p)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (**p & 0x80) {
+		v |= (uint64_t)(**p & 0x7f) << shift;
+		shift += 7;
+		(*p)++;
+	}
+	v |= (uint64_t)**p << shift;
+	(*p)++;
+	return v;
+}
+
+/* The origin of @m, added when new; -1: no memory. Samples come archive
+ * by archive, so the last origin is almost always the one. */
+static int64_t locs_origin(struct walk_locs *l, const struct bale_walk_member *m)
+{
+	size_t i = l->norigins;
+
+	while (i-- > 0)
+		if (l->origins[i].kind == m->kind && l->origins[i].fd == m->fd)
+			return (int64_t)i;
+	if (bale_grow_array((void **)&l->origins, &l->caporigins,
+	    l->norigins + 1, sizeof(*l->origins)) != 0)
+		return -1;
+	l->origins[l->norigins].kind = m->kind;
+	l->origins[l->norigins].fd = m->fd;
+	return (int64_t)l->norigins++;
+}
+
+/* Start sample @n's record: a new block every LOCS_BLOCK. */
+static int locs_begin(struct walk_locs *l, size_t n)
+{
+	if (n % LOCS_BLOCK)
+		return 0;
+	if (bale_grow_array((void **)&l->block_at, &l->capblocks,
+	    n / LOCS_BLOCK + 1, sizeof(*l->block_at)) != 0)
+		return -1;
+	l->block_at[n / LOCS_BLOCK] = l->text.len;
+	l->prev_offset = 0;
+	return 0;
+}
+
+/* Samples before the first member are files: a zero each. */
+static int locs_catch_up(struct walk_locs *l, size_t n)
+{
+	while (l->n < n) {
+		if (locs_begin(l, l->n) != 0)
+			return -1;
+		bale_buf_add(&l->text, "", 1);
+		l->n++;
+	}
+	return l->text.failed ? -1 : 0;
+}
+
+static uint64_t locs_zigzag(uint64_t now, uint64_t before)
+{
+	int64_t d = (int64_t)(now - before);
+
+	return d < 0 ? ((uint64_t)~d << 1) | 1 : (uint64_t)d << 1;
+}
+
+int bale_walk_locs_add(struct walk_locs *l, size_t n,
+    const struct bale_walk_member *m)
+{
+	unsigned char crc[4];
+	unsigned flags;
+	int64_t origin;
+
+	if (!m && !l->n)
+		return 0;	/* no member yet: nothing is kept */
+	if (locs_catch_up(l, n) != 0 || locs_begin(l, n) != 0)
+		return -1;
+	l->n = n + 1;
+	if (!m) {
+		bale_buf_add(&l->text, "", 1);
+		return l->text.failed ? -1 : 0;
+	}
+	if ((origin = locs_origin(l, m)) < 0)
+		return -1;
+	flags = (m->csize != m->size ? LOC_CSIZE : 0) |
+	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0);
+	bale_walk_put_varint(&l->text, (uint64_t)(origin + 1) << 3 | flags);
+	bale_walk_put_varint(&l->text, locs_zigzag(m->offset, l->prev_offset));
+	bale_walk_put_varint(&l->text, m->size);
+	if (flags & LOC_CSIZE)
+		bale_walk_put_varint(&l->text, m->csize);
+	if (flags & LOC_METHOD)
+		bale_walk_put_varint(&l->text, (uint64_t)m->method);
+	if (flags & LOC_CRC) {
+		crc[0] = (unsigned char)m->crc;
+		crc[1] = (unsigned char)(m->crc >> 8);
+		crc[2] = (unsigned char)(m->crc >> 16);
+		crc[3] = (unsigned char)(m->crc >> 24);
+		bale_buf_add(&l->text, crc, sizeof(crc));
+	}
+	l->prev_offset = m->offset;
+	return l->text.failed ? -1 : 0;
+}
+
+/* Decode one record at *@p into @m (0: a file), after the member at
+ * *@prev, which it moves on. */
+static int locs_decode(const struct walk_locs *l, const unsigned char **p,
+    uint64_t *prev, struct bale_walk_member *m)
+{
+	uint64_t head = bale_walk_get_varint(p);
+	uint64_t zz;
+
+	if (!head)
+		return 0;
+	zz = bale_walk_get_varint(p);
+	memset(m, 0, sizeof(*m));
+	m->kind = l->origins[(head >> 3) - 1].kind;
+	m->fd = l->origins[(head >> 3) - 1].fd;
+	m->offset = *prev + (zz & 1 ? ~(zz >> 1) : zz >> 1);
+	m->size = m->csize = bale_walk_get_varint(p);
+	if (head & LOC_CSIZE)
+		m->csize = bale_walk_get_varint(p);
+	if (head & LOC_METHOD)
+		m->method = (int)bale_walk_get_varint(p);
+	if (head & LOC_CRC) {
+		m->has_crc = 1;
+		m->crc = (uint32_t)(*p)[0] | (uint32_t)(*p)[1] << 8 |
+		    (uint32_t)(*p)[2] << 16 | (uint32_t)(*p)[3] << 24;
+		*p += 4;
+	}
+	*prev = m->offset;
+	return 1;
+}
+
+int bale_walk_locs_get(const struct walk_locs *l, size_t i,
+    struct bale_walk_member *m)
+{
+	const unsigned char *p;
+	uint64_t prev = 0;
+	size_t k;
+
+	if (i >= l->n)	/* files after the last member */
+		return 0;
+	p = (const unsigned char *)l->text.data + l->block_at[i / LOCS_BLOCK];
+	for (k = 0; k < i % LOCS_BLOCK; k++)
+		locs_decode(l, &p, &prev, m);
+	return locs_decode(l, &p, &prev, m);
+}
+
+void bale_walk_locs_release(struct walk_locs *l)
+{
+	bale_buf_release(&l->text);
+	free(l->block_at);
+	free(l->origins);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,78 @@
+/* test_locs.c - archive locations coded and decoded (walk_locs.c). */
+#include "check.h"
+#include "source.h"
+#include "walk_int.h"
+
+#include <stdint.h>
+
+static const struct bale_source_kind other_kind = { .name = "other" };
+
+static struct bale_walk_member loc_at(size_t i)
+{
+	struct bale_walk_member m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = i % 7 == 3 ? &other_kind : &bale_source_packed;
+	m.fd = 3 + (int)(i % 3);
+	m.offset = i % 5 == 0 ? (uint64_t)1 << 40 : 512 * (10000 - i);
+	m.size = i * 977;
+	m.csize = i % 4 == 1 ? m.size / 3 : m.size;
+	m.method = i % 4 == 1 ? BALE_WALK_DEFLATED : BALE_WALK_STORED;
+	m.has_crc = i % 2;
+	m.crc = m.has_crc ? (uint32_t)(0xdeadbeefu * i) : 0;
+	return m;
+}
+
+/* Files before the first member, between members and after the last;
+ * offsets that go back and jump far; every optional field. */
+static void test_round_trip(void)
+{
+	struct walk_locs l;
+	struct bale_walk_member m, want;
+	size_t i, n = 200, bad = 0;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < n; i++) {
+		want = loc_at(i);
+		CHECK_EQ(0, bale_walk_locs_add(&l, i,
+		    i < 5 || i % 9 == 0 || i > 190 ? NULL : &want));
+	}
+	CHECK(l.norigins <= 6);	/* each archive kept once */
+	for (i = 0; i < n + 3; i++) {
+		want = loc_at(i);
+		if (i < 5 || i % 9 == 0 || i > 190) {
+			bad += bale_walk_locs_get(&l, i, &m) != 0;
+			continue;
+		}
+		bad += bale_walk_locs_get(&l, i, &m) != 1;
+		bad += m.kind != want.kind || m.fd != want.fd ||
+		    m.offset != want.offset || m.size != want.size ||
+		    m.csize != want.csize || m.method != want.method ||
+		    m.has_crc != want.has_crc || m.crc != want.crc;
+	}
+	CHECK_EQ(0, bad);
+	CHECK(l.text.len < 12 * n);
+	bale_walk_locs_release(&l);
+}
+
+/* A folder's samples: nothing is kept. */
+static void test_files_only(void)
+{
+	struct walk_locs l;
+	struct bale_walk_member m;
+	size_t i;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < 100; i++)
+		CHECK_EQ(0, bale_walk_locs_add(&l, i, NULL));
+	CHECK_EQ(0, l.text.len);
+	CHECK_EQ(0, bale_walk_locs_get(&l, 50, &m));
+	bale_walk_locs_release(&l);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_files_only();
+	return CHECK_DONE();
+}
