@@ -139,6 +139,7 @@ int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
 	it->label = label;
 	it->member = 0;
 	w->nitems++;
+	w->nadded++;
 	return BALE_OK;
 }
 
@@ -597,5 +598,6 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->dataset);
 	free(w->dataset_format);
 	bale_walk_classes_release(&w->found);
+	bale_walk_sort_release(&w->sort);
 	free(w);
 }

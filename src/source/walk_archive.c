@@ -140,7 +140,7 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 	const char *base = strrchr(name, '/');
 	struct bale_errbuf err;
 	char *class;
-	size_t before = s->w->nitems + s->w->notes.n;
+	size_t before = s->w->nadded + s->w->notes.n;
 	int rc;
 
 	base = base ? base + 1 : name;
@@ -162,7 +162,7 @@ static int arc_inner_tar(struct arc_scan *s, size_t tar)
 	if (rc == BALE_OK || s->w->err.rc)	/* a callback failed */
 		return rc;
 	return bale_arc_damaged(s->w, name, rc,
-	    s->w->nitems + s->w->notes.n > before, &err);
+	    s->w->nadded + s->w->notes.n > before, &err);
 }
 
 /* A tar of tars: tars among its files, and no image outside them. */

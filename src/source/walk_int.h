@@ -76,6 +76,8 @@ struct bale_walk {
 	struct bale_buf note_text;	/* the notes' strings */
 	struct walk_item *items;	/* listed, not yet sealed */
 	size_t nitems;
+	size_t nadded;		/* items ever listed (some may have gone
+				 * to a sorted run since) */
 	size_t capitems;
 	struct walk_notes notes;
 	size_t damaged;		/* archives that broke off: the members
@@ -103,6 +105,23 @@ struct bale_walk {
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until bale_walk_members_finish() */
 	struct walk_store store;	/* the sealed samples */
+	struct walk_sorter {	/* archive members sorted past memory
+				 * (walk_sort.c) */
+		struct bale_spill spill;	/* the sorted runs */
+		struct walk_sort_run {
+			uint64_t start;	/* its bytes in the spill */
+			uint64_t end;
+			int stripped;	/* sorted without the one top
+					 * folder every member was in */
+		} *runs;
+		size_t nruns;
+		size_t capruns;
+		int shallow;	/* some member lies right in its class
+				 * folder: no top folder to strip */
+		char *dir;	/* where the spill goes; NULL: $TMPDIR */
+		size_t chunk;	/* members a run holds; 0: the default
+				 * (tests make it small) */
+	} sort;
 	const atomic_int *stop;	/* set: the run was asked to stop */
 	struct bale_errbuf err;
 };
@@ -119,6 +138,14 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 int bale_walk_locs_get(const struct walk_locs *l, size_t i,
     struct bale_walk_member *m);
 void bale_walk_locs_release(struct walk_locs *l);
+/** The index of @m's archive (kind and file), added when new; -1
+ *  without memory. */
+int64_t bale_walk_locs_origin(struct walk_locs *l,
+    const struct bale_walk_member *m);
+/** Seal one sample after those sealed: its path, label and member
+ *  (NULL: a file). */
+int bale_walk_seal_one(struct bale_walk *w, const char *path, size_t len,
+    int64_t label, const struct bale_walk_member *m);
 
 int bale_walk_nomem(struct bale_walk *w);
 /** Move the listed items, in their order, to the store (after those
@@ -204,12 +231,34 @@ uint64_t bale_walk_hash(const char *s, size_t n);
  *  outside the folder (absolute, or a ".." part). */
 int bale_walk_clean_path(struct bale_buf *out, const char *prefix,
     const char *name);
-/** Note that a later copy of the member at arena offset @path is used. */
-int bale_walk_note_duplicate(struct bale_walk *w, size_t path);
+/** Note that a later copy of the member at @path is used. */
+int bale_walk_note_duplicate(struct bale_walk *w, const char *path);
 /** After every member: labels from sorted class names, torchvision
  *  order, the last of duplicate names kept. */
 int bale_walk_members_finish(struct bale_walk *w, const char *src);
 void bale_walk_classes_release(struct walk_classes *c);
+
+int64_t bale_walk_class_id(struct walk_classes *c, const char *name,
+    size_t n);
+/** Class ids become positions in bytewise-sorted name order: the
+ *  listed items relabelled, w->classes named; the map from id to label
+ *  in *@map (freed by the caller) unless @map is NULL. */
+int bale_walk_label_classes(struct bale_walk *w, int64_t **map);
+/** Warn of each class that @count (by label) says holds no sample. */
+int bale_walk_warn_empty_classes(struct bale_walk *w, const size_t *count);
+/** Say that the sub-folders of the one top folder are taken as the
+ *  classes, and forget the classes found so far. */
+int bale_walk_note_top_folder(struct bale_walk *w);
+
+/* walk_sort.c */
+
+/** After a member is listed: once the listed members fill a chunk,
+ *  sort them and write them out as a run. */
+int bale_walk_sort_chunk(struct bale_walk *w);
+/** bale_walk_members_finish() of a walk whose members were written out
+ *  in runs: merged into the store in torchvision order. */
+int bale_walk_sort_finish(struct bale_walk *w, const char *src);
+void bale_walk_sort_release(struct walk_sorter *s);
 
 /* walk_listed.c */
 

@@ -106,7 +106,7 @@ static int listed_add(struct bale_walk *w, struct listed *l, size_t c,
 		    "again: a member of a compressed archive is read once, "
 		    "for the first line naming it");
 	if (l->flags[c] & LISTED_DUP)
-		rc = bale_walk_note_duplicate(w, it->path);
+		rc = bale_walk_note_duplicate(w, w->arena.data + it->path);
 	l->flags[c] = LISTED_TAKEN;
 	if (rc == BALE_OK)
 		rc = bale_walk_add_item(w, path, strlen(path),

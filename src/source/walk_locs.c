@@ -53,9 +53,10 @@ uint64_t bale_walk_get_varint(const unsigned char **p)
 	return v;
 }
 
-/* The origin of @m, added when new; -1: no memory. Samples come archive
- * by archive, so the last origin is almost always the one. */
-static int64_t locs_origin(struct walk_locs *l, const struct bale_walk_member *m)
+/* Samples come archive by archive: the last origin is almost always
+ * the one. */
+int64_t bale_walk_locs_origin(struct walk_locs *l,
+    const struct bale_walk_member *m)
 {
 	size_t i = l->norigins;
 
@@ -118,7 +119,7 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 		bale_buf_add(&l->text, "", 1);
 		return l->text.failed ? -1 : 0;
 	}
-	if ((origin = locs_origin(l, m)) < 0)
+	if ((origin = bale_walk_locs_origin(l, m)) < 0)
 		return -1;
 	flags = (m->csize != m->size ? LOC_CSIZE : 0) |
 	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0);

@@ -52,8 +52,7 @@ static int walk_classes_rehash(struct walk_classes *c)
 	return 0;
 }
 
-/* The id of class @name (@n bytes), added when new; -1: no memory. */
-static int64_t walk_class_id(struct walk_classes *c, const char *name,
+int64_t bale_walk_class_id(struct walk_classes *c, const char *name,
     size_t n)
 {
 	size_t k;
@@ -182,12 +181,13 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 	const char *why;
 	char buf[160];
 	int64_t label;
+	int rc;
 
 	if (!slash)
 		return m->kind == WALK_DIR ? BALE_OK :
 		    bale_walk_add_note(w, BALE_NOTE_IGNORED, path->data,
 		    "outside any class folder");
-	label = walk_class_id(&w->found, path->data,
+	label = bale_walk_class_id(&w->found, path->data,
 	    (size_t)(slash - path->data));
 	if (label < 0)
 		return bale_walk_nomem(w);
@@ -208,7 +208,10 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 	if (why)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
 		    why);
-	return bale_walk_add_located(w, path->data, label, &m->loc);
+	if (!strchr(slash + 1, '/'))
+		w->sort.shallow = 1;
+	rc = bale_walk_add_located(w, path->data, label, &m->loc);
+	return rc == BALE_OK ? bale_walk_sort_chunk(w) : rc;
 }
 
 /* Listed walk: every file member is kept by its path for the list to
@@ -257,8 +260,7 @@ static int walk_cmp_names(const void *a, const void *b)
 	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
 }
 
-/* Labels: class ids become positions in bytewise-sorted name order. */
-static int walk_label_classes(struct bale_walk *w)
+int bale_walk_label_classes(struct bale_walk *w, int64_t **map)
 {
 	struct walk_classes *c = &w->found;
 	char ***byname = malloc((c->n ? c->n : 1) * sizeof(*byname));
@@ -283,13 +285,16 @@ static int walk_label_classes(struct bale_walk *w)
 	for (i = 0; i < w->nitems; i++)
 		w->items[i].label = label[w->items[i].label];
 	free(byname);
-	free(label);
+	if (map)
+		*map = label;
+	else
+		free(label);
 	return BALE_OK;
 }
 
-int bale_walk_note_duplicate(struct bale_walk *w, size_t path)
+int bale_walk_note_duplicate(struct bale_walk *w, const char *path)
 {
-	char *copy = strdup(w->arena.data + path);
+	char *copy = strdup(path);
 	int rc;
 
 	if (!copy)
@@ -311,7 +316,8 @@ static int walk_drop_duplicates(struct bale_walk *w)
 		if (i + 1 < w->nitems && strcmp(w->arena.data +
 		    w->items[i].path, w->arena.data +
 		    w->items[i + 1].path) == 0) {
-			rc = bale_walk_note_duplicate(w, w->items[i].path);
+			rc = bale_walk_note_duplicate(w, w->arena.data +
+			    w->items[i].path);
 			if (rc != BALE_OK)
 				return rc;
 			continue;
@@ -322,21 +328,30 @@ static int walk_drop_duplicates(struct bale_walk *w)
 	return BALE_OK;
 }
 
-static int walk_warn_empty_classes(struct bale_walk *w)
+int bale_walk_warn_empty_classes(struct bale_walk *w, const size_t *count)
 {
-	size_t *count = calloc(w->nclasses ? w->nclasses : 1, sizeof(*count));
 	size_t i;
 	int rc = BALE_OK;
 
-	if (!count)
-		return bale_walk_nomem(w);
-	for (i = 0; i < w->nitems; i++)
-		count[w->items[i].label]++;
 	for (i = 0; rc == BALE_OK && i < w->nclasses; i++)
 		if (count[i] == 0)
 			rc = bale_walk_add_note(w, BALE_NOTE_WARNING,
 			    w->classes[i], "class folder holds no image; its "
 			    "label is kept");
+	return rc;
+}
+
+static int walk_warn_empty_items(struct bale_walk *w)
+{
+	size_t *count = calloc(w->nclasses ? w->nclasses : 1, sizeof(*count));
+	size_t i;
+	int rc;
+
+	if (!count)
+		return bale_walk_nomem(w);
+	for (i = 0; i < w->nitems; i++)
+		count[w->items[i].label]++;
+	rc = bale_walk_warn_empty_classes(w, count);
 	free(count);
 	return rc;
 }
@@ -360,28 +375,36 @@ static int walk_one_top_folder(const struct bale_walk *w)
 	return 1;
 }
 
-/* Take the sub-folders of the one top folder as the classes: each
- * sample's path loses "top/", its class is the next folder. */
-static int walk_strip_top_folder(struct bale_walk *w)
+int bale_walk_note_top_folder(struct bale_walk *w)
 {
 	char note[300];
 	const char *top = w->found.names[0];
-	size_t cut = strlen(top) + 1;
-	const char *p;
-	size_t i;
-	int64_t label;
+	int rc;
 
 	snprintf(note, sizeof(note), "every image is below the one folder "
 	    "'%s': its sub-folders are taken as the classes, as for the "
 	    "folder extracted", top);
-	if (bale_walk_add_note(w, BALE_NOTE_WARNING, top, note) != BALE_OK)
-		return w->err.rc;
+	rc = bale_walk_add_note(w, BALE_NOTE_WARNING, top, note);
 	bale_walk_classes_release(&w->found);
+	return rc;
+}
+
+/* Take the sub-folders of the one top folder as the classes: each
+ * sample's path loses "top/", its class is the next folder. */
+static int walk_strip_top_folder(struct bale_walk *w)
+{
+	size_t cut = strlen(w->found.names[0]) + 1;
+	const char *p;
+	size_t i;
+	int64_t label;
+
+	if (bale_walk_note_top_folder(w) != BALE_OK)
+		return w->err.rc;
 	for (i = 0; i < w->nitems; i++) {
 		w->items[i].path += cut;
 		w->items[i].dirlen -= cut;
 		p = w->arena.data + w->items[i].path;
-		label = walk_class_id(&w->found, p,
+		label = bale_walk_class_id(&w->found, p,
 		    (size_t)(strchr(p, '/') - p));
 		if (label < 0)
 			return bale_walk_nomem(w);
@@ -394,6 +417,8 @@ int bale_walk_members_finish(struct bale_walk *w, const char *src)
 {
 	int rc;
 
+	if (w->sort.nruns)	/* the members outgrew memory */
+		return bale_walk_sort_finish(w, src);
 	if (walk_one_top_folder(w)) {
 		rc = walk_strip_top_folder(w);
 		if (rc != BALE_OK)
@@ -403,11 +428,11 @@ int bale_walk_members_finish(struct bale_walk *w, const char *src)
 		return bale_errbuf_set(&w->err, BALE_ENOENT,
 		    "walk: no class folder in '%s' (expected members "
 		    "CLASS/IMAGE, or a tar of per-class tars)", src);
-	rc = walk_label_classes(w);
+	rc = bale_walk_label_classes(w, NULL);
 	bale_walk_classes_release(&w->found);
 	if (rc != BALE_OK)
 		return rc;
 	bale_walk_sort_items(w);
 	rc = walk_drop_duplicates(w);
-	return rc == BALE_OK ? walk_warn_empty_classes(w) : rc;
+	return rc == BALE_OK ? walk_warn_empty_items(w) : rc;
 }

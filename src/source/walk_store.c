@@ -68,22 +68,33 @@ static int store_add_label(struct walk_store *s, int64_t label)
 	return 0;
 }
 
-int bale_walk_seal(struct bale_walk *w)
+int bale_walk_seal_one(struct bale_walk *w, const char *path, size_t len,
+    int64_t label, const struct bale_walk_member *m)
 {
 	struct walk_store *s = &w->store;
+
+	if (store_add_path(s, path, len) != 0 ||
+	    store_add_label(s, label) != 0 ||
+	    bale_walk_locs_add(&s->locs, s->n, m) != 0)
+		return bale_walk_nomem(w);
+	s->n++;
+	return BALE_OK;
+}
+
+int bale_walk_seal(struct bale_walk *w)
+{
 	const struct walk_item *it;
 	const char *path;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < w->nitems; i++) {
 		it = &w->items[i];
 		path = w->arena.data + it->path;
-		if (store_add_path(s, path, strlen(path)) != 0 ||
-		    store_add_label(s, it->label) != 0 ||
-		    bale_walk_locs_add(&s->locs, s->n, it->member ?
-		    &w->members[it->member - 1] : NULL) != 0)
-			return bale_walk_nomem(w);
-		s->n++;
+		rc = bale_walk_seal_one(w, path, strlen(path), it->label,
+		    it->member ? &w->members[it->member - 1] : NULL);
+		if (rc != BALE_OK)
+			return rc;
 	}
 	w->nitems = 0;
 	w->nmembers = 0;	/* coded now: none refers to them */
