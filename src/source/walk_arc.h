@@ -45,6 +45,9 @@ int bale_arc_keep_entry(struct arc_scan *s, const char *name,
     enum walk_member_kind kind, uint64_t offset, uint64_t size);
 /** Take the listed members: as they are, or those of each inner tar. */
 int bale_arc_take_entries(struct arc_scan *s);
+/** Take one member of the archive @s lists, as it is (no inner tar). */
+int bale_arc_take_member(struct arc_scan *s, const char *name,
+    enum walk_member_kind kind, char type, uint64_t offset, uint64_t size);
 /** A listing stopped by damage (@rc BALE_EINPUT) keeps what it found
  *  before it, noted; any other error fails the walk. */
 int bale_arc_damaged(struct bale_walk *w, const char *where, int rc,
@@ -52,6 +55,8 @@ int bale_arc_damaged(struct bale_walk *w, const char *where, int rc,
 
 /* walk_wds.c */
 
+/** 1 when member @name is a WebDataset label (KEY.cls). */
+int bale_walk_wds_is_label(const char *name);
 /** 1 when the listed tar holds WebDataset samples: KEY.cls members. */
 int bale_walk_wds_is_shard(const struct arc_scan *s);
 /** Take the listed members as WebDataset samples, in their order. */

@@ -57,7 +57,7 @@ int bale_arc_keep_entry(struct arc_scan *s, const char *name,
 	return s->names.failed ? bale_walk_nomem(s->w) : BALE_OK;
 }
 
-static int arc_take_tar(struct arc_scan *s, const char *name,
+int bale_arc_take_member(struct arc_scan *s, const char *name,
     enum walk_member_kind kind, char type, uint64_t offset, uint64_t size)
 {
 	struct walk_member m;
@@ -79,14 +79,14 @@ static int arc_take_tar(struct arc_scan *s, const char *name,
 
 static int arc_take_entry(struct arc_scan *s, const struct arc_entry *e)
 {
-	return arc_take_tar(s, s->names.data + e->name, e->kind, e->type,
+	return bale_arc_take_member(s, s->names.data + e->name, e->kind, e->type,
 	    e->offset, e->size);
 }
 
 /* bale_tar_scan callback for an inner tar: take the member at once. */
 static int arc_take_inner(void *ctx, const struct bale_tar_member *m)
 {
-	return arc_take_tar(ctx, m->name, bale_arc_tar_kind(m->kind), m->type,
+	return bale_arc_take_member(ctx, m->name, bale_arc_tar_kind(m->kind), m->type,
 	    m->offset, m->size);
 }
 

@@ -324,16 +324,20 @@ int bale_walk_wds_take_entries(struct arc_scan *s)
 	return rc;
 }
 
+int bale_walk_wds_is_label(const char *name)
+{
+	const char *ext = wds_ext(name);
+
+	return ext && strcasecmp(ext, "cls") == 0;
+}
+
 int bale_walk_wds_is_shard(const struct arc_scan *s)
 {
-	const char *ext;
 	size_t i;
 
-	for (i = 0; i < s->nents; i++) {
-		ext = wds_ext(wds_name(s, i));
-		if (s->ents[i].kind == WALK_FILE && ext &&
-		    strcasecmp(ext, "cls") == 0)
+	for (i = 0; i < s->nents; i++)
+		if (s->ents[i].kind == WALK_FILE &&
+		    bale_walk_wds_is_label(wds_name(s, i)))
 			return 1;
-	}
 	return 0;
 }
