@@ -276,8 +276,9 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	int rc;
 
 	*out = NULL;
-	/* files only: nothing to feed, and no per-sample tables to make */
-	if (first >= n || (!packed && !bale_walk_has_members(w)))
+	/* files and members read in place only: nothing to feed, and no
+	 * per-sample tables to make (33 bytes a sample) */
+	if (first >= n || (!packed && !bale_walk_has_streamed(w)))
 		return BALE_OK;
 	f = feed_new(packed, first, n, bound);
 	rc = f ? bale_feed_map(f, w, order) : BALE_ENOMEM;

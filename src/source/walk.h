@@ -111,8 +111,9 @@ int bale_walk_member(const struct bale_walk *w, size_t i,
  *  the classes and the notes answer after it. */
 void bale_walk_drop_samples(struct bale_walk *w);
 
-/** 1 when some sample is an archive member or a packed output's. */
-int bale_walk_has_members(const struct bale_walk *w);
+/** 1 when some sample is a member of a compressed tar, which only a
+ *  stream reads (the feed's business). */
+int bale_walk_has_streamed(const struct bale_walk *w);
 
 /** 1 if @name ends in ".tar" (case-insensitively). */
 int bale_walk_is_archive_name(const char *name);

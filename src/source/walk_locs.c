@@ -4,9 +4,12 @@
  *
  * Each sample's record, in blocks of LOCS_BLOCK that start afresh (so one
  * decodes in at most LOCS_BLOCK steps):
- *   varint  0 for a file below the root, else (origin + 1) << 3 | flags
- *   zigzag  offset less the block's previous member's offset (a tar's
- *           members follow each other: two bytes for small images)
+ *   varint  0 for a file below the root, else (origin + 1) << 4 | flags
+ *   zigzag  offset less the block's previous member's offset, in tar
+ *           blocks of 512 bytes when both are whole blocks (LOC_BLOCKS:
+ *           a tar stores a folder's files together, so the members of
+ *           one class are a few thousand blocks apart at most: two
+ *           bytes where bytes took four)
  *   varint  size
  *   varint  csize, if LOC_CSIZE: a zip member stored deflated
  *   varint  method, if LOC_METHOD
@@ -15,6 +18,7 @@
 #include "walk_int.h"
 
 #include "bale.h"
+#include "source.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,9 @@
 #define LOC_CSIZE 1
 #define LOC_METHOD 2
 #define LOC_CRC 4
+#define LOC_BLOCKS 8
+#define LOC_FLAGS 4	/* bits of flags */
+#define TAR_UNIT 512
 
 void bale_walk_put_varint(struct bale_buf *b, uint64_t v)
 {
@@ -122,9 +129,14 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 	if ((origin = bale_walk_locs_origin(l, m)) < 0)
 		return -1;
 	flags = (m->csize != m->size ? LOC_CSIZE : 0) |
-	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0);
-	bale_walk_put_varint(&l->text, (uint64_t)(origin + 1) << 3 | flags);
-	bale_walk_put_varint(&l->text, locs_zigzag(m->offset, l->prev_offset));
+	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0) |
+	    (m->offset % TAR_UNIT == 0 && l->prev_offset % TAR_UNIT == 0 ?
+	    LOC_BLOCKS : 0);
+	bale_walk_put_varint(&l->text, (uint64_t)(origin + 1) << LOC_FLAGS |
+	    flags);
+	bale_walk_put_varint(&l->text, flags & LOC_BLOCKS ?
+	    locs_zigzag(m->offset / TAR_UNIT, l->prev_offset / TAR_UNIT) :
+	    locs_zigzag(m->offset, l->prev_offset));
 	bale_walk_put_varint(&l->text, m->size);
 	if (flags & LOC_CSIZE)
 		bale_walk_put_varint(&l->text, m->csize);
@@ -148,14 +160,16 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
 {
 	uint64_t head = bale_walk_get_varint(p);
 	uint64_t zz;
+	uint64_t delta;
 
 	if (!head)
 		return 0;
 	zz = bale_walk_get_varint(p);
 	memset(m, 0, sizeof(*m));
-	m->kind = l->origins[(head >> 3) - 1].kind;
-	m->fd = l->origins[(head >> 3) - 1].fd;
-	m->offset = *prev + (zz & 1 ? ~(zz >> 1) : zz >> 1);
+	m->kind = l->origins[(head >> LOC_FLAGS) - 1].kind;
+	m->fd = l->origins[(head >> LOC_FLAGS) - 1].fd;
+	delta = zz & 1 ? ~(zz >> 1) : zz >> 1;
+	m->offset = *prev + (head & LOC_BLOCKS ? delta * TAR_UNIT : delta);
 	m->size = m->csize = bale_walk_get_varint(p);
 	if (head & LOC_CSIZE)
 		m->csize = bale_walk_get_varint(p);
@@ -184,6 +198,17 @@ int bale_walk_locs_get(const struct walk_locs *l, size_t i,
 	for (k = 0; k < i % LOCS_BLOCK; k++)
 		locs_decode(l, &p, &prev, m);
 	return locs_decode(l, &p, &prev, m);
+}
+
+int bale_walk_has_streamed(const struct bale_walk *w)
+{
+	const struct walk_locs *l = &w->store.locs;
+	size_t i;
+
+	for (i = 0; i < l->norigins; i++)
+		if (bale_source_streams(l->origins[i].kind))
+			return 1;
+	return 0;
 }
 
 void bale_walk_locs_release(struct walk_locs *l)

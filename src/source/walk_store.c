@@ -197,11 +197,6 @@ void bale_walk_drop_samples(struct bale_walk *w)
 	w->store.n = n;
 }
 
-int bale_walk_has_members(const struct bale_walk *w)
-{
-	return w->store.locs.n > 0;
-}
-
 void bale_walk_store_release(struct walk_store *s)
 {
 	bale_buf_release(&s->text);

@@ -14,7 +14,8 @@ static struct bale_walk_member loc_at(size_t i)
 	memset(&m, 0, sizeof(m));
 	m.kind = i % 7 == 3 ? &other_kind : &bale_source_packed;
 	m.fd = 3 + (int)(i % 3);
-	m.offset = i % 5 == 0 ? (uint64_t)1 << 40 : 512 * (10000 - i);
+	m.offset = i % 5 == 0 ? (uint64_t)1 << 40 : i % 11 == 0 ?
+	    1234567 + i : 512 * (10000 - i);	/* whole tar blocks or not */
 	m.size = i * 977;
 	m.csize = i % 4 == 1 ? m.size / 3 : m.size;
 	m.method = i % 4 == 1 ? BALE_WALK_DEFLATED : BALE_WALK_STORED;
