@@ -258,12 +258,61 @@ static int zip_entry(int fd, uint64_t size, const unsigned char *c,
 	return rc;
 }
 
+/* The central directory read a window at a time: a zip of ten million
+ * members has a directory of most of a GiB. The window holds the
+ * largest entry (46 bytes and three fields of up to 64 KiB). */
+#define ZIP_WINDOW ((size_t)1 << 20)
+
+struct zip_window {
+	int fd;
+	uint64_t next;		/* the directory's next byte to read */
+	uint64_t end;
+	unsigned char *buf;
+	size_t at;		/* the next entry in @buf */
+	size_t len;
+};
+
+/* Have @need bytes from @at in the window, or all the directory has
+ * left. */
+static int zip_window_fill(struct zip_window *w, size_t need,
+    struct bale_errbuf *err)
+{
+	size_t left = w->len - w->at;
+	size_t take = ZIP_WINDOW - left;
+	int rc;
+
+	if (left >= need || w->next == w->end)
+		return BALE_OK;
+	memmove(w->buf, w->buf + w->at, left);
+	w->at = 0;
+	w->len = left;
+	if (take > w->end - w->next)
+		take = (size_t)(w->end - w->next);
+	rc = zip_pread(w->fd, w->buf + left, take, w->next, err);
+	w->next += take;
+	w->len += take;
+	return rc;
+}
+
+/* Bring the whole entry at the window's @at in: its fixed part says how
+ * long it is. */
+static int zip_window_entry(struct zip_window *w, struct bale_errbuf *err)
+{
+	const unsigned char *c;
+	int rc = zip_window_fill(w, ZIP_CENTRAL_LEN, err);
+
+	if (rc != BALE_OK || w->len - w->at < ZIP_CENTRAL_LEN)
+		return rc;
+	c = w->buf + w->at;
+	return zip_window_fill(w, ZIP_CENTRAL_LEN + (size_t)le16(c + 28) +
+	    le16(c + 30) + le16(c + 32), err);
+}
+
 int bale_zip_scan(int fd, uint64_t size, bale_zip_member_fn fn, void *ctx,
     struct bale_errbuf *err)
 {
 	struct zip_dir d = { 0, 0, 0 };
-	unsigned char *cd;
-	size_t at = 0;
+	struct zip_window w;
 	size_t len = 0;
 	uint64_t i;
 	int rc;
@@ -273,15 +322,20 @@ int bale_zip_scan(int fd, uint64_t size, bale_zip_member_fn fn, void *ctx,
 		return rc;
 	if (d.offset > size || d.size > size - d.offset)
 		return zip_damaged(err, "central directory past the end");
-	cd = malloc(d.size ? (size_t)d.size : 1);
-	if (!cd)
+	memset(&w, 0, sizeof(w));
+	w.fd = fd;
+	w.next = d.offset;
+	w.end = d.offset + d.size;
+	w.buf = malloc(ZIP_WINDOW);
+	if (!w.buf)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = zip_pread(fd, cd, (size_t)d.size, d.offset, err);
 	for (i = 0; rc == BALE_OK && i < d.entries; i++) {
-		rc = zip_entry(fd, size, cd + at, (size_t)d.size - at, &len,
-		    fn, ctx, err);
-		at += len;
+		rc = zip_window_entry(&w, err);
+		if (rc == BALE_OK)
+			rc = zip_entry(fd, size, w.buf + w.at, w.len - w.at,
+			    &len, fn, ctx, err);
+		w.at += len;
 	}
-	free(cd);
+	free(w.buf);
 	return rc;
 }
