@@ -313,6 +313,8 @@ int bale_walk_archives(struct bale_walk *w, const char *const *paths,
 			    "and '%s': WebDataset shards and ImageFolder "
 			    "archives cannot make one dataset", paths[0],
 			    paths[i]);
+		if (rc == BALE_OK && keyed && !list)
+			rc = bale_walk_seal(w);	/* kept in their order */
 	}
 	if (rc == BALE_OK)
 		rc = arc_finish(w, paths[0], list);
@@ -327,8 +329,12 @@ int bale_walk_shards(struct bale_walk *w, const char *const *paths,
 
 	bale_errbuf_clear(&w->err);
 	w->keyed = 1;
-	for (i = 0; rc == BALE_OK && i < n; i++)
+	for (i = 0; rc == BALE_OK && i < n; i++) {
 		rc = arc_walk_one(w, paths[i], 1);
+		if (rc == BALE_OK)	/* samples keep the shards' order: each
+					 * shard's are sealed as it ends */
+			rc = bale_walk_seal(w);
+	}
 	if (rc == BALE_OK)
 		rc = bale_walk_wds_note_dropped(w);
 	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;

@@ -52,6 +52,10 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
 	return BALE_OK;
 }
 
+/* Samples listed between seals: their locations wait as 48-byte
+ * structs until then. */
+#define DATASET_SEAL_EVERY 65536
+
 /* Sample @i: its path (the key when the output kept none), label and
  * size, or a note saying why it cannot be converted. */
 static int dataset_take(struct bale_walk *w, struct bale_reader *r,
@@ -108,8 +112,12 @@ static int dataset_walk(struct bale_walk *w, struct bale_reader *r,
 	if (!w->dataset || !w->dataset_format)
 		return bale_walk_nomem(w);
 	rc = dataset_read_classes(w, r);
-	for (i = 0; rc == BALE_OK && i < n; i++)
+	for (i = 0; rc == BALE_OK && i < n; i++) {
 		rc = dataset_take(w, r, i);
+		/* the output's order is kept: seal as it goes */
+		if (rc == BALE_OK && w->nitems >= DATASET_SEAL_EVERY)
+			rc = bale_walk_seal(w);
+	}
 	return rc;
 }
 
