@@ -15,13 +15,18 @@
 # bytes) instead, so that all three formats of 10 M samples fit on a
 # smaller disk: what a sample costs in memory does not depend on its
 # bytes.
+# With --archive, each tree is first made into one tar (tar -h
+# --hard-dereference, in readdir order, as people make them) and every
+# pack reads the tar instead ("pack tar -f FORMAT" rows; the reading
+# and the tools are left out): an archive's members are sorted past
+# memory, and this measures what that costs.
 # With --update, each format is packed with --update instead, then
 # updated with nothing changed (find -printf beside it) and with the
 # files of one class moved to another (a thousand added, a thousand
 # removed), and moved back.
 #
 #   bench/scale.sh [-s "1 2 5 10"] [-f "wds lmdb hdf5 all"] [--shuffle]
-#                  [--update] [--small] [--pack-only]
+#                  [--update] [--small] [--pack-only] [--archive]
 # --pack-only leaves out the reading and the command-line tools.
 set -eu
 cd "$(dirname "$0")/.."
@@ -31,6 +36,7 @@ shuffle=0
 update=0
 small=
 pack_only=0
+archive=0
 while [ $# -gt 0 ]; do
     case $1 in
     -s) sizes=$2; shift 2 ;;
@@ -39,8 +45,9 @@ while [ $# -gt 0 ]; do
     --update) update=1; shift ;;
     --small) small=-small; shift ;;
     --pack-only) pack_only=1; shift ;;
+    --archive) archive=1; pack_only=1; shift ;;
     *) echo "usage: bench/scale.sh [-s SIZES] [-f FORMATS] [--shuffle]" \
-           "[--update] [--small] [--pack-only]" >&2
+           "[--update] [--small] [--pack-only] [--archive]" >&2
        exit 2 ;;
     esac
 done
@@ -70,6 +77,8 @@ sample_bytes=$(du -sb "$src" | awk '{print int($1 / 64)}')
 need_bytes() { # FORMAT MILLIONS
     local per=$((sample_bytes + 2048))
     [ "$1" = all ] && per=$((3 * sample_bytes + 2560))
+    # the tar read instead of the tree: a header and padding a sample
+    [ "$archive" = 1 ] && per=$((per + sample_bytes + 1024))
     echo $(($2 * 1000000 * per * 11 / 10))
 }
 fits() { # FORMAT MILLIONS
@@ -144,7 +153,14 @@ for m in $sizes; do
         continue
     fi
     find -L "$tree" -type f -printf '%s %T@\n' >/dev/null  # warm
-    if [ -z "$small" ] && fits wds "$m"; then	# small: memory only
+    source=$tree
+    pack="pack"
+    if [ "$archive" = 1 ]; then
+        measure "tar -h --hard-dereference -cf" "$m" \
+            tar -h --hard-dereference -cf "$dir/source.tar" -C "$tree" .
+        source=$dir/source.tar
+        pack="pack tar"
+    elif [ -z "$small" ] && fits wds "$m"; then	# small: memory only
         measure "tar -h --hard-dereference -cf" "$m" \
             tar -h --hard-dereference -cf "$dir/tar.tar" -C "$tree" .
         rm -f "$dir/tar.tar"
@@ -153,15 +169,15 @@ for m in $sizes; do
         fmt=$f
         [ "$f" = all ] && fmt=wds,lmdb,hdf5
         if ! fits "$f" "$m"; then
-            record "{\"what\": \"pack -f $fmt\", \"millions\": $m, \"skipped\": \"needs $(need_bytes "$f" "$m") bytes free\"}"
+            record "{\"what\": \"$pack -f $fmt\", \"millions\": $m, \"skipped\": \"needs $(need_bytes "$f" "$m") bytes free\"}"
             continue
         fi
         rm -rf "$dir/out"
-        measure "pack -f $fmt" "$m" "$bale" pack "$tree" -f "$fmt" \
+        measure "$pack -f $fmt" "$m" "$bale" pack "$source" -f "$fmt" \
             -o "$dir/out" -q
         if [ "$shuffle" = 1 ]; then
             rm -rf "$dir/out"
-            measure "pack -f $fmt --shuffle" "$m" "$bale" pack "$tree" \
+            measure "$pack -f $fmt --shuffle" "$m" "$bale" pack "$source" \
                 -f "$fmt" -o "$dir/out" -q --shuffle
         fi
         if [ "$f" = all ] || [ "$pack_only" = 1 ]; then
@@ -182,4 +198,5 @@ for m in $sizes; do
         done
         rm -rf "$dir/out"
     done
+    rm -f "$dir/source.tar"
 done

@@ -118,7 +118,6 @@ struct bale_walk {
 		size_t capruns;
 		int shallow;	/* some member lies right in its class
 				 * folder: no top folder to strip */
-		char *dir;	/* where the spill goes; NULL: $TMPDIR */
 		size_t chunk;	/* members a run holds; 0: the default
 				 * (tests make it small) */
 	} sort;

@@ -94,7 +94,7 @@ static int sort_spill_failed(struct bale_walk *w)
 
 static int sort_open_spill(struct bale_walk *w)
 {
-	const char *dir = w->sort.dir ? w->sort.dir : getenv("TMPDIR");
+	const char *dir = getenv("TMPDIR");
 
 	if (w->sort.spill.dir)
 		return BALE_OK;
@@ -385,6 +385,7 @@ static int sort_merge_runs(struct bale_walk *w, struct sort_merge *g,
 {
 	size_t n = 0;
 	size_t k;
+	uint64_t taken = 0;
 	int more;
 	int rc = BALE_OK;
 
@@ -397,6 +398,8 @@ static int sort_merge_runs(struct bale_walk *w, struct sort_merge *g,
 	for (k = n; k-- > 0;)
 		sort_sift(heap, n, k, g->cut);
 	while (rc == BALE_OK && n > 0) {
+		if ((++taken & 0xffff) == 0 && bale_walk_stopped(w))
+			return BALE_EINTR;	/* ten million take seconds */
 		rc = sort_take(w, g, heap[0]);
 		if (rc == BALE_OK)
 			rc = sort_next(w, heap[0], &more);
@@ -464,6 +467,5 @@ void bale_walk_sort_release(struct walk_sorter *s)
 {
 	bale_spill_release(&s->spill);
 	free(s->runs);
-	free(s->dir);
 	memset(s, 0, sizeof(*s));
 }

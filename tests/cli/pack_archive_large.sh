@@ -2,7 +2,8 @@
 # An archive of more members than the walk sorts in memory (runs of
 # 131 072, merged from an unlinked file) packs as its folder does: a tar
 # in readdir order and a zip whose central directory is larger than the
-# window it is read through give the same shards, byte for byte. The
+# window it is read through give the same shards, byte for byte; where
+# the sorted runs cannot be written, the run fails saying why. The
 # members are hard links to a few small images, so the tree costs
 # little.
 . "$TESTS/cli/lib.sh"
@@ -37,3 +38,8 @@ done
 # the sorted runs' file is unlinked from the start: nothing is left
 [ -z "$(find "$T" -maxdepth 1 -name '.bale-spill-*')" ] ||
     fail "a spill file was left behind"
+# where the runs cannot go, the run fails saying so, and writes nothing
+TMPDIR=$T/missing run "$BALE" pack "$T/in.tar" -f wds -o "$T/nowhere"
+expect_status 1
+expect_stderr "cannot keep the sorted members in '$T/missing'"
+expect_no_output "$T/nowhere"
