@@ -369,6 +369,21 @@ static int walk_cmp_items(const void *pa, const void *pb, void *arg)
 	return a->member < b->member ? -1 : a->member > b->member;
 }
 
+int bale_walk_cmp_by_class_name(const struct walk_item *a,
+    const struct walk_item *b, const char *arena, char *const *names)
+{
+	const char *x = arena + a->path, *y = arena + b->path;
+	int c;
+
+	if (a->label != b->label)
+		return strcmp(names[a->label], names[b->label]);
+	c = walk_cmp_in_class(x, a->dirlen, x + a->dirlen + 1, y, b->dirlen,
+	    y + b->dirlen + 1);
+	if (c != 0)
+		return c;
+	return a->member < b->member ? -1 : a->member > b->member;
+}
+
 /* The order above, from paths alone: class (the first component),
  * then the folder, then the file name. */
 int bale_walk_path_cmp(const char *a, const char *b)

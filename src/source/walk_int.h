@@ -191,6 +191,11 @@ struct walk_list_reader {
  *  walk maxlabel + 1 unnamed classes. */
 int bale_walk_read_list(struct bale_walk *w, const char *list,
     struct walk_list_reader *r);
+/** torchvision order of two items whose labels are still ids into
+ *  @names (an archive's classes as met): by class name, folder, file
+ *  name, then archive order. */
+int bale_walk_cmp_by_class_name(const struct walk_item *a,
+    const struct walk_item *b, const char *arena, char *const *names);
 /** Sort the items in torchvision order (equal paths: archive order). */
 void bale_walk_sort_items(struct bale_walk *w);
 

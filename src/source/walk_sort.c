@@ -50,16 +50,23 @@ static size_t sort_cut(const struct bale_walk *w)
 struct sort_ctx {
 	const char *arena;
 	size_t cut;
+	char *const *names;	/* the classes met, by id */
 };
 
+/* Without a top folder to cut, the items' class ids name their classes
+ * and their folder lengths are known: no path is searched for its
+ * slashes. */
 static int sort_cmp_items(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *c = arg;
 	const struct walk_item *a = pa;
 	const struct walk_item *b = pb;
-	int r = bale_walk_path_cmp(c->arena + a->path + c->cut,
-	    c->arena + b->path + c->cut);
+	int r;
 
+	if (!c->cut)
+		return bale_walk_cmp_by_class_name(a, b, c->arena, c->names);
+	r = bale_walk_path_cmp(c->arena + a->path + c->cut,
+	    c->arena + b->path + c->cut);
 	return r ? r : (a->member > b->member) - (a->member < b->member);
 }
 
@@ -107,7 +114,7 @@ static int sort_open_spill(struct bale_walk *w)
 static int sort_write_run(struct bale_walk *w, size_t cut)
 {
 	struct walk_sorter *s = &w->sort;
-	struct sort_ctx ctx = { w->arena.data, cut };
+	struct sort_ctx ctx = { w->arena.data, cut, w->found.names };
 	struct bale_buf rec = BALE_BUF_INIT;
 	const struct bale_walk_member *m;
 	int64_t origin = 0;
