@@ -10,8 +10,8 @@
 
 enum feed_state {
 	FEED_EMPTY,		/* not read yet */
-	FEED_READY,		/* bytes in data[] */
-	FEED_FAILED,		/* why[] says why */
+	FEED_READY,		/* bytes in slot[] */
+	FEED_FAILED,		/* slot[] says why */
 	FEED_TAKEN,
 };
 
@@ -35,13 +35,14 @@ struct bale_stream_feed {
 	uint64_t *sample_of;	/* packed: index -> sample there; else NULL */
 	uint64_t first;		/* output position of index 0 */
 	uint64_t count;		/* positions fed */
-	uint64_t *index_of;	/* stream base + ordinal -> 1 + index, 0 if
-				 * not fed */
+	uint32_t *index_of;	/* stream base + ordinal -> 1 + index, 0 if
+				 * not fed (indexes are positions of a
+				 * run's order: BALE_ORDER_MAX at most) */
 	uint64_t nordinals;	/* of all streams */
 	uint64_t *prefix;	/* bytes of indexes [0, i) */
 	size_t bound;
-	unsigned char **data;
-	char **why;
+	void **slot;		/* READY: the bytes; FAILED: why (a
+				 * string); else NULL */
 	unsigned char *state;
 	uint64_t next;		/* lowest index not taken */
 	uint64_t unread;	/* indexes still FEED_EMPTY */

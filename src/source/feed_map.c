@@ -60,9 +60,10 @@ static int feed_place_streams(struct bale_stream_feed *f)
 	return f->index_of ? BALE_OK : BALE_ENOMEM;
 }
 
-/* Number the streams; @stream[i] is position i's, or SIZE_MAX. */
+/* Number the streams; @stream[i] is position i's, or UINT32_MAX (a
+ * stream is an open archive: there are few). */
 static int feed_find_streams(struct bale_stream_feed *f,
-    const struct bale_walk *w, const bale_order_t *order, size_t *stream)
+    const struct bale_walk *w, const bale_order_t *order, uint32_t *stream)
 {
 	struct bale_walk_member m;
 	int maxfd = feed_max_fd(f, w, order);
@@ -75,10 +76,10 @@ static int feed_find_streams(struct bale_stream_feed *f,
 		return BALE_ENOMEM;
 	}
 	for (i = 0; i < f->count; i++) {
-		stream[i] = SIZE_MAX;
+		stream[i] = UINT32_MAX;
 		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
 		    bale_source_streams(m.kind))
-			stream[i] = feed_stream_of(f, at_fd, &m);
+			stream[i] = (uint32_t)feed_stream_of(f, at_fd, &m);
 	}
 	free(at_fd);
 	return feed_place_streams(f);
@@ -88,7 +89,8 @@ static int feed_find_streams(struct bale_stream_feed *f,
 static int feed_map_streams(struct bale_stream_feed *f,
     const struct bale_walk *w, const bale_order_t *order)
 {
-	size_t *stream = malloc((f->count ? f->count : 1) * sizeof(*stream));
+	uint32_t *stream = malloc((f->count ? f->count : 1) *
+	    sizeof(*stream));
 	struct bale_walk_member m;
 	uint64_t i;
 	int rc;
@@ -97,12 +99,13 @@ static int feed_map_streams(struct bale_stream_feed *f,
 	for (i = 0; rc == BALE_OK && i < f->count; i++) {
 		bale_walk_member(w, (size_t)order[f->first + i], &m);
 		f->prefix[i + 1] = f->prefix[i];
-		if (stream[i] == SIZE_MAX) {
+		if (stream[i] == UINT32_MAX) {
 			f->state[i] = FEED_TAKEN;
 			f->unread--;
 			continue;
 		}
-		f->index_of[f->streams[stream[i]].base + m.offset] = i + 1;
+		f->index_of[f->streams[stream[i]].base + m.offset] =
+		    (uint32_t)(i + 1);
 		f->prefix[i + 1] += m.size;
 	}
 	while (f->next < f->count && f->state[f->next] == FEED_TAKEN)

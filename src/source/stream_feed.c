@@ -24,10 +24,10 @@ void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why)
 {
 	if (why) {
-		f->why[i] = strdup(why);
+		f->slot[i] = strdup(why);
 		f->state[i] = FEED_FAILED;
 	} else {
-		f->data[i] = data;
+		f->slot[i] = data;
 		f->state[i] = FEED_READY;
 		f->held += f->prefix[i + 1] - f->prefix[i];
 		if (f->held > f->stats.peak_bytes)
@@ -217,10 +217,9 @@ static int feed_alloc(struct bale_stream_feed *f, int packed)
 	if (packed && !(f->sample_of = calloc(n, sizeof(*f->sample_of))))
 		return BALE_ENOMEM;
 	f->prefix = calloc(n + 1, sizeof(*f->prefix));
-	f->data = calloc(n, sizeof(*f->data));
-	f->why = calloc(n, sizeof(*f->why));
+	f->slot = calloc(n, sizeof(*f->slot));
 	f->state = calloc(n, 1);
-	return f->prefix && f->data && f->why && f->state ?
+	return f->prefix && f->slot && f->state ?
 	    BALE_OK : BALE_ENOMEM;
 }
 
@@ -312,16 +311,16 @@ int bale_stream_feed_take(struct bale_stream_feed *f, uint64_t pos,
 		return BALE_EINTR;
 	}
 	if (f->state[i] == FEED_READY) {
-		*data = f->data[i];
+		*data = f->slot[i];
 		*size = (size_t)(f->prefix[i + 1] - f->prefix[i]);
-		f->data[i] = NULL;
 		f->held -= *size;
 	} else {
-		rc = bale_errbuf_set(why, BALE_EINPUT, "%s", f->why[i] ?
-		    f->why[i] : "cannot be read (no memory for why)");
-		free(f->why[i]);
-		f->why[i] = NULL;
+		rc = bale_errbuf_set(why, BALE_EINPUT, "%s", f->slot[i] ?
+		    (const char *)f->slot[i] :
+		    "cannot be read (no memory for why)");
+		free(f->slot[i]);
 	}
+	f->slot[i] = NULL;
 	f->state[i] = FEED_TAKEN;
 	while (f->next < f->count && f->state[f->next] == FEED_TAKEN)
 		f->next++;
@@ -353,17 +352,14 @@ void bale_stream_feed_free(struct bale_stream_feed *f,
 		pthread_join(f->thread, NULL);
 	if (stats)
 		*stats = f->stats;
-	for (i = 0; f->data && i < f->count; i++)
-		free(f->data[i]);
-	for (i = 0; f->why && i < f->count; i++)
-		free(f->why[i]);
+	for (i = 0; f->slot && i < f->count; i++)
+		free(f->slot[i]);
 	bale_reader_free(f->reader);
 	free(f->sample_of);
 	free(f->streams);
 	free(f->index_of);
 	free(f->prefix);
-	free(f->data);
-	free(f->why);
+	free(f->slot);
 	free(f->state);
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->ready);
