@@ -168,7 +168,8 @@ static int sort_want(struct bale_walk *w, struct sort_reader *r,
 
 	if (have >= need || r->pos == r->end)
 		return BALE_OK;
-	memmove(r->win.data, r->win.data + r->at, have);
+	if (have)	/* the first fill has no window yet */
+		memmove(r->win.data, r->win.data + r->at, have);
 	r->win.len = have;
 	r->at = 0;
 	take = (need > SORT_WINDOW ? need : SORT_WINDOW) - have;
