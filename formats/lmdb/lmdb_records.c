@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Records between two let-gos of the pages read: copying millions holds
- * only so many in memory. */
+/* The pages read are let go every BALE_LMDB_LET_GO_EVERY records:
+ * copying millions holds only so many in memory. */
 int bale_lmdb_each_record(const char *path, int nosubdir,
     int (*fn)(void *ctx, MDB_val *k, MDB_val *v), void *ctx,
     struct bale_errbuf *err)

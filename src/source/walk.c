@@ -351,37 +351,36 @@ static int walk_cmp_in_class(const char *a, size_t la, const char *fa,
 	return c ? c : strcmp(fa, fb);
 }
 
-/* torchvision order: class, then directory string, then file name. */
-static int walk_cmp_items(const void *pa, const void *pb, void *arg)
+/* Two items of one class: by folder, file name, then archive order. */
+static int walk_cmp_same_class(const struct walk_item *a,
+    const struct walk_item *b, const char *arena)
 {
-	const struct walk_item *a = pa;
-	const struct walk_item *b = pb;
-	const char *arena = arg;
 	const char *x = arena + a->path, *y = arena + b->path;
-	int c;
+	int c = walk_cmp_in_class(x, a->dirlen, x + a->dirlen + 1, y,
+	    b->dirlen, y + b->dirlen + 1);
 
-	if (a->label != b->label)
-		return a->label < b->label ? -1 : 1;
-	c = walk_cmp_in_class(x, a->dirlen, x + a->dirlen + 1, y, b->dirlen,
-	    y + b->dirlen + 1);
 	if (c != 0)
 		return c;
 	return a->member < b->member ? -1 : a->member > b->member;
 }
 
+/* torchvision order: class, then directory string, then file name. */
+static int walk_cmp_items(const void *pa, const void *pb, void *arg)
+{
+	const struct walk_item *a = pa;
+	const struct walk_item *b = pb;
+
+	if (a->label != b->label)
+		return a->label < b->label ? -1 : 1;
+	return walk_cmp_same_class(a, b, arg);
+}
+
 int bale_walk_cmp_by_class_name(const struct walk_item *a,
     const struct walk_item *b, const char *arena, char *const *names)
 {
-	const char *x = arena + a->path, *y = arena + b->path;
-	int c;
-
 	if (a->label != b->label)
 		return strcmp(names[a->label], names[b->label]);
-	c = walk_cmp_in_class(x, a->dirlen, x + a->dirlen + 1, y, b->dirlen,
-	    y + b->dirlen + 1);
-	if (c != 0)
-		return c;
-	return a->member < b->member ? -1 : a->member > b->member;
+	return walk_cmp_same_class(a, b, arena);
 }
 
 /* The order above, from paths alone: class (the first component),

@@ -79,15 +79,15 @@ int bale_arc_take_member(struct arc_scan *s, const char *name,
 
 static int arc_take_entry(struct arc_scan *s, const struct arc_entry *e)
 {
-	return bale_arc_take_member(s, s->names.data + e->name, e->kind, e->type,
-	    e->offset, e->size);
+	return bale_arc_take_member(s, s->names.data + e->name, e->kind,
+	    e->type, e->offset, e->size);
 }
 
 /* bale_tar_scan callback for an inner tar: take the member at once. */
 static int arc_take_inner(void *ctx, const struct bale_tar_member *m)
 {
-	return bale_arc_take_member(ctx, m->name, bale_arc_tar_kind(m->kind), m->type,
-	    m->offset, m->size);
+	return bale_arc_take_member(ctx, m->name, bale_arc_tar_kind(m->kind),
+	    m->type, m->offset, m->size);
 }
 
 /* A scan that stopped on damage keeps what it found before, noted. */

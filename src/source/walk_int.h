@@ -141,15 +141,18 @@ void bale_walk_locs_release(struct walk_locs *l);
  *  without memory. */
 int64_t bale_walk_locs_origin(struct walk_locs *l,
     const struct bale_walk_member *m);
-/** Seal one sample after those sealed: its path, label and member
- *  (NULL: a file). */
-int bale_walk_seal_one(struct bale_walk *w, const char *path, size_t len,
-    int64_t label, const struct bale_walk_member *m);
 
 int bale_walk_nomem(struct bale_walk *w);
 /** Move the listed items, in their order, to the store (after those
  *  sealed before), and empty the list for more. */
 int bale_walk_seal(struct bale_walk *w);
+/** Seal one sample after those sealed: its path, label and member
+ *  (NULL: a file). */
+int bale_walk_seal_one(struct bale_walk *w, const char *path, size_t len,
+    int64_t label, const struct bale_walk_member *m);
+/** Empty the listed items, their paths and members, for more (they
+ *  were sealed, or written to a sorted run). */
+void bale_walk_clear_listed(struct bale_walk *w);
 /** bale_walk_seal(), then free what listing used: the walk is done. */
 int bale_walk_seal_all(struct bale_walk *w);
 void bale_walk_store_release(struct walk_store *s);
@@ -261,7 +264,7 @@ int bale_walk_note_top_folder(struct bale_walk *w);
 int bale_walk_sort_chunk(struct bale_walk *w);
 /** bale_walk_members_finish() of a walk whose members were written out
  *  in runs: merged into the store in torchvision order. */
-int bale_walk_sort_finish(struct bale_walk *w, const char *src);
+int bale_walk_sort_finish(struct bale_walk *w);
 void bale_walk_sort_release(struct walk_sorter *s);
 
 /* walk_listed.c */

@@ -418,7 +418,7 @@ int bale_walk_members_finish(struct bale_walk *w, const char *src)
 	int rc;
 
 	if (w->sort.nruns)	/* the members outgrew memory */
-		return bale_walk_sort_finish(w, src);
+		return bale_walk_sort_finish(w);
 	if (walk_one_top_folder(w)) {
 		rc = walk_strip_top_folder(w);
 		if (rc != BALE_OK)

@@ -145,9 +145,7 @@ static int sort_write_run(struct bale_walk *w, size_t cut)
 		return sort_spill_failed(w);
 	s->runs[s->nruns].end = bale_spill_size(&s->spill);
 	s->runs[s->nruns++].stripped = cut != 0;
-	w->nitems = 0;
-	w->nmembers = 0;
-	bale_buf_reset(&w->arena);
+	bale_walk_clear_listed(w);
 	return BALE_OK;
 }
 
@@ -446,7 +444,7 @@ static int sort_merge(struct bale_walk *w, const int64_t *label_of,
 	return rc;
 }
 
-int bale_walk_sort_finish(struct bale_walk *w, const char *src)
+int bale_walk_sort_finish(struct bale_walk *w)
 {
 	size_t cut = sort_cut(w);
 	int64_t *label_of = NULL;
@@ -458,9 +456,7 @@ int bale_walk_sort_finish(struct bale_walk *w, const char *src)
 			rc = sort_resort_run(w, k, cut);
 	if (rc == BALE_OK && cut)
 		rc = sort_classes_below_top(w, cut);
-	if (rc == BALE_OK && w->found.n == 0)
-		rc = bale_errbuf_set(&w->err, BALE_ENOENT, "walk: no class "
-		    "folder in '%s'", src);
+	/* every run's member was placed in a class: there is one at least */
 	if (rc == BALE_OK)
 		rc = bale_walk_label_classes(w, &label_of);
 	bale_walk_classes_release(&w->found);

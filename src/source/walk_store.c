@@ -96,10 +96,15 @@ int bale_walk_seal(struct bale_walk *w)
 		if (rc != BALE_OK)
 			return rc;
 	}
-	w->nitems = 0;
-	w->nmembers = 0;	/* coded now: none refers to them */
-	bale_buf_reset(&w->arena);
+	bale_walk_clear_listed(w);
 	return BALE_OK;
+}
+
+void bale_walk_clear_listed(struct bale_walk *w)
+{
+	w->nitems = 0;
+	w->nmembers = 0;	/* only the items referred to them */
+	bale_buf_reset(&w->arena);
 }
 
 int bale_walk_seal_all(struct bale_walk *w)
