@@ -53,7 +53,7 @@ static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
 	for (pos = from; pos < total && *n < PREFETCH_SAMPLES &&
 	    bytes < PREFETCH_BYTES; pos++) {
 		if (!bale_walk_member(run->in.walk,
-		    (size_t)run->plan.order[pos], &m) ||
+		    bale_order_at(&run->plan.order, pos), &m) ||
 		    bale_source_member_fed(&m))
 			continue;
 		ext[*n].fd = m.fd;

@@ -70,25 +70,24 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
  * output stored. Every fed position is taken, skipped or not, so the
  * feed's window moves on. */
 static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
-    const struct bale_walk_member *m, struct bale_input *in)
+    struct bale_input *in)
 {
-	unsigned char *data = NULL;
-	size_t size = 0;
+	struct bale_fed fed;
 	int rc;
 
 	in->fd = -1;
 	in->data = NULL;
-	rc = bale_stream_feed_take(run->in.feed, pos, &data, &size, &in->err);
+	rc = bale_stream_feed_take(run->in.feed, pos, &fed, &in->err);
 	if (rc != BALE_OK)
 		return rc;
-	if (m->has_crc && bale_crc32(data, size) != m->crc) {
-		free(data);
+	if (fed.has_crc && bale_crc32(fed.data, fed.size) != fed.crc) {
+		free(fed.data);
 		return bale_errbuf_set(&in->err, BALE_EINPUT, "its bytes do not "
 		    "match the checksum the source stored (damaged)");
 	}
-	rc = bale_input_bytes(in, data, size);
-	in->crc_known = m->has_crc;	/* checked: not computed again */
-	in->crc = m->crc;
+	rc = bale_input_bytes(in, fed.data, fed.size);
+	in->crc_known = fed.has_crc;	/* checked: not computed again */
+	in->crc = fed.crc;
 	return rc;
 }
 
@@ -99,10 +98,11 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 {
 	struct bale_walk_member m;
 
-	if (!bale_walk_member(run->in.walk, (size_t)run->plan.order[pos], &m))
+	if (!bale_walk_member(run->in.walk, bale_order_at(&run->plan.order, pos),
+	    &m))
 		return bale_input_open_in(in, dir, run->in.rootfd, path);
 	if (bale_source_member_fed(&m))
-		return pipe_input_fed(run, pos, &m, in);
+		return pipe_input_fed(run, pos, in);
 	return bale_input_member(in, &m);
 }
 
@@ -267,7 +267,7 @@ out_default:
 static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
     uint64_t pos, const struct pipe_sample *ps)
 {
-	size_t wi = (size_t)run->plan.order[pos];
+	size_t wi = bale_order_at(&run->plan.order, pos);
 	const char *const *classes = run->lab.classes ? run->lab.classes :
 	    bale_walk_classes(run->in.walk);
 	struct bale_sample s;
@@ -423,7 +423,7 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	pthread_mutex_init(&run->pf.lock, NULL);
 	run->pf.upto = 0;
 	rc = bale_stream_feed_start(&run->in.feed, run->in.walk,
-	    run->plan.order, run->plan.first, run->plan.count, window,
+	    &run->plan.order, run->plan.first, run->plan.count, window,
 	    &p->err);
 	if (rc != BALE_OK) {
 		bale_reorder_free(run->wk.ro);

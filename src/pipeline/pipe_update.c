@@ -258,7 +258,7 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 	free(perm);
 	free(run->plan.order_all);	/* every walk item's: not packed */
 	run->plan.order_all = NULL;
-	run->plan.order = u->order;
+	run->plan.order = (struct bale_order){ u->order, 0 };
 	run->plan.count = n;
 	run->plan.key_base = u->old.next_key;
 	p->stats.found = n;

@@ -51,7 +51,7 @@ static int upd_news_init(struct upd_news *nw, struct pipe_run *run,
 		nw->pos[i] = UPD_NOT_IN_PLAN;
 	for (i = 0; i < run->plan.count; i++)
 		nw->pos[u->incremental ? u->pack_at[i] :
-		    run->plan.order[i]] = (bale_order_t)i;
+		    bale_order_at(&run->plan.order, i)] = (bale_order_t)i;
 	return 0;
 }
 

@@ -102,36 +102,37 @@ static void pipe_slice(struct pipe_run *run, uint64_t n)
 	const struct bale_pack_opts *o = run->opts;
 	uint64_t hi;
 
-	run->plan.order = run->plan.order_all;
 	run->plan.count = n;
-	if (!o->part_count)
-		return;
-	run->plan.key_base = n * o->part_index / o->part_count;
-	hi = n * (o->part_index + 1) / o->part_count;
-	run->plan.order += run->plan.key_base;
-	run->plan.count = hi - run->plan.key_base;
+	if (o->part_count) {
+		run->plan.key_base = n * o->part_index / o->part_count;
+		hi = n * (o->part_index + 1) / o->part_count;
+		run->plan.count = hi - run->plan.key_base;
+	}
+	run->plan.order.perm = run->plan.order_all ?
+	    run->plan.order_all + run->plan.key_base : NULL;
+	run->plan.order.base = run->plan.key_base;
 }
 
+/* The run's order: the walk's (no table), or shuffled. */
 static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
 {
 	size_t n = bale_walk_count(run->in.walk);
-	size_t i;
+	struct bale_order whole = { NULL, 0 };
 
 	if (n > BALE_ORDER_MAX)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "%zu samples: "
 		    "bale packs at most %lu in one run", n,
 		    (unsigned long)BALE_ORDER_MAX);
-	run->plan.order_all = malloc((n ? n : 1) *
-	    sizeof(*run->plan.order_all));
-	if (!run->plan.order_all)
-		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	if (run->opts->shuffle)
+	if (run->opts->shuffle) {
+		run->plan.order_all = malloc((n ? n : 1) *
+		    sizeof(*run->plan.order_all));
+		if (!run->plan.order_all)
+			return bale_errbuf_set(&p->err, BALE_ENOMEM,
+			    "no memory");
 		bale_shuffle(run->plan.order_all, n, run->opts->seed);
-	else
-		for (i = 0; i < n; i++)
-			run->plan.order_all[i] = (bale_order_t)i;
-	run->plan.content = bale_resume_content(run->in.walk,
-	    run->plan.order_all, n);
+		whole.perm = run->plan.order_all;
+	}
+	run->plan.content = bale_resume_content(run->in.walk, &whole, n);
 	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.content,
 	    0, run->plan.run_fp);
 	pipe_slice(run, n);
@@ -333,7 +334,7 @@ void bale_pipe_drop_samples(struct pipe_run *run)
 {
 	free(run->plan.order_all);
 	run->plan.order_all = NULL;
-	run->plan.order = NULL;
+	run->plan.order = (struct bale_order){ NULL, 0 };
 	bale_walk_drop_samples(run->in.walk);
 }
 

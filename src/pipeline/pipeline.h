@@ -67,9 +67,11 @@ struct pipe_input {
 /* Which samples the run packs, in which order: pipe_order() (or an
  * update's or a part's) makes it, the rest of the run follows it. */
 struct pipe_plan {
-	bale_order_t *order;	/* output position -> walk index (a part's
-				 * positions: its slice of order_all) */
-	bale_order_t *order_all;	/* the whole run's order */
+	struct bale_order order;	/* output position -> walk index
+					 * (a part's positions: its slice
+					 * of the whole run's) */
+	bale_order_t *order_all;	/* the whole run's shuffled order;
+					 * NULL: the walk's */
 	uint64_t count;		/* positions this run packs */
 	uint64_t key_base;	/* the whole run's position of position 0
 				 * (a part's first sample): keys are it +
@@ -163,8 +165,8 @@ static inline double pipe_since(const struct timespec *t0)
 static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos,
     struct bale_buf *scratch)
 {
-	return bale_walk_path(run->in.walk, (size_t)run->plan.order[pos],
-	    scratch);
+	return bale_walk_path(run->in.walk, bale_order_at(&run->plan.order,
+	    pos), scratch);
 }
 
 /* pipe_transfer.c */

@@ -18,7 +18,7 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 }
 
 uint64_t bale_resume_content(const struct bale_walk *walk,
-    const bale_order_t *order, size_t n)
+    const struct bale_order *order, size_t n)
 {
 	struct bale_buf scratch = BALE_BUF_INIT;
 	uint64_t h = bale_fnv1a(BALE_FNV_INIT, &n, sizeof(n));
@@ -27,8 +27,8 @@ uint64_t bale_resume_content(const struct bale_walk *walk,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		label = bale_walk_label(walk, (size_t)order[i]);
-		path = bale_walk_path(walk, (size_t)order[i], &scratch);
+		label = bale_walk_label(walk, bale_order_at(order, i));
+		path = bale_walk_path(walk, bale_order_at(order, i), &scratch);
 		/* without memory the print matches no run's: no resume */
 		h = fnv_str(h, path ? path : "\n(no memory)");
 		h = bale_fnv1a(h, &label, sizeof(label));

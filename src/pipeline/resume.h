@@ -16,7 +16,7 @@
  *  once, since a fingerprint of each part and of the whole run both
  *  stand on it, and at ten million inputs each pass took a second. */
 uint64_t bale_resume_content(const struct bale_walk *walk,
-    const bale_order_t *order, size_t n);
+    const struct bale_order *order, size_t n);
 
 /** Fingerprint of a run into @out (16 hex digits): bale's version,
  *  the formats, name, backend options and encode settings, the class

@@ -1,6 +1,12 @@
 /* feed_int.h - what the two producers of the feed share: stream_feed.c
  * (passes over a compressed tar, and the feed itself) and feed_packed.c
- * (the samples of a packed output, read in output order). */
+ * (the samples of a packed output, read in output order).
+ *
+ * The feed keeps no table a position: what it holds of the positions
+ * [next, next + FEED_RING) sits in a ring, filled from the walk as the
+ * window reaches them (at ten million samples, tables a position took
+ * 290 MB). Only a compressed tar's ordinals map to positions, 4 bytes an
+ * ordinal, since a pass meets them in the archive's order. */
 #ifndef BALE_FEED_INT_H
 #define BALE_FEED_INT_H
 
@@ -10,13 +16,25 @@
 
 enum feed_state {
 	FEED_EMPTY,		/* not read yet */
-	FEED_READY,		/* bytes in slot[] */
-	FEED_FAILED,		/* slot[] says why */
-	FEED_TAKEN,
+	FEED_READY,		/* bytes in data */
+	FEED_FAILED,		/* data says why (NULL: its stream's why) */
+	FEED_TAKEN,		/* or read in place: not the feed's */
 };
 
 /* A pass ends early once every position is read (not an error). */
 #define FEED_ALL_READ 1
+
+/* Positions the ring holds. A compressed tar read out of order takes
+ * about (its members / the ones the window holds) passes, so the ring
+ * is larger than a window of small members; 2 MiB. */
+#define FEED_RING ((uint64_t)65536)
+
+/* A packed output is read once, in output order: the bytes read ahead
+ * only have to keep the workers busy (their own window holds the rest),
+ * so the feed holds at most this much of them. */
+#define FEED_PACKED_BOUND ((size_t)8 << 20)
+
+#define FEED_NO_STREAM UINT32_MAX
 
 struct bale_reader;
 
@@ -25,28 +43,46 @@ struct feed_stream {
 	int fd;
 	uint64_t base;		/* where its ordinals start in index_of */
 	uint64_t nord;		/* its highest ordinal fed + 1 */
+	uint64_t unread;	/* its positions still FEED_EMPTY */
+	int failed;		/* a pass ended: every unread position fails */
+	char *why;		/* with this (NULL: no memory for it) */
+};
+
+/* A position in the ring. */
+struct feed_slot {
+	void *data;		/* READY: the bytes; FAILED: why, or NULL */
+	uint64_t size;		/* its bytes (0: read in place) */
+	uint64_t end;		/* bytes of the positions [0, it] */
+	uint32_t stream;	/* its stream, or FEED_NO_STREAM */
+	uint32_t crc;		/* READY: as the packed output stored it */
+	unsigned char has_crc;
+	unsigned char state;
 };
 
 struct bale_stream_feed {
 	struct feed_stream *streams;	/* compressed tars, in the order
 					 * the output first wants them */
 	size_t nstreams;
-	struct bale_reader *reader;	/* or a packed output's */
-	uint64_t *sample_of;	/* packed: index -> sample there; else NULL */
+	size_t *stream_at_fd;	/* 1 + its stream, by fd; 0: none */
+	int packed;		/* a packed output's samples, read by: */
+	struct bale_reader *reader;
+	const struct bale_walk *walk;
+	struct bale_order order;	/* the run's */
 	uint64_t first;		/* output position of index 0 */
 	uint64_t count;		/* positions fed */
 	uint32_t *index_of;	/* stream base + ordinal -> 1 + index, 0 if
 				 * not fed (indexes are positions of a
 				 * run's order: BALE_ORDER_MAX at most) */
 	uint64_t nordinals;	/* of all streams */
-	uint64_t *prefix;	/* bytes of indexes [0, i) */
+	struct feed_slot *ring;	/* index i at ring[i % FEED_RING] */
+	uint64_t mapped;	/* indexes [next, mapped) are in the ring */
+	uint64_t mapped_end;	/* bytes of the indexes [0, mapped) */
+	uint64_t start;		/* bytes of the indexes [0, next) */
 	size_t bound;
-	void **slot;		/* READY: the bytes; FAILED: why (a
-				 * string); else NULL */
-	unsigned char *state;
 	uint64_t next;		/* lowest index not taken */
 	uint64_t unread;	/* indexes still FEED_EMPTY */
 	uint64_t held;		/* bytes read and not taken */
+	unsigned nfailed;	/* streams failed */
 	int missed;		/* this pass left a member for the next */
 	int aborted;
 	pthread_mutex_t lock;
@@ -57,14 +93,19 @@ struct bale_stream_feed {
 	struct bale_stream_feed_stats stats;
 };
 
+/* Under the lock: index @i's place in the ring, once the ring reaches
+ * it (@i < next + FEED_RING). */
+struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i);
+
 /* Under the lock: record how index @i ended; @why is copied. */
 void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why);
 
-/* Hand index @i its bytes @data, or fail it with @why (then @data, if
- * any, is freed); takes the lock. */
+/* Hand index @i its bytes @data (with the checksum @crc the source
+ * stored, if not NULL), or fail it with @why (then @data, if any, is
+ * freed); takes the lock. */
 void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const char *why);
+    unsigned char *data, const uint32_t *crc, const char *why);
 
 /* Wait (under the lock) until index @i fits, while waiting can help.
  * @return 1 if it fits, 0 if it must wait for another pass */
@@ -74,11 +115,14 @@ double bale_feed_now(void);
 
 /* feed_map.c */
 
-/** Fill sample_of (packed) or streams and index_of, the prefix sums and
- *  the positions not fed (taken from the start).
+/** Number the compressed tars and map their ordinals to indexes, and
+ *  count the indexes fed (every one, from a packed output).
  *  @return BALE_OK or BALE_ENOMEM */
-int bale_feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
-    const bale_order_t *order);
+int bale_feed_map(struct bale_stream_feed *f);
+
+/** Under the lock: bring the indexes up to @i (at most next +
+ *  FEED_RING - 1) into the ring, from the walk. */
+void bale_feed_map_to(struct bale_stream_feed *f, uint64_t i);
 
 /* feed_packed.c */
 

@@ -1,48 +1,55 @@
 /* feed_map.c - which output positions the feed reads, and from where:
  * the samples of a packed output, or the members of one or more
  * compressed tars. Members read in place (a tar, a zip) are the workers'
- * own: their positions start out taken, with no bytes, so the window
- * slides past them. */
+ * own: their positions enter the ring taken, with no bytes, so the
+ * window slides past them. */
 #include "feed_int.h"
 
 #include "bale.h"
 #include "source.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Is index @i fed, and where from (@m)? */
+static int feed_member_of(const struct bale_stream_feed *f, uint64_t i,
+    struct bale_walk_member *m)
+{
+	if (!bale_walk_member(f->walk, bale_order_at(&f->order, f->first + i), m))
+		return 0;
+	return f->packed || bale_source_streams(m->kind);
+}
 
 /* The largest fd of a compressed tar's member among the fed positions,
  * or -1. */
-static int feed_max_fd(const struct bale_stream_feed *f,
-    const struct bale_walk *w, const bale_order_t *order)
+static int feed_max_fd(const struct bale_stream_feed *f)
 {
 	struct bale_walk_member m;
 	int max = -1;
 	uint64_t i;
 
 	for (i = 0; i < f->count; i++)
-		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
-		    bale_source_streams(m.kind) && m.fd > max)
+		if (feed_member_of(f, i, &m) && m.fd > max)
 			max = m.fd;
 	return max;
 }
 
-/* The stream of @m's archive (@at_fd: 1 + its stream, by fd), numbered
- * when first met, so passes read the streams in the order the output
- * first wants them. */
-static size_t feed_stream_of(struct bale_stream_feed *f, size_t *at_fd,
+/* The stream of @m's archive, numbered when first met, so passes read
+ * the streams in the order the output first wants them. */
+static struct feed_stream *feed_stream_of(struct bale_stream_feed *f,
     const struct bale_walk_member *m)
 {
 	struct feed_stream *s;
 
-	if (!at_fd[m->fd]) {
+	if (!f->stream_at_fd[m->fd]) {
 		s = &f->streams[f->nstreams];
 		s->fd = m->fd;
-		at_fd[m->fd] = ++f->nstreams;
+		f->stream_at_fd[m->fd] = ++f->nstreams;
 	}
-	s = &f->streams[at_fd[m->fd] - 1];
+	s = &f->streams[f->stream_at_fd[m->fd] - 1];
 	if (m->offset + 1 > s->nord)
 		s->nord = m->offset + 1;
-	return at_fd[m->fd] - 1;
+	return s;
 }
 
 /* Each stream's ordinals get a range of index_of, in stream order. */
@@ -60,79 +67,77 @@ static int feed_place_streams(struct bale_stream_feed *f)
 	return f->index_of ? BALE_OK : BALE_ENOMEM;
 }
 
-/* Number the streams; @stream[i] is position i's, or UINT32_MAX (a
- * stream is an open archive: there are few). */
-static int feed_find_streams(struct bale_stream_feed *f,
-    const struct bale_walk *w, const bale_order_t *order, uint32_t *stream)
+/* Number the streams and count each one's positions (a stream is an
+ * open archive: there are few). */
+static int feed_find_streams(struct bale_stream_feed *f)
 {
 	struct bale_walk_member m;
-	int maxfd = feed_max_fd(f, w, order);
-	size_t *at_fd = calloc((size_t)maxfd + 2, sizeof(*at_fd));
+	int maxfd = feed_max_fd(f);
 	uint64_t i;
 
+	f->stream_at_fd = calloc((size_t)maxfd + 2, sizeof(*f->stream_at_fd));
 	f->streams = calloc((size_t)maxfd + 2, sizeof(*f->streams));
-	if (!at_fd || !f->streams) {
-		free(at_fd);
+	if (!f->stream_at_fd || !f->streams)
 		return BALE_ENOMEM;
-	}
-	for (i = 0; i < f->count; i++) {
-		stream[i] = UINT32_MAX;
-		if (bale_walk_member(w, (size_t)order[f->first + i], &m) &&
-		    bale_source_streams(m.kind))
-			stream[i] = (uint32_t)feed_stream_of(f, at_fd, &m);
-	}
-	free(at_fd);
+	for (i = 0; i < f->count; i++)
+		if (feed_member_of(f, i, &m)) {
+			feed_stream_of(f, &m)->unread++;
+			f->unread++;
+		}
 	return feed_place_streams(f);
 }
 
-/* Positions from compressed tars are fed; the others are taken. */
-static int feed_map_streams(struct bale_stream_feed *f,
-    const struct bale_walk *w, const bale_order_t *order)
+int bale_feed_map(struct bale_stream_feed *f)
 {
-	uint32_t *stream = malloc((f->count ? f->count : 1) *
-	    sizeof(*stream));
 	struct bale_walk_member m;
+	const struct feed_stream *s;
 	uint64_t i;
 	int rc;
 
-	rc = stream ? feed_find_streams(f, w, order, stream) : BALE_ENOMEM;
-	for (i = 0; rc == BALE_OK && i < f->count; i++) {
-		bale_walk_member(w, (size_t)order[f->first + i], &m);
-		f->prefix[i + 1] = f->prefix[i];
-		if (stream[i] == UINT32_MAX) {
-			f->state[i] = FEED_TAKEN;
-			f->unread--;
-			continue;
-		}
-		f->index_of[f->streams[stream[i]].base + m.offset] =
-		    (uint32_t)(i + 1);
-		f->prefix[i + 1] += m.size;
+	if (f->packed) {
+		for (i = 0; i < f->count; i++)
+			f->unread += feed_member_of(f, i, &m);
+		return BALE_OK;
 	}
-	while (f->next < f->count && f->state[f->next] == FEED_TAKEN)
-		f->next++;
-	free(stream);
+	rc = feed_find_streams(f);
+	for (i = 0; rc == BALE_OK && i < f->count; i++)
+		if (feed_member_of(f, i, &m)) {
+			s = &f->streams[f->stream_at_fd[m.fd] - 1];
+			f->index_of[s->base + m.offset] = (uint32_t)(i + 1);
+		}
 	return rc;
 }
 
-/* Every position is a packed output's sample, read in output order. */
-static void feed_map_packed(struct bale_stream_feed *f,
-    const struct bale_walk *w, const bale_order_t *order)
+/* Index f->mapped enters the ring. */
+static void feed_map_one(struct bale_stream_feed *f)
 {
+	struct feed_slot *s = &f->ring[f->mapped % FEED_RING];
 	struct bale_walk_member m;
-	uint64_t i;
 
-	for (i = 0; i < f->count; i++) {
-		bale_walk_member(w, (size_t)order[f->first + i], &m);
-		f->sample_of[i] = m.offset;
-		f->prefix[i + 1] = f->prefix[i] + m.size;
+	memset(s, 0, sizeof(*s));
+	s->stream = FEED_NO_STREAM;
+	s->state = FEED_TAKEN;
+	if (feed_member_of(f, f->mapped, &m)) {
+		s->size = m.size;
+		s->state = FEED_EMPTY;
+		if (!f->packed)
+			s->stream = (uint32_t)(f->stream_at_fd[m.fd] - 1);
+		if (!f->packed && f->streams[s->stream].failed)
+			s->state = FEED_FAILED;	/* why: its stream's */
 	}
+	f->mapped_end += s->size;
+	s->end = f->mapped_end;
+	f->mapped++;
 }
 
-int bale_feed_map(struct bale_stream_feed *f, const struct bale_walk *w,
-    const bale_order_t *order)
+void bale_feed_map_to(struct bale_stream_feed *f, uint64_t i)
 {
-	if (!f->sample_of)
-		return feed_map_streams(f, w, order);
-	feed_map_packed(f, w, order);
-	return BALE_OK;
+	uint64_t upto = i + 1;
+
+	if (upto > f->next + FEED_RING)
+		upto = f->next + FEED_RING;
+	if (upto > f->count)
+		upto = f->count;
+	while (f->mapped < upto)
+		feed_map_one(f);
 }

@@ -33,39 +33,53 @@ static void *feed_packed_dest(void *ctx, size_t size)
 	return *buf;
 }
 
-/* Read index @i (its turn has come, or it fits the bound). */
-static void feed_packed_read(struct bale_stream_feed *f, uint64_t i)
+/* Read index @i (its turn has come, or it fits the bound): the sample
+ * the walk listed there, of @want bytes. */
+static void feed_packed_read(struct bale_stream_feed *f, uint64_t i,
+    uint64_t want)
 {
 	unsigned char *buf = NULL;
 	const char *why = NULL;
+	struct bale_walk_member m;
 	struct bale_blob b;
 	int rc;
 
+	bale_walk_member(f->walk, bale_order_at(&f->order, f->first + i), &m);
 	bale_reader_set_dest(f->reader, feed_packed_dest, &buf);
-	rc = bale_reader_get(f->reader, f->sample_of[i], &b);
+	rc = bale_reader_get(f->reader, m.offset, &b);
 	if (rc == BALE_ENOMEM)
 		why = "no memory for the sample";
 	else if (rc != BALE_OK)
 		why = bale_reader_errmsg(f->reader);
-	else if (b.size != f->prefix[i + 1] - f->prefix[i])
+	else if (b.size != want)
 		why = "the sample changed size since the output was listed";
-	bale_feed_deliver(f, i, buf, why);
+	bale_feed_deliver(f, i, buf, rc == BALE_OK && b.has_crc32 ?
+	    &b.crc32 : NULL, why);
 }
 
 void *bale_feed_packed_main(void *arg)
 {
 	struct bale_stream_feed *f = arg;
 	double t0 = bale_feed_now();
+	struct feed_slot *s;
+	uint64_t want = 0;
 	uint64_t i;
 	int go = 1;
+	int fed;
 
 	f->stats.passes = 1;
 	for (i = 0; go && i < f->count; i++) {
 		pthread_mutex_lock(&f->lock);
 		go = bale_feed_wait_room(f, i);
+		fed = 0;
+		if (go) {
+			s = bale_feed_slot(f, i);
+			fed = s->state == FEED_EMPTY;
+			want = s->size;
+		}
 		pthread_mutex_unlock(&f->lock);
-		if (go)
-			feed_packed_read(f, i);
+		if (fed)
+			feed_packed_read(f, i, want);
 	}
 	f->stats.seconds = bale_feed_now() - t0;
 	return NULL;

@@ -10,39 +10,83 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- the feeding thread --------------------------------------------- */
+/* ---- the window ----------------------------------------------------- */
 
-/* Under the lock: may index @i be kept now? */
-static int feed_fits(const struct bale_stream_feed *f, uint64_t i)
+struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i)
 {
-	return i == f->next || f->prefix[i + 1] - f->prefix[f->next] <=
-	    f->bound;
+	bale_feed_map_to(f, i);
+	return &f->ring[i % FEED_RING];
 }
 
-/* Under the lock: record how index @i ended; @why is copied. */
+/* Under the lock: index @i's state (past the ring: not read yet). */
+static int feed_state(struct bale_stream_feed *f, uint64_t i)
+{
+	if (i < f->next)
+		return FEED_TAKEN;
+	if (i >= f->next + FEED_RING)
+		return FEED_EMPTY;
+	return bale_feed_slot(f, i)->state;
+}
+
+/* Under the lock: move next past the indexes taken (or read in
+ * place). */
+static void feed_advance(struct bale_stream_feed *f)
+{
+	struct feed_slot *s;
+
+	while (f->next < f->count) {
+		s = bale_feed_slot(f, f->next);
+		if (s->state != FEED_TAKEN)
+			break;
+		f->start = s->end;
+		f->next++;
+	}
+}
+
+/* Under the lock: may index @i be kept now? */
+static int feed_fits(struct bale_stream_feed *f, uint64_t i)
+{
+	if (i == f->next)
+		return 1;
+	if (i >= f->next + FEED_RING)
+		return 0;
+	return bale_feed_slot(f, i)->end - f->start <= f->bound;
+}
+
+/* ---- the feeding thread --------------------------------------------- */
+
 void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why)
 {
+	struct feed_slot *s = bale_feed_slot(f, i);
+
 	if (why) {
-		f->slot[i] = strdup(why);
-		f->state[i] = FEED_FAILED;
+		s->data = strdup(why);
+		s->state = FEED_FAILED;
 	} else {
-		f->slot[i] = data;
-		f->state[i] = FEED_READY;
-		f->held += f->prefix[i + 1] - f->prefix[i];
+		s->data = data;
+		s->state = FEED_READY;
+		f->held += s->size;
 		if (f->held > f->stats.peak_bytes)
 			f->stats.peak_bytes = f->held;
 	}
+	if (s->stream != FEED_NO_STREAM)
+		f->streams[s->stream].unread--;
 	f->unread--;
 	pthread_cond_broadcast(&f->ready);
 }
 
 void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const char *why)
+    unsigned char *data, const uint32_t *crc, const char *why)
 {
+	struct feed_slot *s;
+
 	if (why)
 		free(data);
 	pthread_mutex_lock(&f->lock);
+	s = bale_feed_slot(f, i);
+	s->has_crc = crc && !why;
+	s->crc = crc && !why ? *crc : 0;
 	bale_feed_settle(f, i, why ? NULL : data, why);
 	pthread_mutex_unlock(&f->lock);
 }
@@ -53,26 +97,26 @@ void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
 int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i)
 {
 	while (!feed_fits(f, i) && !f->aborted &&
-	    f->state[f->next] != FEED_EMPTY)
+	    feed_state(f, f->next) != FEED_EMPTY)
 		pthread_cond_wait(&f->room, &f->lock);
 	return feed_fits(f, i) && !f->aborted;
 }
 
-/* Read the member the stream is at into index @i. */
+/* Read the member the stream is at into index @i (of @want bytes). */
 static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
-    uint64_t i, uint64_t size)
+    uint64_t i, uint64_t want, uint64_t size)
 {
 	unsigned char *buf = NULL;
 	struct bale_errbuf err;
 	const char *why = NULL;
 
-	if (size != f->prefix[i + 1] - f->prefix[i])
+	if (size != want)
 		why = "the member changed size since the archive was listed";
 	else if (!(buf = malloc(size ? size : 1)))
 		why = "no memory for the member";
 	else if (bale_tar_stream_read(ts, buf, size, &err) != BALE_OK)
 		why = err.msg;
-	bale_feed_deliver(f, i, buf, why);
+	bale_feed_deliver(f, i, buf, NULL, why);
 }
 
 /* One pass over one stream. */
@@ -87,6 +131,7 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 {
 	struct feed_pass *p = ctx;
 	struct bale_stream_feed *f = p->f;
+	uint64_t want = 0;
 	uint64_t i;
 	int keep;
 	int rc;
@@ -101,12 +146,14 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 		pthread_mutex_unlock(&f->lock);
 		return rc;
 	}
-	keep = f->state[i] == FEED_EMPTY && bale_feed_wait_room(f, i);
-	if (f->state[i] == FEED_EMPTY && !keep)
+	keep = feed_state(f, i) == FEED_EMPTY && bale_feed_wait_room(f, i);
+	if (feed_state(f, i) == FEED_EMPTY && !keep)
 		f->missed = 1;
+	if (keep)
+		want = bale_feed_slot(f, i)->size;
 	pthread_mutex_unlock(&f->lock);
 	if (keep)
-		feed_read(f, ts, i, m->size);
+		feed_read(f, ts, i, want, m->size);
 	return BALE_OK;
 }
 
@@ -121,43 +168,52 @@ static int feed_more(struct bale_stream_feed *f)
 	return more;
 }
 
-/* Under the lock: the index of stream @s's ordinal @o if it is unread,
- * else UINT64_MAX. */
-static uint64_t feed_unread_at(const struct bale_stream_feed *f,
-    const struct feed_stream *s, uint64_t o)
-{
-	uint64_t i = f->index_of[s->base + o];
-
-	return i && f->state[i - 1] == FEED_EMPTY ? i - 1 : UINT64_MAX;
-}
-
 /* Does stream @s still hold a member to read? */
 static int feed_stream_pending(struct bale_stream_feed *f,
     const struct feed_stream *s)
 {
-	uint64_t o;
-	int pending = 0;
+	int pending;
 
 	pthread_mutex_lock(&f->lock);
-	for (o = 0; !pending && o < s->nord; o++)
-		pending = feed_unread_at(f, s, o) != UINT64_MAX;
+	pending = s->unread > 0;
 	pthread_mutex_unlock(&f->lock);
 	return pending;
 }
 
+/* Under the lock: stream @s has ended; every index of it not read yet
+ * fails with @why, those in the ring now, the rest as they enter it. */
+static void feed_fail_stream(struct bale_stream_feed *f, struct feed_stream *s,
+    const char *why)
+{
+	uint32_t k = (uint32_t)(s - f->streams);
+	struct feed_slot *slot;
+	uint64_t i;
+
+	if (!s->unread)
+		return;
+	s->failed = 1;
+	s->why = strdup(why);
+	f->nfailed++;
+	f->unread -= s->unread;
+	s->unread = 0;
+	for (i = f->next; i < f->mapped; i++) {
+		slot = &f->ring[i % FEED_RING];
+		if (slot->stream == k && slot->state == FEED_EMPTY)
+			slot->state = FEED_FAILED;
+	}
+	pthread_cond_broadcast(&f->ready);
+}
+
 /* After a pass over stream @s that ended (@s NULL: over every stream),
  * each index it left unread fails with @why. */
-static void feed_fail_rest(struct bale_stream_feed *f,
-    const struct feed_stream *s, const char *why)
+static void feed_fail_rest(struct bale_stream_feed *f, struct feed_stream *s,
+    const char *why)
 {
-	const struct feed_stream *end = s ? s + 1 : f->streams + f->nstreams;
-	uint64_t i, o;
+	struct feed_stream *end = s ? s + 1 : f->streams + f->nstreams;
 
 	pthread_mutex_lock(&f->lock);
 	for (s = s ? s : f->streams; s < end; s++)
-		for (o = 0; o < s->nord; o++)
-			if ((i = feed_unread_at(f, s, o)) != UINT64_MAX)
-				bale_feed_settle(f, i, NULL, why);
+		feed_fail_stream(f, s, why);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -171,7 +227,7 @@ double bale_feed_now(void)
 
 /* One pass over stream @s: what it cannot give fails with its reason
  * (the other streams go on). BALE_OK, FEED_ALL_READ or BALE_EINTR. */
-static int feed_pass(struct bale_stream_feed *f, const struct feed_stream *s)
+static int feed_pass(struct bale_stream_feed *f, struct feed_stream *s)
 {
 	struct feed_pass p = { f, s };
 	struct bale_errbuf err;
@@ -184,7 +240,6 @@ static int feed_pass(struct bale_stream_feed *f, const struct feed_stream *s)
 	feed_fail_rest(f, s, err.msg);
 	return BALE_OK;
 }
-
 /* Passes over the streams that hold members still unread, in turn,
  * until every member is read or failed. */
 static void *feed_main(void *arg)
@@ -210,34 +265,25 @@ static void *feed_main(void *arg)
 
 /* ---- setting up, taking, tearing down ------------------------------- */
 
-static int feed_alloc(struct bale_stream_feed *f, int packed)
-{
-	size_t n = f->count ? (size_t)f->count : 1;
-
-	if (packed && !(f->sample_of = calloc(n, sizeof(*f->sample_of))))
-		return BALE_ENOMEM;
-	f->prefix = calloc(n + 1, sizeof(*f->prefix));
-	f->slot = calloc(n, sizeof(*f->slot));
-	f->state = calloc(n, 1);
-	return f->prefix && f->slot && f->state ?
-	    BALE_OK : BALE_ENOMEM;
-}
-
-static struct bale_stream_feed *feed_new(int packed, uint64_t first,
-    uint64_t n, size_t bound)
+static struct bale_stream_feed *feed_new(const struct bale_walk *w,
+    const struct bale_order *order, int packed, uint64_t first, uint64_t n,
+    size_t bound)
 {
 	struct bale_stream_feed *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
+	f->packed = packed;
+	f->walk = w;
+	f->order = *order;
 	f->first = first;
 	f->count = n - first;
-	f->unread = f->count;
 	f->bound = bound;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->ready, NULL);
 	pthread_cond_init(&f->room, NULL);
-	if (feed_alloc(f, packed) != BALE_OK) {
+	f->ring = calloc(FEED_RING, sizeof(*f->ring));
+	if (!f->ring) {
 		bale_stream_feed_free(f, NULL);
 		return NULL;
 	}
@@ -266,7 +312,7 @@ static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
 }
 
 int bale_stream_feed_start(struct bale_stream_feed **out,
-    const struct bale_walk *w, const bale_order_t *order, uint64_t first,
+    const struct bale_walk *w, const struct bale_order *order, uint64_t first,
     uint64_t n, size_t bound, struct bale_errbuf *err)
 {
 	struct bale_stream_feed *f;
@@ -275,20 +321,24 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	int rc;
 
 	*out = NULL;
-	/* files and members read in place only: nothing to feed, and no
-	 * per-sample tables to make (33 bytes a sample) */
 	if (first >= n || (!packed && !bale_walk_has_streamed(w)))
-		return BALE_OK;
-	f = feed_new(packed, first, n, bound);
-	rc = f ? bale_feed_map(f, w, order) : BALE_ENOMEM;
-	if (rc == BALE_OK && !packed && f->nstreams == 0) {
+		return BALE_OK;	/* files and members read in place */
+	if (packed && bound > FEED_PACKED_BOUND)
+		bound = FEED_PACKED_BOUND;
+	f = feed_new(w, order, packed, first, n, bound);
+	rc = f ? bale_feed_map(f) : BALE_ENOMEM;
+	if (rc == BALE_OK && f->unread == 0) {
 		bale_stream_feed_free(f, NULL);	/* nothing to feed */
 		return BALE_OK;
 	}
-	if (rc == BALE_OK)
+	if (rc == BALE_OK) {
+		pthread_mutex_lock(&f->lock);
+		feed_advance(f);	/* past what is read in place */
+		pthread_mutex_unlock(&f->lock);
 		rc = feed_launch(f, w, packed, err);
-	else
+	} else {
 		bale_errbuf_set(err, rc, "no memory");
+	}
 	if (rc != BALE_OK) {
 		bale_stream_feed_free(f, NULL);
 		return rc;
@@ -297,34 +347,58 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	return BALE_OK;
 }
 
+/* Under the lock: wait until index @i is read or failed (0: aborted). */
+static int feed_wait_settled(struct bale_stream_feed *f, uint64_t i)
+{
+	while (!f->aborted) {
+		if (feed_state(f, i) != FEED_EMPTY)
+			return 1;
+		pthread_cond_wait(&f->ready, &f->lock);
+	}
+	return 0;
+}
+
+/* Under the lock: why failed index @i (@s) cannot be read. */
+static const char *feed_why(const struct bale_stream_feed *f,
+    const struct feed_slot *s)
+{
+	if (s->data)
+		return s->data;
+	if (s->stream != FEED_NO_STREAM && f->streams[s->stream].why)
+		return f->streams[s->stream].why;
+	return "cannot be read (no memory for why)";
+}
+
 int bale_stream_feed_take(struct bale_stream_feed *f, uint64_t pos,
-    unsigned char **data, size_t *size, struct bale_errbuf *why)
+    struct bale_fed *out, struct bale_errbuf *why)
 {
 	uint64_t i = pos - f->first;
+	struct feed_slot *s;
 	int rc = BALE_OK;
 
+	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&f->lock);
-	while (f->state[i] == FEED_EMPTY && !f->aborted)
-		pthread_cond_wait(&f->ready, &f->lock);
-	if (f->state[i] == FEED_EMPTY) {
+	if (!feed_wait_settled(f, i)) {
 		pthread_mutex_unlock(&f->lock);
 		return BALE_EINTR;
 	}
-	if (f->state[i] == FEED_READY) {
-		*data = f->slot[i];
-		*size = (size_t)(f->prefix[i + 1] - f->prefix[i]);
-		f->held -= *size;
+	s = bale_feed_slot(f, i);
+	if (s->state == FEED_READY) {
+		out->data = s->data;
+		out->size = (size_t)s->size;
+		out->has_crc = s->has_crc;
+		out->crc = s->crc;
+		f->held -= s->size;
 	} else {
-		rc = bale_errbuf_set(why, BALE_EINPUT, "%s", f->slot[i] ?
-		    (const char *)f->slot[i] :
-		    "cannot be read (no memory for why)");
-		free(f->slot[i]);
+		rc = bale_errbuf_set(why, BALE_EINPUT, "%s", feed_why(f, s));
+		free(s->data);
 	}
-	f->slot[i] = NULL;
-	f->state[i] = FEED_TAKEN;
-	while (f->next < f->count && f->state[f->next] == FEED_TAKEN)
-		f->next++;
+	s->data = NULL;
+	s->state = FEED_TAKEN;
+	feed_advance(f);
 	pthread_cond_broadcast(&f->room);
+	if (f->nfailed)	/* a failed index may have entered the ring */
+		pthread_cond_broadcast(&f->ready);
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
@@ -344,6 +418,7 @@ void bale_stream_feed_free(struct bale_stream_feed *f,
     struct bale_stream_feed_stats *stats)
 {
 	uint64_t i;
+	size_t k;
 
 	if (!f)
 		return;
@@ -352,15 +427,15 @@ void bale_stream_feed_free(struct bale_stream_feed *f,
 		pthread_join(f->thread, NULL);
 	if (stats)
 		*stats = f->stats;
-	for (i = 0; f->slot && i < f->count; i++)
-		free(f->slot[i]);
+	for (i = f->next; f->ring && i < f->mapped; i++)
+		free(f->ring[i % FEED_RING].data);
+	for (k = 0; k < f->nstreams; k++)
+		free(f->streams[k].why);
 	bale_reader_free(f->reader);
-	free(f->sample_of);
 	free(f->streams);
+	free(f->stream_at_fd);
 	free(f->index_of);
-	free(f->prefix);
-	free(f->slot);
-	free(f->state);
+	free(f->ring);
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->ready);
 	pthread_cond_destroy(&f->room);

@@ -12,7 +12,7 @@
  * holds a member still unread; members read in place (tar, zip) are the
  * workers' own, and the window slides past them.
  * A packed output (bale_walk_dataset) is read by one reader in output
- * order, within the same bound: one pass, whatever the order.
+ * order, within a smaller bound: one pass, whatever the order.
  */
 #ifndef BALE_STREAM_FEED_H
 #define BALE_STREAM_FEED_H
@@ -37,15 +37,23 @@ struct bale_stream_feed_stats {
  *  @return BALE_OK, BALE_ENOMEM, BALE_EINPUT (the packed output no
  *  longer opens), with @err set */
 int bale_stream_feed_start(struct bale_stream_feed **out,
-    const struct bale_walk *w, const bale_order_t *order, uint64_t first,
+    const struct bale_walk *w, const struct bale_order *order, uint64_t first,
     uint64_t n, size_t bound, struct bale_errbuf *err);
 
-/** Wait for the bytes of position @pos, and take them (the caller frees
- *  *@data). Each position is taken once.
+/* A position's bytes, as taken. */
+struct bale_fed {
+	unsigned char *data;	/* the caller's to free */
+	size_t size;
+	int has_crc;		/* the packed output stored a checksum, */
+	uint32_t crc;		/* which the caller checks the bytes with */
+};
+
+/** Wait for the bytes of position @pos, and take them into @out. Each
+ *  position is taken once.
  *  @return BALE_OK; BALE_EINPUT when the member could not be read
  *  (@why says why); BALE_EINTR after bale_stream_feed_abort() */
 int bale_stream_feed_take(struct bale_stream_feed *f, uint64_t pos,
-    unsigned char **data, size_t *size, struct bale_errbuf *why);
+    struct bale_fed *out, struct bale_errbuf *why);
 
 /** Stop feeding and wake every waiting taker. */
 void bale_stream_feed_abort(struct bale_stream_feed *f);

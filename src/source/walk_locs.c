@@ -4,12 +4,13 @@
  *
  * Each sample's record, in blocks of LOCS_BLOCK that start afresh (so one
  * decodes in at most LOCS_BLOCK steps):
- *   varint  0 for a file below the root, else (origin + 1) << 4 | flags
+ *   varint  0 for a file below the root, else (origin + 1) << 5 | flags
  *   zigzag  offset less the block's previous member's offset, in tar
  *           blocks of 512 bytes when both are whole blocks (LOC_BLOCKS:
  *           a tar stores a folder's files together, so the members of
  *           one class are a few thousand blocks apart at most: two
- *           bytes where bytes took four)
+ *           bytes where bytes took four); none when it is one more
+ *           (LOC_NEXT: a packed output's samples are numbered)
  *   varint  size
  *   varint  csize, if LOC_CSIZE: a zip member stored deflated
  *   varint  method, if LOC_METHOD
@@ -29,7 +30,8 @@
 #define LOC_METHOD 2
 #define LOC_CRC 4
 #define LOC_BLOCKS 8
-#define LOC_FLAGS 4	/* bits of flags */
+#define LOC_NEXT 16
+#define LOC_FLAGS 5	/* bits of flags */
 #define TAR_UNIT 512
 
 void bale_walk_put_varint(struct bale_buf *b, uint64_t v)
@@ -110,6 +112,19 @@ static uint64_t locs_zigzag(uint64_t now, uint64_t before)
 	return d < 0 ? ((uint64_t)~d << 1) | 1 : (uint64_t)d << 1;
 }
 
+/* What @m's record holds, after a member at @prev. */
+static unsigned locs_flags(const struct bale_walk_member *m, uint64_t prev)
+{
+	unsigned flags = (m->csize != m->size ? LOC_CSIZE : 0) |
+	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0);
+
+	if (m->offset == prev + 1)
+		return flags | LOC_NEXT;
+	if (m->offset % TAR_UNIT == 0 && prev % TAR_UNIT == 0)
+		flags |= LOC_BLOCKS;
+	return flags;
+}
+
 int bale_walk_locs_add(struct walk_locs *l, size_t n,
     const struct bale_walk_member *m)
 {
@@ -128,15 +143,14 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 	}
 	if ((origin = bale_walk_locs_origin(l, m)) < 0)
 		return -1;
-	flags = (m->csize != m->size ? LOC_CSIZE : 0) |
-	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0) |
-	    (m->offset % TAR_UNIT == 0 && l->prev_offset % TAR_UNIT == 0 ?
-	    LOC_BLOCKS : 0);
+	flags = locs_flags(m, l->prev_offset);
 	bale_walk_put_varint(&l->text, (uint64_t)(origin + 1) << LOC_FLAGS |
 	    flags);
-	bale_walk_put_varint(&l->text, flags & LOC_BLOCKS ?
-	    locs_zigzag(m->offset / TAR_UNIT, l->prev_offset / TAR_UNIT) :
-	    locs_zigzag(m->offset, l->prev_offset));
+	if (!(flags & LOC_NEXT))
+		bale_walk_put_varint(&l->text, flags & LOC_BLOCKS ?
+		    locs_zigzag(m->offset / TAR_UNIT,
+		    l->prev_offset / TAR_UNIT) :
+		    locs_zigzag(m->offset, l->prev_offset));
 	bale_walk_put_varint(&l->text, m->size);
 	if (flags & LOC_CSIZE)
 		bale_walk_put_varint(&l->text, m->csize);
@@ -159,12 +173,13 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
     uint64_t *prev, struct bale_walk_member *m)
 {
 	uint64_t head = bale_walk_get_varint(p);
-	uint64_t zz;
+	uint64_t zz = 2;	/* LOC_NEXT: one more */
 	uint64_t delta;
 
 	if (!head)
 		return 0;
-	zz = bale_walk_get_varint(p);
+	if (!(head & LOC_NEXT))
+		zz = bale_walk_get_varint(p);
 	memset(m, 0, sizeof(*m));
 	m->kind = l->origins[(head >> LOC_FLAGS) - 1].kind;
 	m->fd = l->origins[(head >> LOC_FLAGS) - 1].fd;

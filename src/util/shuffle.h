@@ -9,6 +9,19 @@
 typedef uint32_t bale_order_t;
 #define BALE_ORDER_MAX UINT32_MAX	/* samples a run can order */
 
+/* Which walk index each of a run's positions takes: @perm[pos], or
+ * @base + pos when @perm is NULL (a run in the walk's own order keeps
+ * no table: 4 bytes a sample). */
+struct bale_order {
+	const bale_order_t *perm;
+	uint64_t base;
+};
+
+static inline size_t bale_order_at(const struct bale_order *o, uint64_t pos)
+{
+	return (size_t)(o->perm ? o->perm[pos] : o->base + pos);
+}
+
 /** Fill @perm[0..n) with a permutation of 0..n-1 chosen by @seed
  *  (Fisher-Yates over splitmix64; unbiased; stable across platforms),
  *  n at most BALE_ORDER_MAX. */

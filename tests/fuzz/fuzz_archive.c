@@ -50,32 +50,26 @@ static void fuzz_feed(const struct bale_walk *w)
 	struct bale_stream_feed *f;
 	struct bale_errbuf err;
 	struct bale_walk_member m;
-	unsigned char *data;
-	bale_order_t *order = calloc(n ? n : 1, sizeof(*order));
-	size_t size;
+	struct bale_fed fed;
+	struct bale_order order = { NULL, 0 };	/* the walk's */
 	size_t i;
 	int rc;
 
-	for (i = 0; order && i < n; i++)
-		order[i] = (bale_order_t)i;
 	/* a small bound, so hostile orders take several passes */
-	if (!order || bale_stream_feed_start(&f, w, order, 0, n, 4096,
-	    &err) != BALE_OK || !f) {
-		free(order);
+	if (bale_stream_feed_start(&f, w, &order, 0, n, 4096, &err) !=
+	    BALE_OK || !f)
 		return;
-	}
 	for (i = 0; i < n; i++) {
 		bale_walk_member(w, i, &m);
-		rc = bale_stream_feed_take(f, i, &data, &size, &err);
-		if (rc == BALE_OK && size != m.size)
+		rc = bale_stream_feed_take(f, i, &fed, &err);
+		if (rc == BALE_OK && fed.size != m.size)
 			abort();	/* not the size it was listed with */
 		if (rc == BALE_OK)
-			free(data);
+			free(fed.data);
 		else if (rc != BALE_EINPUT || !err.msg[0])
 			abort();	/* a failure without a reason */
 	}
 	bale_stream_feed_free(f, NULL);
-	free(order);
 }
 
 static void fuzz_walk(const char *path, size_t fsize, const char *list)
