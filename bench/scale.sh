@@ -20,6 +20,9 @@
 # pack reads the tar instead ("pack tar -f FORMAT" rows; the reading
 # and the tools are left out): an archive's members are sorted past
 # memory, and this measures what that costs.
+# With --convert, each tree is first packed into LMDB and every pack
+# reads that output instead ("pack lmdb -f FORMAT" rows, the reading and
+# the tools left out): a packed output as the source, a conversion.
 # With --update, each format is packed with --update instead, then
 # updated with nothing changed (find -printf beside it) and with the
 # files of one class moved to another (a thousand added, a thousand
@@ -27,6 +30,7 @@
 #
 #   bench/scale.sh [-s "1 2 5 10"] [-f "wds lmdb hdf5 all"] [--shuffle]
 #                  [--update] [--small] [--pack-only] [--archive]
+#                  [--convert]
 # --pack-only leaves out the reading and the command-line tools.
 set -eu
 cd "$(dirname "$0")/.."
@@ -37,6 +41,7 @@ update=0
 small=
 pack_only=0
 archive=0
+convert=0
 while [ $# -gt 0 ]; do
     case $1 in
     -s) sizes=$2; shift 2 ;;
@@ -46,8 +51,9 @@ while [ $# -gt 0 ]; do
     --small) small=-small; shift ;;
     --pack-only) pack_only=1; shift ;;
     --archive) archive=1; pack_only=1; shift ;;
+    --convert) convert=1; pack_only=1; shift ;;
     *) echo "usage: bench/scale.sh [-s SIZES] [-f FORMATS] [--shuffle]" \
-           "[--update] [--small] [--pack-only] [--archive]" >&2
+           "[--update] [--small] [--pack-only] [--archive] [--convert]" >&2
        exit 2 ;;
     esac
 done
@@ -79,6 +85,8 @@ need_bytes() { # FORMAT MILLIONS
     [ "$1" = all ] && per=$((3 * sample_bytes + 2560))
     # the tar read instead of the tree: a header and padding a sample
     [ "$archive" = 1 ] && per=$((per + sample_bytes + 1024))
+    # the LMDB read instead: a record and its page share a sample
+    [ "$convert" = 1 ] && per=$((per + sample_bytes + 512))
     echo $(($2 * 1000000 * per * 11 / 10))
 }
 fits() { # FORMAT MILLIONS
@@ -160,6 +168,12 @@ for m in $sizes; do
             tar -h --hard-dereference -cf "$dir/source.tar" -C "$tree" .
         source=$dir/source.tar
         pack="pack tar"
+    elif [ "$convert" = 1 ]; then
+        rm -rf "$dir/source"
+        measure "pack -f lmdb (the source)" "$m" "$bale" pack "$tree" \
+            -f lmdb -o "$dir/source" -q
+        source=$dir/source/data.lmdb
+        pack="pack lmdb"
     elif [ -z "$small" ] && fits wds "$m"; then	# small: memory only
         measure "tar -h --hard-dereference -cf" "$m" \
             tar -h --hard-dereference -cf "$dir/tar.tar" -C "$tree" .
@@ -198,5 +212,5 @@ for m in $sizes; do
         done
         rm -rf "$dir/out"
     done
-    rm -f "$dir/source.tar"
+    rm -rf "$dir/source.tar" "$dir/source"
 done

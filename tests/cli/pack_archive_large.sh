@@ -5,7 +5,8 @@
 # window it is read through give the same shards, byte for byte; where
 # the sorted runs cannot be written, the run fails saying why. The
 # members are hard links to a few small images, so the tree costs
-# little.
+# little. The same members compressed, and the folder's output read back
+# as a source, pass through the feed's ring more than once over.
 . "$TESTS/cli/lib.sh"
 "$BALE" --help | grep -q '^Formats built in:.* wds' ||
     { echo "skipped: wds is not built in"; exit 77; }
@@ -35,6 +36,24 @@ for a in in.tar in.zip; do
     "$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/out-$a" ||
         fail "$a does not pack as its folder"
 done
+# compressed, with its members in the reverse of the output's order:
+# more positions than the feed's ring holds (65 536), so a pass meets
+# members it cannot keep yet and more passes take them
+(cd "$T/in" && find . -type f | sort -r) >"$T/rev.list"
+tar --hard-dereference -C "$T/in" -cf - -T "$T/rev.list" | gzip -1 \
+    >"$T/rev.tar.gz"
+run "$BALE" pack "$T/rev.tar.gz" -f wds -o "$T/out-gz" --report "$T/gz.json"
+expect_status 0
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/out-gz" ||
+    fail "a compressed tar does not pack as its folder"
+"$PY" -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["stream_passes"] < 2)' "$T/gz.json" ||
+    fail "every member of the reversed archive was taken in one pass"
+# a packed output of as many samples converts back into the same shards
+run "$BALE" pack "$T/ref/data-shards.json" -f wds -o "$T/out-conv"
+expect_status 0
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/out-conv" ||
+    fail "the packed output does not convert into itself"
 # the sorted runs' file is unlinked from the start: nothing is left
 [ -z "$(find "$T" -maxdepth 1 -name '.bale-spill-*')" ] ||
     fail "a spill file was left behind"
