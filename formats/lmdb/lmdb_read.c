@@ -304,19 +304,24 @@ static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	return BALE_OK;
 }
 
-/* Every BALE_LMDB_LET_GO_EVERY samples the mapped pages are let go: a
- * reader going through millions (ls, verify) holds so many at most. */
+/* Every BALE_LMDB_LET_GO_EVERY samples read in order, or
+ * BALE_LMDB_LET_GO_JUMPING out of order, the mapped pages are let go: a
+ * reader going through millions (ls, verify, a conversion) holds so
+ * many at most. */
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
 	struct lmdb_r *st = priv;
+	unsigned long every = i == st->next ? BALE_LMDB_LET_GO_EVERY :
+	    BALE_LMDB_LET_GO_JUMPING;
 	unsigned long n;
 
 	if (i >= st->v->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
 		    PRIu64, i);
+	st->next = i + 1;
 	n = atomic_fetch_add_explicit(&st->e->reads, 1, memory_order_relaxed);
-	if (n % BALE_LMDB_LET_GO_EVERY == BALE_LMDB_LET_GO_EVERY - 1)
+	if (n % every == every - 1)
 		bale_lmdb_let_go_of(st->e->map, st->e->map_len,
 		    (size_t)st->v->size);
 	return st->v->caffe ? lmdb_rget_caffe(r, st, i, out) :

@@ -20,6 +20,7 @@ struct lmdb_r {
 	MDB_txn *txn;
 	MDB_cursor *cursor;
 	long page;
+	uint64_t next;		/* the sample after the last one read */
 	unsigned char *buf;	/* pread target */
 	size_t bufcap;
 	int no_meta;		/* meta=0: bytes and label only */
