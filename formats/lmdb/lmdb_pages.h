@@ -25,8 +25,10 @@ void bale_lmdb_let_go(MDB_env *env, size_t bytes);
 #define BALE_LMDB_LET_GO_EVERY 16384
 
 /* The same for reads that jump about (a shuffled conversion): each maps
- * a leaf and the pages the kernel maps around it, some 64 KiB, so 16 384
- * of them held 650 MiB of a 870 MB file. A divisor of the above. */
-#define BALE_LMDB_LET_GO_JUMPING 512
+ * a few pages far apart (a branch, a leaf, the key list's) and the
+ * kernel maps 64 KiB around each, some 200 KiB a read, so 16 384 of
+ * them held 650 MiB of an 870 MB file (512: 80 MiB, 128: 29 MiB). A
+ * divisor of the above. */
+#define BALE_LMDB_LET_GO_JUMPING 128
 
 #endif
