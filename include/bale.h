@@ -171,7 +171,9 @@ BALE_API int bale_reader_open(struct bale_reader *r, const char *format,
  *  checksum (what a training loader needs). wds: images_only=1 reads only
  *  the image member. lmdb: map=1 reads a sample's repeat reads from the
  *  memory map in place (for data that stays cached over epochs); the
- *  bytes then stay valid while the reader is open. */
+ *  bytes then stay valid while the reader is open. few_pages=1: a reader
+ *  reading out of order keeps few mapped pages, for some page faults
+ *  more (lmdb: lets go of them every 128 reads; a conversion's). */
 BALE_API int bale_reader_option(struct bale_reader *r, const char *key,
     const char *value);
 

@@ -24,7 +24,8 @@ void bale_lmdb_let_go(MDB_env *env, size_t bytes);
  * stays a few MiB whatever the file holds. */
 #define BALE_LMDB_LET_GO_EVERY 16384
 
-/* The same for reads that jump about (a shuffled conversion): each maps
+/* The same for reads that jump about, when the reader is asked to keep
+ * few pages (a shuffled conversion's): each maps
  * a few pages far apart (a branch, a leaf, the key list's) and the
  * kernel maps 64 KiB around each, some 200 KiB a read, so 16 384 of
  * them held 650 MiB of an 870 MB file (512: 80 MiB, 128: 29 MiB). A

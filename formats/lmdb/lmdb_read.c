@@ -304,16 +304,18 @@ static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	return BALE_OK;
 }
 
-/* Every BALE_LMDB_LET_GO_EVERY samples read in order, or
- * BALE_LMDB_LET_GO_JUMPING out of order, the mapped pages are let go: a
- * reader going through millions (ls, verify, a conversion) holds so
- * many at most. */
+/* Every BALE_LMDB_LET_GO_EVERY samples the mapped pages are let go: a
+ * reader going through millions (ls, verify) holds so many at most; with
+ * few_pages, every BALE_LMDB_LET_GO_JUMPING read out of order (a
+ * shuffled conversion), whose pages lie far apart. Not by default: a
+ * page let go faults back in, and random reads for training would pay
+ * that for memory the kernel can take back anyway. */
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
 	struct lmdb_r *st = priv;
-	unsigned long every = i == st->next ? BALE_LMDB_LET_GO_EVERY :
-	    BALE_LMDB_LET_GO_JUMPING;
+	unsigned long every = st->few_pages && i != st->next ?
+	    BALE_LMDB_LET_GO_JUMPING : BALE_LMDB_LET_GO_EVERY;
 	unsigned long n;
 
 	if (i >= st->v->n)
@@ -431,6 +433,8 @@ static int lmdb_roption(struct bale_reader *r, void *priv, const char *key,
 		st->no_meta = !on;
 	else if (strcmp(key, "map") == 0)
 		st->map_reads = on;
+	else if (strcmp(key, "few_pages") == 0)
+		st->few_pages = on;
 	else
 		return BALE_ENOOPT;
 	return BALE_OK;

@@ -25,6 +25,7 @@ struct lmdb_r {
 	size_t bufcap;
 	int no_meta;		/* meta=0: bytes and label only */
 	int map_reads;		/* map=1: repeat reads from the map */
+	int few_pages;		/* few_pages=1: let go often out of order */
 	struct bale_buf info;
 	char key[40];
 	char *path;

@@ -42,11 +42,13 @@ static int reader_apply_options(struct bale_reader *r)
 	for (i = 0; i < r->nopts; i++) {
 		rc = r->be->reader->option ? r->be->reader->option(r, r->priv,
 		    r->opt_key[i], r->opt_value[i]) : BALE_ENOOPT;
-		/* "meta=0" and "check_indexes=1" are wishes, not demands:
-		 * readers that keep their metadata in memory anyway, or have
-		 * no index apart from their data, may ignore them */
+		/* "meta=0", "check_indexes=1" and "few_pages=1" are
+		 * wishes, not demands: readers that keep their metadata in
+		 * memory anyway, have no index apart from their data or map
+		 * none of it may ignore them */
 		if (rc == BALE_ENOOPT && (strcmp(r->opt_key[i], "meta") == 0 ||
-		    strcmp(r->opt_key[i], "check_indexes") == 0))
+		    strcmp(r->opt_key[i], "check_indexes") == 0 ||
+		    strcmp(r->opt_key[i], "few_pages") == 0))
 			rc = BALE_OK;
 		if (rc == BALE_ENOOPT)
 			return bale_reader_seterr(r, rc,
