@@ -8,11 +8,14 @@
  * them again, even one through a pointer a reader already handed out. */
 #include "lmdb_pages.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 const char *bale_lmdb_map_of(dev_t dev, ino_t ino, size_t *len)
 {
@@ -32,6 +35,26 @@ const char *bale_lmdb_map_of(dev_t dev, ino_t ino, size_t *len)
 	if (f)
 		fclose(f);
 	return map;
+}
+
+size_t bale_lmdb_mapped_bytes(void)
+{
+	unsigned long size, resident, shared;
+	char text[128];
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	/* "size resident shared ...": shared is file pages (and shmem) */
+	if (sscanf(text, "%lu %lu %lu", &size, &resident, &shared) != 3)
+		return 0;
+	return (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 void bale_lmdb_let_go_of(const char *map, size_t len, size_t bytes)

@@ -304,18 +304,32 @@ static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	return BALE_OK;
 }
 
+/* few_pages, out of order: let go once the mapped pages grew by
+ * BALE_LMDB_MAPPED_MAX (lmdb_pages.h). */
+static void lmdb_keep_few_pages(struct lmdb_r *st)
+{
+	size_t now = bale_lmdb_mapped_bytes();
+	unsigned long base = atomic_load_explicit(&st->e->mapped_base,
+	    memory_order_relaxed);
+
+	if (now <= base + BALE_LMDB_MAPPED_MAX)
+		return;
+	bale_lmdb_let_go_of(st->e->map, st->e->map_len, (size_t)st->v->size);
+	atomic_store_explicit(&st->e->mapped_base, bale_lmdb_mapped_bytes(),
+	    memory_order_relaxed);
+}
+
 /* Every BALE_LMDB_LET_GO_EVERY samples the mapped pages are let go: a
- * reader going through millions (ls, verify) holds so many at most; with
- * few_pages, every BALE_LMDB_LET_GO_JUMPING read out of order (a
- * shuffled conversion), whose pages lie far apart. Not by default: a
+ * reader going through millions (ls, verify) holds so many at most.
+ * With few_pages, reads out of order (a shuffled conversion), whose
+ * pages lie far apart, let go by what is mapped. Not by default: a
  * page let go faults back in, and random reads for training would pay
  * that for memory the kernel can take back anyway. */
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
 	struct lmdb_r *st = priv;
-	unsigned long every = st->few_pages && i != st->next ?
-	    BALE_LMDB_LET_GO_JUMPING : BALE_LMDB_LET_GO_EVERY;
+	int jumping = st->few_pages && i != st->next;
 	unsigned long n;
 
 	if (i >= st->v->n)
@@ -323,9 +337,11 @@ static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
 		    PRIu64, i);
 	st->next = i + 1;
 	n = atomic_fetch_add_explicit(&st->e->reads, 1, memory_order_relaxed);
-	if (n % every == every - 1)
+	if (n % BALE_LMDB_LET_GO_EVERY == BALE_LMDB_LET_GO_EVERY - 1)
 		bale_lmdb_let_go_of(st->e->map, st->e->map_len,
 		    (size_t)st->v->size);
+	else if (jumping && n % BALE_LMDB_LOOK_EVERY == 0)
+		lmdb_keep_few_pages(st);
 	return st->v->caffe ? lmdb_rget_caffe(r, st, i, out) :
 	    lmdb_rget_default(r, st, i, out);
 }

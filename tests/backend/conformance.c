@@ -319,8 +319,7 @@ static int dest_refused(struct bale_reader *r, struct dest *d, uint64_t n)
 }
 
 /* Two handles on the output, with reader options @opts (KEY=VALUE);
- * four passes over every sample (160 reads: lmdb few_pages=1 lets go of
- * its pages after 128), the handles taking turns: readers may
+ * three passes over every sample, the handles taking turns: readers may
  * fetch a sample differently the first time and on repeat reads (lmdb
  * map=1: pread, then its pages mapped), and handles of one process may
  * share state (lmdb: one environment per file). The second reads into
@@ -369,7 +368,7 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 	}
 	bale_reader_set_dest(r[1], dest_alloc, &d);
 	bad = bad || dest_refused(r[1], &d, n);
-	for (k = 0; !bad && k < 4 * n; k++) {
+	for (k = 0; !bad && k < 3 * n; k++) {
 		i = (k * 7919) % n;	/* a fixed shuffle: 7919 is prime */
 		bad_r = r[k % 2];
 		if ((k % 2 ? get_into_dest(bad_r, &d, i, &b) :
