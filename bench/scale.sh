@@ -170,7 +170,7 @@ for m in $sizes; do
         pack="pack tar"
     elif [ "$convert" = 1 ]; then
         rm -rf "$dir/source"
-        measure "pack -f lmdb (the source)" "$m" "$bale" pack "$tree" \
+        measure "source: pack -f lmdb" "$m" "$bale" pack "$tree" \
             -f lmdb -o "$dir/source" -q
         source=$dir/source/data.lmdb
         pack="pack lmdb"
