@@ -30,10 +30,11 @@ void bale_lmdb_let_go(MDB_env *env, size_t bytes);
  * 16 384 of them held 650 MiB of an 870 MB file. A reader asked to keep
  * few pages looks every BALE_LMDB_LOOK_EVERY such reads at the pages
  * of files this process has mapped, and lets go once they grew by
- * BALE_LMDB_MAPPED_MAX since the last time: letting go every 128 reads
- * took a 1 M conversion 2.7x its time (each let-go walks the map and
- * the hot pages fault back in). BALE_LMDB_LOOK_EVERY divides the
- * above. */
+ * BALE_LMDB_MAPPED_MAX since the last time (letting go every 128 reads
+ * bounded nothing where folios are large). The pages then fault in
+ * again: a 1 M conversion takes 2.4x its time. A source fresh in the
+ * page cache can map megabytes a read (a large folio whole), and then
+ * the looks overshoot: 365 MiB at 10 M (bench/results/scale.md). */
 #define BALE_LMDB_LOOK_EVERY 64
 #define BALE_LMDB_MAPPED_MAX ((size_t)24 << 20)
 
