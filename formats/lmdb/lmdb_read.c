@@ -312,7 +312,8 @@ static void lmdb_keep_few_pages(struct lmdb_r *st)
 	unsigned long base = atomic_load_explicit(&st->e->mapped_base,
 	    memory_order_relaxed);
 
-	if (now <= base + BALE_LMDB_MAPPED_MAX)
+	/* base 0: the first look, which lets go to learn what stays */
+	if (base && now <= base + BALE_LMDB_MAPPED_MAX)
 		return;
 	bale_lmdb_let_go_of(st->e->map, st->e->map_len, (size_t)st->v->size);
 	atomic_store_explicit(&st->e->mapped_base, bale_lmdb_mapped_bytes(),

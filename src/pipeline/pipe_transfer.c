@@ -96,10 +96,10 @@ static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
 static int pipe_input_open(struct pipe_run *run, uint64_t pos,
     const char *path, struct bale_input_dir *dir, struct bale_input *in)
 {
+	size_t wi = bale_order_at(&run->plan.order, pos);
 	struct bale_walk_member m;
 
-	if (!bale_walk_member(run->in.walk, bale_order_at(&run->plan.order, pos),
-	    &m))
+	if (!bale_walk_member(run->in.walk, wi, &m))
 		return bale_input_open_in(in, dir, run->in.rootfd, path);
 	if (bale_source_member_fed(&m))
 		return pipe_input_fed(run, pos, in);

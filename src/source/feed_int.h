@@ -52,6 +52,8 @@ struct feed_stream {
 struct feed_slot {
 	void *data;		/* READY: the bytes; FAILED: why, or NULL */
 	uint64_t size;		/* its bytes (0: read in place) */
+	uint64_t where;		/* its ordinal in its stream, or its sample
+				 * in the packed output */
 	uint64_t end;		/* bytes of the positions [0, it] */
 	uint32_t stream;	/* its stream, or FEED_NO_STREAM */
 	uint32_t crc;		/* READY: as the packed output stored it */
@@ -96,10 +98,6 @@ struct bale_stream_feed {
 /* Under the lock: index @i's place in the ring, once the ring reaches
  * it (@i < next + FEED_RING). */
 struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i);
-
-/* Under the lock: record how index @i ended; @why is copied. */
-void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const char *why);
 
 /* Hand index @i its bytes @data (with the checksum @crc the source
  * stored, if not NULL), or fail it with @why (then @data, if any, is

@@ -15,7 +15,9 @@
 static int feed_member_of(const struct bale_stream_feed *f, uint64_t i,
     struct bale_walk_member *m)
 {
-	if (!bale_walk_member(f->walk, bale_order_at(&f->order, f->first + i), m))
+	size_t wi = bale_order_at(&f->order, f->first + i);
+
+	if (!bale_walk_member(f->walk, wi, m))
 		return 0;
 	return f->packed || bale_source_streams(m->kind);
 }
@@ -34,6 +36,13 @@ static int feed_max_fd(const struct bale_stream_feed *f)
 	return max;
 }
 
+/* The stream numbered for @m's archive. */
+static uint32_t feed_stream_index(const struct bale_stream_feed *f,
+    const struct bale_walk_member *m)
+{
+	return (uint32_t)(f->stream_at_fd[m->fd] - 1);
+}
+
 /* The stream of @m's archive, numbered when first met, so passes read
  * the streams in the order the output first wants them. */
 static struct feed_stream *feed_stream_of(struct bale_stream_feed *f,
@@ -46,7 +55,7 @@ static struct feed_stream *feed_stream_of(struct bale_stream_feed *f,
 		s->fd = m->fd;
 		f->stream_at_fd[m->fd] = ++f->nstreams;
 	}
-	s = &f->streams[f->stream_at_fd[m->fd] - 1];
+	s = &f->streams[feed_stream_index(f, m)];
 	if (m->offset + 1 > s->nord)
 		s->nord = m->offset + 1;
 	return s;
@@ -102,7 +111,7 @@ int bale_feed_map(struct bale_stream_feed *f)
 	rc = feed_find_streams(f);
 	for (i = 0; rc == BALE_OK && i < f->count; i++)
 		if (feed_member_of(f, i, &m)) {
-			s = &f->streams[f->stream_at_fd[m.fd] - 1];
+			s = &f->streams[feed_stream_index(f, &m)];
 			f->index_of[s->base + m.offset] = (uint32_t)(i + 1);
 		}
 	return rc;
@@ -119,9 +128,10 @@ static void feed_map_one(struct bale_stream_feed *f)
 	s->state = FEED_TAKEN;
 	if (feed_member_of(f, f->mapped, &m)) {
 		s->size = m.size;
+		s->where = m.offset;
 		s->state = FEED_EMPTY;
 		if (!f->packed)
-			s->stream = (uint32_t)(f->stream_at_fd[m.fd] - 1);
+			s->stream = feed_stream_index(f, &m);
 		if (!f->packed && f->streams[s->stream].failed)
 			s->state = FEED_FAILED;	/* why: its stream's */
 	}

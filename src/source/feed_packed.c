@@ -36,20 +36,18 @@ static void *feed_packed_dest(void *ctx, size_t size)
 	return *buf;
 }
 
-/* Read index @i (its turn has come, or it fits the bound): the sample
- * the walk listed there, of @want bytes. */
+/* Read index @i (its turn has come, or it fits the bound): @sample of
+ * the packed output, of @want bytes, as the walk listed it. */
 static void feed_packed_read(struct bale_stream_feed *f, uint64_t i,
-    uint64_t want)
+    uint64_t sample, uint64_t want)
 {
 	unsigned char *buf = NULL;
 	const char *why = NULL;
-	struct bale_walk_member m;
 	struct bale_blob b;
 	int rc;
 
-	bale_walk_member(f->walk, bale_order_at(&f->order, f->first + i), &m);
 	bale_reader_set_dest(f->reader, feed_packed_dest, &buf);
-	rc = bale_reader_get(f->reader, m.offset, &b);
+	rc = bale_reader_get(f->reader, sample, &b);
 	if (rc == BALE_ENOMEM)
 		why = "no memory for the sample";
 	else if (rc != BALE_OK)
@@ -65,6 +63,7 @@ void *bale_feed_packed_main(void *arg)
 	struct bale_stream_feed *f = arg;
 	double t0 = bale_feed_now();
 	struct feed_slot *s;
+	uint64_t sample = 0;
 	uint64_t want = 0;
 	uint64_t i;
 	int go = 1;
@@ -78,11 +77,12 @@ void *bale_feed_packed_main(void *arg)
 		if (go) {
 			s = bale_feed_slot(f, i);
 			fed = s->state == FEED_EMPTY;
+			sample = s->where;
 			want = s->size;
 		}
 		pthread_mutex_unlock(&f->lock);
 		if (fed)
-			feed_packed_read(f, i, want);
+			feed_packed_read(f, i, sample, want);
 	}
 	f->stats.seconds = bale_feed_now() - t0;
 	return NULL;

@@ -55,7 +55,8 @@ static int feed_fits(struct bale_stream_feed *f, uint64_t i)
 
 /* ---- the feeding thread --------------------------------------------- */
 
-void bale_feed_settle(struct bale_stream_feed *f, uint64_t i,
+/* Under the lock: record how index @i ended; @why is copied. */
+static void feed_settle(struct bale_stream_feed *f, uint64_t i,
     unsigned char *data, const char *why)
 {
 	struct feed_slot *s = bale_feed_slot(f, i);
@@ -87,7 +88,7 @@ void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
 	s = bale_feed_slot(f, i);
 	s->has_crc = crc && !why;
 	s->crc = crc && !why ? *crc : 0;
-	bale_feed_settle(f, i, why ? NULL : data, why);
+	feed_settle(f, i, why ? NULL : data, why);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -240,6 +241,7 @@ static int feed_pass(struct bale_stream_feed *f, struct feed_stream *s)
 	feed_fail_rest(f, s, err.msg);
 	return BALE_OK;
 }
+
 /* Passes over the streams that hold members still unread, in turn,
  * until every member is read or failed. */
 static void *feed_main(void *arg)
