@@ -171,10 +171,7 @@ BALE_API int bale_reader_open(struct bale_reader *r, const char *format,
  *  checksum (what a training loader needs). wds: images_only=1 reads only
  *  the image member. lmdb: map=1 reads a sample's repeat reads from the
  *  memory map in place (for data that stays cached over epochs); the
- *  bytes then stay valid while the reader is open. few_pages=1: a reader
- *  reading out of order keeps few mapped pages, for some page faults
- *  more (lmdb: lets go of them once 24 MiB more are mapped; a
- *  conversion's feed asks for it). */
+ *  bytes then stay valid while the reader is open. */
 BALE_API int bale_reader_option(struct bale_reader *r, const char *key,
     const char *value);
 

@@ -97,6 +97,15 @@ struct bale_reader_ops {
 	 * label() for each. */
 	int (*labels)(struct bale_reader *r, void *st, uint64_t first,
 	    uint64_t n, int64_t *out);
+	/* Optional: where the data bytes the last get() returned lie,
+	 * whole and as stored, in a file: the reader's own descriptor
+	 * (open while the reader is) in *@fd, their offset in *@offset.
+	 * They must stay there while the reader is open (an LMDB read
+	 * transaction keeps its version's pages), so that a conversion
+	 * reads them in place, in any order, several at once.
+	 * BALE_ENOTSUP when they do not lie so. */
+	int (*where)(struct bale_reader *r, void *st, int *fd,
+	    uint64_t *offset);
 };
 
 enum bale_caps {

@@ -35,6 +35,12 @@ uint64_t bale_update_key_before(const struct bale_update *u, uint64_t pos);
 unsigned char *bale_reader_data_buffer(struct bale_reader *r,
     unsigned char *own, size_t size);
 
+/** Where the data bytes of the sample @r's last get returned lie, whole
+ *  and as stored (the where op): the reader's file descriptor in *@fd,
+ *  their offset in *@offset; valid while @r is open. @return BALE_OK, or
+ *  BALE_ENOTSUP when the backend cannot say */
+int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset);
+
 /** Record why @r failed; returns @rc. */
 int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));

@@ -323,7 +323,6 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	e->ino = data->st_ino;
 	atomic_init(&e->populate, 1);
 	atomic_init(&e->reads, 0);
-	atomic_init(&e->mapped_base, 0);	/* set by the first look */
 	err = lmdb_env_open_mapped(e, path, flags, data);
 	rc = err ? lmdb_env_fail(r, path, err) :
 	    lmdb_check_size(r, e->env, path, data);

@@ -60,9 +60,6 @@ struct lmdb_env {
 	size_t map_len;
 	atomic_ulong reads;	/* samples read: every so many, the pages
 				 * mapped are let go (lmdb_pages.c) */
-	atomic_ulong mapped_base;	/* few_pages: the process's file
-					 * pages after the last let-go (0:
-					 * not looked at yet) */
 	atomic_int populate;	/* MADV_POPULATE_READ works */
 	struct lmdb_view *views;	/* under the cache's lock */
 };

@@ -36,26 +36,6 @@ const char *bale_lmdb_map_of(dev_t dev, ino_t ino, size_t *len)
 	return map;
 }
 
-size_t bale_lmdb_mapped_bytes(void)
-{
-	unsigned long size, resident, shared;
-	char text[128];
-	ssize_t n;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
-	/* "size resident shared ...": shared is file pages (and shmem) */
-	if (sscanf(text, "%lu %lu %lu", &size, &resident, &shared) != 3)
-		return 0;
-	return (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 void bale_lmdb_let_go_of(const char *map, size_t len, size_t bytes)
 {
 	if (map)

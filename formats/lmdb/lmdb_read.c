@@ -102,6 +102,9 @@ static int lmdb_value(struct bale_reader *r, struct lmdb_r *st, uint64_t i,
 	unsigned char seen;
 
 	*out = v->mv_data;
+	st->at_known = st->e->map != NULL;
+	st->at = st->at_known ? (uint64_t)((const char *)v->mv_data -
+	    st->e->map) : 0;
 	if (!st->e->map || v->mv_size <= (size_t)st->page)
 		return BALE_OK;
 	if (!st->map_reads)
@@ -304,47 +307,44 @@ static int lmdb_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	return BALE_OK;
 }
 
-/* few_pages, out of order: let go once the mapped pages grew by
- * BALE_LMDB_MAPPED_MAX (lmdb_pages.h). */
-static void lmdb_keep_few_pages(struct lmdb_r *st)
-{
-	size_t now = bale_lmdb_mapped_bytes();
-	unsigned long base = atomic_load_explicit(&st->e->mapped_base,
-	    memory_order_relaxed);
-
-	/* base 0: the first look, which lets go to learn what stays */
-	if (base && now <= base + BALE_LMDB_MAPPED_MAX)
-		return;
-	bale_lmdb_let_go_of(st->e->map, st->e->map_len, (size_t)st->v->size);
-	atomic_store_explicit(&st->e->mapped_base, bale_lmdb_mapped_bytes(),
-	    memory_order_relaxed);
-}
-
 /* Every BALE_LMDB_LET_GO_EVERY samples the mapped pages are let go: a
  * reader going through millions (ls, verify) holds so many at most.
- * With few_pages, reads out of order (a shuffled conversion), whose
- * pages lie far apart, let go by what is mapped. Not by default: a
- * page let go faults back in, and random reads for training would pay
- * that for memory the kernel can take back anyway. */
+ * Reads out of order (training's) map pages far apart: they are not let
+ * go more often, since a page let go faults back in, for memory the
+ * kernel can take back anyway (a conversion reads them in place:
+ * lmdb_rwhere). */
 static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
     struct bale_blob *out)
 {
 	struct lmdb_r *st = priv;
-	int jumping = st->few_pages && i != st->next;
 	unsigned long n;
 
 	if (i >= st->v->n)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
 		    PRIu64, i);
-	st->next = i + 1;
+	st->at_known = 0;
 	n = atomic_fetch_add_explicit(&st->e->reads, 1, memory_order_relaxed);
 	if (n % BALE_LMDB_LET_GO_EVERY == BALE_LMDB_LET_GO_EVERY - 1)
 		bale_lmdb_let_go_of(st->e->map, st->e->map_len,
 		    (size_t)st->v->size);
-	else if (jumping && n % BALE_LMDB_LOOK_EVERY == 0)
-		lmdb_keep_few_pages(st);
 	return st->v->caffe ? lmdb_rget_caffe(r, st, i, out) :
 	    lmdb_rget_default(r, st, i, out);
+}
+
+/* The last get's bytes lie in the data file as stored (a value is never
+ * encoded), and stay there while this handle's read transaction lives:
+ * LMDB does not reuse a page a live reader's version holds. */
+static int lmdb_rwhere(struct bale_reader *r, void *priv, int *fd,
+    uint64_t *offset)
+{
+	struct lmdb_r *st = priv;
+
+	(void)r;
+	if (!st->at_known)
+		return BALE_ENOTSUP;
+	*fd = st->e->fd;
+	*offset = st->at;
+	return BALE_OK;
 }
 
 static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
@@ -450,8 +450,6 @@ static int lmdb_roption(struct bale_reader *r, void *priv, const char *key,
 		st->no_meta = !on;
 	else if (strcmp(key, "map") == 0)
 		st->map_reads = on;
-	else if (strcmp(key, "few_pages") == 0)
-		st->few_pages = on;
 	else
 		return BALE_ENOOPT;
 	return BALE_OK;
@@ -467,4 +465,5 @@ const struct bale_reader_ops bale_lmdb_reader = {
 	.files = lmdb_rfiles,
 	.info = lmdb_rinfo,
 	.release = lmdb_rrelease,
+	.where = lmdb_rwhere,
 };

@@ -20,12 +20,13 @@ struct lmdb_r {
 	MDB_txn *txn;
 	MDB_cursor *cursor;
 	long page;
-	uint64_t next;		/* the sample after the last one read */
 	unsigned char *buf;	/* pread target */
 	size_t bufcap;
 	int no_meta;		/* meta=0: bytes and label only */
 	int map_reads;		/* map=1: repeat reads from the map */
-	int few_pages;		/* few_pages=1: let go often out of order */
+	uint64_t at;		/* the last get's bytes: their offset in
+				 * the data file, when at_known */
+	int at_known;
 	struct bale_buf info;
 	char key[40];
 	char *path;

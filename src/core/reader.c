@@ -42,13 +42,11 @@ static int reader_apply_options(struct bale_reader *r)
 	for (i = 0; i < r->nopts; i++) {
 		rc = r->be->reader->option ? r->be->reader->option(r, r->priv,
 		    r->opt_key[i], r->opt_value[i]) : BALE_ENOOPT;
-		/* "meta=0", "check_indexes=1" and "few_pages=1" are
-		 * wishes, not demands: readers that keep their metadata in
-		 * memory anyway, have no index apart from their data or map
-		 * none of it may ignore them */
+		/* "meta=0" and "check_indexes=1" are wishes, not demands:
+		 * readers that keep their metadata in memory anyway or have
+		 * no index apart from their data may ignore them */
 		if (rc == BALE_ENOOPT && (strcmp(r->opt_key[i], "meta") == 0 ||
-		    strcmp(r->opt_key[i], "check_indexes") == 0 ||
-		    strcmp(r->opt_key[i], "few_pages") == 0))
+		    strcmp(r->opt_key[i], "check_indexes") == 0))
 			rc = BALE_OK;
 		if (rc == BALE_ENOOPT)
 			return bale_reader_seterr(r, rc,
@@ -235,6 +233,13 @@ int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out)
 	if (rc == BALE_OK && r->dest && !r->dest_used)
 		rc = reader_copy_to_dest(r, out);
 	return rc;
+}
+
+int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset)
+{
+	if (reader_check(r) != BALE_OK || !r->be->reader->where)
+		return BALE_ENOTSUP;
+	return r->be->reader->where(r, r->priv, fd, offset);
 }
 
 int bale_reader_files(struct bale_reader *r, const char *const **list)

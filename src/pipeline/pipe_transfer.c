@@ -82,8 +82,8 @@ static int pipe_input_fed(struct pipe_run *run, uint64_t pos,
 		return rc;
 	if (fed.has_crc && bale_crc32(fed.data, fed.size) != fed.crc) {
 		free(fed.data);
-		return bale_errbuf_set(&in->err, BALE_EINPUT, "its bytes do not "
-		    "match the checksum the source stored (damaged)");
+		return bale_errbuf_set(&in->err, BALE_EINPUT, "%s",
+		    BALE_WHY_DAMAGED);
 	}
 	rc = bale_input_bytes(in, fed.data, fed.size);
 	in->crc_known = fed.has_crc;	/* checked: not computed again */

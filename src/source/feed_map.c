@@ -17,9 +17,7 @@ static int feed_member_of(const struct bale_stream_feed *f, uint64_t i,
 {
 	size_t wi = bale_order_at(&f->order, f->first + i);
 
-	if (!bale_walk_member(f->walk, wi, m))
-		return 0;
-	return f->packed || bale_source_streams(m->kind);
+	return bale_walk_member(f->walk, wi, m) && bale_source_member_fed(m);
 }
 
 /* The largest fd of a compressed tar's member among the fed positions,

@@ -15,9 +15,6 @@ int bale_feed_packed_open(struct bale_stream_feed *f, const char *path,
 
 	if (bale_reader_new(&f->reader) != BALE_OK)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	/* a shuffled run reads it out of order: its mapped pages would
-	 * count as the run's memory */
-	bale_reader_option(f->reader, "few_pages", "1");
 	rc = bale_reader_open(f->reader, format, path);
 	if (rc == BALE_ENOMEM)
 		return bale_errbuf_set(err, rc, "no memory");

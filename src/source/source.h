@@ -94,6 +94,14 @@ int bale_source_archives_scan(const struct bale_source *s,
 /** The kind of a packed output's samples: read by the feed. */
 extern const struct bale_source_kind bale_source_packed;
 
+/** The kind of a packed output's samples whose bytes lie whole in one
+ *  of its files (an LMDB's): read in place, at their offsets. */
+extern const struct bale_source_kind bale_source_packed_in_place;
+
+/* Why a sample whose bytes do not match its stored checksum is left. */
+#define BALE_WHY_DAMAGED \
+	"its bytes do not match the checksum the source stored (damaged)"
+
 /** 1 when kind @k's members come front to back, from the feed. */
 static inline int bale_source_streams(const struct bale_source_kind *k)
 {

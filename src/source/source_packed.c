@@ -1,6 +1,9 @@
 /* source_packed.c - an output bale reads (its LMDB, HDF5 file or shard
  * list, a Caffe LMDB) as the source: converted sample by sample, in its
- * order, with its labels, class names and source paths. */
+ * order, with its labels, class names and source paths. Its samples are
+ * members of two kinds: those the feed reads with a reader of the
+ * output, and those whose bytes lie whole in its files, read in place. */
+#include "input.h"
 #include "source.h"
 
 #include "bale.h"
@@ -24,4 +27,19 @@ const struct bale_source_kind bale_source_packed = {
 	.caps = 0,
 	.probe = packed_probe,
 	.scan = packed_scan,
+};
+
+/* Where the walk's reader said the bytes are: it stays open, so they
+ * stay there. */
+static int packed_read_in_place(struct bale_input *in, unsigned char *buf)
+{
+	return bale_input_pread_member(in, buf, in->size, in->member.offset);
+}
+
+/* Not a kind a source is of (no probe): only its samples' kind. */
+const struct bale_source_kind bale_source_packed_in_place = {
+	.name = "packed in place",
+	.what = "a packed output's stored sample",
+	.caps = BALE_SOURCE_RANDOM,
+	.read = packed_read_in_place,
 };

@@ -611,6 +611,7 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->members);
 	free(w->dataset);
 	free(w->dataset_format);
+	bale_reader_free(w->dataset_reader);
 	bale_walk_classes_release(&w->found);
 	bale_walk_sort_release(&w->sort);
 	free(w);

@@ -56,6 +56,31 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
  * structs until then. */
 #define DATASET_SEAL_EVERY 65536
 
+/* Sample @b's bytes, when they lie whole in a file of the output (an
+ * LMDB's): the workers then read them there, in place like a tar's
+ * members, in any order and several at once, and no reader maps pages
+ * of the source out of order (a shuffled conversion's did: 365 MiB at
+ * 10 M). The walk keeps its reader open so that they stay there, and
+ * checks them here against the checksum the output stored, since the
+ * worker will have none to check. @return 1 if @m now says where they
+ * are, 0 if they are read by the feed, -1 if they are damaged */
+static int dataset_locate(struct bale_walk *w, struct bale_reader *r,
+    const struct bale_blob *b, struct bale_walk_member *m)
+{
+	uint64_t at;
+	int fd;
+
+	if (bale_reader_where(r, &fd, &at) != BALE_OK)
+		return 0;
+	if (b->has_crc32 && bale_crc32(b->data, b->size) != b->crc32)
+		return -1;
+	w->dataset_reader = r;
+	m->kind = &bale_source_packed_in_place;
+	m->fd = fd;
+	m->offset = at;
+	return 1;
+}
+
 /* Sample @i: its path (the key when the output kept none), label and
  * size, or a note saying why it cannot be converted. */
 static int dataset_take(struct bale_walk *w, struct bale_reader *r,
@@ -90,6 +115,9 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	/* its checksum is not kept (4 bytes a sample): the feed reads it
 	 * again with the bytes, and the worker checks them with it */
 	m.size = m.csize = b.size;
+	if (dataset_locate(w, r, &b, &m) < 0)
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
+		    BALE_WHY_DAMAGED);
 	return bale_walk_add_located(w, path, b.label, &m);
 }
 
@@ -131,7 +159,8 @@ int bale_walk_dataset(struct bale_walk *w, const char *path,
 	if (bale_reader_new(&r) != BALE_OK)
 		return bale_walk_nomem(w);
 	rc = dataset_walk(w, r, path, format);
-	bale_reader_free(r);
+	if (w->dataset_reader != r)
+		bale_reader_free(r);
 	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 

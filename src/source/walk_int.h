@@ -102,6 +102,8 @@ struct bale_walk {
 	char dropped_ext[16];	/* the first one's extension */
 	char *dataset;		/* a packed output read as the source */
 	char *dataset_format;
+	struct bale_reader *dataset_reader;	/* kept open while samples
+						 * lie where it said */
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until bale_walk_members_finish() */
 	struct walk_store store;	/* the sealed samples */

@@ -6,13 +6,15 @@
  *       gaps as skipped inputs leave them. read_back.py checks them.
  *   bale-conformance read BACKEND DIR
  *       Reads them back through bale's reader, three times in a shuffled
- *       order, and checks every key, byte, label, path and checksum.
+ *       order, and checks every key, byte, label, path and checksum,
+ *       and the bytes where the reader says they lie, if it says.
  *   bale-conformance errors BACKEND DIR
  *       Error paths: an output under a regular file, a second output
  *       without replace, calls out of order. Exits 1 on the first
  *       behaviour that differs from the contract.
  */
 #include "bale_backend.h"
+#include "bale_backend_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -279,6 +281,30 @@ static int get_into_dest(struct bale_reader *r, struct dest *d, uint64_t i,
 	return BALE_EINVAL;
 }
 
+/* Where the reader says the bytes of the get lie, they lie (a
+ * conversion reads them there, in place). */
+static int where_agrees(struct bale_reader *r, uint64_t i,
+    const struct bale_blob *b)
+{
+	unsigned char *there = malloc(b->size ? b->size : 1);
+	uint64_t at = 0;
+	int fd = -1;
+	int rc = bale_reader_where(r, &fd, &at);
+	int bad = there == NULL;
+
+	if (!bad && rc == BALE_OK)
+		bad = pread(fd, there, b->size, (off_t)at) !=
+		    (ssize_t)b->size || memcmp(there, b->data, b->size) != 0;
+	else if (!bad)
+		bad = rc != BALE_ENOTSUP;
+	if (bad)
+		fprintf(stderr, "conformance: sample %" PRIu64 ": not where "
+		    "the reader says (rc %d, fd %d, offset %" PRIu64 ")\n",
+		    i, rc, fd, at);
+	free(there);
+	return bad;
+}
+
 /* The label alone is the label the get gave. */
 static int label_agrees(struct bale_reader *r, uint64_t i,
     const struct bale_blob *b)
@@ -375,7 +401,8 @@ static int cmd_read(const char *backend, const char *dir, char **opts,
 		    bale_reader_get(bad_r, i, &b)) != BALE_OK)
 			goto out_fail;
 		bad = check_blob(&b, written_sample(be->caps & BALE_CAP_EMPTY,
-		    i), i, want) || label_agrees(bad_r, i, &b);
+		    i), i, want) || where_agrees(bad_r, i, &b) ||
+		    label_agrees(bad_r, i, &b);
 	}
 	bale_reader_free(r[0]);
 	bale_reader_free(r[1]);

@@ -8,9 +8,6 @@ shift $(( $# < 2 ? $# : 2 ))
 "$CONFORMANCE" write "$backend" "$T" "$@" || exit $?
 /usr/bin/python3 "$TESTS/backend/read_back.py" "$backend" "$T" "$layout"
 "$CONFORMANCE" read "$backend" "$T"
-# every reader takes the wish to keep few pages mapped (a conversion's
-# feed asks for it: LMDB then lets go of them by what it has mapped)
-"$CONFORMANCE" read "$backend" "$T" few_pages=1 || exit $?
 # LMDB: repeat reads from the memory map, on handles sharing one file
 if [ "$backend" = lmdb ]; then
     "$CONFORMANCE" read lmdb "$T" map=1 || exit $?

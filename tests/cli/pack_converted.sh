@@ -64,6 +64,26 @@ PY
 run "$BALE" pack "$T/dmg/data-shards.json" -f lmdb -o "$T/from-dmg"
 expect_status 3
 expect_stderr "skipped '$("$BALE" ls "$T/ref/data.lmdb" | sed -n 4p | cut -f6)': its bytes do not match the checksum"
+# the same in an LMDB, whose samples the workers read in place (the walk
+# checks them, as it finds where they lie)
+cp -r "$T/ref/data.lmdb" "$T/dmg.lmdb"
+"$PY" - "$T/dmg.lmdb/data.mdb" <<'PY'
+import lmdb, sys
+with lmdb.open(sys.argv[1].rsplit("/", 1)[0], readonly=True) as env:
+    with env.begin() as txn:
+        v = bytes(txn.get(b"0000000003.image"))
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.find(v)
+assert at >= 0 and data.find(v, at + 1) < 0
+data[at + 100] ^= 0xff
+open(sys.argv[1], "wb").write(bytes(data))
+PY
+run "$BALE" pack "$T/dmg.lmdb" -f wds --shuffle -o "$T/from-dmg-lmdb"
+expect_status 3
+expect_stderr "skipped '$("$BALE" ls "$T/ref/data.lmdb" | sed -n 4p | cut -f6)': its bytes do not match the checksum"
+[ "$("$BALE" ls "$T/from-dmg-lmdb/data-shards.json" | wc -l)" = \
+  "$(( $("$BALE" ls "$T/ref/data.lmdb" | wc -l) - 1 ))" ] ||
+    fail "a damaged LMDB sample lost others, or was packed"
 # a list file selects files or archive members, not a packed output's
 # samples (nor WebDataset shards': see pack_archive_list)
 printf 'apple/a.jpg\t0\n' >"$T/list.tsv"
