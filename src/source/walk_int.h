@@ -261,6 +261,9 @@ int bale_walk_note_top_folder(struct bale_walk *w);
 
 /* walk_sort.c */
 
+/** Where members wait past memory: $TMPDIR, or /tmp. */
+const char *bale_walk_tmpdir(void);
+
 /** After a member is listed: once the listed members fill a chunk,
  *  sort them and write them out as a run. */
 int bale_walk_sort_chunk(struct bale_walk *w);

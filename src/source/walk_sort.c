@@ -99,13 +99,18 @@ static int sort_spill_failed(struct bale_walk *w)
 	    strerror(w->sort.spill.err));
 }
 
-static int sort_open_spill(struct bale_walk *w)
+const char *bale_walk_tmpdir(void)
 {
 	const char *dir = getenv("TMPDIR");
 
+	return dir && *dir ? dir : "/tmp";
+}
+
+static int sort_open_spill(struct bale_walk *w)
+{
 	if (w->sort.spill.dir)
 		return BALE_OK;
-	return bale_spill_init(&w->sort.spill, dir && *dir ? dir : "/tmp") ?
+	return bale_spill_init(&w->sort.spill, bale_walk_tmpdir()) ?
 	    bale_walk_nomem(w) : BALE_OK;
 }
 

@@ -128,4 +128,42 @@ for a in top.tar top.tar.gz top.zip; do
     "$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/out-$a" ||
         fail "$a: differs from the folder's pack"
 done
+# a compressed tar is told apart as it streams (its members wait in a
+# spill until a WebDataset label or an inner tar needs them listed
+# whole): a shard whose .json comes before its .cls, an ImageFolder tar
+# with a stray .tar among its images, out of order, pack as the same
+# tars uncompressed
+mkdir "$T/told"
+"$PY" - "$T/told" "$T/in" <<'PY'
+import glob, io, json, os, sys, tarfile
+out, src = sys.argv[1], sys.argv[2]
+imgs = [open(p, "rb").read() for p in sorted(glob.glob(src + "/*/*"))
+        if p.endswith((".jpg", ".png"))][:6]
+def add(t, name, data):
+    ti = tarfile.TarInfo(name)
+    ti.size = len(data)
+    t.addfile(ti, io.BytesIO(data))
+with tarfile.open(out + "/wds.tar", "w") as t:
+    for k, img in enumerate(imgs):
+        meta = {"path": "c%d/f%d.jpg" % (k % 2, k), "label": k % 2}
+        add(t, "s%04d.json" % k, json.dumps(meta).encode())
+        add(t, "s%04d.jpg" % k, img)
+        add(t, "s%04d.cls" % k, str(k % 2).encode())
+with tarfile.open(out + "/stray.tar", "w") as t:
+    for k in (5, 2, 0, 3, 1, 4):
+        add(t, "c%d/f%d.jpg" % (k % 2, k), imgs[k])
+        if k == 3:
+            add(t, "c1/stray.tar", b"x" * 100)
+PY
+for a in wds stray; do
+    gzip -k "$T/told/$a.tar"
+    "$BALE" pack "$T/told/$a.tar" -f lmdb -o "$T/told/$a-plain" -q
+    "$BALE" pack "$T/told/$a.tar.gz" -f lmdb -o "$T/told/$a-gz" -q
+    [ "$("$BALE" ls "$T/told/$a-plain" | wc -l)" = 6 ] ||
+        fail "$a.tar: not 6 samples"
+    diff <("$BALE" ls "$T/told/$a-plain") <("$BALE" ls "$T/told/$a-gz") ||
+        fail "$a.tar.gz packs otherwise than $a.tar"
+done
+"$BALE" ls "$T/told/wds-gz" | cut -f6 | grep -qx c1/f1.jpg ||
+    fail "a compressed shard's paths from its .json"
 exit 0
