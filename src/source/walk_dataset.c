@@ -2,8 +2,9 @@
  * shard list, or a Caffe-layout LMDB) as the source: its samples in its
  * own order, with its labels, class names and the source paths it
  * recorded. The walk reads each sample once to learn its path and size;
- * the feed (stream_feed.h) reads the bytes again, in output order, with
- * a reader of its own. */
+ * the workers read the bytes again where the reader says they lie (an
+ * LMDB's), else the feed (stream_feed.h) does, in output order, with a
+ * reader of its own. */
 #include "walk_int.h"
 
 #include "bale.h"
