@@ -89,21 +89,17 @@ static int stream_read_text(struct bale_tar_stream *ts, struct bale_buf *b,
 }
 
 /* Keep the bytes of the member just listed, read from the stream. */
-static int stream_keep_text(struct arc_scan *s, struct bale_tar_stream *ts,
+static int stream_keep_text(struct stream_list *l, struct bale_tar_stream *ts,
     uint64_t size)
 {
-	size_t at = s->names.len;
-	int kept = stream_read_text(ts, &s->names, size);
+	int kept;
 
+	bale_buf_reset(&l->rec);
+	kept = stream_read_text(ts, &l->rec, size);
 	if (kept < 0)
-		return bale_walk_nomem(s->w);
-	if (kept == 0)
-		return BALE_OK;
-	bale_buf_add(&s->names, "", 1);
-	if (s->names.failed)
-		return bale_walk_nomem(s->w);
-	s->ents[s->nents - 1].data = at + 1;
-	return BALE_OK;
+		return bale_walk_nomem(l->s->w);
+	return kept ? stream_keep_bytes(l->s, l->rec.data, l->rec.len) :
+	    BALE_OK;
 }
 
 /* Member @m into the spill: the record's length, then varints of its
@@ -254,7 +250,7 @@ static int stream_keep(void *ctx, struct bale_tar_stream *ts,
 		l->tar = s->nents;
 	if (!m->outer && kind == WALK_FILE &&
 	    bale_walk_wds_keeps_text(m->name, m->size))
-		return stream_keep_text(s, ts, m->size);
+		return stream_keep_text(l, ts, m->size);
 	return BALE_OK;
 }
 
