@@ -107,8 +107,9 @@ int bale_walk_member(const struct bale_walk *w, size_t i,
     struct bale_walk_member *m);
 
 /** Free the samples' paths, labels and members once no one will ask
- *  for them again (a run that has packed them all): only the count,
- *  the classes and the notes answer after it. */
+ *  for them again (a run that has packed them all), and the reader
+ *  that kept a packed output's samples in place: only the count, the
+ *  classes and the notes answer after it. */
 void bale_walk_drop_samples(struct bale_walk *w);
 
 /** 1 when some sample is a member of a compressed tar, which only a

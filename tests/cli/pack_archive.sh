@@ -157,8 +157,10 @@ with tarfile.open(out + "/stray.tar", "w") as t:
 PY
 for a in wds stray; do
     gzip -k "$T/told/$a.tar"
-    "$BALE" pack "$T/told/$a.tar" -f lmdb -o "$T/told/$a-plain" -q
-    "$BALE" pack "$T/told/$a.tar.gz" -f lmdb -o "$T/told/$a-gz" -q
+    "$BALE" pack "$T/told/$a.tar" -f "${formats%%,*}" \
+        -o "$T/told/$a-plain" -q
+    "$BALE" pack "$T/told/$a.tar.gz" -f "${formats%%,*}" \
+        -o "$T/told/$a-gz" -q
     [ "$("$BALE" ls "$T/told/$a-plain" | wc -l)" = 6 ] ||
         fail "$a.tar: not 6 samples"
     diff <("$BALE" ls "$T/told/$a-plain") <("$BALE" ls "$T/told/$a-gz") ||
