@@ -60,6 +60,7 @@ struct walk_store {
 		size_t *block_at;
 		size_t capblocks;
 		uint64_t prev_offset;	/* coding: the block's last */
+		uint64_t prev_end;	/* and where its stored bytes end */
 		struct walk_origin {
 			const struct bale_source_kind *kind;
 			int fd;

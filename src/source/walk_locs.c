@@ -5,12 +5,14 @@
  * Each sample's record, in blocks of LOCS_BLOCK that start afresh (so one
  * decodes in at most LOCS_BLOCK steps):
  *   varint  0 for a file below the root, else (origin + 1) << 5 | flags
- *   zigzag  offset less the block's previous member's offset, in tar
- *           blocks of 512 bytes when both are whole blocks (LOC_BLOCKS:
- *           a tar stores a folder's files together, so the members of
- *           one class are a few thousand blocks apart at most: two
- *           bytes where bytes took four); none when it is one more
- *           (LOC_NEXT: a packed output's samples are numbered)
+ *   zigzag  offset less the block's previous member's offset, or
+ *           less where that member's stored bytes end (LOC_AFTER,
+ *           when that is nearer: a tar's next header, an LMDB's next
+ *           overflow pages, whatever the samples' size), in tar
+ *           blocks of 512 bytes when both offsets are whole blocks
+ *           (LOC_BLOCKS, its end rounded up: one byte where bytes
+ *           took four); none when it is one more (LOC_NEXT: a packed
+ *           output's samples are numbered)
  *   varint  size
  *   varint  csize, if LOC_CSIZE: a zip member stored deflated
  *   varint  method, if LOC_METHOD
@@ -31,7 +33,8 @@
 #define LOC_CRC 4
 #define LOC_BLOCKS 8
 #define LOC_NEXT 16
-#define LOC_FLAGS 5	/* bits of flags */
+#define LOC_AFTER 32
+#define LOC_FLAGS 6	/* bits of flags */
 #define TAR_UNIT 512
 
 void bale_walk_put_varint(struct bale_buf *b, uint64_t v)
@@ -90,6 +93,7 @@ static int locs_begin(struct walk_locs *l, size_t n)
 		return -1;
 	l->block_at[n / LOCS_BLOCK] = l->text.len;
 	l->prev_offset = 0;
+	l->prev_end = 0;
 	return 0;
 }
 
@@ -112,17 +116,39 @@ static uint64_t locs_zigzag(uint64_t now, uint64_t before)
 	return d < 0 ? ((uint64_t)~d << 1) | 1 : (uint64_t)d << 1;
 }
 
-/* What @m's record holds, after a member at @prev. */
-static unsigned locs_flags(const struct bale_walk_member *m, uint64_t prev)
+/* Where the offsets of a record with @flags count from, after a member
+ * at @prev whose stored bytes end at @end: in blocks with LOC_BLOCKS. */
+static uint64_t locs_base(unsigned flags, uint64_t prev, uint64_t end)
+{
+	if (flags & LOC_AFTER)
+		return flags & LOC_BLOCKS ? (end + TAR_UNIT - 1) / TAR_UNIT :
+		    end;
+	return flags & LOC_BLOCKS ? prev / TAR_UNIT : prev;
+}
+
+/* What @m's record holds after the block's previous member (@l), and
+ * its offset's coded difference in *@zz. */
+static unsigned locs_flags(const struct walk_locs *l,
+    const struct bale_walk_member *m, uint64_t *zz)
 {
 	unsigned flags = (m->csize != m->size ? LOC_CSIZE : 0) |
 	    (m->method ? LOC_METHOD : 0) | (m->has_crc ? LOC_CRC : 0);
+	uint64_t at = m->offset;
+	uint64_t after;
 
-	if (m->offset == prev + 1)
+	if (at == l->prev_offset + 1)
 		return flags | LOC_NEXT;
-	if (m->offset % TAR_UNIT == 0 && prev % TAR_UNIT == 0)
+	if (at % TAR_UNIT == 0 && l->prev_offset % TAR_UNIT == 0) {
 		flags |= LOC_BLOCKS;
-	return flags;
+		at /= TAR_UNIT;
+	}
+	*zz = locs_zigzag(at, locs_base(flags, l->prev_offset, l->prev_end));
+	after = locs_zigzag(at, locs_base(flags | LOC_AFTER, l->prev_offset,
+	    l->prev_end));
+	if (after >= *zz)
+		return flags;
+	*zz = after;
+	return flags | LOC_AFTER;
 }
 
 int bale_walk_locs_add(struct walk_locs *l, size_t n,
@@ -131,6 +157,7 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 	unsigned char crc[4];
 	unsigned flags;
 	int64_t origin;
+	uint64_t zz = 0;
 
 	if (!m && !l->n)
 		return 0;	/* no member yet: nothing is kept */
@@ -143,14 +170,11 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 	}
 	if ((origin = bale_walk_locs_origin(l, m)) < 0)
 		return -1;
-	flags = locs_flags(m, l->prev_offset);
+	flags = locs_flags(l, m, &zz);
 	bale_walk_put_varint(&l->text, (uint64_t)(origin + 1) << LOC_FLAGS |
 	    flags);
 	if (!(flags & LOC_NEXT))
-		bale_walk_put_varint(&l->text, flags & LOC_BLOCKS ?
-		    locs_zigzag(m->offset / TAR_UNIT,
-		    l->prev_offset / TAR_UNIT) :
-		    locs_zigzag(m->offset, l->prev_offset));
+		bale_walk_put_varint(&l->text, zz);
 	bale_walk_put_varint(&l->text, m->size);
 	if (flags & LOC_CSIZE)
 		bale_walk_put_varint(&l->text, m->csize);
@@ -164,13 +188,14 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 		bale_buf_add(&l->text, crc, sizeof(crc));
 	}
 	l->prev_offset = m->offset;
+	l->prev_end = m->offset + m->csize;
 	return l->text.failed ? -1 : 0;
 }
 
 /* Decode one record at *@p into @m (0: a file), after the member at
- * *@prev, which it moves on. */
+ * @prev[0] whose stored bytes end at @prev[1], which it moves on. */
 static int locs_decode(const struct walk_locs *l, const unsigned char **p,
-    uint64_t *prev, struct bale_walk_member *m)
+    uint64_t prev[2], struct bale_walk_member *m)
 {
 	uint64_t head = bale_walk_get_varint(p);
 	uint64_t zz = 2;	/* LOC_NEXT: one more */
@@ -184,7 +209,9 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
 	m->kind = l->origins[(head >> LOC_FLAGS) - 1].kind;
 	m->fd = l->origins[(head >> LOC_FLAGS) - 1].fd;
 	delta = zz & 1 ? ~(zz >> 1) : zz >> 1;
-	m->offset = *prev + (head & LOC_BLOCKS ? delta * TAR_UNIT : delta);
+	m->offset = locs_base((unsigned)head, prev[0], prev[1]) + delta;
+	if (head & LOC_BLOCKS)
+		m->offset *= TAR_UNIT;
 	m->size = m->csize = bale_walk_get_varint(p);
 	if (head & LOC_CSIZE)
 		m->csize = bale_walk_get_varint(p);
@@ -196,7 +223,8 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
 		    (uint32_t)(*p)[2] << 16 | (uint32_t)(*p)[3] << 24;
 		*p += 4;
 	}
-	*prev = m->offset;
+	prev[0] = m->offset;
+	prev[1] = m->offset + m->csize;
 	return 1;
 }
 
@@ -204,15 +232,15 @@ int bale_walk_locs_get(const struct walk_locs *l, size_t i,
     struct bale_walk_member *m)
 {
 	const unsigned char *p;
-	uint64_t prev = 0;
+	uint64_t prev[2] = { 0, 0 };
 	size_t k;
 
 	if (i >= l->n)	/* files after the last member */
 		return 0;
 	p = (const unsigned char *)l->text.data + l->block_at[i / LOCS_BLOCK];
 	for (k = 0; k < i % LOCS_BLOCK; k++)
-		locs_decode(l, &p, &prev, m);
-	return locs_decode(l, &p, &prev, m);
+		locs_decode(l, &p, prev, m);
+	return locs_decode(l, &p, prev, m);
 }
 
 int bale_walk_has_streamed(const struct bale_walk *w)

@@ -85,6 +85,45 @@ static void test_numbered(void)
 	bale_walk_locs_release(&l);
 }
 
+/* Large members laid end to end (a tar's: a header block, then the
+ * bytes rounded up to a block; an LMDB's overflow pages, a leaf page
+ * now and then) code their offset in a byte, whatever their size: it
+ * counts from where the member before ended. */
+static void test_end_to_end(void)
+{
+	struct walk_locs l;
+	struct bale_walk_member m, want[2][1000];
+	uint64_t at[2] = { 512, 8192 };
+	size_t i, k, n = 1000, bad = 0, len[2];
+
+	for (k = 0; k < 2; k++) {
+		memset(&l, 0, sizeof(l));
+		for (i = 0; i < n; i++) {
+			memset(&want[k][i], 0, sizeof(want[k][i]));
+			want[k][i].kind = &bale_source_packed;
+			want[k][i].fd = 3;
+			want[k][i].offset = at[k];
+			want[k][i].size = want[k][i].csize = 100000 + i * 37;
+			CHECK_EQ(0, bale_walk_locs_add(&l, i, &want[k][i]));
+			at[k] += k == 0 ?
+			    (want[k][i].size + 511) / 512 * 512 + 512 :
+			    (want[k][i].size + 4095) / 4096 * 4096 +
+			    (i % 5 == 0 ? 4096 : 0);
+		}
+		for (i = 0; i < n; i++)
+			bad += bale_walk_locs_get(&l, i, &m) != 1 ||
+			    m.offset != want[k][i].offset ||
+			    m.size != want[k][i].size;
+		len[k] = l.text.len;
+		bale_walk_locs_release(&l);
+	}
+	CHECK_EQ(0, bad);
+	/* head, 3 bytes of size; the offset in 1 byte (tar) or 2 (LMDB),
+	 * a block's first whole */
+	CHECK(len[0] <= 5 * n + 4 * (n / 8));
+	CHECK(len[1] <= 6 * n + 4 * (n / 8));
+}
+
 /* A folder's samples: nothing is kept. */
 static void test_files_only(void)
 {
@@ -104,6 +143,7 @@ int main(void)
 {
 	test_round_trip();
 	test_numbered();
+	test_end_to_end();
 	test_files_only();
 	return CHECK_DONE();
 }
