@@ -137,46 +137,82 @@ static int stream_spill(struct stream_list *l, struct bale_tar_stream *ts,
 	    strerror(l->spill.err)) : BALE_OK;
 }
 
-/* Read back the spill, record by record, in @buf: each goes to @fn. */
+/* The spill is read back a MiB at a time, not a record a call. */
+#define REPLAY_CHUNK ((size_t)1 << 20)
+
+/* Make at least @n bytes from *@pos on sit in @buf (fewer only at the
+ * spill's end), reading on from *@next. @return 0, or -1 (errno) */
+static int replay_fill(const struct bale_spill *sp, struct bale_buf *buf,
+    size_t *pos, uint64_t *next, size_t n)
+{
+	uint64_t total = bale_spill_size(sp);
+	size_t left = buf->len - *pos;
+	size_t more;
+
+	if (left >= n || *next >= total)
+		return 0;
+	memmove(buf->data, buf->data + *pos, left);
+	buf->len = left;
+	*pos = 0;
+	more = n - left > REPLAY_CHUNK ? n - left : REPLAY_CHUNK;
+	if (more > total - *next)
+		more = (size_t)(total - *next);
+	bale_buf_zeros(buf, more);
+	if (buf->failed) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (bale_spill_pread(sp, buf->data + left, more, *next) != 0)
+		return -1;
+	*next += more;
+	return 0;
+}
+
+/* Spilled record @p (its body, after its length) into @m. */
+static void replay_decode(const unsigned char *p, struct spilled *m)
+{
+	uint64_t ntext;
+
+	m->ordinal = bale_walk_get_varint(&p);
+	m->size = bale_walk_get_varint(&p);
+	m->kind = (enum walk_member_kind)bale_walk_get_varint(&p);
+	m->name = (const char *)p;
+	p += strlen(m->name) + 1;
+	ntext = bale_walk_get_varint(&p);
+	m->text = ntext ? p : NULL;
+	m->ntext = ntext ? (size_t)ntext - 1 : 0;
+}
+
+/* Read back the spill, record by record, through @buf: each goes to
+ * @fn. */
 static int stream_replay(struct stream_list *l, struct bale_buf *buf,
     int (*fn)(struct stream_list *, const struct spilled *))
 {
 	uint64_t total = bale_spill_size(&l->spill);
-	uint64_t off = 0;
+	uint64_t next = 0;
+	size_t pos = 0;
 	const unsigned char *p;
 	struct spilled m;
 	uint64_t len;
-	uint64_t ntext;
+	size_t head;
 	int rc = BALE_OK;
 
-	while (rc == BALE_OK && off < total) {
-		bale_buf_reset(buf);
-		bale_buf_zeros(buf, total - off < 10 ? total - off : 10);
-		if (buf->failed || bale_spill_pread(&l->spill, buf->data,
-		    buf->len, off) != 0)
+	bale_buf_reset(buf);
+	while (rc == BALE_OK && (pos < buf->len || next < total)) {
+		if (replay_fill(&l->spill, buf, &pos, &next, 10) != 0)
 			break;
-		p = (const unsigned char *)buf->data;
+		p = (const unsigned char *)buf->data + pos;
 		len = bale_walk_get_varint(&p);
-		off += (uint64_t)(p - (const unsigned char *)buf->data);
-		bale_buf_reset(buf);
-		bale_buf_zeros(buf, len);
-		if (buf->failed || bale_spill_pread(&l->spill, buf->data,
-		    len, off) != 0)
+		head = (size_t)(p - ((const unsigned char *)buf->data + pos));
+		if (replay_fill(&l->spill, buf, &pos, &next, head + len) != 0)
 			break;
-		off += len;
-		p = (const unsigned char *)buf->data;
-		m.ordinal = bale_walk_get_varint(&p);
-		m.size = bale_walk_get_varint(&p);
-		m.kind = (enum walk_member_kind)bale_walk_get_varint(&p);
-		m.name = (const char *)p;
-		p += strlen(m.name) + 1;
-		ntext = bale_walk_get_varint(&p);
-		m.text = ntext ? p : NULL;
-		m.ntext = ntext ? (size_t)ntext - 1 : 0;
+		replay_decode((const unsigned char *)buf->data + pos + head,
+		    &m);
+		pos += head + len;
 		rc = fn(l, &m);
 	}
-	if (rc == BALE_OK && off < total)
-		rc = buf->failed ? bale_walk_nomem(l->s->w) :
+	if (rc == BALE_OK && (pos < buf->len || next < total))
+		rc = errno == ENOMEM ? bale_walk_nomem(l->s->w) :
 		    bale_errbuf_set(&l->s->w->err, BALE_EIO, "walk: cannot "
 		    "read back the member list in '%s': %s", l->spill.dir,
 		    strerror(errno));
