@@ -151,7 +151,8 @@ static int replay_fill(const struct bale_spill *sp, struct bale_buf *buf,
 
 	if (left >= n || *next >= total)
 		return 0;
-	memmove(buf->data, buf->data + *pos, left);
+	if (left)	/* an empty buffer may have no memory yet */
+		memmove(buf->data, buf->data + *pos, left);
 	buf->len = left;
 	*pos = 0;
 	more = n - left > REPLAY_CHUNK ? n - left : REPLAY_CHUNK;
