@@ -152,6 +152,11 @@ int bale_input_pread_member(struct bale_input *in, unsigned char *buf,
 	return BALE_OK;
 }
 
+int bale_input_read_stored(struct bale_input *in, unsigned char *buf)
+{
+	return bale_input_pread_member(in, buf, in->size, in->member.offset);
+}
+
 int bale_input_read(struct bale_input *in, unsigned char *buf)
 {
 	size_t got = 0;

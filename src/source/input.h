@@ -80,6 +80,11 @@ int bale_input_read(struct bale_input *in, unsigned char *buf);
 int bale_input_pread_member(struct bale_input *in, unsigned char *buf,
     size_t n, uint64_t off);
 
+/** Read member @in->member, stored whole at its offset, into @buf (a
+ *  tar's member, a stored zip member, a packed output's sample whose
+ *  reader said where it lies). @return as bale_input_pread_member() */
+int bale_input_read_stored(struct bale_input *in, unsigned char *buf);
+
 /** Close a file that will not be read (or free bytes not taken). */
 void bale_input_close(struct bale_input *in);
 

@@ -29,17 +29,12 @@ const struct bale_source_kind bale_source_packed = {
 	.scan = packed_scan,
 };
 
-/* Where the walk's reader said the bytes are: it stays open, so they
- * stay there. */
-static int packed_read_in_place(struct bale_input *in, unsigned char *buf)
-{
-	return bale_input_pread_member(in, buf, in->size, in->member.offset);
-}
-
-/* Not a kind a source is of (no probe): only its samples' kind. */
+/* Not a kind a source is of (no probe): only its samples' kind, read
+ * where the walk's reader said the bytes are (it stays open, so they
+ * stay there). */
 const struct bale_source_kind bale_source_packed_in_place = {
 	.name = "packed in place",
 	.what = "a packed output's stored sample",
 	.caps = BALE_SOURCE_RANDOM,
-	.read = packed_read_in_place,
+	.read = bale_input_read_stored,
 };

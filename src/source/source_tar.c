@@ -112,11 +112,6 @@ static int tar_list(struct arc_scan *s, uint64_t size, const char *path)
 	return bale_arc_damaged(s->w, path, rc, v.files > 0, &again);
 }
 
-static int tar_read(struct bale_input *in, unsigned char *buf)
-{
-	return bale_input_pread_member(in, buf, in->size, in->member.offset);
-}
-
 const struct bale_source_kind bale_source_tar = {
 	.name = "tar",
 	.what = "a tar archive",
@@ -125,5 +120,5 @@ const struct bale_source_kind bale_source_tar = {
 	.scan = bale_source_archives_scan,
 	.sniff = tar_sniff,
 	.list = tar_list,
-	.read = tar_read,
+	.read = bale_input_read_stored,
 };

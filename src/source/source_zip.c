@@ -136,8 +136,7 @@ static int zip_read(struct bale_input *in, unsigned char *buf)
 		rc = bale_input_skip(in, "stored member whose sizes disagree",
 		    0);
 	else
-		rc = bale_input_pread_member(in, buf, in->size,
-		    in->member.offset);
+		rc = bale_input_read_stored(in, buf);
 	if (rc == BALE_OK && bale_crc32(buf, in->size) != in->member.crc)
 		rc = bale_input_skip(in, "CRC-32 differs from the archive's "
 		    "(damaged member)", 0);

@@ -114,7 +114,8 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	m.fd = -1;
 	m.offset = i;
 	/* its checksum is not kept (4 bytes a sample): the feed reads it
-	 * again with the bytes, and the worker checks them with it */
+	 * again with the bytes and the worker checks them with it, or
+	 * dataset_locate() checks them now */
 	m.size = m.csize = b.size;
 	if (dataset_locate(w, r, &b, &m) < 0)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
