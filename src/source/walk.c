@@ -82,43 +82,23 @@ static size_t walk_intern(struct bale_buf *b, const char *s, size_t n)
 	return b->failed ? (size_t)-1 : off;
 }
 
-/* Append a note to @arr, its strings kept in note_text. */
-static int walk_note_into(struct bale_walk *w, struct walk_notes *arr,
-    enum bale_walk_note_kind kind, const char *path, const char *reason)
-{
-	struct walk_note n;
-
-	n.kind = kind;
-	n.path = walk_intern(&w->note_text, path, strlen(path));
-	n.reason = walk_intern(&w->note_text, reason, strlen(reason));
-	if (n.path == (size_t)-1 || n.reason == (size_t)-1)
-		return bale_walk_nomem(w);
-	return bale_walk_push_note(w, arr, &n);
-}
-
-int bale_walk_push_note(struct bale_walk *w, struct walk_notes *arr,
-    const struct walk_note *n)
-{
-	if (bale_grow_array((void **)&arr->v, &arr->cap, arr->n + 1,
-	    sizeof(*arr->v)) != 0)
-		return bale_walk_nomem(w);
-	arr->v[arr->n++] = *n;
-	return BALE_OK;
-}
-
 int bale_walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason)
 {
+	struct walk_notes *arr = &w->notes;
+	struct walk_note n;
+
 	if (bale_walk_stopped(w))
 		return BALE_EINTR;
-	return walk_note_into(w, &w->notes, kind, path, reason);
-}
-
-int bale_walk_add_refused(struct bale_walk *w, const char *path,
-    const char *reason)
-{
-	return walk_note_into(w, &w->refused, BALE_NOTE_SKIPPED, path,
-	    reason);
+	n.kind = kind;
+	n.path = walk_intern(&w->note_text, path, strlen(path));
+	n.reason = walk_intern(&w->note_text, reason, strlen(reason));
+	if (n.path == (size_t)-1 || n.reason == (size_t)-1 ||
+	    bale_grow_array((void **)&arr->v, &arr->cap, arr->n + 1,
+	    sizeof(*arr->v)) != 0)
+		return bale_walk_nomem(w);
+	arr->v[arr->n++] = n;
+	return BALE_OK;
 }
 
 int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
@@ -535,8 +515,14 @@ int bale_walk_read_list(struct bale_walk *w, const char *list,
 static int walk_take_listed_file(struct bale_walk *w, const char *path,
     int64_t label, void *ctx)
 {
+	int rc = bale_walk_add_item(w, path, strlen(path), 0, label);
+
 	(void)ctx;
-	return bale_walk_add_item(w, path, strlen(path), 0, label);
+	/* the list's order is the samples': sealed as they come, a
+	 * chunk at a time, they wait in the store's few bytes each */
+	if (rc == BALE_OK && w->nitems >= WALK_SEAL_EVERY)
+		rc = bale_walk_seal(w);
+	return rc;
 }
 
 int bale_walk_list(struct bale_walk *w, const char *root, const char *list)
@@ -599,7 +585,7 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->classes);
 	free(w->items);
 	free(w->notes.v);
-	free(w->refused.v);
+	bale_xsort_release(&w->candidates);
 	bale_buf_release(&w->arena);
 	bale_buf_release(&w->note_text);
 	bale_walk_store_release(&w->store);

@@ -304,6 +304,8 @@ int bale_walk_archives(struct bale_walk *w, const char *const *paths,
 
 	bale_errbuf_clear(&w->err);
 	w->listed = list != NULL;
+	if (list)
+		rc = bale_walk_listed_start(w);
 	for (i = 0; rc == BALE_OK && i < n; i++) {
 		rc = arc_walk_one(w, paths[i], 0);
 		if (i == 0)

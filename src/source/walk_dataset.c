@@ -53,10 +53,6 @@ static int dataset_read_classes(struct bale_walk *w, struct bale_reader *r)
 	return BALE_OK;
 }
 
-/* Samples listed between seals: their locations wait as 48-byte
- * structs until then. */
-#define DATASET_SEAL_EVERY 65536
-
 /* Sample @b's bytes, when they lie whole in a file of the output (an
  * LMDB's): the workers then read them there, in place like a tar's
  * members, in any order and several at once, and no reader maps pages
@@ -145,7 +141,7 @@ static int dataset_walk(struct bale_walk *w, struct bale_reader *r,
 	for (i = 0; rc == BALE_OK && i < n; i++) {
 		rc = dataset_take(w, r, i);
 		/* the output's order is kept: seal as it goes */
-		if (rc == BALE_OK && w->nitems >= DATASET_SEAL_EVERY)
+		if (rc == BALE_OK && w->nitems >= WALK_SEAL_EVERY)
 			rc = bale_walk_seal(w);
 	}
 	return rc;

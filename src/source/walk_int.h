@@ -7,6 +7,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "xsort.h"
 
 #include <sys/types.h>
 
@@ -96,8 +97,9 @@ struct bale_walk {
 	size_t capmembers;
 	int listed;		/* a list file names the samples: archive
 				 * members are kept by path, for it to pick */
-	struct walk_notes refused;	/* listed: why members cannot be
-					 * read, noted if the list names them */
+	struct bale_xsort candidates;	/* listed: the members, and why
+					 * some cannot be read (noted if
+					 * the list names them), by path */
 	int keyed;		/* WebDataset samples: kept in their order */
 	uint64_t dropped;	/* their members bale does not store */
 	char dropped_ext[16];	/* the first one's extension */
@@ -127,6 +129,10 @@ struct bale_walk {
 	const atomic_int *stop;	/* set: the run was asked to stop */
 	struct bale_errbuf err;
 };
+
+/* Samples that keep the order they are listed in (a list file's, a
+ * packed output's) are sealed this many at a time. */
+#define WALK_SEAL_EVERY 65536
 
 /* walk_locs.c */
 
@@ -163,12 +169,6 @@ void bale_walk_store_release(struct walk_store *s);
 int bale_walk_stopped(struct bale_walk *w);
 int bale_walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason);
-/** Append note @n (strings already in the arena) to @arr. */
-int bale_walk_push_note(struct bale_walk *w, struct walk_notes *arr,
-    const struct walk_note *n);
-/** Listed walk: @path cannot be read, for @reason (noted if listed). */
-int bale_walk_add_refused(struct bale_walk *w, const char *path,
-    const char *reason);
 /** Append a sample: a file below the root (an archive walker then sets
  *  the last item's member). */
 int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
@@ -275,6 +275,12 @@ void bale_walk_sort_release(struct walk_sorter *s);
 
 /* walk_listed.c */
 
+/** Listed walk: ready to keep members for the list to pick. */
+int bale_walk_listed_start(struct bale_walk *w);
+/** Listed walk: keep member @m at @path for the list to pick, or (@m
+ *  NULL) say why the member at @path cannot be read, if listed. */
+int bale_walk_keep_candidate(struct bale_walk *w, const char *path,
+    const struct bale_walk_member *m, const char *why);
 /** Listed walk, after every member: the samples are the list's lines,
  *  in its order, with its labels. */
 int bale_walk_list_members(struct bale_walk *w, const char *list);

@@ -227,9 +227,8 @@ static int walk_keep_member(struct bale_walk *w, const struct walk_member *m,
 	why = walk_member_refusal(m, buf, sizeof(buf));
 	if (!why && m->nested && bale_walk_is_archive_name(path->data))
 		why = "archive nested more than one level deep (not read)";
-	if (why)
-		return bale_walk_add_refused(w, path->data, why);
-	return bale_walk_add_located(w, path->data, 0, &m->loc);
+	return bale_walk_keep_candidate(w, path->data, why ? NULL : &m->loc,
+	    why);
 }
 
 int bale_walk_take_member(struct bale_walk *w, const struct walk_member *m)
