@@ -48,12 +48,20 @@ struct walk_store {
 	size_t *block_at;	/* text offset of each block's first path */
 	size_t capblocks;
 	struct bale_buf prev;	/* the path stored last */
-	struct walk_run {
-		size_t first;	/* the run's first sample */
-		int64_t label;
-	} *runs;
-	size_t nruns;
-	size_t capruns;
+	struct walk_labels {	/* runs of equal labels, coded: a
+				 * shuffled list's are one sample each */
+		struct bale_buf text;	/* closed runs: varints of the
+					 * length and the label */
+		struct walk_label_block {
+			uint64_t first;	/* its first run's first sample */
+			size_t at;	/* that run in @text */
+		} *blocks;	/* one every LABEL_BLOCK runs */
+		size_t capblocks;
+		size_t nruns;	/* closed */
+		uint64_t open_first;	/* the run still growing */
+		int64_t open_label;
+		int open;
+	} labels;
 	struct walk_locs {	/* where archive samples lie, coded
 				 * (walk_locs.c); empty while no sample
 				 * has a member */

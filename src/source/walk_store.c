@@ -3,8 +3,8 @@
  * only the middle that differs from the path before it, whose start and
  * end it shares: "c7/img_0123.JPEG" after "c7/img_0122.JPEG" stores "3";
  * a block of STORE_BLOCK starts afresh, so one path decodes in at most
- * STORE_BLOCK steps), labels as runs of
- * equal labels (a folder's classes are one run each), and archive
+ * STORE_BLOCK steps), labels as coded runs of equal labels (a folder's
+ * classes are one run each, a shuffled list's samples a few bytes), and archive
  * members' locations coded (walk_locs.c) only when there are any. */
 #include "walk_int.h"
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define STORE_BLOCK 16
+#define LABEL_BLOCK 16	/* runs: one label decodes in as many steps */
 
 /* How much @path shares with the path before: its start (*@head) and,
  * from what is left of both, its end (*@tail). */
@@ -55,16 +56,43 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 	return s->text.failed || s->prev.failed ? -1 : 0;
 }
 
-static int store_add_label(struct walk_store *s, int64_t label)
+/* Labels may be any int64_t: zigzag, so that small ones of either sign
+ * code short. */
+static uint64_t store_zigzag(int64_t v)
 {
-	if (s->nruns && s->runs[s->nruns - 1].label == label)
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t store_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* Sample @n is labelled @label: the open run grows, or closes (coded)
+ * and a new one opens. */
+static int store_add_label(struct walk_labels *l, uint64_t n, int64_t label)
+{
+	if (l->open && l->open_label == label)
 		return 0;
-	if (bale_grow_array((void **)&s->runs, &s->capruns, s->nruns + 1,
-	    sizeof(*s->runs)) != 0)
-		return -1;
-	s->runs[s->nruns].first = s->n;
-	s->runs[s->nruns].label = label;
-	s->nruns++;
+	if (l->open) {
+		if (l->nruns % LABEL_BLOCK == 0) {
+			if (bale_grow_array((void **)&l->blocks,
+			    &l->capblocks, l->nruns / LABEL_BLOCK + 1,
+			    sizeof(*l->blocks)) != 0)
+				return -1;
+			l->blocks[l->nruns / LABEL_BLOCK].first =
+			    l->open_first;
+			l->blocks[l->nruns / LABEL_BLOCK].at = l->text.len;
+		}
+		bale_walk_put_varint(&l->text, n - l->open_first);
+		bale_walk_put_varint(&l->text, store_zigzag(l->open_label));
+		if (l->text.failed)
+			return -1;
+		l->nruns++;
+	}
+	l->open = 1;
+	l->open_first = n;
+	l->open_label = label;
 	return 0;
 }
 
@@ -74,7 +102,7 @@ int bale_walk_seal_one(struct bale_walk *w, const char *path, size_t len,
 	struct walk_store *s = &w->store;
 
 	if (store_add_path(s, path, len) != 0 ||
-	    store_add_label(s, label) != 0 ||
+	    store_add_label(&s->labels, s->n, label) != 0 ||
 	    bale_walk_locs_add(&s->locs, s->n, m) != 0)
 		return bale_walk_nomem(w);
 	s->n++;
@@ -173,19 +201,33 @@ const char *bale_walk_path(const struct bale_walk *w, size_t i,
 
 int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 {
-	const struct walk_store *s = &w->store;
+	const struct walk_labels *l = &w->store.labels;
+	const unsigned char *p;
 	size_t lo = 0;
-	size_t hi = s->nruns;
+	size_t hi = (l->nruns + LABEL_BLOCK - 1) / LABEL_BLOCK;
 	size_t mid;
+	uint64_t first;
+	uint64_t len;
+	uint64_t label;
 
-	while (hi - lo > 1) {	/* the last run starting at or before i */
+	if (!l->nruns || i >= l->open_first)
+		return l->open_label;
+	while (hi - lo > 1) {	/* the last block starting at or before i */
 		mid = lo + (hi - lo) / 2;
-		if (s->runs[mid].first <= i)
+		if (l->blocks[mid].first <= i)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return s->runs[lo].label;
+	first = l->blocks[lo].first;
+	p = (const unsigned char *)l->text.data + l->blocks[lo].at;
+	for (;;) {	/* i lies in a closed run: one of this block's */
+		len = bale_walk_get_varint(&p);
+		label = bale_walk_get_varint(&p);
+		if (i < first + len)
+			return store_unzigzag(label);
+		first += len;
+	}
 }
 
 int bale_walk_member(const struct bale_walk *w, size_t i,
@@ -211,7 +253,8 @@ void bale_walk_store_release(struct walk_store *s)
 	bale_buf_release(&s->text);
 	bale_buf_release(&s->prev);
 	free(s->block_at);
-	free(s->runs);
+	bale_buf_release(&s->labels.text);
+	free(s->labels.blocks);
 	bale_walk_locs_release(&s->locs);
 	memset(s, 0, sizeof(*s));
 }
