@@ -5,8 +5,11 @@
  * When the walk came in path order and the old manifest was read a
  * line at a time, the two are merged as they are read: the run holds a
  * position (4 bytes) for each file it packed and nothing for those that
- * stayed. Otherwise the manifest is made whole in memory and sorted. */
+ * stayed. Otherwise both are sorted past memory (xsort.h). */
 #include "pipe_update.h"
+
+#include "varint.h"
+#include "xsort.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -186,29 +189,95 @@ static int upd_merge(struct bale_pipeline *p, struct upd_news *nw,
 	return rc;
 }
 
-/* The same, made whole in memory and sorted: the old manifest was read
- * whole, or the walk was not in path order. @return 0, or -1 with
- * errno */
-static int upd_whole(struct upd_news *nw, struct bale_manifest *m)
+/* Manifest lines sorted past memory: a path, NUL, then the varints of
+ * the key, label, size and modification time. */
+static int upd_cmp_lines(const void *a, size_t na, const void *b, size_t nb)
 {
-	const struct bale_manifest *old = nw->u->diff.whole;
-	const struct bale_manifest_entry *e;
-	struct upd_new s;
-	size_t i;
-	int rc = 0, got = 0;
+	(void)na;
+	(void)nb;
+	return bale_walk_path_cmp(a, b);
+}
 
-	for (i = 0; rc == 0 && old && i < old->n; i++) {
-		e = &old->e[i];
-		if (bale_bits_get(&nw->u->diff.kept, i))
-			rc = bale_manifest_add(m, e->key, e->label, e->size,
-			    e->mtime_ns, bale_manifest_path_of(old, i));
-	}
-	while (rc == 0 && (got = upd_news_next(nw, &s)) == 1)
-		rc = bale_manifest_add(m, s.key, s.label, s.file.size,
+static int upd_sort_add(struct bale_xsort *x, struct bale_buf *rec,
+    uint64_t key, int64_t label, uint64_t size, int64_t mtime_ns,
+    const char *path)
+{
+	bale_buf_reset(rec);
+	bale_buf_add(rec, path, strlen(path) + 1);
+	bale_varint_put(rec, key);
+	bale_varint_put(rec, bale_zigzag(label));
+	bale_varint_put(rec, size);
+	bale_varint_put(rec, bale_zigzag(mtime_ns));
+	if (rec->failed)
+		x->err = ENOMEM;
+	return rec->failed ? -1 : bale_xsort_add(x, rec->data, rec->len);
+}
+
+/* The old manifest's samples that stay, read again, to the sort. */
+static int upd_sort_kept(struct bale_pipeline *p, struct pipe_update *u,
+    struct bale_xsort *x, struct bale_buf *rec)
+{
+	struct bale_manifest_in in;
+	struct bale_manifest head;
+	struct bale_manifest_entry e;
+	const char *path;
+	uint64_t line = 0;
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	memset(&head, 0, sizeof(head));
+	rc = bale_manifest_open(&in, &head, u->manifest, &p->err);
+	while (rc == BALE_OK && (rc = upd_next_kept(&in, &head, &u->diff,
+	    &line, &e, &path, &p->err)) == 1)
+		rc = upd_sort_add(x, rec, e.key, e.label, e.size, e.mtime_ns,
+		    path) ? BALE_EIO : BALE_OK;
+	bale_manifest_close(&in);
+	bale_manifest_release(&head);
+	return rc == BALE_EIO && x->err ? -1 : rc;
+}
+
+/* The samples that stayed and the new ones, sorted into path order
+ * past memory: the walk was not in path order, or the old manifest
+ * was not. @return BALE_OK, an error set in p->err, or -1 with errno */
+static int upd_sorted(struct bale_pipeline *p, struct upd_news *nw,
+    struct bale_manifest_out *out)
+{
+	struct pipe_update *u = nw->u;
+	struct bale_buf rec = BALE_BUF_INIT;
+	struct bale_xsort x;
+	struct bale_manifest_entry e;
+	struct upd_new s;
+	const unsigned char *q;
+	const void *r;
+	size_t n;
+	int got = 0, rc = BALE_OK;
+
+	if (bale_xsort_init(&x, u->diff.packs.dir, upd_cmp_lines, 0) != 0)
+		x.err = ENOMEM;
+	else if (u->incremental)
+		rc = upd_sort_kept(p, u, &x, &rec);
+	while (rc == BALE_OK && !x.err && (got = upd_news_next(nw, &s)) == 1)
+		upd_sort_add(&x, &rec, s.key, s.label, s.file.size,
 		    s.file.mtime_ns, s.path);
-	if (rc != 0)
-		errno = ENOMEM;
-	return rc == 0 && got == 0 ? 0 : -1;	/* got < 0: errno says */
+	if (got < 0 && !x.err)
+		x.err = errno;
+	if (rc == BALE_OK && !x.err && bale_xsort_sort(&x) == 0)
+		while ((got = bale_xsort_next(&x, &r, &n)) == 1) {
+			q = (const unsigned char *)r + strlen(r) + 1;
+			e.key = bale_varint_get(&q);
+			e.label = bale_unzigzag(bale_varint_get(&q));
+			e.size = bale_varint_get(&q);
+			e.mtime_ns = bale_unzigzag(bale_varint_get(&q));
+			bale_manifest_put(out, e.key, e.label, e.size,
+			    e.mtime_ns, r);
+		}
+	if (rc == BALE_OK && x.err) {
+		errno = x.err;
+		rc = -1;
+	}
+	bale_xsort_release(&x);
+	bale_buf_release(&rec);
+	return rc;
 }
 
 /* Write the manifest, a line at a time where it can. */
@@ -219,12 +288,10 @@ static int upd_write(struct bale_pipeline *p, struct upd_news *nw,
 	struct bale_manifest_out out;
 	int rc;
 
-	if (u->diff.whole || !u->diff.walk_sorted)
-		return upd_whole(nw, m) != 0 ||
-		    bale_manifest_write(m, u->manifest) != 0 ? -1 : BALE_OK;
 	if (bale_manifest_begin(&out, m, u->manifest) != 0)
 		return -1;
-	rc = upd_merge(p, nw, &out);
+	rc = u->diff.sorted ? upd_merge(p, nw, &out) : upd_sorted(p, nw,
+	    &out);
 	if (rc != BALE_OK) {
 		bale_manifest_abandon(&out);
 		return rc;
@@ -247,7 +314,6 @@ int bale_pipe_update_manifest(struct bale_pipeline *p, struct pipe_run *run,
 	if (rc < 0)	/* errno says why */
 		rc = bale_errbuf_set(&p->err, BALE_EIO, "cannot write '%s': "
 		    "%s", u->manifest, strerror(errno));
-	free(m.e);
 	free(m.skip);
 	bale_buf_release(&m.arena);
 	upd_news_release(&nw);

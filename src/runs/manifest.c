@@ -8,27 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bale_manifest_add(struct bale_manifest *m, uint64_t key, int64_t label,
-    uint64_t size, int64_t mtime_ns, const char *path)
-{
-	struct bale_manifest_entry *e;
-	size_t at = m->arena.len;
-
-	if (bale_grow_array((void **)&m->e, &m->cap, m->n + 1,
-	    sizeof(*m->e)) != 0)
-		return -1;
-	bale_buf_add(&m->arena, path, strlen(path) + 1);
-	if (m->arena.failed)
-		return -1;
-	e = &m->e[m->n++];
-	e->key = key;
-	e->label = label;
-	e->size = size;
-	e->mtime_ns = mtime_ns;
-	e->path = at;
-	return 0;
-}
-
 int bale_manifest_add_skip(struct bale_manifest *m, uint64_t size,
     int64_t ctime_ns, const char *path, const char *why)
 {
@@ -271,23 +250,6 @@ void bale_manifest_close(struct bale_manifest_in *in)
 	memset(in, 0, sizeof(*in));
 }
 
-int bale_manifest_read(struct bale_manifest *m, const char *path,
-    struct bale_errbuf *err)
-{
-	struct bale_manifest_in in;
-	struct bale_manifest_entry e;
-	const char *p;
-	int rc = bale_manifest_open(&in, m, path, err);
-
-	while (rc == BALE_OK && (rc = bale_manifest_next(&in, m, &e, &p,
-	    err)) == 1)
-		rc = bale_manifest_add(m, e.key, e.label, e.size, e.mtime_ns,
-		    p) == 0 ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
-		    "no memory");
-	bale_manifest_close(&in);
-	return rc;
-}
-
 void bale_manifest_release(struct bale_manifest *m)
 {
 	size_t i;
@@ -297,7 +259,6 @@ void bale_manifest_release(struct bale_manifest *m)
 	free(m->classes);
 	free(m->formats);
 	free(m->settings);
-	free(m->e);
 	free(m->skip);
 	bale_buf_release(&m->arena);
 	memset(m, 0, sizeof(*m));

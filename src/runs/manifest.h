@@ -10,7 +10,8 @@
  * the head says ("order":"path"): an update of a folder then reads the
  * manifest a line at a time beside its walk, and holds neither whole.
  * Manifests before that listed samples in dataset order, skips last;
- * they are read whole, and the next one written is in path order. */
+ * they are sorted by path past memory, and the next one written is in
+ * path order. */
 #ifndef BALE_MANIFEST_H
 #define BALE_MANIFEST_H
 
@@ -29,7 +30,6 @@ struct bale_manifest_entry {
 	int64_t label;
 	uint64_t size;
 	int64_t mtime_ns;
-	size_t path;		/* arena offset */
 };
 
 /* A source file that could not be packed, as it was then. */
@@ -50,9 +50,6 @@ struct bale_manifest {
 				 * and the encode settings */
 	char **classes;
 	size_t nclasses;
-	struct bale_manifest_entry *e;	/* read whole: every sample */
-	size_t n;
-	size_t cap;
 	struct bale_manifest_skip *skip;	/* in the order skipped */
 	size_t nskip;
 	size_t capskip;
@@ -63,12 +60,6 @@ struct bale_manifest {
 static inline int64_t bale_manifest_ns(const struct timespec *t)
 {
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-}
-
-static inline const char *bale_manifest_path_of(const struct bale_manifest *m,
-    size_t i)
-{
-	return m->arena.data + m->e[i].path;
 }
 
 static inline const char *bale_manifest_skip_path(
@@ -86,10 +77,6 @@ static inline const char *bale_manifest_skip_why(
 /** Append a file skipped for @why. @return 0 or -1 (no memory) */
 int bale_manifest_add_skip(struct bale_manifest *m, uint64_t size,
     int64_t ctime_ns, const char *path, const char *why);
-
-/** Append a sample. @return 0 or -1 (no memory) */
-int bale_manifest_add(struct bale_manifest *m, uint64_t key, int64_t label,
-    uint64_t size, int64_t mtime_ns, const char *path);
 
 /* A manifest read a line at a time: the head and the skipped files
  * first (into @head), then each sample on demand. */
@@ -118,11 +105,6 @@ int bale_manifest_next(struct bale_manifest_in *in,
 
 void bale_manifest_close(struct bale_manifest_in *in);
 
-/** Read @path whole into @m (zeroed first). @return as
- *  bale_manifest_open() */
-int bale_manifest_read(struct bale_manifest *m, const char *path,
-    struct bale_errbuf *err);
-
 /* A manifest written a line at a time to "@path.partial"; the caller
  * renames it to @path (bale_file_publish) when the output it describes
  * is in place. */
@@ -148,10 +130,6 @@ int bale_manifest_end(struct bale_manifest_out *out);
 
 /** Give up: the partial file goes. */
 void bale_manifest_abandon(struct bale_manifest_out *out);
-
-/** Write @m (its samples sorted into path order first) to
- *  "@path.partial". @return 0, or -1 with errno */
-int bale_manifest_write(struct bale_manifest *m, const char *path);
 
 void bale_manifest_release(struct bale_manifest *m);
 

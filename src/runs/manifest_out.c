@@ -119,31 +119,3 @@ int bale_manifest_end(struct bale_manifest_out *out)
 	errno = rc;
 	return rc ? -1 : 0;
 }
-
-static int manifest_cmp(const void *a, const void *b, void *arena)
-{
-	const struct bale_manifest_entry *x = a, *y = b;
-
-	return bale_walk_path_cmp((const char *)arena + x->path,
-	    (const char *)arena + y->path);
-}
-
-int bale_manifest_write(struct bale_manifest *m, const char *path)
-{
-	struct bale_manifest_out out;
-	const struct bale_manifest_entry *e;
-	size_t i;
-
-	if (m->n > 1)
-		qsort_r(m->e, m->n, sizeof(*m->e), manifest_cmp,
-		    m->arena.data);
-	m->count = m->n;
-	if (bale_manifest_begin(&out, m, path) != 0)
-		return -1;
-	for (i = 0; i < m->n; i++) {
-		e = &m->e[i];
-		bale_manifest_put(&out, e->key, e->label, e->size, e->mtime_ns,
-		    bale_manifest_path_of(m, i));
-	}
-	return bale_manifest_end(&out);
-}

@@ -3,13 +3,15 @@
 
 #include "input.h"
 #include "path_index.h"
+#include "varint.h"
+#include "xsort.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define DIFF_OUT_OF_ORDER (-1)	/* the walk or the manifest: read whole */
+#define DIFF_OUT_OF_ORDER (-1)	/* the walk or the manifest: sorted */
 #define DIFF_CACHE 4096		/* packs read back at a time */
 
 /* What a diff works with. */
@@ -259,14 +261,8 @@ static int diff_stream(struct diff_run *r, const char *manifest)
 	return rc;
 }
 
-/* The manifest's sample paths, for the index. */
-static const char *diff_sample_path(const void *m, size_t i,
-    struct bale_buf *scratch)
-{
-	(void)scratch;	/* the manifest keeps its paths whole */
-	return bale_manifest_path_of(m, i);
-}
-
+/* The manifest's skipped files' paths, for their index (they are few:
+ * kept in memory). */
 static const char *diff_skip_path(const void *m, size_t i,
     struct bale_buf *scratch)
 {
@@ -274,52 +270,260 @@ static const char *diff_skip_path(const void *m, size_t i,
 	return bale_manifest_skip_path(m, i);
 }
 
-/* Each walked file found in @m (NULL: none) through a hash of its
- * paths; the samples no file matched are gone. */
-static int diff_hashed(struct diff_run *r, const struct bale_manifest *m)
+/* Each walked file is new: there is no manifest. */
+static int diff_all_new(struct diff_run *r)
 {
-	struct bale_path_index x = BALE_PATH_INDEX_INIT;
-	struct bale_bits seen = BALE_BITS_INIT;
 	size_t i, n = bale_walk_count(r->w);
 	const char *path;
-	long j;
 	int rc = BALE_OK;
 
-	if (m && bale_path_index_build(&x, m->n, diff_sample_path, m) != 0)
-		rc = diff_nomem(r);
 	for (i = 0; rc == BALE_OK && i < n; i++) {
 		path = diff_walk_path(r, i);
-		j = path && m ? bale_path_index_find(&x, path) : -1;
-		if (!path || j == -2 || (j >= 0 &&
-		    bale_bits_set(&seen, (uint64_t)j) != 0))
-			rc = diff_nomem(r);
-		else
-			rc = diff_item(r, i, path, j >= 0 ? &m->e[j] : NULL,
-			    j >= 0 ? (uint64_t)j : 0);
+		rc = path ? diff_item(r, i, path, NULL, 0) : diff_nomem(r);
 	}
-	for (i = 0; rc == BALE_OK && m && i < m->n; i++)
-		if (!bale_bits_get(&seen, i))
-			rc = diff_gone(r, bale_manifest_path_of(m, i),
-			    m->e[i].key);
-	bale_bits_release(&seen);
-	bale_path_index_release(&x);
 	return rc;
 }
 
-/* The manifest read whole, then matched through the hash. */
-static int diff_whole(struct diff_run *r, const char *manifest)
+/* Out of path order, the walk and the manifest are each sorted by path
+ * past memory (xsort.h) and joined in one pass; what each walked file
+ * met is sorted back into walk order, where the files are stat'ed and
+ * packed. Records: a walked file's path, NUL, its index; a manifest
+ * sample's path, NUL, its line, key, label, size and modification time;
+ * a walked file's match, its index (eight bytes, big-endian), then the
+ * manifest sample's varints, if it has one. */
+struct diff_sorted {
+	struct bale_xsort walk;
+	struct bale_xsort man;
+	struct bale_xsort met;
+	struct bale_buf rec;
+	struct bale_buf path;	/* the manifest sample met last */
+	const unsigned char *at;	/* its varints, in the sort's record */
+	size_t at_len;
+	int have;
+};
+
+static int diff_sort_failed(struct diff_run *r, int err)
 {
-	struct bale_manifest *m = calloc(1, sizeof(*m));
-	size_t i;
+	if (err == ENOMEM)
+		return diff_nomem(r);
+	return bale_errbuf_set(r->err, BALE_EIO, "cannot sort the manifest "
+	    "and the files by path in '%s': %s", r->d->packs.dir,
+	    strerror(err));
+}
+
+static int diff_sorted_add(struct diff_run *r, struct bale_xsort *x,
+    struct bale_buf *rec)
+{
+	if (rec->failed)
+		return diff_nomem(r);
+	return bale_xsort_add(x, rec->data, rec->len) ? diff_sort_failed(r,
+	    x->err) : BALE_OK;
+}
+
+/* The walked files to the sort by path. */
+static int diff_sort_walk(struct diff_run *r, struct diff_sorted *s)
+{
+	size_t i, n = bale_walk_count(r->w);
+	const char *path;
+	int rc = BALE_OK;
+
+	for (i = 0; rc == BALE_OK && i < n; i++) {
+		if (!(path = diff_walk_path(r, i)))
+			return diff_nomem(r);
+		bale_buf_reset(&s->rec);
+		bale_buf_add(&s->rec, path, strlen(path) + 1);
+		bale_varint_put(&s->rec, i);
+		rc = diff_sorted_add(r, &s->walk, &s->rec);
+	}
+	return rc;
+}
+
+/* The manifest's samples, a line at a time, to the sort by path. */
+static int diff_sort_manifest(struct diff_run *r, struct diff_sorted *s,
+    const char *manifest)
+{
+	struct bale_manifest_in in;
+	struct bale_manifest head;
+	struct bale_manifest_entry e;
+	const char *path;
+	uint64_t line = 0;
 	int rc;
 
-	if (!m)
-		return diff_nomem(r);
-	r->d->whole = m;
-	rc = bale_manifest_read(m, manifest, r->err);
-	for (i = 0; rc == BALE_OK && i < m->n; i++)
-		rc = diff_key(r, manifest, m->e[i].key);
-	return rc == BALE_OK ? diff_hashed(r, m) : rc;
+	memset(&in, 0, sizeof(in));
+	memset(&head, 0, sizeof(head));
+	rc = bale_manifest_open(&in, &head, manifest, r->err);
+	while (rc == BALE_OK && (rc = bale_manifest_next(&in, &head, &e,
+	    &path, r->err)) == 1) {
+		bale_buf_reset(&s->rec);
+		bale_buf_add(&s->rec, path, strlen(path) + 1);
+		bale_varint_put(&s->rec, line++);
+		bale_varint_put(&s->rec, e.key);
+		bale_varint_put(&s->rec, bale_zigzag(e.label));
+		bale_varint_put(&s->rec, e.size);
+		bale_varint_put(&s->rec, bale_zigzag(e.mtime_ns));
+		rc = diff_key(r, manifest, e.key);
+		if (rc == BALE_OK)
+			rc = diff_sorted_add(r, &s->man, &s->rec);
+	}
+	bale_manifest_close(&in);
+	bale_manifest_release(&head);
+	return rc;
+}
+
+/* The manifest's next sample in path order into s->path and s->at. */
+static int diff_next_sample(struct diff_run *r, struct diff_sorted *s)
+{
+	const void *p;
+	size_t n;
+	int got = bale_xsort_next(&s->man, &p, &n);
+
+	if (got < 0)
+		return diff_sort_failed(r, s->man.err);
+	s->have = got;
+	if (!got)
+		return BALE_OK;
+	bale_buf_reset(&s->path);
+	bale_buf_puts(&s->path, p);
+	bale_buf_add(&s->path, "", 1);
+	s->at = (const unsigned char *)p + strlen(p) + 1;
+	s->at_len = n - (strlen(p) + 1);
+	return s->path.failed ? diff_nomem(r) : BALE_OK;
+}
+
+/* The manifest's sample s->at holds. */
+static uint64_t diff_get_sample(const unsigned char *p,
+    struct bale_manifest_entry *e)
+{
+	uint64_t line = bale_varint_get(&p);
+
+	e->key = bale_varint_get(&p);
+	e->label = bale_unzigzag(bale_varint_get(&p));
+	e->size = bale_varint_get(&p);
+	e->mtime_ns = bale_unzigzag(bale_varint_get(&p));
+	return line;
+}
+
+/* Manifest samples before @path (all with @path NULL) are gone. */
+static int diff_sorted_gone(struct diff_run *r, struct diff_sorted *s,
+    const char *path, int *matched)
+{
+	struct bale_manifest_entry e;
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && s->have && (!path ||
+	    strcmp(s->path.data, path) < 0)) {
+		if (!*matched) {
+			diff_get_sample(s->at, &e);
+			rc = diff_gone(r, s->path.data, e.key);
+		}
+		*matched = 0;
+		if (rc == BALE_OK)
+			rc = diff_next_sample(r, s);
+	}
+	return rc;
+}
+
+/* Walked file @rec (in path order) against the manifest's sample;
+ * *@matched says a file met the sample s->path holds. */
+static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
+    const char *rec, int *matched)
+{
+	const unsigned char *p = (const unsigned char *)rec + strlen(rec) + 1;
+	unsigned char item[8];
+	int rc = diff_sorted_gone(r, s, rec, matched);
+
+	if (rc != BALE_OK)
+		return rc;
+	bale_xsort_put_u64be(item, bale_varint_get(&p));
+	bale_buf_reset(&s->rec);
+	bale_buf_add(&s->rec, item, sizeof(item));
+	if (s->have && strcmp(s->path.data, rec) == 0) {
+		*matched = 1;	/* a path walked twice meets it twice */
+		bale_buf_add(&s->rec, s->at, s->at_len);
+	}
+	return diff_sorted_add(r, &s->met, &s->rec);
+}
+
+/* Both sorted, joined: each walked file's match to the sort by index,
+ * the samples no file met gone. */
+static int diff_join(struct diff_run *r, struct diff_sorted *s)
+{
+	const void *p;
+	size_t n;
+	int matched = 0;
+	int got = 0;
+	int rc = BALE_OK;
+
+	if (bale_xsort_sort(&s->walk) || bale_xsort_sort(&s->man))
+		return diff_sort_failed(r, s->walk.err ? s->walk.err :
+		    s->man.err);
+	rc = diff_next_sample(r, s);
+	while (rc == BALE_OK && (got = bale_xsort_next(&s->walk, &p, &n)) > 0)
+		rc = diff_join_one(r, s, p, &matched);
+	if (rc == BALE_OK && got < 0)
+		rc = diff_sort_failed(r, s->walk.err);
+	if (rc == BALE_OK)
+		rc = diff_sorted_gone(r, s, NULL, &matched);
+	return rc;
+}
+
+/* What each walked file met, in walk order: stat'ed and kept, or
+ * packed. */
+static int diff_apply(struct diff_run *r, struct diff_sorted *s)
+{
+	struct bale_manifest_entry e;
+	const unsigned char *p;
+	const void *rec;
+	const char *path;
+	uint64_t i, line;
+	size_t n;
+	int got = 0;
+	int rc = BALE_OK;
+
+	bale_xsort_release(&s->walk);
+	bale_xsort_release(&s->man);
+	if (bale_xsort_sort(&s->met))
+		return diff_sort_failed(r, s->met.err);
+	while (rc == BALE_OK && (got = bale_xsort_next(&s->met, &rec, &n)) >
+	    0) {
+		p = rec;
+		i = bale_xsort_get_u64be(p);
+		if (!(path = bale_walk_path(r->w, (size_t)i, &r->scratch)))
+			return diff_nomem(r);
+		line = n > 8 ? diff_get_sample(p + 8, &e) : 0;
+		rc = diff_item(r, i, path, n > 8 ? &e : NULL, line);
+	}
+	if (rc == BALE_OK && got < 0)
+		rc = diff_sort_failed(r, s->met.err);
+	return rc;
+}
+
+/* The walk or the manifest out of path order: both sorted. */
+static int diff_sorted(struct diff_run *r, const char *manifest)
+{
+	const char *dir = r->d->packs.dir;
+	struct diff_sorted s;
+	int rc = BALE_OK;
+
+	memset(&s, 0, sizeof(s));
+	if (bale_xsort_init(&s.walk, dir, bale_xsort_by_string, 0) ||
+	    bale_xsort_init(&s.man, dir, bale_xsort_by_string, 0) ||
+	    bale_xsort_init(&s.met, dir, bale_xsort_by_u64be, 0))
+		rc = diff_nomem(r);
+	if (rc == BALE_OK)
+		rc = diff_sort_walk(r, &s);
+	if (rc == BALE_OK)
+		rc = diff_sort_manifest(r, &s, manifest);
+	if (rc == BALE_OK)
+		rc = diff_join(r, &s);
+	if (rc == BALE_OK)
+		rc = diff_apply(r, &s);
+	bale_xsort_release(&s.walk);
+	bale_xsort_release(&s.man);
+	bale_xsort_release(&s.met);
+	bale_buf_release(&s.rec);
+	bale_buf_release(&s.path);
+	return rc;
 }
 
 static long diff_class(const char *const *names, size_t n, const char *name)
@@ -394,16 +598,20 @@ static int diff_run(struct diff_run *r, const char *manifest)
 {
 	int rc;
 
-	if (!manifest)
-		return diff_hashed(r, NULL);
+	if (!manifest) {
+		rc = diff_all_new(r);
+		r->d->sorted = r->d->walk_sorted;
+		return rc;
+	}
 	if (bale_path_index_build(&r->skips, r->head->nskip,
 	    diff_skip_path, r->head) != 0)
 		return diff_nomem(r);
 	rc = r->head->path_order ? diff_stream(r, manifest) :
 	    DIFF_OUT_OF_ORDER;
+	r->d->sorted = rc == BALE_OK;
 	if (rc == DIFF_OUT_OF_ORDER) {
 		diff_forget(r->d);
-		rc = diff_whole(r, manifest);
+		rc = diff_sorted(r, manifest);
 	}
 	return rc;
 }
@@ -474,8 +682,5 @@ void bale_update_diff_release(struct bale_update_diff *d)
 	bale_buf_release(&d->gone);
 	free(d->still);
 	bale_keyset_release(&d->keys_before);
-	if (d->whole)
-		bale_manifest_release(d->whole);
-	free(d->whole);
 	memset(d, 0, sizeof(*d));
 }

@@ -13,7 +13,7 @@
  * a sample at a time: what the diff keeps grows with what changed, not
  * with the dataset (a bit a sample for what stays, a bit a key for the
  * keys before). A walk out of path order (a list file's) or an older
- * manifest is matched through a hash of the manifest read whole. */
+ * manifest is matched by sorting both by path past memory (xsort.h). */
 #ifndef BALE_UPDATE_DIFF_H
 #define BALE_UPDATE_DIFF_H
 
@@ -66,7 +66,8 @@ struct bale_update_diff {
 	struct bale_keyset keys_before;	/* the manifest's keys */
 	uint64_t added, replaced;
 	int walk_sorted;	/* the walk came in path order */
-	struct bale_manifest *whole;	/* the manifest, when read whole */
+	int sorted;		/* and the manifest: they were read side by
+				 * side, and can be merged again so */
 };
 
 /** Stat every item of @walk below folder @rootfd against the manifest

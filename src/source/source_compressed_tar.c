@@ -113,21 +113,21 @@ static int stream_spill(struct stream_list *l, struct bale_tar_stream *ts,
 	size_t at;
 
 	bale_buf_reset(r);
-	bale_walk_put_varint(r, m->ordinal);
-	bale_walk_put_varint(r, m->size);
-	bale_walk_put_varint(r, (uint64_t)kind);
+	bale_varint_put(r, m->ordinal);
+	bale_varint_put(r, m->size);
+	bale_varint_put(r, (uint64_t)kind);
 	bale_buf_add(r, m->name, strlen(m->name) + 1);
 	at = r->len;
 	if (kind == WALK_FILE && bale_walk_wds_keeps_text(m->name, m->size)) {
-		bale_walk_put_varint(r, m->size + 1);
+		bale_varint_put(r, m->size + 1);
 		kept = stream_read_text(ts, r, m->size);
 	}
 	if (kept <= 0) {
 		r->len = at;
-		bale_walk_put_varint(r, 0);
+		bale_varint_put(r, 0);
 	}
 	bale_buf_reset(&l->head);
-	bale_walk_put_varint(&l->head, r->len);
+	bale_varint_put(&l->head, r->len);
 	if (kept < 0 || r->failed || l->head.failed)
 		return bale_walk_nomem(l->s->w);
 	bale_spill_add(&l->spill, l->head.data, l->head.len);
@@ -174,12 +174,12 @@ static void replay_decode(const unsigned char *p, struct spilled *m)
 {
 	uint64_t ntext;
 
-	m->ordinal = bale_walk_get_varint(&p);
-	m->size = bale_walk_get_varint(&p);
-	m->kind = (enum walk_member_kind)bale_walk_get_varint(&p);
+	m->ordinal = bale_varint_get(&p);
+	m->size = bale_varint_get(&p);
+	m->kind = (enum walk_member_kind)bale_varint_get(&p);
 	m->name = (const char *)p;
 	p += strlen(m->name) + 1;
-	ntext = bale_walk_get_varint(&p);
+	ntext = bale_varint_get(&p);
 	m->text = ntext ? p : NULL;
 	m->ntext = ntext ? (size_t)ntext - 1 : 0;
 }
@@ -203,7 +203,7 @@ static int stream_replay(struct stream_list *l, struct bale_buf *buf,
 		if (replay_fill(&l->spill, buf, &pos, &next, 10) != 0)
 			break;
 		p = (const unsigned char *)buf->data + pos;
-		len = bale_walk_get_varint(&p);
+		len = bale_varint_get(&p);
 		head = (size_t)(p - ((const unsigned char *)buf->data + pos));
 		if (replay_fill(&l->spill, buf, &pos, &next, head + len) != 0)
 			break;

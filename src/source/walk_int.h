@@ -7,6 +7,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "varint.h"
 #include "xsort.h"
 
 #include <sys/types.h>
@@ -144,8 +145,6 @@ struct bale_walk {
 
 /* walk_locs.c */
 
-void bale_walk_put_varint(struct bale_buf *b, uint64_t v);
-uint64_t bale_walk_get_varint(const unsigned char **p);
 /** Code sample @n's member @m (NULL: a file below the root); samples
  *  come in order. 0, or -1 without memory. */
 int bale_walk_locs_add(struct walk_locs *l, size_t n,

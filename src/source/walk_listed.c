@@ -94,12 +94,12 @@ int bale_walk_keep_candidate(struct bale_walk *w, const char *path,
 		bale_buf_puts(&rec, why);
 	} else {
 		bale_buf_add(&rec, (char[]){ MEMBER_READABLE }, 1);
-		bale_walk_put_varint(&rec, (uint64_t)origin);
-		bale_walk_put_varint(&rec, m->offset);
-		bale_walk_put_varint(&rec, m->size);
-		bale_walk_put_varint(&rec, m->csize);
-		bale_walk_put_varint(&rec, (uint64_t)m->method);
-		bale_walk_put_varint(&rec, m->has_crc ? (uint64_t)m->crc + 1 :
+		bale_varint_put(&rec, (uint64_t)origin);
+		bale_varint_put(&rec, m->offset);
+		bale_varint_put(&rec, m->size);
+		bale_varint_put(&rec, m->csize);
+		bale_varint_put(&rec, (uint64_t)m->method);
+		bale_varint_put(&rec, m->has_crc ? (uint64_t)m->crc + 1 :
 		    0);
 		w->nadded++;
 	}
@@ -115,17 +115,17 @@ int bale_walk_keep_candidate(struct bale_walk *w, const char *path,
 static void listed_get_member(const struct bale_walk *w,
     const unsigned char **p, struct bale_walk_member *m)
 {
-	uint64_t origin = bale_walk_get_varint(p);
+	uint64_t origin = bale_varint_get(p);
 	uint64_t crc;
 
 	memset(m, 0, sizeof(*m));
 	m->kind = w->store.locs.origins[origin].kind;
 	m->fd = w->store.locs.origins[origin].fd;
-	m->offset = bale_walk_get_varint(p);
-	m->size = bale_walk_get_varint(p);
-	m->csize = bale_walk_get_varint(p);
-	m->method = (int)bale_walk_get_varint(p);
-	crc = bale_walk_get_varint(p);
+	m->offset = bale_varint_get(p);
+	m->size = bale_varint_get(p);
+	m->csize = bale_varint_get(p);
+	m->method = (int)bale_varint_get(p);
+	crc = bale_varint_get(p);
 	m->has_crc = crc != 0;
 	m->crc = crc ? (uint32_t)(crc - 1) : 0;
 }
@@ -178,8 +178,8 @@ static int listed_take_line(struct bale_walk *w, const char *path,
 		    "with '..')");
 	bale_buf_reset(&l->rec);
 	bale_buf_add(&l->rec, l->clean.data, l->clean.len + 1);
-	bale_walk_put_varint(&l->rec, ordinal);
-	bale_walk_put_varint(&l->rec, (uint64_t)label);
+	bale_varint_put(&l->rec, ordinal);
+	bale_varint_put(&l->rec, (uint64_t)label);
 	if (strcmp(path, l->clean.data) != 0)
 		bale_buf_puts(&l->rec, path);
 	if (l->rec.failed || l->clean.failed)
@@ -265,7 +265,7 @@ static int listed_match(struct listed *l, uint64_t ordinal, int64_t label,
 	if (rc != BALE_OK)
 		return rc;
 	listed_out_begin(l, ordinal, OUT_SAMPLE);
-	bale_walk_put_varint(&l->rec, (uint64_t)label);
+	bale_varint_put(&l->rec, (uint64_t)label);
 	bale_buf_add(&l->rec, g->loc.data, g->loc.len);
 	bale_buf_puts(&l->rec, path);
 	return listed_out_end(l);
@@ -275,8 +275,8 @@ static int listed_match(struct listed *l, uint64_t ordinal, int64_t label,
 static int listed_join_line(struct listed *l, const char *rec, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)rec + strlen(rec) + 1;
-	uint64_t ordinal = bale_walk_get_varint(&p);
-	int64_t label = (int64_t)bale_walk_get_varint(&p);
+	uint64_t ordinal = bale_varint_get(&p);
+	int64_t label = (int64_t)bale_varint_get(&p);
 	size_t rest = n - (size_t)((const char *)p - rec);
 	const char *shown = rec;	/* the path as the line wrote it */
 	int rc = BALE_OK;
@@ -335,7 +335,7 @@ static int listed_seal_one(struct bale_walk *w, const char *rec, size_t n)
 	int64_t label;
 
 	if (rec[8] == OUT_SAMPLE) {
-		label = (int64_t)bale_walk_get_varint(&p);
+		label = (int64_t)bale_varint_get(&p);
 		listed_get_member(w, &p, &m);
 		path = (const char *)p;
 		return bale_walk_seal_one(w, path, (size_t)(end - path), label,

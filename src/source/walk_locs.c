@@ -37,34 +37,6 @@
 #define LOC_FLAGS 6	/* bits of flags */
 #define TAR_UNIT 512
 
-void bale_walk_put_varint(struct bale_buf *b, uint64_t v)
-{
-	unsigned char c[10];
-	size_t n = 0;
-
-	do {
-		c[n] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		c[n++] |= v ? 0x80 : 0;
-	} while (v);
-	bale_buf_add(b, c, n);
-}
-
-uint64_t bale_walk_get_varint(const unsigned char **p)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (**p & 0x80) {
-		v |= (uint64_t)(**p & 0x7f) << shift;
-		shift += 7;
-		(*p)++;
-	}
-	v |= (uint64_t)**p << shift;
-	(*p)++;
-	return v;
-}
-
 /* Samples come archive by archive: the last origin is almost always
  * the one. */
 int64_t bale_walk_locs_origin(struct walk_locs *l,
@@ -171,15 +143,15 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 	if ((origin = bale_walk_locs_origin(l, m)) < 0)
 		return -1;
 	flags = locs_flags(l, m, &zz);
-	bale_walk_put_varint(&l->text, (uint64_t)(origin + 1) << LOC_FLAGS |
+	bale_varint_put(&l->text, (uint64_t)(origin + 1) << LOC_FLAGS |
 	    flags);
 	if (!(flags & LOC_NEXT))
-		bale_walk_put_varint(&l->text, zz);
-	bale_walk_put_varint(&l->text, m->size);
+		bale_varint_put(&l->text, zz);
+	bale_varint_put(&l->text, m->size);
 	if (flags & LOC_CSIZE)
-		bale_walk_put_varint(&l->text, m->csize);
+		bale_varint_put(&l->text, m->csize);
 	if (flags & LOC_METHOD)
-		bale_walk_put_varint(&l->text, (uint64_t)m->method);
+		bale_varint_put(&l->text, (uint64_t)m->method);
 	if (flags & LOC_CRC) {
 		crc[0] = (unsigned char)m->crc;
 		crc[1] = (unsigned char)(m->crc >> 8);
@@ -197,14 +169,14 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 static int locs_decode(const struct walk_locs *l, const unsigned char **p,
     uint64_t prev[2], struct bale_walk_member *m)
 {
-	uint64_t head = bale_walk_get_varint(p);
+	uint64_t head = bale_varint_get(p);
 	uint64_t zz = 2;	/* LOC_NEXT: one more */
 	uint64_t delta;
 
 	if (!head)
 		return 0;
 	if (!(head & LOC_NEXT))
-		zz = bale_walk_get_varint(p);
+		zz = bale_varint_get(p);
 	memset(m, 0, sizeof(*m));
 	m->kind = l->origins[(head >> LOC_FLAGS) - 1].kind;
 	m->fd = l->origins[(head >> LOC_FLAGS) - 1].fd;
@@ -212,11 +184,11 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
 	m->offset = locs_base((unsigned)head, prev[0], prev[1]) + delta;
 	if (head & LOC_BLOCKS)
 		m->offset *= TAR_UNIT;
-	m->size = m->csize = bale_walk_get_varint(p);
+	m->size = m->csize = bale_varint_get(p);
 	if (head & LOC_CSIZE)
-		m->csize = bale_walk_get_varint(p);
+		m->csize = bale_varint_get(p);
 	if (head & LOC_METHOD)
-		m->method = (int)bale_walk_get_varint(p);
+		m->method = (int)bale_varint_get(p);
 	if (head & LOC_CRC) {
 		m->has_crc = 1;
 		m->crc = (uint32_t)(*p)[0] | (uint32_t)(*p)[1] << 8 |

@@ -77,15 +77,15 @@ static void sort_put_record(struct walk_sorter *s, struct bale_buf *rec,
 	size_t len = strlen(path);
 
 	bale_buf_reset(rec);
-	bale_walk_put_varint(rec, len);
+	bale_varint_put(rec, len);
 	bale_buf_add(rec, path, len);
-	bale_walk_put_varint(rec, (uint64_t)cls);
-	bale_walk_put_varint(rec, origin);
-	bale_walk_put_varint(rec, m->offset);
-	bale_walk_put_varint(rec, m->size);
-	bale_walk_put_varint(rec, m->csize);
-	bale_walk_put_varint(rec, (uint64_t)m->method);
-	bale_walk_put_varint(rec, m->has_crc ? (uint64_t)m->crc + 1 : 0);
+	bale_varint_put(rec, (uint64_t)cls);
+	bale_varint_put(rec, origin);
+	bale_varint_put(rec, m->offset);
+	bale_varint_put(rec, m->size);
+	bale_varint_put(rec, m->csize);
+	bale_varint_put(rec, (uint64_t)m->method);
+	bale_varint_put(rec, m->has_crc ? (uint64_t)m->crc + 1 : 0);
 	if (!rec->failed)
 		bale_spill_add(&s->spill, rec->data, rec->len);
 }
@@ -204,21 +204,21 @@ static int sort_next(struct bale_walk *w, struct sort_reader *r, int *more)
 	if ((rc = sort_want(w, r, 10)) != BALE_OK)
 		return rc;
 	p = (const unsigned char *)r->win.data + r->at;
-	r->len = (size_t)bale_walk_get_varint(&p);
+	r->len = (size_t)bale_varint_get(&p);
 	head = (size_t)(p - (const unsigned char *)r->win.data) - r->at;
 	if ((rc = sort_want(w, r, head + r->len + SORT_RECORD_TAIL)) !=
 	    BALE_OK)
 		return rc;
 	r->path = r->win.data + r->at + head;
 	p = (const unsigned char *)r->path + r->len;
-	r->cls = (int64_t)bale_walk_get_varint(&p);
+	r->cls = (int64_t)bale_varint_get(&p);
 	memset(&r->m, 0, sizeof(r->m));
-	r->m.fd = (int)bale_walk_get_varint(&p);	/* the origin, for now */
-	r->m.offset = bale_walk_get_varint(&p);
-	r->m.size = bale_walk_get_varint(&p);
-	r->m.csize = bale_walk_get_varint(&p);
-	r->m.method = (int)bale_walk_get_varint(&p);
-	crc = bale_walk_get_varint(&p);
+	r->m.fd = (int)bale_varint_get(&p);	/* the origin, for now */
+	r->m.offset = bale_varint_get(&p);
+	r->m.size = bale_varint_get(&p);
+	r->m.csize = bale_varint_get(&p);
+	r->m.method = (int)bale_varint_get(&p);
+	crc = bale_varint_get(&p);
 	r->m.has_crc = crc != 0;
 	r->m.crc = crc ? (uint32_t)(crc - 1) : 0;
 	r->at = (size_t)(p - (const unsigned char *)r->win.data);

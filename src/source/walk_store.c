@@ -47,25 +47,13 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 	} else {
 		store_shared(&s->prev, path, len, &head, &tail);
 	}
-	bale_walk_put_varint(&s->text, head);
-	bale_walk_put_varint(&s->text, tail);
-	bale_walk_put_varint(&s->text, len - head - tail);
+	bale_varint_put(&s->text, head);
+	bale_varint_put(&s->text, tail);
+	bale_varint_put(&s->text, len - head - tail);
 	bale_buf_add(&s->text, path + head, len - head - tail);
 	bale_buf_reset(&s->prev);
 	bale_buf_add(&s->prev, path, len);
 	return s->text.failed || s->prev.failed ? -1 : 0;
-}
-
-/* Labels may be any int64_t: zigzag, so that small ones of either sign
- * code short. */
-static uint64_t store_zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t store_unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
 /* Sample @n is labelled @label: the open run grows, or closes (coded)
@@ -84,8 +72,8 @@ static int store_add_label(struct walk_labels *l, uint64_t n, int64_t label)
 			    l->open_first;
 			l->blocks[l->nruns / LABEL_BLOCK].at = l->text.len;
 		}
-		bale_walk_put_varint(&l->text, n - l->open_first);
-		bale_walk_put_varint(&l->text, store_zigzag(l->open_label));
+		bale_varint_put(&l->text, n - l->open_first);
+		bale_varint_put(&l->text, bale_zigzag(l->open_label));
 		if (l->text.failed)
 			return -1;
 		l->nruns++;
@@ -182,9 +170,9 @@ const char *bale_walk_path(const struct bale_walk *w, size_t i,
 
 	bale_buf_reset(scratch);
 	for (k = 0; k <= i % STORE_BLOCK; k++) {
-		head = (size_t)bale_walk_get_varint(&p);
-		tail = (size_t)bale_walk_get_varint(&p);
-		nmid = (size_t)bale_walk_get_varint(&p);
+		head = (size_t)bale_varint_get(&p);
+		tail = (size_t)bale_varint_get(&p);
+		nmid = (size_t)bale_varint_get(&p);
 		store_splice(scratch, head, tail, p, nmid);
 		p += nmid;
 	}
@@ -222,10 +210,10 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 	first = l->blocks[lo].first;
 	p = (const unsigned char *)l->text.data + l->blocks[lo].at;
 	for (;;) {	/* i lies in a closed run: one of this block's */
-		len = bale_walk_get_varint(&p);
-		label = bale_walk_get_varint(&p);
+		len = bale_varint_get(&p);
+		label = bale_varint_get(&p);
 		if (i < first + len)
-			return store_unzigzag(label);
+			return bale_unzigzag(label);
 		first += len;
 	}
 }

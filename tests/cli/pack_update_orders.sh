@@ -1,7 +1,7 @@
 #!/bin/bash
 # bale pack --update reads the manifest a line at a time beside the walk
-# when both come in path order, and matches through a hash of the whole
-# manifest otherwise. Every way an update can meet its manifest gives
+# when both come in path order, and sorts both by path past memory
+# otherwise. Every way an update can meet its manifest gives
 # the same output: after a shuffled first run, with a manifest in the
 # dataset order manifests had before (skips last, no "order"), with one
 # that claims path order but is not in it, and with a list file out of
