@@ -8,7 +8,6 @@
  * stayed. Otherwise both are sorted past memory (xsort.h). */
 #include "pipe_update.h"
 
-#include "varint.h"
 #include "xsort.h"
 
 #include <errno.h>
@@ -202,12 +201,11 @@ static int upd_sort_add(struct bale_xsort *x, struct bale_buf *rec,
     uint64_t key, int64_t label, uint64_t size, int64_t mtime_ns,
     const char *path)
 {
+	struct bale_manifest_entry e = { key, label, size, mtime_ns };
+
 	bale_buf_reset(rec);
 	bale_buf_add(rec, path, strlen(path) + 1);
-	bale_varint_put(rec, key);
-	bale_varint_put(rec, bale_zigzag(label));
-	bale_varint_put(rec, size);
-	bale_varint_put(rec, bale_zigzag(mtime_ns));
+	bale_manifest_entry_put(rec, &e);
 	if (rec->failed)
 		x->err = ENOMEM;
 	return rec->failed ? -1 : bale_xsort_add(x, rec->data, rec->len);
@@ -264,10 +262,7 @@ static int upd_sorted(struct bale_pipeline *p, struct upd_news *nw,
 	if (rc == BALE_OK && !x.err && bale_xsort_sort(&x) == 0)
 		while ((got = bale_xsort_next(&x, &r, &n)) == 1) {
 			q = (const unsigned char *)r + strlen(r) + 1;
-			e.key = bale_varint_get(&q);
-			e.label = bale_unzigzag(bale_varint_get(&q));
-			e.size = bale_varint_get(&q);
-			e.mtime_ns = bale_unzigzag(bale_varint_get(&q));
+			bale_manifest_entry_get(&q, &e);
 			bale_manifest_put(out, e.key, e.label, e.size,
 			    e.mtime_ns, r);
 		}

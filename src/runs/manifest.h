@@ -17,6 +17,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "varint.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,26 @@ struct bale_manifest_entry {
 	uint64_t size;
 	int64_t mtime_ns;
 };
+
+/** @e as varints at the end of @b (a record sorted past memory). */
+static inline void bale_manifest_entry_put(struct bale_buf *b,
+    const struct bale_manifest_entry *e)
+{
+	bale_varint_put(b, e->key);
+	bale_varint_put(b, bale_zigzag(e->label));
+	bale_varint_put(b, e->size);
+	bale_varint_put(b, bale_zigzag(e->mtime_ns));
+}
+
+/** The entry bale_manifest_entry_put() wrote at *@p; *@p moves on. */
+static inline void bale_manifest_entry_get(const unsigned char **p,
+    struct bale_manifest_entry *e)
+{
+	e->key = bale_varint_get(p);
+	e->label = bale_unzigzag(bale_varint_get(p));
+	e->size = bale_varint_get(p);
+	e->mtime_ns = bale_unzigzag(bale_varint_get(p));
+}
 
 /* A source file that could not be packed, as it was then. */
 struct bale_manifest_skip {

@@ -82,8 +82,8 @@ static int diff_remove(struct diff_run *r, uint64_t key)
 {
 	struct bale_update_diff *d = r->d;
 
-	if (bale_grow_array((void **)&d->removed, &d->capremoved, d->nremoved + 1,
-	    sizeof(*d->removed)) != 0)
+	if (bale_grow_array((void **)&d->removed, &d->capremoved,
+	    d->nremoved + 1, sizeof(*d->removed)) != 0)
 		return diff_nomem(r);
 	d->removed[d->nremoved++] = key;
 	return BALE_OK;
@@ -357,10 +357,7 @@ static int diff_sort_manifest(struct diff_run *r, struct diff_sorted *s,
 		bale_buf_reset(&s->rec);
 		bale_buf_add(&s->rec, path, strlen(path) + 1);
 		bale_varint_put(&s->rec, line++);
-		bale_varint_put(&s->rec, e.key);
-		bale_varint_put(&s->rec, bale_zigzag(e.label));
-		bale_varint_put(&s->rec, e.size);
-		bale_varint_put(&s->rec, bale_zigzag(e.mtime_ns));
+		bale_manifest_entry_put(&s->rec, &e);
 		rc = diff_key(r, manifest, e.key);
 		if (rc == BALE_OK)
 			rc = diff_sorted_add(r, &s->man, &s->rec);
@@ -396,10 +393,7 @@ static uint64_t diff_get_sample(const unsigned char *p,
 {
 	uint64_t line = bale_varint_get(&p);
 
-	e->key = bale_varint_get(&p);
-	e->label = bale_unzigzag(bale_varint_get(&p));
-	e->size = bale_varint_get(&p);
-	e->mtime_ns = bale_unzigzag(bale_varint_get(&p));
+	bale_manifest_entry_get(&p, e);
 	return line;
 }
 

@@ -215,7 +215,7 @@ static void test_store_round_trip(void)
 	CHECK_EQ(BALE_OK, bale_walk_list(w, root, list));
 	CHECK_EQ(n, bale_walk_count(w));
 	for (k = 0; k < n && bale_walk_count(w) == n; k++) {
-		i = (k * 1237) % n;	/* a stride prime to n: all, unordered */
+		i = (k * 1237) % n;	/* a stride prime to n: all, shuffled */
 		listed_path(i, path, sizeof(path));
 		CHECK_STR(path, bale_walk_path(w, i, &scratch));
 		CHECK_EQ(listed_label(i), bale_walk_label(w, i));
