@@ -45,10 +45,12 @@ struct walk_classes {
 
 /* The samples once ordered (walk_store.c): a few bytes each. */
 struct walk_store {
-	struct bale_buf text;	/* front-coded paths */
+	struct bale_buf text;	/* coded paths (walk_store.c) */
 	size_t *block_at;	/* text offset of each block's first path */
 	size_t capblocks;
-	struct bale_buf prev;	/* the path stored last */
+	struct bale_buf prev;	/* the file name stored last */
+	struct bale_buf prev_dir;	/* and its folder, with its '/' */
+	struct walk_classes dirs;	/* folders by number */
 	struct walk_labels {	/* runs of equal labels, coded: a
 				 * shuffled list's are one sample each */
 		struct bale_buf text;	/* closed runs: varints of the

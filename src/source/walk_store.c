@@ -1,11 +1,20 @@
 /* walk_store.c - the walk's samples once listed and ordered, kept small
- * enough for tens of millions: paths front- and back-coded (each stores
- * only the middle that differs from the path before it, whose start and
- * end it shares: "c7/img_0123.JPEG" after "c7/img_0122.JPEG" stores "3";
- * a block of STORE_BLOCK starts afresh, so one path decodes in at most
- * STORE_BLOCK steps), labels as coded runs of equal labels (a folder's
- * classes are one run each, a shuffled list's samples a few bytes), and archive
- * members' locations coded (walk_locs.c) only when there are any. */
+ * enough for tens of millions: paths coded (below), labels as coded
+ * runs of equal labels (a folder's classes are one run each, a shuffled
+ * list's samples a few bytes), and archive members' locations coded
+ * (walk_locs.c) only when there are any.
+ *
+ * A path is its folder (up to its last '/', kept) and its file name.
+ * The name stores only the middle that differs from the name before
+ * it, whose start and end it shares ("img_0123.JPEG" after
+ * "img_0122.JPEG" stores "3"); the folder is the one before, or its
+ * number among the folders met (a class folder's, in a list in random
+ * order, where its text would share little with the one before), or
+ * past STORE_DIRS folders its text. A record: varint head << 2 | how
+ * the folder comes (DIR_SAME, DIR_NUMBER + varint, DIR_TEXT + varint
+ * length and bytes), varint tail, varint middle's length, the middle.
+ * A block of STORE_BLOCK starts afresh (no name nor folder before), so
+ * one path decodes in at most STORE_BLOCK steps. */
 #include "walk_int.h"
 
 #include "bale.h"
@@ -14,46 +23,82 @@
 #include <string.h>
 
 #define STORE_BLOCK 16
+#define STORE_DIRS 65536	/* folders numbered: ImageNet-21k has 21 841
+				 * classes; a tree of more keeps its text */
 #define LABEL_BLOCK 16	/* runs: one label decodes in as many steps */
 
-/* How much @path shares with the path before: its start (*@head) and,
+enum { DIR_SAME, DIR_NUMBER, DIR_TEXT };
+
+/* How much @name shares with the name before: its start (*@head) and,
  * from what is left of both, its end (*@tail). */
-static void store_shared(const struct bale_buf *prev, const char *path,
+static void store_shared(const struct bale_buf *prev, const char *name,
     size_t len, size_t *head, size_t *tail)
 {
 	size_t n = prev->len < len ? prev->len : len;
 	size_t h = 0;
 	size_t t = 0;
 
-	while (h < n && prev->data[h] == path[h])
+	while (h < n && prev->data[h] == name[h])
 		h++;
 	while (h + t < n && prev->data[prev->len - 1 - t] ==
-	    path[len - 1 - t])
+	    name[len - 1 - t])
 		t++;
 	*head = h;
 	*tail = t;
 }
 
+/* How folder @dir (@n bytes) comes after the one before: *@number set
+ * for DIR_NUMBER. -1 without memory. */
+static int store_dir_mode(struct walk_store *s, const char *dir, size_t n,
+    int64_t *number)
+{
+	if (s->prev_dir.len == n && memcmp(s->prev_dir.data, dir, n) == 0)
+		return DIR_SAME;
+	if (s->dirs.n >= STORE_DIRS)	/* even one met before: rare */
+		return DIR_TEXT;
+	*number = bale_walk_class_id(&s->dirs, dir, n);
+	return *number < 0 ? -1 : DIR_NUMBER;
+}
+
 static int store_add_path(struct walk_store *s, const char *path, size_t len)
 {
+	const char *slash = memrchr(path, '/', len);
+	size_t ndir = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *name = path + ndir;
+	size_t nname = len - ndir;
 	size_t head = 0;
 	size_t tail = 0;
+	int64_t number = 0;
+	int mode;
 
 	if (s->n % STORE_BLOCK == 0) {
 		if (bale_grow_array((void **)&s->block_at, &s->capblocks,
 		    s->n / STORE_BLOCK + 1, sizeof(*s->block_at)) != 0)
 			return -1;
 		s->block_at[s->n / STORE_BLOCK] = s->text.len;
+		bale_buf_reset(&s->prev);
+		bale_buf_reset(&s->prev_dir);
 	} else {
-		store_shared(&s->prev, path, len, &head, &tail);
+		store_shared(&s->prev, name, nname, &head, &tail);
 	}
-	bale_varint_put(&s->text, head);
+	if ((mode = store_dir_mode(s, path, ndir, &number)) < 0)
+		return -1;
+	bale_varint_put(&s->text, (uint64_t)head << 2 | (uint64_t)mode);
+	if (mode == DIR_NUMBER)
+		bale_varint_put(&s->text, (uint64_t)number);
+	if (mode == DIR_TEXT) {
+		bale_varint_put(&s->text, ndir);
+		bale_buf_add(&s->text, path, ndir);
+	}
 	bale_varint_put(&s->text, tail);
-	bale_varint_put(&s->text, len - head - tail);
-	bale_buf_add(&s->text, path + head, len - head - tail);
+	bale_varint_put(&s->text, nname - head - tail);
+	bale_buf_add(&s->text, name + head, nname - head - tail);
 	bale_buf_reset(&s->prev);
-	bale_buf_add(&s->prev, path, len);
-	return s->text.failed || s->prev.failed ? -1 : 0;
+	bale_buf_add(&s->prev, name, nname);
+	bale_buf_reset(&s->prev_dir);
+	bale_buf_add(&s->prev_dir, path, ndir);
+	return s->text.failed || s->prev.failed || s->prev_dir.failed ?
+	    -1 : 0;
 }
 
 /* Sample @n is labelled @label: the open run grows, or closes (coded)
@@ -135,6 +180,7 @@ int bale_walk_seal_all(struct bale_walk *w)
 	w->capmembers = 0;
 	bale_buf_release(&w->arena);
 	bale_buf_release(&w->store.prev);
+	bale_buf_release(&w->store.prev_dir);
 	return rc;
 }
 
@@ -157,25 +203,59 @@ static void store_splice(struct bale_buf *b, size_t head, size_t tail,
 	b->len = head + nmid + tail;
 }
 
+/* The folder a record's first varint says, from *@p on (which moves
+ * past it): *@dir and *@ndir stay as they were for DIR_SAME. */
+static void store_get_dir(const struct walk_store *s, uint64_t v,
+    const unsigned char **p, const char **dir, size_t *ndir)
+{
+	uint64_t number;
+
+	if ((v & 3) == DIR_NUMBER) {
+		number = bale_varint_get(p);
+		*dir = s->dirs.names[number];
+		*ndir = strlen(*dir);
+	} else if ((v & 3) == DIR_TEXT) {
+		*ndir = (size_t)bale_varint_get(p);
+		*dir = (const char *)*p;
+		*p += *ndir;
+	}
+}
+
+/* @b, which holds a name, with @dir (@n bytes) put before it. */
+static void store_prepend(struct bale_buf *b, const char *dir, size_t n)
+{
+	size_t was = b->len;
+
+	bale_buf_zeros(b, n);
+	if (b->failed || !n)
+		return;
+	memmove(b->data + n, b->data, was);
+	memcpy(b->data, dir, n);
+}
+
 const char *bale_walk_path(const struct bale_walk *w, size_t i,
     struct bale_buf *scratch)
 {
 	const struct walk_store *s = &w->store;
 	const unsigned char *p = (const unsigned char *)s->text.data +
 	    s->block_at[i / STORE_BLOCK];
+	const char *dir = "";
+	size_t ndir = 0;
 	size_t k;
-	size_t head;
+	uint64_t v;
 	size_t tail;
 	size_t nmid;
 
 	bale_buf_reset(scratch);
 	for (k = 0; k <= i % STORE_BLOCK; k++) {
-		head = (size_t)bale_varint_get(&p);
+		v = bale_varint_get(&p);
+		store_get_dir(s, v, &p, &dir, &ndir);
 		tail = (size_t)bale_varint_get(&p);
 		nmid = (size_t)bale_varint_get(&p);
-		store_splice(scratch, head, tail, p, nmid);
+		store_splice(scratch, (size_t)(v >> 2), tail, p, nmid);
 		p += nmid;
 	}
+	store_prepend(scratch, dir, ndir);
 	if (!scratch->data) {	/* an empty path: not one a walk keeps */
 		bale_buf_zeros(scratch, 1);
 		scratch->len = 0;
@@ -240,6 +320,8 @@ void bale_walk_store_release(struct walk_store *s)
 {
 	bale_buf_release(&s->text);
 	bale_buf_release(&s->prev);
+	bale_buf_release(&s->prev_dir);
+	bale_walk_classes_release(&s->dirs);
 	free(s->block_at);
 	bale_buf_release(&s->labels.text);
 	free(s->labels.blocks);

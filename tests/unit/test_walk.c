@@ -165,15 +165,26 @@ static void test_list_errors(void)
 /* Listed path @i: lengths that grow and shrink, shared starts of every
  * length, a path that is the start of the one before (nothing new to
  * store), one past 127 bytes (a two-byte length), across many
- * front-coding blocks. */
+ * front-coding blocks; folders that stay, that jump back to one met
+ * before, none, and past the store's 65 536 numbered ones (i from
+ * 70 000 on: a folder each). */
 static void listed_path(size_t i, char *out, size_t cap)
 {
 	static const char tail[] = "abcdefghijklmnopqrstuvwxyz";
 	size_t j = i % 11 == 1 ? i - 1 : i;
 	size_t pad = j % 13 == 0 ? 140 : j % 5;
+	char dir[32];
 	int n;
 
-	n = snprintf(out, cap, "c%zu/sub/%.*s%s%zu.jpg", j / 37, (int)pad,
+	if (j >= 70000)
+		snprintf(dir, sizeof(dir), "d%zu/", j);
+	else if (j % 7 == 3)
+		dir[0] = '\0';
+	else if (j % 5 == 1)
+		snprintf(dir, sizeof(dir), "c%zu/sub/", (j * 7919) % 97);
+	else
+		snprintf(dir, sizeof(dir), "c%zu/sub/", j / 37);
+	n = snprintf(out, cap, "%s%.*s%s%zu.jpg", dir, (int)pad,
 	    "0123456789012345678901234567890123456789012345678901234567"
 	    "8901234567890123456789012345678901234567890123456789012345"
 	    "67890123456789", tail + j % 26, j);
