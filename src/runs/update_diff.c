@@ -575,6 +575,13 @@ static void diff_forget(struct bale_update_diff *d)
 	bale_bits_release(&d->kept);
 	bale_keyset_release(&d->keys_before);
 	bale_buf_release(&d->gone);
+	free(d->removed);
+	free(d->pack);
+	free(d->still);
+	d->removed = NULL;
+	d->pack = NULL;
+	d->still = NULL;
+	d->capremoved = d->cappack = d->capstill = 0;
 	d->npack = d->nkept = d->added = d->replaced = 0;
 	d->nremoved = d->ngone = d->nstill = 0;
 	d->walk_sorted = 1;
@@ -600,8 +607,10 @@ static int diff_run(struct diff_run *r, const char *manifest)
 	if (bale_path_index_build(&r->skips, r->head->nskip,
 	    diff_skip_path, r->head) != 0)
 		return diff_nomem(r);
-	rc = r->head->path_order ? diff_stream(r, manifest) :
-	    DIFF_OUT_OF_ORDER;
+	/* a walk out of order is known before the stream would note, for
+	 * its first path, every sample before it as gone */
+	rc = r->head->path_order && bale_walk_in_path_order(r->w) ?
+	    diff_stream(r, manifest) : DIFF_OUT_OF_ORDER;
 	r->d->sorted = rc == BALE_OK;
 	if (rc == DIFF_OUT_OF_ORDER) {
 		diff_forget(r->d);

@@ -141,6 +141,10 @@ size_t bale_walk_nnotes(const struct bale_walk *w);
 void bale_walk_note(const struct bale_walk *w, size_t i,
     enum bale_walk_note_kind *kind, const char **path, const char **reason);
 
+/** 1 when the samples come in path order (bale_walk_path_cmp), each
+ *  after the one before: a folder's walk; a list file's maybe. */
+int bale_walk_in_path_order(const struct bale_walk *w);
+
 /** Order paths as a folder's walk lists them (class, folder, file
  *  name: torchvision's): <0, 0 or >0. */
 int bale_walk_path_cmp(const char *a, const char *b);

@@ -51,6 +51,10 @@ struct walk_store {
 	struct bale_buf prev;	/* the file name stored last */
 	struct bale_buf prev_dir;	/* and its folder, with its '/' */
 	struct walk_classes dirs;	/* folders by number */
+	struct bale_buf last;	/* the path sealed last, while in order */
+	struct bale_buf next;	/* the one being sealed */
+	int disordered;		/* a path came before the one sealed
+				 * before it (bale_walk_path_cmp) */
 	struct walk_labels {	/* runs of equal labels, coded: a
 				 * shuffled list's are one sample each */
 		struct bale_buf text;	/* closed runs: varints of the

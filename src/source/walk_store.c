@@ -129,11 +129,43 @@ static int store_add_label(struct walk_labels *l, uint64_t n, int64_t label)
 	return 0;
 }
 
+/* Whether @path still keeps the samples in path order: an update
+ * matches such a walk to its manifest as both are read. */
+static int store_note_order(struct walk_store *s, const char *path,
+    size_t len)
+{
+	struct bale_buf t;
+
+	bale_buf_reset(&s->next);
+	bale_buf_add(&s->next, path, len);
+	bale_buf_add(&s->next, "", 1);
+	if (s->next.failed)
+		return -1;
+	if (s->n && (!s->last.data ||	/* sealed whole before: unknown */
+	    bale_walk_path_cmp(s->last.data, s->next.data) >= 0)) {
+		s->disordered = 1;	/* nothing more to compare */
+		bale_buf_release(&s->next);
+		bale_buf_release(&s->last);
+		return 0;
+	}
+	t = s->last;
+	s->last = s->next;
+	s->next = t;
+	return 0;
+}
+
+int bale_walk_in_path_order(const struct bale_walk *w)
+{
+	return !w->store.disordered;
+}
+
 int bale_walk_seal_one(struct bale_walk *w, const char *path, size_t len,
     int64_t label, const struct bale_walk_member *m)
 {
 	struct walk_store *s = &w->store;
 
+	if (!s->disordered && store_note_order(s, path, len) != 0)
+		return bale_walk_nomem(w);
 	if (store_add_path(s, path, len) != 0 ||
 	    store_add_label(&s->labels, s->n, label) != 0 ||
 	    bale_walk_locs_add(&s->locs, s->n, m) != 0)
@@ -181,6 +213,8 @@ int bale_walk_seal_all(struct bale_walk *w)
 	bale_buf_release(&w->arena);
 	bale_buf_release(&w->store.prev);
 	bale_buf_release(&w->store.prev_dir);
+	bale_buf_release(&w->store.last);
+	bale_buf_release(&w->store.next);
 	return rc;
 }
 
@@ -321,6 +355,8 @@ void bale_walk_store_release(struct walk_store *s)
 	bale_buf_release(&s->text);
 	bale_buf_release(&s->prev);
 	bale_buf_release(&s->prev_dir);
+	bale_buf_release(&s->last);
+	bale_buf_release(&s->next);
 	bale_walk_classes_release(&s->dirs);
 	free(s->block_at);
 	bale_buf_release(&s->labels.text);
