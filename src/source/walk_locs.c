@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOCS_BLOCK 8
+#define LOCS_BLOCK 16
 
 #define LOC_CSIZE 1
 #define LOC_METHOD 2

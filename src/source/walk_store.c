@@ -25,7 +25,7 @@
 #define STORE_BLOCK 16
 #define STORE_DIRS 65536	/* folders numbered: ImageNet-21k has 21 841
 				 * classes; a tree of more keeps its text */
-#define LABEL_BLOCK 16	/* runs: one label decodes in as many steps */
+#define LABEL_BLOCK 64	/* runs: one label decodes in as many steps */
 
 enum { DIR_SAME, DIR_NUMBER, DIR_TEXT };
 
