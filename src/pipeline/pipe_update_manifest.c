@@ -211,26 +211,32 @@ static int upd_sort_add(struct bale_xsort *x, struct bale_buf *rec,
 	return rec->failed ? -1 : bale_xsort_add(x, rec->data, rec->len);
 }
 
-/* The old manifest's samples that stay, read again, to the sort. */
+/* The old manifest's samples that stay, as it is read again. */
+struct upd_kept_ctx {
+	const struct pipe_update *u;
+	struct bale_xsort *x;
+	struct bale_buf *rec;
+};
+
+/* bale_manifest_each callback: a sample that stays to the sort. */
+static int upd_sort_sample(void *ctx, uint64_t line,
+    const struct bale_manifest_entry *e, const char *path)
+{
+	struct upd_kept_ctx *c = ctx;
+
+	if (!bale_bits_get(&c->u->diff.kept, line))
+		return BALE_OK;
+	return upd_sort_add(c->x, c->rec, e->key, e->label, e->size,
+	    e->mtime_ns, path) ? BALE_EIO : BALE_OK;
+}
+
 static int upd_sort_kept(struct bale_pipeline *p, struct pipe_update *u,
     struct bale_xsort *x, struct bale_buf *rec)
 {
-	struct bale_manifest_in in;
-	struct bale_manifest head;
-	struct bale_manifest_entry e;
-	const char *path;
-	uint64_t line = 0;
-	int rc;
+	struct upd_kept_ctx c = { u, x, rec };
+	int rc = bale_manifest_each(u->manifest, upd_sort_sample, &c,
+	    &p->err);
 
-	memset(&in, 0, sizeof(in));
-	memset(&head, 0, sizeof(head));
-	rc = bale_manifest_open(&in, &head, u->manifest, &p->err);
-	while (rc == BALE_OK && (rc = upd_next_kept(&in, &head, &u->diff,
-	    &line, &e, &path, &p->err)) == 1)
-		rc = upd_sort_add(x, rec, e.key, e.label, e.size, e.mtime_ns,
-		    path) ? BALE_EIO : BALE_OK;
-	bale_manifest_close(&in);
-	bale_manifest_release(&head);
 	return rc == BALE_EIO && x->err ? -1 : rc;
 }
 

@@ -250,6 +250,27 @@ void bale_manifest_close(struct bale_manifest_in *in)
 	memset(in, 0, sizeof(*in));
 }
 
+int bale_manifest_each(const char *path, bale_manifest_sample_fn *fn,
+    void *ctx, struct bale_errbuf *err)
+{
+	struct bale_manifest_in in;
+	struct bale_manifest head;
+	struct bale_manifest_entry e;
+	const char *sample;
+	uint64_t line = 0;
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	memset(&head, 0, sizeof(head));
+	rc = bale_manifest_open(&in, &head, path, err);
+	while (rc == BALE_OK && (rc = bale_manifest_next(&in, &head, &e,
+	    &sample, err)) == 1)
+		rc = fn(ctx, line++, &e, sample);
+	bale_manifest_close(&in);
+	bale_manifest_release(&head);
+	return rc;
+}
+
 void bale_manifest_release(struct bale_manifest *m)
 {
 	size_t i;

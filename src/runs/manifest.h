@@ -126,6 +126,17 @@ int bale_manifest_next(struct bale_manifest_in *in,
 
 void bale_manifest_close(struct bale_manifest_in *in);
 
+/* Sample @line (0 the first) of a manifest, as bale_manifest_each()
+ * reads it; BALE_OK goes on. */
+typedef int bale_manifest_sample_fn(void *ctx, uint64_t line,
+    const struct bale_manifest_entry *e, const char *path);
+
+/** Each sample of the manifest at @path, in its order, to @fn.
+ *  @return BALE_OK, @fn's error, or as bale_manifest_open() and
+ *  bale_manifest_next() (with @err set) */
+int bale_manifest_each(const char *path, bale_manifest_sample_fn *fn,
+    void *ctx, struct bale_errbuf *err);
+
 /* A manifest written a line at a time to "@path.partial"; the caller
  * renames it to @path (bale_file_publish) when the output it describes
  * is in place. */

@@ -338,33 +338,35 @@ static int diff_sort_walk(struct diff_run *r, struct diff_sorted *s)
 	return rc;
 }
 
+/* What the manifest's samples go to as it is read. */
+struct diff_sort_ctx {
+	struct diff_run *r;
+	struct diff_sorted *s;
+	const char *manifest;
+};
+
+/* bale_manifest_each callback: a sample to the sort by path. */
+static int diff_sort_sample(void *ctx, uint64_t line,
+    const struct bale_manifest_entry *e, const char *path)
+{
+	struct diff_sort_ctx *c = ctx;
+	struct bale_buf *rec = &c->s->rec;
+	int rc = diff_key(c->r, c->manifest, e->key);
+
+	bale_buf_reset(rec);
+	bale_buf_add(rec, path, strlen(path) + 1);
+	bale_varint_put(rec, line);
+	bale_manifest_entry_put(rec, e);
+	return rc == BALE_OK ? diff_sorted_add(c->r, &c->s->man, rec) : rc;
+}
+
 /* The manifest's samples, a line at a time, to the sort by path. */
 static int diff_sort_manifest(struct diff_run *r, struct diff_sorted *s,
     const char *manifest)
 {
-	struct bale_manifest_in in;
-	struct bale_manifest head;
-	struct bale_manifest_entry e;
-	const char *path;
-	uint64_t line = 0;
-	int rc;
+	struct diff_sort_ctx c = { r, s, manifest };
 
-	memset(&in, 0, sizeof(in));
-	memset(&head, 0, sizeof(head));
-	rc = bale_manifest_open(&in, &head, manifest, r->err);
-	while (rc == BALE_OK && (rc = bale_manifest_next(&in, &head, &e,
-	    &path, r->err)) == 1) {
-		bale_buf_reset(&s->rec);
-		bale_buf_add(&s->rec, path, strlen(path) + 1);
-		bale_varint_put(&s->rec, line++);
-		bale_manifest_entry_put(&s->rec, &e);
-		rc = diff_key(r, manifest, e.key);
-		if (rc == BALE_OK)
-			rc = diff_sorted_add(r, &s->man, &s->rec);
-	}
-	bale_manifest_close(&in);
-	bale_manifest_release(&head);
-	return rc;
+	return bale_manifest_each(manifest, diff_sort_sample, &c, r->err);
 }
 
 /* The manifest's next sample in path order into s->path and s->at. */
