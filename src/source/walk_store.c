@@ -52,7 +52,8 @@ static void store_shared(const struct bale_buf *prev, const char *name,
 static int store_dir_mode(struct walk_store *s, const char *dir, size_t n,
     int64_t *number)
 {
-	if (s->prev_dir.len == n && memcmp(s->prev_dir.data, dir, n) == 0)
+	if (s->prev_dir.len == n && (n == 0 ||	/* no folder: data NULL */
+	    memcmp(s->prev_dir.data, dir, n) == 0))
 		return DIR_SAME;
 	if (s->dirs.n >= STORE_DIRS)	/* even one met before: rare */
 		return DIR_TEXT;

@@ -178,7 +178,7 @@ static void listed_path(size_t i, char *out, size_t cap)
 
 	if (j >= 70000)
 		snprintf(dir, sizeof(dir), "d%zu/", j);
-	else if (j % 7 == 3)
+	else if (j % 7 == 3 || j == 0)	/* the first: a walk's first */
 		dir[0] = '\0';
 	else if (j % 5 == 1)
 		snprintf(dir, sizeof(dir), "c%zu/sub/", (j * 7919) % 97);
