@@ -121,26 +121,25 @@ static int diff_still_skipped(struct diff_run *r, const char *path,
 	return 1;
 }
 
-/* Walked file @i at @path against its manifest sample @e (NULL: none),
- * the manifest's line-th. */
+/* Walked file @i at @path, as @st found it, against its manifest
+ * sample @e (NULL: none), the manifest's line-th. */
 static int diff_item(struct diff_run *r, uint64_t i, const char *path,
-    const struct bale_manifest_entry *e, uint64_t line)
+    const struct diff_stat *st, const struct bale_manifest_entry *e,
+    uint64_t line)
 {
 	struct bale_update_diff *d = r->d;
-	struct diff_stat st;
 	int still;
 
-	diff_stat_of(r, path, &st);
 	if (!e) {
-		still = r->head ? diff_still_skipped(r, path, i, &st) : 0;
+		still = r->head ? diff_still_skipped(r, path, i, st) : 0;
 		if (still < 0)
 			return diff_nomem(r);
 		if (still)
 			return BALE_OK;
 		d->added++;
-		return diff_pack(r, i, &st, 0);
+		return diff_pack(r, i, st, 0);
 	}
-	if (e->size == st.size && e->mtime_ns == st.mtime_ns &&
+	if (e->size == st->size && e->mtime_ns == st->mtime_ns &&
 	    e->label == d->label_map[bale_walk_label(r->w, i)]) {
 		d->nkept++;
 		return bale_bits_set(&d->kept, line) ? diff_nomem(r) : BALE_OK;
@@ -148,7 +147,17 @@ static int diff_item(struct diff_run *r, uint64_t i, const char *path,
 	d->replaced++;
 	if (diff_remove(r, e->key) != BALE_OK)
 		return r->err->rc;
-	return diff_pack(r, i, &st, 1);
+	return diff_pack(r, i, st, 1);
+}
+
+/* The same, the file stat'ed now. */
+static int diff_item_now(struct diff_run *r, uint64_t i, const char *path,
+    const struct bale_manifest_entry *e, uint64_t line)
+{
+	struct diff_stat st;
+
+	diff_stat_of(r, path, &st);
+	return diff_item(r, i, path, &st, e, line);
 }
 
 /* Walk item @i's path; the walk is noted out of order when it goes
@@ -249,7 +258,7 @@ static int diff_stream(struct diff_run *r, const char *manifest)
 		if (rc != BALE_OK)
 			break;
 		match = s.have && strcmp(s.path, path) == 0;
-		rc = diff_item(r, i, path, match ? &s.e : NULL, s.line);
+		rc = diff_item_now(r, i, path, match ? &s.e : NULL, s.line);
 		if (rc == BALE_OK && match)
 			rc = diff_side_next(r, &s, manifest);
 	}
@@ -279,18 +288,21 @@ static int diff_all_new(struct diff_run *r)
 
 	for (i = 0; rc == BALE_OK && i < n; i++) {
 		path = diff_walk_path(r, i);
-		rc = path ? diff_item(r, i, path, NULL, 0) : diff_nomem(r);
+		rc = path ? diff_item_now(r, i, path, NULL, 0) :
+		    diff_nomem(r);
 	}
 	return rc;
 }
 
 /* Out of path order, the walk and the manifest are each sorted by path
- * past memory (xsort.h) and joined in one pass; what each walked file
- * met is sorted back into walk order, where the files are stat'ed and
- * packed. Records: a walked file's path, NUL, its index; a manifest
- * sample's path, NUL, its line, key, label, size and modification time;
- * a walked file's match, its index (eight bytes, big-endian), then the
- * manifest sample's varints, if it has one. */
+ * past memory (xsort.h) and joined in one pass, where each file is
+ * stat'ed (in path order, so a folder's files one after another, as a
+ * folder's walk stats them); what each met is sorted back into walk
+ * order, where it is kept or packed. Records: a walked file's path,
+ * NUL, its index; a manifest sample's path, NUL, its line, key, label,
+ * size and modification time; a walked file's match, its index (eight
+ * bytes, big-endian), its stat's size, modification and change times,
+ * then the manifest sample's varints, if it has one. */
 struct diff_sorted {
 	struct bale_xsort walk;
 	struct bale_xsort man;
@@ -426,13 +438,18 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 {
 	const unsigned char *p = (const unsigned char *)rec + strlen(rec) + 1;
 	unsigned char item[8];
+	struct diff_stat st;
 	int rc = diff_sorted_gone(r, s, rec, matched);
 
 	if (rc != BALE_OK)
 		return rc;
 	bale_xsort_put_u64be(item, bale_varint_get(&p));
+	diff_stat_of(r, rec, &st);
 	bale_buf_reset(&s->rec);
 	bale_buf_add(&s->rec, item, sizeof(item));
+	bale_varint_put(&s->rec, st.size);
+	bale_varint_put(&s->rec, bale_zigzag(st.mtime_ns));
+	bale_varint_put(&s->rec, bale_zigzag(st.ctime_ns));
 	if (s->have && strcmp(s->path.data, rec) == 0) {
 		*matched = 1;	/* a path walked twice meets it twice */
 		bale_buf_add(&s->rec, s->at, s->at_len);
@@ -463,16 +480,17 @@ static int diff_join(struct diff_run *r, struct diff_sorted *s)
 	return rc;
 }
 
-/* What each walked file met, in walk order: stat'ed and kept, or
- * packed. */
+/* What each walked file met, in walk order: kept, or packed. */
 static int diff_apply(struct diff_run *r, struct diff_sorted *s)
 {
 	struct bale_manifest_entry e;
+	struct diff_stat st;
 	const unsigned char *p;
 	const void *rec;
 	const char *path;
 	uint64_t i, line;
 	size_t n;
+	int met;
 	int got = 0;
 	int rc = BALE_OK;
 
@@ -482,12 +500,16 @@ static int diff_apply(struct diff_run *r, struct diff_sorted *s)
 		return diff_sort_failed(r, s->met.err);
 	while (rc == BALE_OK && (got = bale_xsort_next(&s->met, &rec, &n)) >
 	    0) {
-		p = rec;
-		i = bale_xsort_get_u64be(p);
+		i = bale_xsort_get_u64be(rec);
+		p = (const unsigned char *)rec + 8;
+		st.size = bale_varint_get(&p);
+		st.mtime_ns = bale_unzigzag(bale_varint_get(&p));
+		st.ctime_ns = bale_unzigzag(bale_varint_get(&p));
 		if (!(path = bale_walk_path(r->w, (size_t)i, &r->scratch)))
 			return diff_nomem(r);
-		line = n > 8 ? diff_get_sample(p + 8, &e) : 0;
-		rc = diff_item(r, i, path, n > 8 ? &e : NULL, line);
+		met = p < (const unsigned char *)rec + n;	/* a sample */
+		line = met ? diff_get_sample(p, &e) : 0;
+		rc = diff_item(r, i, path, &st, met ? &e : NULL, line);
 	}
 	if (rc == BALE_OK && got < 0)
 		rc = diff_sort_failed(r, s->met.err);
