@@ -159,6 +159,14 @@ int bale_walk_locs_add(struct walk_locs *l, size_t n,
 int bale_walk_locs_get(const struct walk_locs *l, size_t i,
     struct bale_walk_member *m);
 void bale_walk_locs_release(struct walk_locs *l);
+/** Member @m as varints of its origin (bale_walk_locs_origin()),
+ *  offset, size, csize, method and crc + 1 (0: none), for a record
+ *  sorted past memory. */
+void bale_walk_put_member(struct bale_buf *b, uint64_t origin,
+    const struct bale_walk_member *m);
+/** The member bale_walk_put_member() wrote at *@p; *@p moves on. */
+void bale_walk_get_member(const struct walk_locs *l, const unsigned char **p,
+    struct bale_walk_member *m);
 /** The index of @m's archive (kind and file), added when new; -1
  *  without memory. */
 int64_t bale_walk_locs_origin(struct walk_locs *l,

@@ -94,13 +94,7 @@ int bale_walk_keep_candidate(struct bale_walk *w, const char *path,
 		bale_buf_puts(&rec, why);
 	} else {
 		bale_buf_add(&rec, (char[]){ MEMBER_READABLE }, 1);
-		bale_varint_put(&rec, (uint64_t)origin);
-		bale_varint_put(&rec, m->offset);
-		bale_varint_put(&rec, m->size);
-		bale_varint_put(&rec, m->csize);
-		bale_varint_put(&rec, (uint64_t)m->method);
-		bale_varint_put(&rec, m->has_crc ? (uint64_t)m->crc + 1 :
-		    0);
+		bale_walk_put_member(&rec, (uint64_t)origin, m);
 		w->nadded++;
 	}
 	if (rec.failed || origin < 0)
@@ -109,25 +103,6 @@ int bale_walk_keep_candidate(struct bale_walk *w, const char *path,
 		rc = listed_sort_failed(w, w->candidates.err);
 	bale_buf_release(&rec);
 	return rc;
-}
-
-/* A member's varints at *@p, decoded; *@p moves past them. */
-static void listed_get_member(const struct bale_walk *w,
-    const unsigned char **p, struct bale_walk_member *m)
-{
-	uint64_t origin = bale_varint_get(p);
-	uint64_t crc;
-
-	memset(m, 0, sizeof(*m));
-	m->kind = w->store.locs.origins[origin].kind;
-	m->fd = w->store.locs.origins[origin].fd;
-	m->offset = bale_varint_get(p);
-	m->size = bale_varint_get(p);
-	m->csize = bale_varint_get(p);
-	m->method = (int)bale_varint_get(p);
-	crc = bale_varint_get(p);
-	m->has_crc = crc != 0;
-	m->crc = crc ? (uint32_t)(crc - 1) : 0;
 }
 
 /* Start what line @ordinal gives, of kind @kind, in l->rec. */
@@ -253,7 +228,7 @@ static int listed_match(struct listed *l, uint64_t ordinal, int64_t label,
 	if (!g->readable)
 		return listed_out_note(l, ordinal, OUT_SKIPPED, g->path.data,
 		    g->why.data);
-	listed_get_member(l->w, &p, &m);
+	bale_walk_get_member(&l->w->store.locs, &p, &m);
 	if (g->taken && bale_source_member_fed(&m))
 		return listed_out_note(l, ordinal, OUT_SKIPPED, path, "listed "
 		    "again: a member of a compressed archive is read once, "
@@ -336,7 +311,7 @@ static int listed_seal_one(struct bale_walk *w, const char *rec, size_t n)
 
 	if (rec[8] == OUT_SAMPLE) {
 		label = (int64_t)bale_varint_get(&p);
-		listed_get_member(w, &p, &m);
+		bale_walk_get_member(&w->store.locs, &p, &m);
 		path = (const char *)p;
 		return bale_walk_seal_one(w, path, (size_t)(end - path), label,
 		    &m);

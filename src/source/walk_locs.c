@@ -37,6 +37,35 @@
 #define LOC_FLAGS 6	/* bits of flags */
 #define TAR_UNIT 512
 
+void bale_walk_put_member(struct bale_buf *b, uint64_t origin,
+    const struct bale_walk_member *m)
+{
+	bale_varint_put(b, origin);
+	bale_varint_put(b, m->offset);
+	bale_varint_put(b, m->size);
+	bale_varint_put(b, m->csize);
+	bale_varint_put(b, (uint64_t)m->method);
+	bale_varint_put(b, m->has_crc ? (uint64_t)m->crc + 1 : 0);
+}
+
+void bale_walk_get_member(const struct walk_locs *l, const unsigned char **p,
+    struct bale_walk_member *m)
+{
+	uint64_t origin = bale_varint_get(p);
+	uint64_t crc;
+
+	memset(m, 0, sizeof(*m));
+	m->kind = l->origins[origin].kind;
+	m->fd = l->origins[origin].fd;
+	m->offset = bale_varint_get(p);
+	m->size = bale_varint_get(p);
+	m->csize = bale_varint_get(p);
+	m->method = (int)bale_varint_get(p);
+	crc = bale_varint_get(p);
+	m->has_crc = crc != 0;
+	m->crc = crc ? (uint32_t)(crc - 1) : 0;
+}
+
 /* Samples come archive by archive: the last origin is almost always
  * the one. */
 int64_t bale_walk_locs_origin(struct walk_locs *l,

@@ -80,12 +80,7 @@ static void sort_put_record(struct walk_sorter *s, struct bale_buf *rec,
 	bale_varint_put(rec, len);
 	bale_buf_add(rec, path, len);
 	bale_varint_put(rec, (uint64_t)cls);
-	bale_varint_put(rec, origin);
-	bale_varint_put(rec, m->offset);
-	bale_varint_put(rec, m->size);
-	bale_varint_put(rec, m->csize);
-	bale_varint_put(rec, (uint64_t)m->method);
-	bale_varint_put(rec, m->has_crc ? (uint64_t)m->crc + 1 : 0);
+	bale_walk_put_member(rec, origin, m);
 	if (!rec->failed)
 		bale_spill_add(&s->spill, rec->data, rec->len);
 }
@@ -194,7 +189,6 @@ static int sort_want(struct bale_walk *w, struct sort_reader *r,
 static int sort_next(struct bale_walk *w, struct sort_reader *r, int *more)
 {
 	const unsigned char *p;
-	uint64_t crc;
 	size_t head;
 	int rc;
 
@@ -212,18 +206,8 @@ static int sort_next(struct bale_walk *w, struct sort_reader *r, int *more)
 	r->path = r->win.data + r->at + head;
 	p = (const unsigned char *)r->path + r->len;
 	r->cls = (int64_t)bale_varint_get(&p);
-	memset(&r->m, 0, sizeof(r->m));
-	r->m.fd = (int)bale_varint_get(&p);	/* the origin, for now */
-	r->m.offset = bale_varint_get(&p);
-	r->m.size = bale_varint_get(&p);
-	r->m.csize = bale_varint_get(&p);
-	r->m.method = (int)bale_varint_get(&p);
-	crc = bale_varint_get(&p);
-	r->m.has_crc = crc != 0;
-	r->m.crc = crc ? (uint32_t)(crc - 1) : 0;
+	bale_walk_get_member(&w->store.locs, &p, &r->m);
 	r->at = (size_t)(p - (const unsigned char *)r->win.data);
-	r->m.kind = w->store.locs.origins[r->m.fd].kind;
-	r->m.fd = w->store.locs.origins[r->m.fd].fd;
 	return BALE_OK;
 }
 
