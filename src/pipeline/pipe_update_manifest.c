@@ -33,7 +33,7 @@ struct upd_news {
 	struct pipe_update *u;
 	bale_order_t *pos;	/* per file packed: its position */
 	uint64_t k;		/* the next file */
-	struct bale_buf scratch;
+	struct bale_walk_cursor cur;	/* their paths and labels */
 };
 
 /* Each file's position in the run: an update's through its shuffle
@@ -46,6 +46,7 @@ static int upd_news_init(struct upd_news *nw, struct pipe_run *run,
 	memset(nw, 0, sizeof(*nw));
 	nw->run = run;
 	nw->u = u;
+	bale_walk_cursor_init(&nw->cur, run->in.walk);
 	nw->pos = malloc((n + 1) * sizeof(*nw->pos));
 	if (!nw->pos)
 		return -1;
@@ -61,7 +62,6 @@ static int upd_news_init(struct upd_news *nw, struct pipe_run *run,
  * with errno */
 static int upd_news_next(struct upd_news *nw, struct upd_new *s)
 {
-	const struct bale_walk *w = nw->run->in.walk;
 	bale_order_t pos;
 
 	for (; nw->k < nw->u->diff.npack; nw->k++) {
@@ -72,10 +72,10 @@ static int upd_news_next(struct upd_news *nw, struct upd_new *s)
 		if (bale_update_diff_pack(&nw->u->diff, nw->k++, &s->file))
 			return -1;
 		s->key = nw->run->plan.key_base + pos;
-		s->label = nw->run->lab.map[bale_walk_label(w,
+		s->label = nw->run->lab.map[bale_walk_cursor_label(&nw->cur,
 		    (size_t)s->file.item)];
-		s->path = bale_walk_path(w, (size_t)s->file.item,
-		    &nw->scratch);
+		s->path = bale_walk_cursor_path(&nw->cur,
+		    (size_t)s->file.item);
 		if (!s->path)
 			errno = ENOMEM;
 		return s->path ? 1 : -1;
@@ -86,7 +86,7 @@ static int upd_news_next(struct upd_news *nw, struct upd_new *s)
 static void upd_news_release(struct upd_news *nw)
 {
 	free(nw->pos);
-	bale_buf_release(&nw->scratch);
+	bale_walk_cursor_release(&nw->cur);
 }
 
 /* Every source file the run reported skipped, as it is now, so the

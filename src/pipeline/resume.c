@@ -20,20 +20,21 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 uint64_t bale_resume_content(const struct bale_walk *walk,
     const struct bale_order *order, size_t n)
 {
-	struct bale_buf scratch = BALE_BUF_INIT;
+	struct bale_walk_cursor c;	/* steps when in walk order */
 	uint64_t h = bale_fnv1a(BALE_FNV_INIT, &n, sizeof(n));
 	const char *path;
 	int64_t label;
 	size_t i;
 
+	bale_walk_cursor_init(&c, walk);
 	for (i = 0; i < n; i++) {
-		label = bale_walk_label(walk, bale_order_at(order, i));
-		path = bale_walk_path(walk, bale_order_at(order, i), &scratch);
+		label = bale_walk_cursor_label(&c, bale_order_at(order, i));
+		path = bale_walk_cursor_path(&c, bale_order_at(order, i));
 		/* without memory the print matches no run's: no resume */
 		h = fnv_str(h, path ? path : "\n(no memory)");
 		h = bale_fnv1a(h, &label, sizeof(label));
 	}
-	bale_buf_release(&scratch);
+	bale_walk_cursor_release(&c);
 	return h;
 }
 

@@ -22,8 +22,7 @@ struct diff_run {
 	struct bale_input_dir dir;	/* the last file's folder */
 	const struct bale_manifest *head;	/* NULL: the first run */
 	struct bale_path_index skips;
-	struct bale_buf scratch;	/* the walk's path */
-	struct bale_buf prev;		/* the walk's path before it */
+	struct bale_walk_cursor cur;	/* the walk's paths and labels */
 	struct bale_errbuf *err;
 };
 
@@ -121,6 +120,23 @@ static int diff_still_skipped(struct diff_run *r, const char *path,
 	return 1;
 }
 
+/* Whether a walked file labelled @label (the walk's), as @st found it,
+ * is manifest sample @e, the line-th, as it was: then it stays
+ * (*@kept). */
+static int diff_keep(struct diff_run *r, const struct diff_stat *st,
+    int64_t label, const struct bale_manifest_entry *e, uint64_t line,
+    int *kept)
+{
+	struct bale_update_diff *d = r->d;
+
+	*kept = e->size == st->size && e->mtime_ns == st->mtime_ns &&
+	    e->label == d->label_map[label];
+	if (!*kept)
+		return BALE_OK;
+	d->nkept++;
+	return bale_bits_set(&d->kept, line) ? diff_nomem(r) : BALE_OK;
+}
+
 /* Walked file @i at @path, as @st found it, against its manifest
  * sample @e (NULL: none), the manifest's line-th. */
 static int diff_item(struct diff_run *r, uint64_t i, const char *path,
@@ -129,6 +145,8 @@ static int diff_item(struct diff_run *r, uint64_t i, const char *path,
 {
 	struct bale_update_diff *d = r->d;
 	int still;
+	int kept;
+	int rc;
 
 	if (!e) {
 		still = r->head ? diff_still_skipped(r, path, i, st) : 0;
@@ -139,11 +157,10 @@ static int diff_item(struct diff_run *r, uint64_t i, const char *path,
 		d->added++;
 		return diff_pack(r, i, st, 0);
 	}
-	if (e->size == st->size && e->mtime_ns == st->mtime_ns &&
-	    e->label == d->label_map[bale_walk_label(r->w, i)]) {
-		d->nkept++;
-		return bale_bits_set(&d->kept, line) ? diff_nomem(r) : BALE_OK;
-	}
+	rc = diff_keep(r, st, bale_walk_cursor_label(&r->cur, (size_t)i), e,
+	    line, &kept);
+	if (rc != BALE_OK || kept)
+		return rc;
 	d->replaced++;
 	if (diff_remove(r, e->key) != BALE_OK)
 		return r->err->rc;
@@ -160,19 +177,10 @@ static int diff_item_now(struct diff_run *r, uint64_t i, const char *path,
 	return diff_item(r, i, path, &st, e, line);
 }
 
-/* Walk item @i's path; the walk is noted out of order when it goes
- * back. NULL without memory. */
+/* Walk item @i's path. NULL without memory. */
 static const char *diff_walk_path(struct diff_run *r, uint64_t i)
 {
-	const char *path = bale_walk_path(r->w, (size_t)i, &r->scratch);
-
-	if (!path)
-		return NULL;
-	if (i && bale_walk_path_cmp(r->prev.data, path) >= 0)
-		r->d->walk_sorted = 0;
-	bale_buf_reset(&r->prev);
-	bale_buf_add(&r->prev, path, strlen(path) + 1);
-	return r->prev.failed ? NULL : path;
+	return bale_walk_cursor_path(&r->cur, (size_t)i);
 }
 
 /* A key of the manifest's: each once. */
@@ -249,12 +257,8 @@ static int diff_stream(struct diff_run *r, const char *manifest)
 		rc = diff_side_next(r, &s, manifest);
 	for (i = 0; rc == BALE_OK && i < n; i++) {
 		path = diff_walk_path(r, i);
-		if (!path)
-			rc = diff_nomem(r);
-		else if (!r->d->walk_sorted)
-			rc = DIFF_OUT_OF_ORDER;
-		else
-			rc = diff_side_gone(r, &s, manifest, path);
+		rc = path ? diff_side_gone(r, &s, manifest, path) :
+		    diff_nomem(r);
 		if (rc != BALE_OK)
 			break;
 		match = s.have && strcmp(s.path, path) == 0;
@@ -345,6 +349,8 @@ static int diff_sort_walk(struct diff_run *r, struct diff_sorted *s)
 		bale_buf_reset(&s->rec);
 		bale_buf_add(&s->rec, path, strlen(path) + 1);
 		bale_varint_put(&s->rec, i);
+		bale_varint_put(&s->rec,
+		    bale_zigzag(bale_walk_cursor_label(&r->cur, i)));
 		rc = diff_sorted_add(r, &s->walk, &s->rec);
 	}
 	return rc;
@@ -432,28 +438,40 @@ static int diff_sorted_gone(struct diff_run *r, struct diff_sorted *s,
 }
 
 /* Walked file @rec (in path order) against the manifest's sample;
- * *@matched says a file met the sample s->path holds. */
+ * *@matched says a file met the sample s->path holds. A file that
+ * stays is done with; the others go to the sort by index, to be
+ * packed in walk order. */
 static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
     const char *rec, int *matched)
 {
 	const unsigned char *p = (const unsigned char *)rec + strlen(rec) + 1;
+	struct bale_manifest_entry e;
 	unsigned char item[8];
 	struct diff_stat st;
+	uint64_t line;
+	int64_t label;
+	int kept;
 	int rc = diff_sorted_gone(r, s, rec, matched);
 
 	if (rc != BALE_OK)
 		return rc;
 	bale_xsort_put_u64be(item, bale_varint_get(&p));
+	label = bale_unzigzag(bale_varint_get(&p));
 	diff_stat_of(r, rec, &st);
+	if (s->have && strcmp(s->path.data, rec) == 0) {
+		*matched = 1;	/* a path walked twice meets it twice */
+		line = diff_get_sample(s->at, &e);
+		rc = diff_keep(r, &st, label, &e, line, &kept);
+		if (rc != BALE_OK || kept)
+			return rc;
+	}
 	bale_buf_reset(&s->rec);
 	bale_buf_add(&s->rec, item, sizeof(item));
 	bale_varint_put(&s->rec, st.size);
 	bale_varint_put(&s->rec, bale_zigzag(st.mtime_ns));
 	bale_varint_put(&s->rec, bale_zigzag(st.ctime_ns));
-	if (s->have && strcmp(s->path.data, rec) == 0) {
-		*matched = 1;	/* a path walked twice meets it twice */
+	if (*matched && strcmp(s->path.data, rec) == 0)
 		bale_buf_add(&s->rec, s->at, s->at_len);
-	}
 	return diff_sorted_add(r, &s->met, &s->rec);
 }
 
@@ -480,7 +498,8 @@ static int diff_join(struct diff_run *r, struct diff_sorted *s)
 	return rc;
 }
 
-/* What each walked file met, in walk order: kept, or packed. */
+/* What each walked file that does not stay met, in walk order: it is
+ * packed. */
 static int diff_apply(struct diff_run *r, struct diff_sorted *s)
 {
 	struct bale_manifest_entry e;
@@ -505,7 +524,7 @@ static int diff_apply(struct diff_run *r, struct diff_sorted *s)
 		st.size = bale_varint_get(&p);
 		st.mtime_ns = bale_unzigzag(bale_varint_get(&p));
 		st.ctime_ns = bale_unzigzag(bale_varint_get(&p));
-		if (!(path = bale_walk_path(r->w, (size_t)i, &r->scratch)))
+		if (!(path = diff_walk_path(r, i)))
 			return diff_nomem(r);
 		met = p < (const unsigned char *)rec + n;	/* a sample */
 		line = met ? diff_get_sample(p, &e) : 0;
@@ -608,7 +627,6 @@ static void diff_forget(struct bale_update_diff *d)
 	d->capremoved = d->cappack = d->capstill = 0;
 	d->npack = d->nkept = d->added = d->replaced = 0;
 	d->nremoved = d->ngone = d->nstill = 0;
-	d->walk_sorted = 1;
 }
 
 static int diff_u64_cmp(const void *a, const void *b)
@@ -625,7 +643,7 @@ static int diff_run(struct diff_run *r, const char *manifest)
 
 	if (!manifest) {
 		rc = diff_all_new(r);
-		r->d->sorted = r->d->walk_sorted;
+		r->d->sorted = bale_walk_in_path_order(r->w);
 		return rc;
 	}
 	if (bale_path_index_build(&r->skips, r->head->nskip,
@@ -652,12 +670,12 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 
 	memset(d, 0, sizeof(*d));
 	memset(&r, 0, sizeof(r));
-	d->walk_sorted = 1;
 	r.d = d;
 	r.w = walk;
 	r.rootfd = rootfd;
 	r.head = manifest ? head : NULL;
 	r.err = err;
+	bale_walk_cursor_init(&r.cur, walk);
 	r.skips = (struct bale_path_index)BALE_PATH_INDEX_INIT;
 	r.dir = (struct bale_input_dir)BALE_INPUT_DIR_INIT;
 	if (bale_spill_init(&d->packs, spill_dir) != 0 ||
@@ -671,8 +689,7 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 		    diff_u64_cmp);
 	bale_path_index_release(&r.skips);
 	bale_input_dir_release(&r.dir);
-	bale_buf_release(&r.scratch);
-	bale_buf_release(&r.prev);
+	bale_walk_cursor_release(&r.cur);
 	return rc;
 }
 

@@ -65,9 +65,9 @@ struct bale_update_diff {
 	size_t nstill, capstill;
 	struct bale_keyset keys_before;	/* the manifest's keys */
 	uint64_t added, replaced;
-	int walk_sorted;	/* the walk came in path order */
-	int sorted;		/* and the manifest: they were read side by
-				 * side, and can be merged again so */
+	int sorted;		/* the walk and the manifest came in path
+				 * order: they were read side by side, and
+				 * can be merged again so */
 };
 
 /** Stat every item of @walk below folder @rootfd against the manifest

@@ -14,11 +14,11 @@
 #ifndef BALE_WALK_H
 #define BALE_WALK_H
 
+#include "bale_backend_util.h"
+
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct bale_buf;
 
 struct bale_walk;
 
@@ -126,6 +126,34 @@ size_t bale_walk_count(const struct bale_walk *w);
 const char *bale_walk_path(const struct bale_walk *w, size_t i,
     struct bale_buf *scratch);
 int64_t bale_walk_label(const struct bale_walk *w, size_t i);
+
+/* Reads samples one after another, each in a step, where
+ * bale_walk_path() and bale_walk_label() decode from the start of
+ * their block each time (up to 16 paths, 64 label runs): any index may
+ * be asked, the one after the last costs least. */
+struct bale_walk_cursor {
+	const struct bale_walk *w;
+	size_t next;		/* the path decoded next */
+	const unsigned char *p;	/* its record; NULL: none yet */
+	const char *dir;	/* the folder of the path before */
+	size_t ndir;
+	struct bale_buf name;	/* the file name of the path before */
+	struct bale_buf path;	/* the path before, whole */
+	const unsigned char *lp;	/* the label run after run_*;
+					 * NULL: none yet */
+	size_t run;		/* that run's number */
+	uint64_t run_first;	/* run_* holds samples [first, end) */
+	uint64_t run_end;
+	int64_t run_label;
+};
+
+void bale_walk_cursor_init(struct bale_walk_cursor *c,
+    const struct bale_walk *w);
+/** Sample @i's path, valid until the cursor's next path. NULL without
+ *  memory. */
+const char *bale_walk_cursor_path(struct bale_walk_cursor *c, size_t i);
+int64_t bale_walk_cursor_label(struct bale_walk_cursor *c, size_t i);
+void bale_walk_cursor_release(struct bale_walk_cursor *c);
 
 /** Class names by label; NULL entries when the source gave no names. */
 size_t bale_walk_nclasses(const struct bale_walk *w);

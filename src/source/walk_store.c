@@ -268,6 +268,36 @@ static void store_prepend(struct bale_buf *b, const char *dir, size_t n)
 	memcpy(b->data, dir, n);
 }
 
+/* The record at *@p (which moves past it) after the one whose folder
+ * and file name *@dir, *@ndir and @name hold, into them. */
+static void store_step(const struct walk_store *s, const unsigned char **p,
+    const char **dir, size_t *ndir, struct bale_buf *name)
+{
+	uint64_t v = bale_varint_get(p);
+	size_t tail;
+	size_t nmid;
+
+	store_get_dir(s, v, p, dir, ndir);
+	tail = (size_t)bale_varint_get(p);
+	nmid = (size_t)bale_varint_get(p);
+	store_splice(name, (size_t)(v >> 2), tail, *p, nmid);
+	*p += nmid;
+}
+
+/* @b, a path made whole, NUL-terminated. NULL without memory. */
+static const char *store_path_done(struct bale_buf *b)
+{
+	if (!b->data) {	/* an empty path: not one a walk keeps */
+		bale_buf_zeros(b, 1);
+		b->len = 0;
+	}
+	if (b->failed)
+		return NULL;
+	b->data[b->len] = '\0';	/* a shorter path than the one before
+					 * ends here */
+	return b->data;
+}
+
 const char *bale_walk_path(const struct bale_walk *w, size_t i,
     struct bale_buf *scratch)
 {
@@ -277,44 +307,21 @@ const char *bale_walk_path(const struct bale_walk *w, size_t i,
 	const char *dir = "";
 	size_t ndir = 0;
 	size_t k;
-	uint64_t v;
-	size_t tail;
-	size_t nmid;
 
 	bale_buf_reset(scratch);
-	for (k = 0; k <= i % STORE_BLOCK; k++) {
-		v = bale_varint_get(&p);
-		store_get_dir(s, v, &p, &dir, &ndir);
-		tail = (size_t)bale_varint_get(&p);
-		nmid = (size_t)bale_varint_get(&p);
-		store_splice(scratch, (size_t)(v >> 2), tail, p, nmid);
-		p += nmid;
-	}
+	for (k = 0; k <= i % STORE_BLOCK; k++)
+		store_step(s, &p, &dir, &ndir, scratch);
 	store_prepend(scratch, dir, ndir);
-	if (!scratch->data) {	/* an empty path: not one a walk keeps */
-		bale_buf_zeros(scratch, 1);
-		scratch->len = 0;
-	}
-	if (scratch->failed)
-		return NULL;
-	scratch->data[scratch->len] = '\0';	/* a shorter path than the
-						 * one before ends here */
-	return scratch->data;
+	return store_path_done(scratch);
 }
 
-int64_t bale_walk_label(const struct bale_walk *w, size_t i)
+/* The label block holding sample @i (< l->open_first). */
+static size_t store_label_block(const struct walk_labels *l, size_t i)
 {
-	const struct walk_labels *l = &w->store.labels;
-	const unsigned char *p;
 	size_t lo = 0;
 	size_t hi = (l->nruns + LABEL_BLOCK - 1) / LABEL_BLOCK;
 	size_t mid;
-	uint64_t first;
-	uint64_t len;
-	uint64_t label;
 
-	if (!l->nruns || i >= l->open_first)
-		return l->open_label;
 	while (hi - lo > 1) {	/* the last block starting at or before i */
 		mid = lo + (hi - lo) / 2;
 		if (l->blocks[mid].first <= i)
@@ -322,8 +329,23 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 		else
 			hi = mid;
 	}
-	first = l->blocks[lo].first;
-	p = (const unsigned char *)l->text.data + l->blocks[lo].at;
+	return lo;
+}
+
+int64_t bale_walk_label(const struct bale_walk *w, size_t i)
+{
+	const struct walk_labels *l = &w->store.labels;
+	const unsigned char *p;
+	size_t b;
+	uint64_t first;
+	uint64_t len;
+	uint64_t label;
+
+	if (!l->nruns || i >= l->open_first)
+		return l->open_label;
+	b = store_label_block(l, i);
+	first = l->blocks[b].first;
+	p = (const unsigned char *)l->text.data + l->blocks[b].at;
 	for (;;) {	/* i lies in a closed run: one of this block's */
 		len = bale_varint_get(&p);
 		label = bale_varint_get(&p);
@@ -331,6 +353,79 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 			return bale_unzigzag(label);
 		first += len;
 	}
+}
+
+void bale_walk_cursor_init(struct bale_walk_cursor *c,
+    const struct bale_walk *w)
+{
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->name = (struct bale_buf)BALE_BUF_INIT;
+	c->path = (struct bale_buf)BALE_BUF_INIT;
+}
+
+const char *bale_walk_cursor_path(struct bale_walk_cursor *c, size_t i)
+{
+	const struct walk_store *s = &c->w->store;
+
+	if (c->p && i + 1 == c->next)	/* asked again */
+		return c->path.failed ? NULL : c->path.data;
+	if (!c->p || i < c->next || i - i % STORE_BLOCK > c->next)
+		c->next = i - i % STORE_BLOCK;	/* from its block's start */
+	for (; c->next <= i; c->next++) {
+		if (c->next % STORE_BLOCK == 0) {	/* starts afresh */
+			c->p = (const unsigned char *)s->text.data +
+			    s->block_at[c->next / STORE_BLOCK];
+			c->dir = "";
+			c->ndir = 0;
+			bale_buf_reset(&c->name);
+		}
+		store_step(s, &c->p, &c->dir, &c->ndir, &c->name);
+	}
+	bale_buf_reset(&c->path);
+	bale_buf_add(&c->path, c->dir, c->ndir);
+	bale_buf_add(&c->path, c->name.data, c->name.len);
+	return store_path_done(&c->path);
+}
+
+/* Whether sample @i lies past the cursor's label block. */
+static int cursor_past_block(const struct bale_walk_cursor *c,
+    const struct walk_labels *l, size_t i)
+{
+	size_t b = c->run / LABEL_BLOCK + 1;
+
+	return b * LABEL_BLOCK < l->nruns && l->blocks[b].first <= i;
+}
+
+int64_t bale_walk_cursor_label(struct bale_walk_cursor *c, size_t i)
+{
+	const struct walk_labels *l = &c->w->store.labels;
+	size_t b;
+
+	if (!l->nruns || i >= l->open_first)
+		return l->open_label;
+	if (!c->lp || i < c->run_first || (i >= c->run_end &&
+	    cursor_past_block(c, l, i))) {
+		b = store_label_block(l, i);
+		c->lp = (const unsigned char *)l->text.data + l->blocks[b].at;
+		c->run = b * LABEL_BLOCK;
+		c->run_first = c->run_end = l->blocks[b].first;
+	}
+	while (i >= c->run_end) {	/* i lies in a closed run ahead */
+		if (c->run_end > c->run_first)
+			c->run++;
+		c->run_first = c->run_end;
+		c->run_end += bale_varint_get(&c->lp);
+		c->run_label = bale_unzigzag(bale_varint_get(&c->lp));
+	}
+	return c->run_label;
+}
+
+void bale_walk_cursor_release(struct bale_walk_cursor *c)
+{
+	bale_buf_release(&c->name);
+	bale_buf_release(&c->path);
+	memset(c, 0, sizeof(*c));
 }
 
 int bale_walk_member(const struct bale_walk *w, size_t i,

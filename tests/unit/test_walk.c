@@ -203,6 +203,35 @@ static int64_t listed_label(size_t i)
 	return (int64_t)((i * 7919) % 11);
 }
 
+/* Sample @i through cursor @c, against what was listed. */
+static void check_cursor_at(struct bale_walk_cursor *c, size_t i)
+{
+	char path[256];
+
+	listed_path(i, path, sizeof(path));
+	CHECK_STR(path, bale_walk_cursor_path(c, i));
+	CHECK_EQ(listed_label(i), bale_walk_cursor_label(c, i));
+}
+
+/* A cursor gives what the lookups give however it is moved: one after
+ * another, the same one again, short and long steps ahead (within a
+ * block, to its end, past several), and back. */
+static void test_cursor(struct bale_walk *w, size_t n)
+{
+	static const size_t steps[] = { 1, 1, 0, 3, 15, 16, 17, 64, 65, 1000 };
+	struct bale_walk_cursor c;
+	size_t i, k;
+
+	bale_walk_cursor_init(&c, w);
+	for (i = 0; i < n; i++)
+		check_cursor_at(&c, i);
+	for (i = 0, k = 0; i < n; i += steps[k++ % 10])
+		check_cursor_at(&c, i);
+	for (k = 0; k < 5000; k++)
+		check_cursor_at(&c, (k * 7919) % n);
+	bale_walk_cursor_release(&c);
+}
+
 /* The store's paths and labels come back exactly, read in any order;
  * the list is sealed as it is read, in several parts. */
 static void test_store_round_trip(void)
@@ -232,6 +261,7 @@ static void test_store_round_trip(void)
 		CHECK_EQ(listed_label(i), bale_walk_label(w, i));
 	}
 	bale_buf_release(&scratch);
+	test_cursor(w, n);
 	bale_walk_free(w);
 	unlink(list);
 }
