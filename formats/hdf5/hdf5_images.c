@@ -12,6 +12,7 @@
  */
 #include "hdf5_read.h"
 
+#include "hdf5_btree.h"
 #include "hdf5_common.h"
 
 #include <errno.h>
@@ -56,15 +57,30 @@ static int hdf5_encoded_check(hid_t images, uint64_t len, hsize_t *chunk)
 	return !ok ? -1 : extent < len ? 1 : 0;
 }
 
-/* Segment @g: bytes [g->src_start, + g->len) of @images, in the file
- * @path (open as g->fd, or st->fd), whose size is @size. */
-static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
-    hid_t images, const char *path, uint64_t size)
+/* Segment @g's chunk addresses, each asked of HDF5 (when the tree
+ * cannot be read: hdf5_btree.c). */
+static int hdf5_seg_lookup(struct hdf5_seg *g, hid_t images)
 {
 	hsize_t off, bytes;
 	unsigned mask;
+	uint64_t c;
+
+	for (c = 0; c < g->nchunks; c++) {
+		off = (g->first_chunk + c) * g->chunk;
+		if (H5Dget_chunk_info_by_coord(images, &off, &mask,
+		    &g->addr[c], &bytes) < 0 || mask != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Segment @g: bytes [g->src_start, + g->len) of @images, in the file
+ * @path, open as @fd, whose size is @size. */
+static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
+    hid_t images, const char *path, int fd, uint64_t size)
+{
 	uint64_t c, end = g->src_start + g->len;
-	int ok = 1;
+	int ok;
 	int bad = hdf5_encoded_check(images, end, &g->chunk);
 	const char *q = g->fd >= 0 ? "'" : "";	/* a source's: named */
 	const char *part = g->fd >= 0 ? path : "";
@@ -83,12 +99,11 @@ static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
 	g->addr = calloc(g->nchunks + 1, sizeof(haddr_t));
 	if (!g->addr)
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	for (c = 0; ok && c < g->nchunks; c++) {
-		off = (g->first_chunk + c) * g->chunk;
-		ok = H5Dget_chunk_info_by_coord(images, &off, &mask,
-		    &g->addr[c], &bytes) >= 0 && mask == 0 &&
-		    g->addr[c] != HADDR_UNDEF && g->addr[c] + g->chunk <= size;
-	}
+	ok = bale_hdf5_chunk_addrs(images, fd, g->chunk, g->first_chunk,
+	    g->nchunks, g->addr) == 0 || hdf5_seg_lookup(g, images) == 0;
+	for (c = 0; ok && c < g->nchunks; c++)
+		ok = g->addr[c] != HADDR_UNDEF &&
+		    g->addr[c] + g->chunk <= size;
 	return ok ? BALE_OK : hdf5_images_fail(r, "cannot locate the image "
 	    "chunks of", path);
 }
@@ -202,7 +217,7 @@ static int hdf5_source_check(struct bale_reader *r, struct hdf5_r *st,
 	g->len = mp->vend - mp->vstart;
 	g->src_start = mp->sstart;
 	g->fd = s->fd;
-	return hdf5_seg_locate(r, g, s->dset, src, s->size);
+	return hdf5_seg_locate(r, g, s->dset, src, s->fd, s->size);
 }
 
 /* The sources' HDF5 handles, once every mapping is checked. */
@@ -281,7 +296,7 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 			st->segs[0].fd = -1;	/* st->fd */
 			st->segs[0].len = end;
 			rc = hdf5_seg_locate(r, &st->segs[0], st->images,
-			    st->files[0], st->size);
+			    st->files[0], st->fd, st->size);
 		}
 	}
 	H5Pclose(dcpl);
