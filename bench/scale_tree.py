@@ -40,8 +40,21 @@ def copies(out, n):
                 os.symlink(f"c{c:04d}", link)
 
 
+def check_room(out, n):
+    """Each set of class folders takes 1000 inodes (a symbolic link is
+    one), and a count mistaken for samples (10000000 for 10 M) would use
+    up the filesystem's: refuse what does not fit with room to spare."""
+    st = os.statvfs(os.path.dirname(os.path.abspath(out)))
+    need = CLASSES * (PER_CLASS // 1000 + n)
+    if n < 1 or need > st.f_favail // 2:
+        sys.exit(f"{out}: COPIES is in millions of samples; {n} sets need "
+                 f"{need} inodes, and the filesystem has {st.f_favail} "
+                 "free (at most half of them are used)")
+
+
 def main():
     src, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    check_room(out, n)
     base_tree(src, out)
     copies(out, n)
 
