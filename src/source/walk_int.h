@@ -57,8 +57,8 @@ struct walk_store {
 				 * before it (bale_walk_path_cmp) */
 	struct walk_labels {	/* runs of equal labels, coded: a
 				 * shuffled list's are one sample each */
-		struct bale_buf text;	/* closed runs: varints of the
-					 * length and the label */
+		struct bale_buf text;	/* closed runs, coded
+					 * (store_put_run) */
 		struct walk_label_block {
 			uint64_t first;	/* its first run's first sample */
 			size_t at;	/* that run in @text */

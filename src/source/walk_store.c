@@ -12,7 +12,8 @@
  * order, where its text would share little with the one before), or
  * past STORE_DIRS folders its text. A record: varint head << 2 | how
  * the folder comes (DIR_SAME, DIR_NUMBER + varint, DIR_TEXT + varint
- * length and bytes), varint tail, varint middle's length, the middle.
+ * length and bytes), the tail and the middle's length (store_put_ends),
+ * the middle.
  * A block of STORE_BLOCK starts afresh (no name nor folder before), so
  * one path decodes in at most STORE_BLOCK steps. */
 #include "walk_int.h"
@@ -26,6 +27,8 @@
 #define STORE_DIRS 65536	/* folders numbered: ImageNet-21k has 21 841
 				 * classes; a tree of more keeps its text */
 #define LABEL_BLOCK 64	/* runs: one label decodes in as many steps */
+#define MID_BITS 3	/* a name's new middle shorter than MID_MORE */
+#define MID_MORE 7	/* bytes shares a varint with its tail */
 
 enum { DIR_SAME, DIR_NUMBER, DIR_TEXT };
 
@@ -61,6 +64,29 @@ static int store_dir_mode(struct walk_store *s, const char *dir, size_t n,
 	return *number < 0 ? -1 : DIR_NUMBER;
 }
 
+/* A name's shared end (@tail bytes) and new middle's length (@nmid),
+ * as one varint when the middle is short (as in "img_000456.JPEG" after
+ * "img_000455.JPEG": a byte), else that and the rest of the length. */
+static void store_put_ends(struct bale_buf *b, size_t tail, size_t nmid)
+{
+	size_t low = nmid < MID_MORE ? nmid : MID_MORE;
+
+	bale_varint_put(b, (uint64_t)tail << MID_BITS | low);
+	if (low == MID_MORE)
+		bale_varint_put(b, nmid - MID_MORE);
+}
+
+static void store_get_ends(const unsigned char **p, size_t *tail,
+    size_t *nmid)
+{
+	uint64_t v = bale_varint_get(p);
+
+	*tail = (size_t)(v >> MID_BITS);
+	*nmid = (size_t)(v & MID_MORE);
+	if (*nmid == MID_MORE)
+		*nmid += (size_t)bale_varint_get(p);
+}
+
 static int store_add_path(struct walk_store *s, const char *path, size_t len)
 {
 	const char *slash = memrchr(path, '/', len);
@@ -91,8 +117,7 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 		bale_varint_put(&s->text, ndir);
 		bale_buf_add(&s->text, path, ndir);
 	}
-	bale_varint_put(&s->text, tail);
-	bale_varint_put(&s->text, nname - head - tail);
+	store_put_ends(&s->text, tail, nname - head - tail);
 	bale_buf_add(&s->text, name + head, nname - head - tail);
 	bale_buf_reset(&s->prev);
 	bale_buf_add(&s->prev, name, nname);
@@ -100,6 +125,37 @@ static int store_add_path(struct walk_store *s, const char *path, size_t len)
 	bale_buf_add(&s->prev_dir, path, ndir);
 	return s->text.failed || s->prev.failed || s->prev_dir.failed ?
 	    -1 : 0;
+}
+
+/* A run of @len samples labelled @label, coded: a run of one (every
+ * sample, in a list in random order) as one varint, its label's zigzag
+ * shifted past a 1 bit; a longer one as its length shifted past a 0
+ * bit, then the label's zigzag. */
+static void store_put_run(struct bale_buf *b, uint64_t len, int64_t label)
+{
+	uint64_t z = bale_zigzag(label);
+
+	if (len == 1 && z >> 62 == 0) {
+		bale_varint_put(b, z << 1 | 1);
+		return;
+	}
+	bale_varint_put(b, len << 1);
+	bale_varint_put(b, z);
+}
+
+/* The run at *@p (which moves past it). */
+static void store_get_run(const unsigned char **p, uint64_t *len,
+    int64_t *label)
+{
+	uint64_t v = bale_varint_get(p);
+
+	if (v & 1) {
+		*len = 1;
+		*label = bale_unzigzag(v >> 1);
+		return;
+	}
+	*len = v >> 1;
+	*label = bale_unzigzag(bale_varint_get(p));
 }
 
 /* Sample @n is labelled @label: the open run grows, or closes (coded)
@@ -118,8 +174,7 @@ static int store_add_label(struct walk_labels *l, uint64_t n, int64_t label)
 			    l->open_first;
 			l->blocks[l->nruns / LABEL_BLOCK].at = l->text.len;
 		}
-		bale_varint_put(&l->text, n - l->open_first);
-		bale_varint_put(&l->text, bale_zigzag(l->open_label));
+		store_put_run(&l->text, n - l->open_first, l->open_label);
 		if (l->text.failed)
 			return -1;
 		l->nruns++;
@@ -278,8 +333,7 @@ static void store_step(const struct walk_store *s, const unsigned char **p,
 	size_t nmid;
 
 	store_get_dir(s, v, p, dir, ndir);
-	tail = (size_t)bale_varint_get(p);
-	nmid = (size_t)bale_varint_get(p);
+	store_get_ends(p, &tail, &nmid);
 	store_splice(name, (size_t)(v >> 2), tail, *p, nmid);
 	*p += nmid;
 }
@@ -339,7 +393,7 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 	size_t b;
 	uint64_t first;
 	uint64_t len;
-	uint64_t label;
+	int64_t label;
 
 	if (!l->nruns || i >= l->open_first)
 		return l->open_label;
@@ -347,10 +401,9 @@ int64_t bale_walk_label(const struct bale_walk *w, size_t i)
 	first = l->blocks[b].first;
 	p = (const unsigned char *)l->text.data + l->blocks[b].at;
 	for (;;) {	/* i lies in a closed run: one of this block's */
-		len = bale_varint_get(&p);
-		label = bale_varint_get(&p);
+		store_get_run(&p, &len, &label);
 		if (i < first + len)
-			return bale_unzigzag(label);
+			return label;
 		first += len;
 	}
 }
@@ -400,6 +453,7 @@ static int cursor_past_block(const struct bale_walk_cursor *c,
 int64_t bale_walk_cursor_label(struct bale_walk_cursor *c, size_t i)
 {
 	const struct walk_labels *l = &c->w->store.labels;
+	uint64_t len;
 	size_t b;
 
 	if (!l->nruns || i >= l->open_first)
@@ -415,8 +469,8 @@ int64_t bale_walk_cursor_label(struct bale_walk_cursor *c, size_t i)
 		if (c->run_end > c->run_first)
 			c->run++;
 		c->run_first = c->run_end;
-		c->run_end += bale_varint_get(&c->lp);
-		c->run_label = bale_unzigzag(bale_varint_get(&c->lp));
+		store_get_run(&c->lp, &len, &c->run_label);
+		c->run_end += len;
 	}
 	return c->run_label;
 }
