@@ -450,7 +450,7 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	struct diff_stat st;
 	uint64_t line;
 	int64_t label;
-	int kept;
+	int met, kept;
 	int rc = diff_sorted_gone(r, s, rec, matched);
 
 	if (rc != BALE_OK)
@@ -458,7 +458,8 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	bale_xsort_put_u64be(item, bale_varint_get(&p));
 	label = bale_unzigzag(bale_varint_get(&p));
 	diff_stat_of(r, rec, &st);
-	if (s->have && strcmp(s->path.data, rec) == 0) {
+	met = s->have && strcmp(s->path.data, rec) == 0;
+	if (met) {
 		*matched = 1;	/* a path walked twice meets it twice */
 		line = diff_get_sample(s->at, &e);
 		rc = diff_keep(r, &st, label, &e, line, &kept);
@@ -470,7 +471,7 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	bale_varint_put(&s->rec, st.size);
 	bale_varint_put(&s->rec, bale_zigzag(st.mtime_ns));
 	bale_varint_put(&s->rec, bale_zigzag(st.ctime_ns));
-	if (*matched && strcmp(s->path.data, rec) == 0)
+	if (met)
 		bale_buf_add(&s->rec, s->at, s->at_len);
 	return diff_sorted_add(r, &s->met, &s->rec);
 }
