@@ -419,30 +419,28 @@ static uint64_t diff_get_sample(const unsigned char *p,
 
 /* Manifest samples before @path (all with @path NULL) are gone. */
 static int diff_sorted_gone(struct diff_run *r, struct diff_sorted *s,
-    const char *path, int *matched)
+    const char *path)
 {
 	struct bale_manifest_entry e;
 	int rc = BALE_OK;
 
 	while (rc == BALE_OK && s->have && (!path ||
 	    strcmp(s->path.data, path) < 0)) {
-		if (!*matched) {
-			diff_get_sample(s->at, &e);
-			rc = diff_gone(r, s->path.data, e.key);
-		}
-		*matched = 0;
+		diff_get_sample(s->at, &e);
+		rc = diff_gone(r, s->path.data, e.key);
 		if (rc == BALE_OK)
 			rc = diff_next_sample(r, s);
 	}
 	return rc;
 }
 
-/* Walked file @rec (in path order) against the manifest's sample;
- * *@matched says a file met the sample s->path holds. A file that
- * stays is done with; the others go to the sort by index, to be
- * packed in walk order. */
+/* Walked file @rec (in path order) against the manifest's sample. A
+ * sample meets one file: a path listed twice (and packed twice) meets
+ * its two samples in turn, each sort keeping its order. A file that
+ * stays is done with; the others go to the sort by index, to be packed
+ * in walk order. */
 static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
-    const char *rec, int *matched)
+    const char *rec)
 {
 	const unsigned char *p = (const unsigned char *)rec + strlen(rec) + 1;
 	struct bale_manifest_entry e;
@@ -450,8 +448,8 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	struct diff_stat st;
 	uint64_t line;
 	int64_t label;
-	int met, kept;
-	int rc = diff_sorted_gone(r, s, rec, matched);
+	int met, kept = 0;
+	int rc = diff_sorted_gone(r, s, rec);
 
 	if (rc != BALE_OK)
 		return rc;
@@ -460,20 +458,20 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	diff_stat_of(r, rec, &st);
 	met = s->have && strcmp(s->path.data, rec) == 0;
 	if (met) {
-		*matched = 1;	/* a path walked twice meets it twice */
 		line = diff_get_sample(s->at, &e);
 		rc = diff_keep(r, &st, label, &e, line, &kept);
-		if (rc != BALE_OK || kept)
-			return rc;
 	}
-	bale_buf_reset(&s->rec);
-	bale_buf_add(&s->rec, item, sizeof(item));
-	bale_varint_put(&s->rec, st.size);
-	bale_varint_put(&s->rec, bale_zigzag(st.mtime_ns));
-	bale_varint_put(&s->rec, bale_zigzag(st.ctime_ns));
-	if (met)
-		bale_buf_add(&s->rec, s->at, s->at_len);
-	return diff_sorted_add(r, &s->met, &s->rec);
+	if (rc == BALE_OK && !kept) {
+		bale_buf_reset(&s->rec);
+		bale_buf_add(&s->rec, item, sizeof(item));
+		bale_varint_put(&s->rec, st.size);
+		bale_varint_put(&s->rec, bale_zigzag(st.mtime_ns));
+		bale_varint_put(&s->rec, bale_zigzag(st.ctime_ns));
+		if (met)
+			bale_buf_add(&s->rec, s->at, s->at_len);
+		rc = diff_sorted_add(r, &s->met, &s->rec);
+	}
+	return rc == BALE_OK && met ? diff_next_sample(r, s) : rc;
 }
 
 /* Both sorted, joined: each walked file's match to the sort by index,
@@ -482,7 +480,6 @@ static int diff_join(struct diff_run *r, struct diff_sorted *s)
 {
 	const void *p;
 	size_t n;
-	int matched = 0;
 	int got = 0;
 	int rc = BALE_OK;
 
@@ -491,11 +488,11 @@ static int diff_join(struct diff_run *r, struct diff_sorted *s)
 		    s->man.err);
 	rc = diff_next_sample(r, s);
 	while (rc == BALE_OK && (got = bale_xsort_next(&s->walk, &p, &n)) > 0)
-		rc = diff_join_one(r, s, p, &matched);
+		rc = diff_join_one(r, s, p);
 	if (rc == BALE_OK && got < 0)
 		rc = diff_sort_failed(r, s->walk.err);
 	if (rc == BALE_OK)
-		rc = diff_sorted_gone(r, s, NULL, &matched);
+		rc = diff_sorted_gone(r, s, NULL);
 	return rc;
 }
 
