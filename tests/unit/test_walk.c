@@ -193,13 +193,13 @@ static void listed_path(size_t i, char *out, size_t cap)
 }
 
 /* Labels in the list's order, runs of one and of many, and back down;
- * some past a byte's varint, some as large as a list allows. */
+ * some past a byte's varint, some past three. */
 static int64_t listed_label(size_t i)
 {
 	if (i < 300)
 		return (int64_t)(i / 50);
-	if (i % 1009 < 2)	/* the largest a list may give */
-		return INT32_MAX - (int64_t)(i % 1009);
+	if (i % 1009 < 2)	/* a run of one in four varint bytes */
+		return ((int64_t)1 << 20) - 1 - (int64_t)(i % 1009);
 	if (i % 97 < 3)
 		return 40000 + (int64_t)(i % 1000);
 	return (int64_t)((i * 7919) % 11);
