@@ -458,10 +458,10 @@ static int walk_list_line(struct bale_walk *w, char *line, size_t lineno,
 	errno = 0;
 	label = strtoll(tab + 1, &end, 10);
 	if (errno != 0 || end == tab + 1 || *end != '\0' || label < 0 ||
-	    label > INT32_MAX)
+	    label > WALK_MAX_LABEL)	/* labels size the class table */
 		return bale_errbuf_set(&w->err, BALE_EINVAL,
-		    "list: line %zu: label '%s' is not an integer in 0..%d",
-		    lineno, tab + 1, INT32_MAX);
+		    "list: line %zu: label '%s' is not an integer in 0..%lld",
+		    lineno, tab + 1, (long long)WALK_MAX_LABEL);
 	if (label > r->maxlabel)
 		r->maxlabel = label;
 	return r->take(w, line, label, r->ctx);

@@ -198,9 +198,10 @@ int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
  *  packed output's sample). */
 int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
     const struct bale_walk_member *loc);
-/* The highest label a source may give (packed outputs, WebDataset): a
- * label indexes the class list every format writes, so a wild one
- * would make that list huge. */
+/* The highest label a source may give (packed outputs, WebDataset, a
+ * list file): a label indexes the class list every format writes, so a
+ * wild one would make that list huge (a list's label of 2^31 ran for
+ * minutes towards a class table of hundreds of GB). */
 #define WALK_MAX_LABEL ((int64_t)1 << 24)
 
 /** Grow the class list, unnamed, until @label indexes it (sources that

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A list file chooses the samples, their order and labels; a bad line is
-# reported with its number.
+# reported with its number, a label past the largest a source may give
+# too.
 . "$TESTS/cli/lib.sh"
 require_backend wds
 "$MKDATA" tricky "$T/in"
@@ -24,3 +25,10 @@ run "$BALE" pack "$T/in" --list "$T/bad" -f wds -o "$T/out2"
 expect_status 1
 expect_stderr "line 2: expected PATH<TAB>LABEL"
 expect_no_output "$T/out2"
+# a label indexes the class list every format writes: one past what a
+# source may give is refused at once, as a packed output's would be
+printf '10/ten.jpg\t3\nZebra/b.png\t16777217\n' > "$T/wild"
+run timeout 60 "$BALE" pack "$T/in" --list "$T/wild" -f wds -o "$T/out3"
+expect_status 1
+expect_stderr "line 2: label '16777217' is not an integer in 0..16777216"
+expect_no_output "$T/out3"
