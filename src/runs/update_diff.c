@@ -56,6 +56,21 @@ static void diff_stat_of(struct diff_run *r, const char *path,
 	st->ctime_ns = bale_manifest_ns(&sb.st_ctim);
 }
 
+/* A stat in a sort record, as varints, and back (*@p moves on). */
+static void diff_stat_put(struct bale_buf *b, const struct diff_stat *st)
+{
+	bale_varint_put(b, st->size);
+	bale_varint_put(b, bale_zigzag(st->mtime_ns));
+	bale_varint_put(b, bale_zigzag(st->ctime_ns));
+}
+
+static void diff_stat_get(const unsigned char **p, struct diff_stat *st)
+{
+	st->size = bale_varint_get(p);
+	st->mtime_ns = bale_unzigzag(bale_varint_get(p));
+	st->ctime_ns = bale_unzigzag(bale_varint_get(p));
+}
+
 /* Walk item @i is packed; an update (not a first run) lists it too. */
 static int diff_pack(struct diff_run *r, uint64_t i,
     const struct diff_stat *st, int replaces)
@@ -464,9 +479,7 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	if (rc == BALE_OK && !kept) {
 		bale_buf_reset(&s->rec);
 		bale_buf_add(&s->rec, item, sizeof(item));
-		bale_varint_put(&s->rec, st.size);
-		bale_varint_put(&s->rec, bale_zigzag(st.mtime_ns));
-		bale_varint_put(&s->rec, bale_zigzag(st.ctime_ns));
+		diff_stat_put(&s->rec, &st);
 		if (met)
 			bale_buf_add(&s->rec, s->at, s->at_len);
 		rc = diff_sorted_add(r, &s->met, &s->rec);
@@ -519,9 +532,7 @@ static int diff_apply(struct diff_run *r, struct diff_sorted *s)
 	    0) {
 		i = bale_xsort_get_u64be(rec);
 		p = (const unsigned char *)rec + 8;
-		st.size = bale_varint_get(&p);
-		st.mtime_ns = bale_unzigzag(bale_varint_get(&p));
-		st.ctime_ns = bale_unzigzag(bale_varint_get(&p));
+		diff_stat_get(&p, &st);
 		if (!(path = diff_walk_path(r, i)))
 			return diff_nomem(r);
 		met = p < (const unsigned char *)rec + n;	/* a sample */

@@ -386,28 +386,6 @@ static size_t store_label_block(const struct walk_labels *l, size_t i)
 	return lo;
 }
 
-int64_t bale_walk_label(const struct bale_walk *w, size_t i)
-{
-	const struct walk_labels *l = &w->store.labels;
-	const unsigned char *p;
-	size_t b;
-	uint64_t first;
-	uint64_t len;
-	int64_t label;
-
-	if (!l->nruns || i >= l->open_first)
-		return l->open_label;
-	b = store_label_block(l, i);
-	first = l->blocks[b].first;
-	p = (const unsigned char *)l->text.data + l->blocks[b].at;
-	for (;;) {	/* i lies in a closed run: one of this block's */
-		store_get_run(&p, &len, &label);
-		if (i < first + len)
-			return label;
-		first += len;
-	}
-}
-
 void bale_walk_cursor_init(struct bale_walk_cursor *c,
     const struct bale_walk *w)
 {
@@ -480,6 +458,14 @@ void bale_walk_cursor_release(struct bale_walk_cursor *c)
 	bale_buf_release(&c->name);
 	bale_buf_release(&c->path);
 	memset(c, 0, sizeof(*c));
+}
+
+int64_t bale_walk_label(const struct bale_walk *w, size_t i)
+{
+	struct bale_walk_cursor c;	/* one lookup: seeks, nothing kept */
+
+	bale_walk_cursor_init(&c, w);
+	return bale_walk_cursor_label(&c, i);
 }
 
 int bale_walk_member(const struct bale_walk *w, size_t i,
