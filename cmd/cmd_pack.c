@@ -66,6 +66,11 @@ static const char pack_help_options[] =
 "                        those that do not decode (cut, corrupt, not an\n"
 "                        image), with why; JPEG and PNG are checked\n"
 "      --strict          fail on the first input that cannot be packed\n"
+"      --archive-root DIR  an archive source: the folder inside it that\n"
+"                        holds the class folders ('.': its top level).\n"
+"                        Without it: the top level, or the one top folder\n"
+"                        every image is below when some lie in its\n"
+"                        sub-folders (as 'tar -cf t.tar train' makes)\n"
 "      --allow-damaged   an archive source damaged part-way (cut short, a\n"
 "                        bad header): pack the members before the damage,\n"
 "                        with a warning (without it the run fails: what\n"
@@ -104,6 +109,7 @@ static const char pack_help_examples[] =
 enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_WINDOW,
 	OPT_STRICT, OPT_FORCE, OPT_REPORT, OPT_RESUME, OPT_PART, OPT_UPDATE, OPT_RELABEL, OPT_ALLOW_DAMAGED, OPT_VALIDATE,
+	OPT_ARCHIVE_ROOT,
 };
 
 static const struct option pack_longopts[] = {
@@ -128,6 +134,7 @@ static const struct option pack_longopts[] = {
 	{ "relabel", no_argument, NULL, OPT_RELABEL },
 	{ "allow-damaged", no_argument, NULL, OPT_ALLOW_DAMAGED },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
+	{ "archive-root", required_argument, NULL, OPT_ARCHIVE_ROOT },
 	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -181,6 +188,7 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_FORCE: a->opts.replace = 1; return 0;
 	case OPT_ALLOW_DAMAGED: a->opts.allow_damaged = 1; return 0;
 	case OPT_VALIDATE: a->opts.validate = 1; return 0;
+	case OPT_ARCHIVE_ROOT: a->opts.archive_root = arg; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_RESUME: a->opts.resume = 1; return 0;
 	case OPT_UPDATE: a->opts.update = 1; return 0;

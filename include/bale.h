@@ -313,6 +313,12 @@ struct bale_pack_opts {
 					 * warning; 0: such a source fails the
 					 * run (what follows the damage would
 					 * be missing unnoticed) */
+	const char *archive_root;	/* an archive source: the folder
+					 * inside it that holds the class
+					 * folders ("." its top level); NULL:
+					 * its top level, or its one top
+					 * folder when every image is below
+					 * it and some in its sub-folders */
 };
 
 /** The default read-ahead bound of the reorder window. */

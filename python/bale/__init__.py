@@ -238,7 +238,7 @@ def pack(src, out, formats, *, name=None, list_file=None,
          options=None, threads=0, window=0, shuffle=False, seed=0,
          strict=False, replace=False, resume=False, report=None, part=None,
          update=False, relabel=False, allow_damaged=False,
-         validate=False, **encode):
+         validate=False, archive_root=None, **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
     src:     a folder, an archive, an output to convert; or a list of
@@ -256,6 +256,9 @@ def pack(src, out, formats, *, name=None, list_file=None,
              decode are skipped with why
     allow_damaged: an archive source damaged part-way packs what comes
              before the damage (a warning) instead of failing the run
+    archive_root: an archive source: the folder inside it that holds the
+             class folders ("." its top level); None: the rule of
+             bale-pack(1) (a lone top folder with sub-folders is the root)
     report:  also keep the JSON report at this path
     Returns the report as a dict (samples packed, skipped with reasons,
     outputs...). Raises bale.Error when the run fails; Ctrl-C stops the
@@ -275,6 +278,8 @@ def pack(src, out, formats, *, name=None, list_file=None,
               replace=replace, resume=resume, part=part, update=update,
               relabel=relabel, allow_damaged=allow_damaged,
               validate=validate)
+    if archive_root is not None:
+        kw["archive_root"] = os.fspath(archive_root)
     if list_file is not None:
         kw["list"] = list_file
     if more:

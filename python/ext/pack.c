@@ -208,7 +208,8 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "src", "out", "formats", "name", "list",
 	    "options", "threads", "window", "shuffle", "seed", "strict",
 	    "replace", "resume", "encode", "report", "part", "update",
-	    "relabel", "allow_damaged", "validate", "more", NULL };
+	    "relabel", "allow_damaged", "validate", "more", "archive_root",
+	    NULL };
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
@@ -222,13 +223,14 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
-	    "O!O&zppppO", kwlist, PyUnicode_FSConverter, &src,
+	    "O!O&zppppOz", kwlist, PyUnicode_FSConverter, &src,
 	    PyUnicode_FSConverter, &out, &run.o.formats, &run.o.name,
 	    PyUnicode_FSConverter, &list, &options, &threads, &window,
 	    &run.o.shuffle, &seed, &run.o.strict, &run.o.replace,
 	    &run.o.resume, &PyDict_Type, &encode, PyUnicode_FSConverter,
 	    &report, &part, &run.o.update, &run.o.relabel,
-	    &run.o.allow_damaged, &run.o.validate, &more))
+	    &run.o.allow_damaged, &run.o.validate, &more,
+	    &run.o.archive_root))
 		goto done;
 	if ((options && !(opts = ext_str_array(options))) ||
 	    (more && (!(keep = PyList_New(0)) ||

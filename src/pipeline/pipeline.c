@@ -76,11 +76,23 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	bale_walk_set_stop(run->in.walk, &p->stop);
-	rc = pipe_walk_source(run);
+	if (run->opts->archive_root)
+		rc = bale_walk_set_archive_root(run->in.walk,
+		    run->opts->archive_root);
+	if (rc == BALE_OK)
+		rc = pipe_walk_source(run);
 	p->walk_seconds = pipe_since(&run->t0);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_walk_errmsg(run->in.walk));
+	if (run->opts->archive_root &&
+	    !bale_walk_archive_root_used(run->in.walk)) {
+		bale_errbuf_set(&p->err, BALE_EINVAL, "an archive root names "
+		    "a folder inside an archive of class folders; the source "
+		    "is %s", run->in.source.kind->what);
+		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
+		return BALE_EINVAL;
+	}
 	/* what the walk skipped is the whole run's: part 0 reports it, so
 	 * the parts' reports add up */
 	for (i = 0; run->opts->part_index == 0 &&
@@ -263,6 +275,10 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 	if (o->list && !bale_source_can(&run->in.source, BALE_SOURCE_LISTABLE))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
 		    "cannot select from %s", run->in.source.kind->what);
+	if (o->list && o->archive_root)
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
+		    "names its samples itself: the archive root applies to "
+		    "archives of class folders walked without one");
 	if (!o->encode)
 		return BALE_OK;
 	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)

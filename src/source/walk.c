@@ -58,6 +58,41 @@ void bale_walk_set_stop(struct bale_walk *w, const atomic_int *stop)
 	w->stop = stop;
 }
 
+int bale_walk_set_archive_root(struct bale_walk *w, const char *root)
+{
+	struct bale_buf clean = BALE_BUF_INIT;
+
+	if (bale_walk_clean_path(&clean, NULL, root) != 0) {
+		bale_buf_release(&clean);
+		return bale_errbuf_set(&w->err, BALE_EINVAL, "walk: the "
+		    "folder holding the classes, '%s', must be a path "
+		    "inside the archive (not absolute, no '..')", root);
+	}
+	if (clean.failed) {
+		bale_buf_release(&clean);
+		return bale_walk_nomem(w);
+	}
+	free(w->root);
+	w->root = clean.data;	/* NUL-terminated by the clean */
+	return BALE_OK;
+}
+
+int bale_walk_archive_root_used(const struct bale_walk *w)
+{
+	return w->root_used;
+}
+
+int bale_walk_note_outside(struct bale_walk *w, const char *path,
+    int image)
+{
+	if (!image)
+		return bale_walk_add_note(w, BALE_NOTE_IGNORED, path,
+		    "outside any class folder");
+	return bale_walk_add_note(w, BALE_NOTE_WARNING, path, "image "
+	    "outside any class folder: not packed (torchvision's "
+	    "ImageFolder leaves it out too)");
+}
+
 int bale_walk_stopped(struct bale_walk *w)
 {
 	if (!w->stop || !atomic_load_explicit(w->stop, memory_order_relaxed))
@@ -287,8 +322,8 @@ static int walk_find_classes(struct bale_walk *w, const char *root)
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (!walk_is_dir(w->rootfd, de)) {
-			rc = bale_walk_add_note(w, BALE_NOTE_IGNORED,
-			    de->d_name, "outside any class folder");
+			rc = bale_walk_note_outside(w, de->d_name,
+			    bale_walk_is_image(de->d_name));
 			continue;
 		}
 		if (bale_grow_array((void **)&w->classes, &cap, w->nclasses + 1,
@@ -597,6 +632,7 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->members);
 	free(w->dataset);
 	free(w->dataset_format);
+	free(w->root);
 	bale_reader_free(w->dataset_reader);
 	bale_walk_classes_release(&w->found);
 	bale_walk_sort_release(&w->sort);

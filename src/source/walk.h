@@ -35,6 +35,18 @@ int bale_walk_new(struct bale_walk **out);
  *  compressed tar or tree takes minutes, and Ctrl-C must not wait. */
 void bale_walk_set_stop(struct bale_walk *w, const atomic_int *stop);
 
+/** Take an archive's classes from the folder @root inside it ("" or
+ *  ".": the archive's top level) instead of by the rule: the top level,
+ *  unless every image lies below one top folder and some in its
+ *  sub-folders (what `tar -cf train.tar train` makes), which is then
+ *  the root. Members outside @root are noted as ignored.
+ *  @return BALE_OK, BALE_EINVAL (absolute, or with ".."), BALE_ENOMEM */
+int bale_walk_set_archive_root(struct bale_walk *w, const char *root);
+
+/** 1 when the walk listed ImageFolder archives, where a root set by
+ *  bale_walk_set_archive_root() applies. */
+int bale_walk_archive_root_used(const struct bale_walk *w);
+
 /** Collect the samples of the ImageFolder tree at @root.
  *  @return BALE_OK, or BALE_ENOENT (no root, no class folder), BALE_EIO,
  *  BALE_ENOMEM (see bale_walk_errmsg) */

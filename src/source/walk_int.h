@@ -122,6 +122,10 @@ struct bale_walk {
 	char *dataset_format;
 	struct bale_reader *dataset_reader;	/* kept open while samples
 						 * lie where it said */
+	char *root;		/* archives: the folder holding the classes,
+				 * cleaned ("": the top level); NULL: the
+				 * rule decides (walk_member.c) */
+	int root_used;		/* ImageFolder archives were listed */
 	struct walk_classes found;	/* archives: labels are their ids
 					 * until bale_walk_members_finish() */
 	struct walk_store store;	/* the sealed samples */
@@ -137,7 +141,10 @@ struct bale_walk {
 		size_t nruns;
 		size_t capruns;
 		int shallow;	/* some member lies right in its class
-				 * folder: no top folder to strip */
+				 * folder */
+		int deep;	/* some member lies in a sub-folder of its
+				 * class folder: a lone top folder is the
+				 * root, its sub-folders the classes */
 		size_t chunk;	/* members a run holds; 0: the default
 				 * (tests make it small) */
 	} sort;
@@ -190,6 +197,10 @@ void bale_walk_store_release(struct walk_store *s);
 int bale_walk_stopped(struct bale_walk *w);
 int bale_walk_add_note(struct bale_walk *w, enum bale_walk_note_kind kind,
     const char *path, const char *reason);
+/** Note a file at @path outside any class folder: ignored, or, an
+ *  @image, said in a warning (a sample the user may have meant). */
+int bale_walk_note_outside(struct bale_walk *w, const char *path,
+    int image);
 /** Append a sample: a file below the root (an archive walker then sets
  *  the last item's member). */
 int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
@@ -278,6 +289,8 @@ int64_t bale_walk_class_id(struct walk_classes *c, const char *name,
 int bale_walk_label_classes(struct bale_walk *w, int64_t **map);
 /** Warn of each class that @count (by label) says holds no sample. */
 int bale_walk_warn_empty_classes(struct bale_walk *w, const size_t *count);
+/** 1 when an archive's one top folder is its root (walk_member.c). */
+int bale_walk_top_is_root(const struct bale_walk *w);
 /** Say that the sub-folders of the one top folder are taken as the
  *  classes, and forget the classes found so far. */
 int bale_walk_note_top_folder(struct bale_walk *w);

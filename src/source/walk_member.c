@@ -185,8 +185,8 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 
 	if (!slash)
 		return m->kind == WALK_DIR ? BALE_OK :
-		    bale_walk_add_note(w, BALE_NOTE_IGNORED, path->data,
-		    "outside any class folder");
+		    bale_walk_note_outside(w, path->data, m->kind == WALK_FILE &&
+		    bale_walk_is_image(path->data));
 	label = bale_walk_class_id(&w->found, path->data,
 	    (size_t)(slash - path->data));
 	if (label < 0)
@@ -208,7 +208,9 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 	if (why)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
 		    why);
-	if (!strchr(slash + 1, '/'))
+	if (strchr(slash + 1, '/'))
+		w->sort.deep = 1;
+	else
 		w->sort.shallow = 1;
 	rc = bale_walk_add_located(w, path->data, label, &m->loc);
 	return rc == BALE_OK ? bale_walk_sort_chunk(w) : rc;
@@ -231,6 +233,33 @@ static int walk_keep_member(struct bale_walk *w, const struct walk_member *m,
 	    why);
 }
 
+/* With a folder named as the classes' root, a clean @path below it
+ * loses "root/"; 0 when it lies outside the root. */
+static int walk_cut_root(const struct bale_walk *w, struct bale_buf *path)
+{
+	size_t n = strlen(w->root);
+
+	if (n == 0)
+		return 1;
+	if (strncmp(path->data, w->root, n) != 0 ||
+	    (path->data[n] != '/' && path->data[n] != '\0'))
+		return 0;
+	if (path->data[n] == '\0')
+		n--;	/* the root itself: nothing left */
+	memmove(path->data, path->data + n + 1, path->len - n);
+	path->len -= n + 1;
+	return 1;
+}
+
+static int walk_note_outside_root(struct bale_walk *w,
+    const struct walk_member *m, const char *path)
+{
+	if (m->kind == WALK_DIR)
+		return BALE_OK;
+	return bale_walk_add_note(w, BALE_NOTE_IGNORED, path, "outside the "
+	    "folder named as the one holding the classes");
+}
+
 int bale_walk_take_member(struct bale_walk *w, const struct walk_member *m)
 {
 	struct bale_buf path = BALE_BUF_INIT;
@@ -244,6 +273,8 @@ int bale_walk_take_member(struct bale_walk *w, const struct walk_member *m)
 		    "unsafe member path (absolute or with '..')");
 	else if (path.failed)
 		rc = bale_walk_nomem(w);
+	else if (!w->listed && w->root && !walk_cut_root(w, &path))
+		rc = walk_note_outside_root(w, m, path.data);
 	else if (path.len == 0)
 		rc = BALE_OK;	/* the archive's own top folder */
 	else if (w->listed)
@@ -355,78 +386,92 @@ static int walk_warn_empty_items(struct bale_walk *w)
 	return rc;
 }
 
-/* Every image below one top folder, none directly in it (what `tar -cf
- * top.tar top` makes): its sub-folders are the classes, as packing the
- * extracted folder would have them. */
-static int walk_one_top_folder(const struct bale_walk *w)
+/* The rule for an archive's root: every image below one top folder,
+ * and some in its sub-folders (what `tar -cf top.tar top` makes, top
+ * holding the class folders): the top folder is the root and its
+ * sub-folders are the classes, as packing the extracted folder would
+ * have them; an image directly in it lies outside any class, as a file
+ * in a root folder does. Otherwise the archive's top level is the
+ * root. A root the user named overrides the rule. */
+int bale_walk_top_is_root(const struct bale_walk *w)
 {
-	const char *p, *slash;
-	size_t i;
-
-	if (w->found.n != 1 || w->nitems == 0)
-		return 0;
-	for (i = 0; i < w->nitems; i++) {
-		p = w->arena.data + w->items[i].path;
-		slash = strchr(p, '/');
-		if (!slash || !strchr(slash + 1, '/'))
-			return 0;
-	}
-	return 1;
+	return !w->root && w->found.n == 1 && w->sort.deep;
 }
 
 int bale_walk_note_top_folder(struct bale_walk *w)
 {
-	char note[300];
+	char note[400];
 	const char *top = w->found.names[0];
 	int rc;
 
 	snprintf(note, sizeof(note), "every image is below the one folder "
-	    "'%s': its sub-folders are taken as the classes, as for the "
-	    "folder extracted", top);
+	    "'%s', some in its sub-folders: they are taken as the classes, "
+	    "as packing the extracted folder would, and an image directly "
+	    "in '%s' is left out (another folder can be named as the one "
+	    "holding the classes)", top, top);
 	rc = bale_walk_add_note(w, BALE_NOTE_WARNING, top, note);
 	bale_walk_classes_release(&w->found);
 	return rc;
 }
 
 /* Take the sub-folders of the one top folder as the classes: each
- * sample's path loses "top/", its class is the next folder. */
+ * sample's path loses "top/", its class is the next folder, and an
+ * image right in the top folder is left out, noted. */
 static int walk_strip_top_folder(struct bale_walk *w)
 {
 	size_t cut = strlen(w->found.names[0]) + 1;
-	const char *p;
-	size_t i;
+	const char *p, *slash;
+	size_t i, kept = 0;
 	int64_t label;
 
 	if (bale_walk_note_top_folder(w) != BALE_OK)
 		return w->err.rc;
 	for (i = 0; i < w->nitems; i++) {
-		w->items[i].path += cut;
-		w->items[i].dirlen -= cut;
 		p = w->arena.data + w->items[i].path;
-		label = bale_walk_class_id(&w->found, p,
-		    (size_t)(strchr(p, '/') - p));
+		slash = strchr(p + cut, '/');
+		if (!slash) {
+			if (bale_walk_note_outside(w, p, 1) != BALE_OK)
+				return w->err.rc;
+			continue;
+		}
+		label = bale_walk_class_id(&w->found, p + cut,
+		    (size_t)(slash - p - cut));
 		if (label < 0)
 			return bale_walk_nomem(w);
-		w->items[i].label = label;
+		w->items[kept] = w->items[i];
+		w->items[kept].path += cut;
+		w->items[kept].dirlen -= cut;
+		w->items[kept++].label = label;
 	}
+	w->nitems = kept;
 	return BALE_OK;
+}
+
+static int walk_no_class(struct bale_walk *w, const char *src)
+{
+	if (w->root && *w->root)
+		return bale_errbuf_set(&w->err, BALE_ENOENT, "walk: no class "
+		    "folder below '%s' in '%s' (expected members "
+		    "%s/CLASS/IMAGE)", w->root, src, w->root);
+	return bale_errbuf_set(&w->err, BALE_ENOENT, "walk: no class folder "
+	    "in '%s' (expected members CLASS/IMAGE, or a tar of per-class "
+	    "tars)", src);
 }
 
 int bale_walk_members_finish(struct bale_walk *w, const char *src)
 {
 	int rc;
 
+	w->root_used = 1;
 	if (w->sort.nruns)	/* the members outgrew memory */
 		return bale_walk_sort_finish(w);
-	if (walk_one_top_folder(w)) {
+	if (bale_walk_top_is_root(w)) {
 		rc = walk_strip_top_folder(w);
 		if (rc != BALE_OK)
 			return rc;
 	}
 	if (w->found.n == 0)
-		return bale_errbuf_set(&w->err, BALE_ENOENT,
-		    "walk: no class folder in '%s' (expected members "
-		    "CLASS/IMAGE, or a tar of per-class tars)", src);
+		return walk_no_class(w, src);
 	rc = bale_walk_label_classes(w, NULL);
 	bale_walk_classes_release(&w->found);
 	if (rc != BALE_OK)

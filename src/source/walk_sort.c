@@ -42,7 +42,7 @@ struct sort_reader {
  * cut from each path ("top/"); 0 when there is none. */
 static size_t sort_cut(const struct bale_walk *w)
 {
-	if (w->found.n != 1 || w->sort.shallow)
+	if (!bale_walk_top_is_root(w))
 		return 0;
 	return strlen(w->found.names[0]) + 1;
 }
@@ -245,11 +245,12 @@ static int sort_resort_run(struct bale_walk *w, size_t k, size_t cut)
 	return rc;
 }
 
-/* The classes, once the top folder is cut: the folders below it. */
+/* The classes, once the top folder is cut: the folders below it (an
+ * image right in the top folder is in none). */
 static int sort_classes_below_top(struct bale_walk *w, size_t cut)
 {
 	struct sort_reader r;
-	const char *p;
+	const char *p, *slash;
 	size_t k;
 	int more = 1;
 	int rc = bale_walk_note_top_folder(w);
@@ -258,9 +259,9 @@ static int sort_classes_below_top(struct bale_walk *w, size_t cut)
 		sort_reader_start(&r, &w->sort.runs[k], k);
 		while ((rc = sort_next(w, &r, &more)) == BALE_OK && more) {
 			p = r.path + cut;
-			if (bale_walk_class_id(&w->found, p,
-			    (size_t)((char *)memchr(p, '/', r.len - cut) -
-			    p)) < 0) {
+			slash = memchr(p, '/', r.len - cut);
+			if (slash && bale_walk_class_id(&w->found, p,
+			    (size_t)(slash - p)) < 0) {
 				rc = bale_walk_nomem(w);
 				break;
 			}
@@ -302,6 +303,7 @@ static void sort_sift(struct sort_reader **heap, size_t n, size_t i,
  * shows it is not a duplicate name, and each label's count. */
 struct sort_merge {
 	struct bale_buf held;	/* its path, cut */
+	struct bale_buf stray;	/* the path of one outside any class */
 	int64_t label;
 	struct bale_walk_member m;
 	int holding;
@@ -354,6 +356,13 @@ static int sort_take(struct bale_walk *w, struct sort_merge *g,
 	size_t len = r->len - g->cut;
 	int rc = BALE_OK;
 
+	if (g->cut && !memchr(path, '/', len)) {
+		bale_buf_reset(&g->stray);	/* right in the top folder */
+		bale_buf_add(&g->stray, r->path, r->len);
+		bale_buf_add(&g->stray, "", 1);
+		return g->stray.failed ? bale_walk_nomem(w) :
+		    bale_walk_note_outside(w, g->stray.data, 1);
+	}
 	if (g->holding && g->held.len == len &&
 	    memcmp(g->held.data, path, len) == 0)
 		rc = bale_walk_note_duplicate(w, g->held.data);
@@ -417,6 +426,7 @@ static int sort_merge(struct bale_walk *w, const int64_t *label_of,
 
 	memset(&g, 0, sizeof(g));
 	g.held = (struct bale_buf)BALE_BUF_INIT;
+	g.stray = (struct bale_buf)BALE_BUF_INIT;
 	g.label_of = label_of;
 	g.cut = cut;
 	g.count = calloc(w->nclasses ? w->nclasses : 1, sizeof(*g.count));
@@ -427,6 +437,7 @@ static int sort_merge(struct bale_walk *w, const int64_t *label_of,
 	for (k = 0; rd && k < w->sort.nruns; k++)
 		bale_buf_release(&rd[k].win);
 	bale_buf_release(&g.held);
+	bale_buf_release(&g.stray);
 	free(g.count);
 	free(heap);
 	free(rd);

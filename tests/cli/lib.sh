@@ -27,10 +27,21 @@ expect_stderr() {
     grep -qF -- "$1" "$T/stderr" || { cat "$T/stderr" >&2; fail "stderr lacks '$1'"; }
 }
 
-# nothing that looks complete, nor any temporary file, under $1
+expect_no_stderr() {
+    if grep -qF -- "$1" "$T/stderr"; then
+        cat "$T/stderr" >&2
+        fail "stderr has '$1'"
+    fi
+}
+
+# nothing that looks complete, nor any temporary file, under $1: a
+# failed run leaves at most its resume journal (whatever the formats'
+# file names), and no output that bale recognises
 expect_no_output() {
-    if [ -n "$(find "$1" -name '*-shards.json' -o -name '*.tar' -o -name '*.idx' -o -name '*.bidx' -o -name '*.partial' 2>/dev/null)" ]; then
-        ls -la "$1" >&2
+    local left
+    left=$(find "$1" -type f ! -name '*-resume.json' 2>/dev/null || true)
+    if [ -n "$left" ] || "$BALE" info "$1" >/dev/null 2>&1; then
+        ls -laR "$1" >&2
         fail "'$1' holds output after a failed run"
     fi
 }

@@ -111,9 +111,17 @@ expect_status 0
 "$PY" "$TESTS/cli/same_output.py" "$T/ref-shuf" "$T/shuf-streams"
 
 # the usual `tar -cf top.tar top`: every image below one top folder; its
-# sub-folders are the classes (said), as packing the folder gives them
+# sub-folders are the classes (said), as packing the folder gives them;
+# an image right in the top folder is in no class, there as in the
+# folder (named in a warning, not packed)
 mkdir "$T/top"
 cp -r "$T/in" "$T/top/tree"
+cp "$T/in/apple/sub/deep.jpg" "$T/top/tree/stray.jpg"
+run "$BALE" pack "$T/top/tree" -f "$formats" -o "$T/ref-stray"
+expect_status 0
+expect_stderr "stray.jpg: image outside any class folder: not packed"
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/ref-stray" ||
+    fail "a stray image changed the folder's pack"
 tar -cf "$T/top.tar" -C "$T/top" tree
 tar -czf "$T/top.tar.gz" -C "$T/top" tree
 (cd "$T/top" && "$PY" -c 'import os, zipfile
@@ -124,10 +132,39 @@ with zipfile.ZipFile("../top.zip", "w") as z:
 for a in top.tar top.tar.gz top.zip; do
     run "$BALE" pack "$T/$a" -f "$formats" -o "$T/out-$a"
     expect_status 0
-    expect_stderr "every image is below the one folder 'tree': its sub-folders are taken as the classes"
+    expect_stderr "every image is below the one folder 'tree', some in its sub-folders: they are taken as the classes"
+    expect_stderr "tree/stray.jpg: image outside any class folder: not packed"
     "$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/out-$a" ||
         fail "$a: differs from the folder's pack"
 done
+# the folder holding the classes named: the archive's top level (one
+# class, 'tree'), or a folder inside it
+run "$BALE" pack "$T/top.tar" -f "$formats" -o "$T/root-top" \
+    --archive-root . --report "$T/root-top.json"
+expect_status 0
+"$BALE" info "$T/root-top" | grep -q '"classes":\["tree"\]' ||
+    fail "--archive-root .: not the one class 'tree'"
+"$PY" - "$T/root-top.json" "$T/ref.json" <<'PY'
+import json, sys
+got, ref = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert got["packed"] == ref["packed"] + 1, (got["packed"], ref["packed"])
+PY
+run "$BALE" pack "$T/top.zip" -f "$formats" -o "$T/root-tree" \
+    --archive-root ./tree/
+expect_status 0
+expect_no_stderr "every image is below"
+"$PY" "$TESTS/cli/same_output.py" "$T/ref" "$T/root-tree" ||
+    fail "--archive-root tree differs from the folder's pack"
+run "$BALE" pack "$T/top.tar.gz" -f "$formats" -o "$T/root-none" \
+    --archive-root nope
+expect_status 1
+expect_stderr "no class folder below 'nope'"
+expect_no_output "$T/root-none"
+run "$BALE" pack "$T/in" -f "$formats" -o "$T/root-folder" \
+    --archive-root tree
+expect_status 2
+expect_stderr "archive root names a folder inside an archive"
+expect_no_output "$T/root-folder"
 # a compressed tar is told apart as it streams (its members wait in a
 # spill until a WebDataset label or an inner tar needs them listed
 # whole): a shard whose .json comes before its .cls, an ImageFolder tar

@@ -180,6 +180,31 @@ class PackTest(common.TempTest):
         self.assertEqual(listing(f"{self.tmp}/two"),
                          listing(f"{self.tmp}/one"))
 
+    def test_archive_root(self):
+        """A tar of a tree with a stray image at its top packs as the
+        tree; archive_root="." takes the top level as the root instead."""
+        import tarfile
+        src = f"{self.tmp}/train"
+        common.mkdata("random", src, "-n", "12", "--classes", "3",
+                      "--min", "16", "--max", "40")
+        with builtins_open(f"{src}/stray.jpg", "wb") as f:
+            f.write(bale.open(common.pack(src, f"{self.tmp}/ref",
+                                          self.formats[0]))[0].data)
+        with tarfile.open(f"{self.tmp}/t.tar", "w") as tar:
+            tar.add(src, arcname="train")
+        fmt = self.formats[0]
+        report = bale.pack(f"{self.tmp}/t.tar", f"{self.tmp}/auto", fmt)
+        self.assertEqual(listing(f"{self.tmp}/auto"),
+                         listing(f"{self.tmp}/ref"))
+        self.assertIn("train/stray.jpg",
+                      [w["path"] for w in report["warnings"]])
+        bale.pack(f"{self.tmp}/t.tar", f"{self.tmp}/top", fmt,
+                  archive_root=".")
+        r = bale.open(f"{self.tmp}/top")
+        self.assertEqual((len(r), r.classes), (13, ["train"]))
+        with self.assertRaises(bale.UsageError):
+            bale.pack(src, f"{self.tmp}/folder", fmt, archive_root="x")
+
     def test_reader_close_and_repr(self):
         out = common.pack(self.src, f"{self.tmp}/out", self.formats[0])
         with bale.open(out) as r:

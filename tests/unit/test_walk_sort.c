@@ -69,8 +69,9 @@ static void make_mixed(void)
 
 /* Every member below one folder: its sub-folders are the classes. With
  * @then, a member outside it comes last, after a chunk was sorted
- * without the top folder. */
-static void make_top(const char *tar, int then)
+ * without the top folder; with @stray, an image lies right in the top
+ * folder, in no class. */
+static void make_top(const char *tar, int then, int stray)
 {
 	char list[4096] = "";
 	char name[64];
@@ -84,6 +85,8 @@ static void make_top(const char *tar, int then)
 	}
 	if (then)
 		put("tops", "other/z.jpg", 3, list, sizeof(list));
+	if (stray)
+		put("tops", "top/stray.jpg", 4, list, sizeof(list));
 	snprintf(cmd, sizeof(cmd), "tar -cf %s -C tops%s", tar, list);
 	run(cmd);
 }
@@ -181,7 +184,7 @@ static void test_top_folder(void)
 	struct bale_walk *w;
 	size_t chunk;
 
-	make_top("top.tar", 0);
+	make_top("top.tar", 0, 0);
 	w = walk_with("top.tar", 4);
 	CHECK(w->sort.nruns == 0);	/* merged and let go */
 	CHECK_EQ(4, bale_walk_nclasses(w));
@@ -190,9 +193,38 @@ static void test_top_folder(void)
 	for (chunk = 2; chunk <= 7; chunk++)
 		check_same_walk("top.tar", chunk);
 	run("rm -rf tops");
-	make_top("then.tar", 1);
+	make_top("then.tar", 1, 0);
 	for (chunk = 2; chunk <= 7; chunk++)
 		check_same_walk("then.tar", chunk);
+}
+
+/* An image right in the one top folder (`tar -cf t.tar train` with a
+ * stray train/x.jpg) does not make the top folder a class: the classes
+ * are still its sub-folders, and the image is left out with a warning,
+ * in memory and past it alike. */
+static void test_stray_in_top_folder(void)
+{
+	enum bale_walk_note_kind kind;
+	const char *path, *why;
+	struct bale_walk *w;
+	size_t chunk, i, warned = 0;
+
+	run("rm -rf tops");
+	make_top("stray.tar", 0, 1);
+	w = walk_with("stray.tar", 0);
+	CHECK_EQ(30, bale_walk_count(w));
+	CHECK_EQ(4, bale_walk_nclasses(w));
+	CHECK_STR("c0", bale_walk_classes(w)[0]);
+	for (i = 0; i < bale_walk_nnotes(w); i++) {
+		bale_walk_note(w, i, &kind, &path, &why);
+		warned += kind == BALE_NOTE_WARNING &&
+		    strcmp(path, "top/stray.jpg") == 0 &&
+		    strstr(why, "outside any class folder") != NULL;
+	}
+	CHECK_EQ(1, warned);
+	bale_walk_free(w);
+	for (chunk = 2; chunk <= 7; chunk++)
+		check_same_walk("stray.tar", chunk);
 }
 
 int main(void)
@@ -204,6 +236,7 @@ int main(void)
 	make_mixed();
 	test_mixed();
 	test_top_folder();
+	test_stray_in_top_folder();
 	CHECK(chdir("/") == 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	run(cmd);
