@@ -333,11 +333,15 @@ static void pack_summary(const struct bale_pipeline *p,
 		    (unsigned long long)st.resumed_at,
 		    (unsigned long long)st.found);
 	fprintf(stderr, "bale pack: %llu samples (%.1f MB) into '%s' in %.2f s"
-	    " (%.0f samples/s); %llu skipped, %llu non-image files ignored\n",
+	    " (%.0f samples/s); %llu skipped, %llu non-image files ignored",
 	    (unsigned long long)st.packed, (double)st.bytes / 1e6,
 	    a->opts.out, st.seconds,
 	    st.seconds > 0 ? (double)st.packed / st.seconds : 0.0,
 	    (unsigned long long)st.skipped, (unsigned long long)st.ignored);
+	if (st.reencoded)	/* nobody loses quality unawares */
+		fprintf(stderr, "; %llu of the samples re-encoded",
+		    (unsigned long long)st.reencoded);
+	fputc('\n', stderr);
 }
 
 /* SIGINT and SIGTERM stop the run cleanly; a second one kills, as the

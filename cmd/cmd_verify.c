@@ -30,8 +30,11 @@ static const char verify_help[] =
 "redrawn as it goes.\n"
 "The same error on consecutive samples (a shard cut short) is said once,\n"
 "with how many samples it covers.\n"
+"An index kept beside the data (.bidx) that is damaged or stale is said\n"
+"once; the samples it concerns are read the slower way and count as bad\n"
+"only if that fails too. A file cut short: the samples past its end.\n"
 "Exit status: 0 all good, 1 some sample is missing, differs or does not\n"
-"decode, 2 usage.\n"
+"decode, or an index is damaged; 2 usage.\n"
 "\nExample: bale verify out/ --decode\n";
 
 /* One output's check: counts, and the error being repeated. */
@@ -43,6 +46,8 @@ struct verify_run {
 	uint64_t undecoded;	/* a format --decode cannot check */
 	char last[512];		/* the last error said */
 	uint64_t repeats;	/* samples since with the same error */
+	char last_note[512];	/* the last index note said */
+	uint64_t notes;		/* index notes said (each once) */
 	struct cli_progress *cp;	/* shown, or NULL */
 	struct timespec t0;
 	uint64_t bytes;		/* read so far */
@@ -123,6 +128,18 @@ static void verify_bad(struct verify_run *v, uint64_t i, const char *fmt,
 	snprintf(v->last, sizeof(v->last), "%s", msg);
 }
 
+/* A sample read fine, but an index beside it is damaged or stale:
+ * said once for all the samples it concerns, not a bad sample. */
+static void verify_note(struct verify_run *v, const char *note)
+{
+	if (v->last_note[0] && verify_same_error(v->last_note, note))
+		return;
+	verify_flush(v);
+	fprintf(stderr, "bale verify: '%s': %s\n", v->path, note);
+	snprintf(v->last_note, sizeof(v->last_note), "%s", note);
+	v->notes++;
+}
+
 static void verify_sample(struct verify_run *v, uint64_t i,
     const struct bale_blob *b)
 {
@@ -147,13 +164,13 @@ static void verify_sample(struct verify_run *v, uint64_t i,
 		    bale_decode_check_errmsg(v->check));
 }
 
-/* Check one output; returns the number of bad samples (or 1 if it
- * cannot be opened at all). */
+/* Check one output; returns the number of bad samples and damaged
+ * indexes (or 1 if it cannot be opened at all). */
 static uint64_t verify_one(const char *path, struct bale_decode_check *check,
     struct cli_progress *cp)
 {
-	struct verify_run v = { path, check, 0, 0, 0, "", 0, cp, { 0, 0 },
-	    0 };
+	struct verify_run v = { path, check, 0, 0, 0, "", 0, "", 0, cp,
+	    { 0, 0 }, 0 };
 	struct bale_reader *r = NULL;
 	struct bale_blob b;
 	uint64_t before;
@@ -177,6 +194,8 @@ static uint64_t verify_one(const char *path, struct bale_decode_check *check,
 			verify_bad(&v, i, "%s", bale_reader_errmsg(r));
 		} else {
 			v.bytes += b.size;
+			if (bale_reader_note(r))
+				verify_note(&v, bale_reader_note(r));
 			verify_sample(&v, i, &b);
 		}
 		if (v.bad == before)	/* a good one ends a repeated error */
@@ -192,9 +211,13 @@ static uint64_t verify_one(const char *path, struct bale_decode_check *check,
 	if (check)
 		printf(", decoded (%" PRIu64 " in formats bale does not "
 		    "decode left unchecked)", v.undecoded);
+	if (v.notes)
+		printf("; an index beside the data is damaged (%" PRIu64
+		    " note%s above): reads fall back to the slower way",
+		    v.notes, v.notes > 1 ? "s" : "");
 	printf("\n");
 	bale_reader_free(r);
-	return v.bad;
+	return v.bad + v.notes;
 }
 
 /* What the command line asks for. */

@@ -32,7 +32,8 @@ const char encode_help[] =
 "      --keep-unchanged  store the original bytes of an image that no\n"
 "                        setting changes, instead of re-encoding it\n"
 "      --max-pixels N    skip images with more pixels, judged from the\n"
-"                        header (default 100000000; 0: no limit)\n"
+"                        header (default 100000000; 0: no limit); alone,\n"
+"                        it re-encodes nothing\n"
 "EXIF orientation is always applied, and output carries no metadata.\n";
 
 static int enc_int(const char *flag, const char *arg, int lo, int hi,

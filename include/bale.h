@@ -221,6 +221,11 @@ BALE_API int bale_reader_info(struct bale_reader *r, const char **json);
 
 /** The backend's name, or "" before open. */
 BALE_API const char *bale_reader_format(const struct bale_reader *r);
+/** What the last bale_reader_get(), which succeeded, found wrong beside
+ *  the sample, or NULL: with the option check_indexes=1, an index kept
+ *  beside the data that is damaged or disagrees with it (readers fall
+ *  back to the slower way; the sample itself is sound). */
+BALE_API const char *bale_reader_note(const struct bale_reader *r);
 BALE_API const char *bale_reader_errmsg(const struct bale_reader *r);
 BALE_API void bale_reader_free(struct bale_reader *r);
 
@@ -340,6 +345,8 @@ struct bale_pack_stats {
 	uint64_t removed;	/* samples whose file is gone */
 	uint64_t unchanged;	/* samples kept as they were, not read */
 	uint64_t new_classes;	/* class folders numbered after the rest */
+	uint64_t reencoded;	/* samples the encode stage decoded and
+				 * encoded anew (the rest keep their bytes) */
 };
 
 BALE_API int bale_pipeline_new(struct bale_pipeline **out);
@@ -548,6 +555,17 @@ BALE_API int bale_part_parse(const char *spec, uint32_t *index,
  * the same bytes, and (epoch, batches done) resumes exactly. */
 struct bale_loader;
 
+/** What the loader does with a sample that does not decode. */
+enum bale_loader_on_bad {
+	BALE_BAD_AUTO = 0,	/* train: replace; else fail */
+	BALE_BAD_REPLACE,	/* the next sample of the order takes its
+				 * place (training: the batch stays full) */
+	BALE_BAD_SKIP,		/* left out: its batch holds one fewer, the
+				 * epoch is shorter, nothing is repeated */
+	BALE_BAD_FAIL,		/* the loader fails at its batch, naming
+				 * the sample (the batches before it come) */
+};
+
 struct bale_loader_opts {
 	unsigned batch_size;
 	int width, height;	/* the output size */
@@ -572,9 +590,9 @@ struct bale_loader_opts {
 	int exact;		/* JPEG never decoded at a DCT scale */
 	int exif;		/* JPEG shown as its EXIF orientation says
 				 * (torchvision's loader applies none) */
-	int strict;		/* a sample that does not decode fails the
-				 * loader; else the next one of the order
-				 * takes its place, counted */
+	int strict;		/* the same as @on_bad BALE_BAD_FAIL */
+	int on_bad;		/* enum bale_loader_on_bad: a sample that
+				 * does not decode (each is listed once) */
 	const char *format;	/* the output's backend; NULL: recognise */
 	int normalize;		/* images as float32 (v / 255 - mean) / std,
 				 * torchvision's ToTensor + Normalize, per
@@ -591,7 +609,8 @@ struct bale_loader_opts {
 struct bale_batch {
 	uint64_t index;		/* in the epoch, from 0 */
 	unsigned slot;		/* the ring buffer holding it */
-	unsigned n;		/* samples (the last may hold fewer) */
+	unsigned n;		/* samples (the last may hold fewer, and a
+				 * batch with samples left out) */
 	unsigned char *images;	/* n x 3 x H x W (or n x H x W x 3) bytes,
 				 * or float32 values with normalize */
 	int64_t *labels;	/* n */
@@ -614,9 +633,12 @@ BALE_API int bale_loader_seek(struct bale_loader *l, uint64_t epoch,
  *  @return BALE_OK; BALE_ENOENT at the epoch's end; a failure code
  *  (strict and a bad sample, a read error: see errmsg) */
 BALE_API int bale_loader_next(struct bale_loader *l, struct bale_batch *b);
-/** Samples replaced because they did not decode (since open), and the
- *  @i-th of them (@i < 1000): its index in the output and why. */
+/** Samples that did not decode (since open, each counted once), and
+ *  the @i-th of them (@i < 1000): its index in the output and why. */
 BALE_API uint64_t bale_loader_nbad(const struct bale_loader *l);
+/** Positions of the epoch so far (since the last seek) whose sample
+ *  did not decode: replaced, or left out. */
+BALE_API uint64_t bale_loader_nbad_epoch(const struct bale_loader *l);
 BALE_API int bale_loader_bad(const struct bale_loader *l, size_t i,
     uint64_t *sample, const char **why);
 BALE_API const char *bale_loader_errmsg(const struct bale_loader *l);

@@ -45,6 +45,12 @@ int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset);
 int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 
+/** Record what a get() that succeeds found wrong beside its sample (an
+ *  index that disagrees with the data: readers fall back from it), for
+ *  bale_reader_note(); returns BALE_OK. */
+int bale_reader_setnote(struct bale_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /** Record why @w failed; returns @rc so callers can `return seterr(...)`. */
 int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));

@@ -3,7 +3,7 @@
  * with other thread counts, or resumed, can be compared byte for byte.
  *   bale-loader-run OUT THREADS EPOCHS [--from EPOCH BATCH] [--eval]
  *       [--size N] [--batch B] [--rank R --world W] [--drop-last]
- *       [--exact] [--strict] [--hwc] */
+ *       [--exact] [--strict | --skip | --replace] [--hwc] */
 #include "bale.h"
 
 #include <inttypes.h>
@@ -54,6 +54,10 @@ static void parse(int argc, char **argv, struct bale_loader_opts *o,
 			o->exact = 1;
 		} else if (!strcmp(argv[i], "--strict")) {
 			o->strict = 1;
+		} else if (!strcmp(argv[i], "--skip")) {
+			o->on_bad = BALE_BAD_SKIP;
+		} else if (!strcmp(argv[i], "--replace")) {
+			o->on_bad = BALE_BAD_REPLACE;
 		} else if (!strcmp(argv[i], "--hwc")) {
 			o->channels_last = 1;
 		}

@@ -235,9 +235,9 @@ static int hdf5_check_index(struct bale_reader *r, const struct hdf5_r *st,
 	const char *key;
 
 	if (st->index_bad)
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: the .bidx "
-		    "beside '%s' is damaged or does not describe it (readers "
-		    "fall back to its rows)", st->files[0]);
+		return bale_reader_setnote(r, "hdf5: the .bidx beside '%s' is "
+		    "damaged or does not describe it (readers fall back to its "
+		    "rows)", st->files[0]);
 	if (!st->ix.map)
 		return BALE_OK;	/* none: made before the indexes */
 	key = bale_index_key(&st->ix, i);
@@ -247,9 +247,9 @@ static int hdf5_check_index(struct bale_reader *r, const struct hdf5_r *st,
 	    st->ix.locs[i].off + st->ix.locs[i].size ==
 	    st->offsets[i - st->rows_first + 1])))
 		return BALE_OK;
-	return bale_reader_seterr(r, BALE_EINVAL, "hdf5: sample %" PRIu64
-	    " (key '%s'): the .bidx beside '%s' disagrees with its rows", i,
-	    out->key, st->files[0]);
+	return bale_reader_setnote(r, "hdf5: sample %" PRIu64 " (key '%s'): "
+	    "the .bidx beside '%s' disagrees with its rows", i, out->key,
+	    st->files[0]);
 }
 
 /* Sample @i's bytes in the encoded images: [*@lo, *@hi). */

@@ -146,9 +146,9 @@ int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
 	/* a damaged or stale .bidx: readers would silently take the slow
 	 * way; none at all: an output made before the indexes */
 	if (st->ix_bad[e->shard])
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: the .bidx "
-		    "beside '%s' is damaged or does not describe it (readers "
-		    "fall back to its .idx)", st->paths[e->shard]);
+		return bale_reader_setnote(r, "wds: the .bidx beside '%s' is "
+		    "damaged or does not describe it (readers fall back to its "
+		    ".idx)", st->paths[e->shard]);
 	if (!ix->map)
 		return BALE_OK;
 	loc = &ix->locs[j];
@@ -157,9 +157,9 @@ int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
 	    loc->off + loc->size + loc->tail == e->json.off + e->json.size &&
 	    key && strcmp(key, out->key) == 0 && ix->labels[j] == out->label)
 		return BALE_OK;
-	return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
-	    " (key '%s'): the .bidx beside '%s' disagrees with the shard and "
-	    "its .idx", i, out->key, st->paths[e->shard]);
+	return bale_reader_setnote(r, "wds: sample %" PRIu64 " (key '%s'): "
+	    "the .bidx beside '%s' disagrees with the shard and its .idx", i,
+	    out->key, st->paths[e->shard]);
 }
 
 int bale_wds_bidx_labels(const struct wds_r *st, uint64_t first,

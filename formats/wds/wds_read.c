@@ -368,10 +368,9 @@ static int wds_member_inside(const struct wds_member *m, uint64_t size)
 static int wds_cut_short(struct bale_reader *r, const struct wds_r *st,
     const struct wds_entry *e, uint64_t i)
 {
-	return bale_reader_seterr(r, BALE_EINVAL, "wds: '%s' (%" PRIu64
-	    " bytes) is cut short, or its .idx damaged: sample %" PRIu64
-	    " lies past its end", st->paths[e->shard], st->sizes[e->shard],
-	    i);
+	return bale_reader_seterr(r, BALE_EINVAL, "wds: '%s' ends at byte %"
+	    PRIu64 ", before sample %" PRIu64 " (cut short, or its .idx "
+	    "damaged)", st->paths[e->shard], st->sizes[e->shard], i);
 }
 
 static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,

@@ -22,8 +22,8 @@ from ._bale import Error, NotFoundError
 from ._labels import Labels
 
 __version__ = _bale.version
-__all__ = ["Error", "Labels", "Loader", "NotFoundError", "UsageError",
-           "Reader",
+__all__ = ["BadSampleWarning", "Error", "Labels", "Loader",
+           "NotFoundError", "UsageError", "Reader",
            "Sample", "find_outputs", "formats", "merge", "open",
            "output_format", "pack"]
 
@@ -55,10 +55,24 @@ def find_outputs(path, format=None):
     return [p for p, f in found if f and format in (None, f)]
 
 
+def _check_format(format):
+    """format, when None or a format this build reads; else UsageError."""
+    if format is not None and format not in formats():
+        raise UsageError(f"unknown format '{format}' (built in: "
+                         f"{', '.join(formats())})")
+    return format
+
+
 def _resolve(path, format):
     """The one output path names; a folder holding none is a raw tree."""
+    _check_format(format)
     if format == "folder" or output_format(path):
         return path
+    if not os.path.exists(path):
+        raise NotFoundError(f"'{path}': no such file or folder")
+    if not os.path.isdir(path):
+        raise Error(f"'{path}' is not a bale output: no format built in "
+                    "recognises it")
     outputs = find_outputs(path, format)
     if len(outputs) == 1:
         return outputs[0]
@@ -325,4 +339,4 @@ def _load_report(path, stats):
         return stats
 
 
-from ._loader import Loader  # noqa: E402  (it needs Error, above)
+from ._loader import BadSampleWarning, Loader  # noqa: E402 (needs Error)

@@ -6,6 +6,7 @@ torch); each batch is handed out as a view of its buffer, valid until
 the next one is asked for (copy=True for batches kept longer).
 """
 import os
+import warnings
 
 from . import _bale
 
@@ -40,12 +41,45 @@ def _distributed(rank, world_size):
             env_world if world_size is None else world_size)
 
 
+_MAX_SIDE = 16384
+_ON_BAD = {None: 0, "replace": 1, "skip": 2, "raise": 3}
+
+
+class BadSampleWarning(UserWarning):
+    """Samples of an epoch that did not decode were replaced or left out
+    (Loader.bad_samples lists them)."""
+
+
+def _whole(name, v, lo, hi):
+    """v, when a whole number from lo to hi; else ValueError naming it."""
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ValueError(f"{name}={v!r}: a whole number from {lo} to {hi}")
+    return v
+
+
 def _size(size):
     """(height, width) of an int or a pair, as torchvision takes them."""
-    if isinstance(size, int):
-        return size, size
-    h, w = size
-    return int(h), int(w)
+    pair = (size, size) if isinstance(size, int) else size
+    try:
+        h, w = pair
+    except (TypeError, ValueError):
+        raise ValueError(f"size={size!r}: a whole number or a pair "
+                         "(height, width)") from None
+    for v in (h, w):
+        if isinstance(v, bool) or not isinstance(v, int) or \
+                not 1 <= v <= _MAX_SIDE:
+            raise ValueError(f"size={size!r}: sides are whole numbers from "
+                             f"1 to {_MAX_SIDE}")
+    return h, w
+
+
+def _on_bad(on_bad, strict, train):
+    """The C loader's code for what a bad sample does."""
+    if on_bad not in _ON_BAD:
+        raise ValueError(f"on_bad={on_bad!r}: 'replace', 'skip' or 'raise'")
+    if strict and on_bad not in (None, "raise"):
+        raise ValueError(f"strict=True and on_bad={on_bad!r} disagree")
+    return _ON_BAD["raise" if strict else on_bad]
 
 
 def _three(name, v):
@@ -77,8 +111,14 @@ class Loader:
     count gives the same batches, and state_dict()/load_state_dict()
     resume mid-epoch exactly. Ranks (rank/world_size, or
     torch.distributed's, or RANK/WORLD_SIZE) see disjoint samples and the
-    same number of batches. A sample that does not decode is replaced by
-    the next of the order (bad_samples lists them); strict=True raises.
+    same number of batches.
+    A sample that does not decode: on_bad='raise' (evaluation's default)
+    raises bale.Error at its batch, naming its index, key and source
+    path; 'replace' (training's default) puts the next of the order in
+    its place; 'skip' leaves it out (its batch is one smaller, the epoch
+    shorter). Replaced or skipped, each epoch that met some ends with one
+    BadSampleWarning with the count, and bad_samples lists each once.
+    strict=True is on_bad='raise'.
     exif=True shows JPEGs as their EXIF orientation says (torchvision's
     loader applies none, nor does the default).
     """
@@ -88,19 +128,22 @@ class Loader:
                  prefetch=2, shuffle=False, drop_last=False, resize=None,
                  scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), mean=None,
                  std=None, channels_last=False, exact=False, strict=False,
-                 copy=False, pin_memory=False, format=None, exif=False):
+                 copy=False, pin_memory=False, format=None, exif=False,
+                 on_bad=None):
+        from . import _check_format
+        _check_format(format)
         height, width = _size(size)
+        bad = _on_bad(on_bad, strict, train)
         _import_torch()
         rank, world_size = _distributed(rank, world_size)
         for name, v, lo, hi in (("batch_size", batch_size, 1, 65536),
                                 ("threads", threads or 0, 0, 256),
                                 ("prefetch", prefetch, 1, 64),
+                                ("world_size", world_size, 1, 2**31),
                                 ("rank", rank, 0, world_size - 1),
-                                ("seed", seed, 0, 2**64 - 1)):
-            if isinstance(v, bool) or not isinstance(v, int) or \
-                    not lo <= v <= hi:
-                raise ValueError(f"{name}={v!r}: a whole number from {lo} "
-                                 f"to {hi}")
+                                ("seed", seed, 0, 2**64 - 1),
+                                ("resize", resize or 0, 0, _MAX_SIDE)):
+            _whole(name, v, lo, hi)
         if (mean is None) != (std is None):
             raise ValueError("mean and std go together")
         norm = {} if mean is None else {"mean": _three("mean", mean),
@@ -117,10 +160,11 @@ class Loader:
             int(resize or 0), float(scale[0]), float(scale[1]),
             float(ratio[0]), float(ratio[1]), bool(shuffle), seed, rank,
             world_size, bool(drop_last), threads or 0, prefetch,
-            bool(channels_last), bool(exact), bool(strict), format,
+            bool(channels_last), bool(exact), False, format,
             [self._address(a) for a in images],
             [self._address(a) for a in labels], self._ring,
-            exif=bool(exif), **norm)
+            exif=bool(exif), on_bad=bad, **norm)
+        self._on_bad = "raise" if strict else on_bad
         self.epoch, self._start = 0, 0
         self._done = 0
 
@@ -129,7 +173,11 @@ class Loader:
     def _make_ring(self, n, batch, h, w, floats, pin):
         shape = (batch, h, w, 3) if self.channels_last else (batch, 3, h, w)
         if not torch:
-            import numpy
+            try:
+                import numpy
+            except ImportError:
+                raise ImportError("bale.Loader needs numpy (Debian: "
+                                  "python3-numpy), or torch") from None
             kind = numpy.float32 if floats else numpy.uint8
             return ([numpy.zeros(shape, kind) for _ in range(n)],
                     [numpy.zeros(batch, numpy.int64) for _ in range(n)])
@@ -170,6 +218,19 @@ class Loader:
                 labels = labels.clone() if torch else labels.copy()
             yield images, labels
         self._start = 0
+        self._warn_bad()
+
+    def _warn_bad(self):
+        """One warning for the epoch just done, when it met bad samples
+        (with on_bad='raise' it raised instead)."""
+        n = self._c.counts()[3]
+        if not n:
+            return
+        did = "were left out" if self._on_bad == "skip" else \
+            "were replaced by the next samples of the order"
+        warnings.warn(f"epoch {self.epoch}: {n} sample{'s' * (n > 1)} did "
+                      f"not decode and {did} (Loader.bad_samples lists "
+                      "them)", BadSampleWarning, stacklevel=3)
 
     def state_dict(self):
         """Where the loader is: the epoch and the batches done in it."""
@@ -178,11 +239,19 @@ class Loader:
     def load_state_dict(self, state):
         """Carry on from a state_dict(): the next iteration gives the
         batches after it, as the uninterrupted run would have."""
-        self.epoch, self._start = int(state["epoch"]), int(state["batch"])
+        try:
+            epoch, batch = state["epoch"], state["batch"]
+        except (TypeError, KeyError):
+            raise ValueError(f"{state!r}: a state_dict() of a Loader, with "
+                             "'epoch' and 'batch'") from None
+        _whole("epoch", epoch, 0, 2**63 - 1)
+        _whole("batch", batch, 0, len(self))
+        self.epoch, self._start = epoch, batch
 
     @property
     def bad_samples(self):
-        """[(sample index, why)] replaced because they did not decode."""
+        """[(sample index, why)]: the samples that did not decode, each
+        once (the first 1000)."""
         return self._c.bad()
 
     def close(self):

@@ -55,8 +55,8 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 	    "train", "resize", "scale_lo", "scale_hi", "ratio_lo", "ratio_hi",
 	    "shuffle", "seed", "rank", "world_size", "drop_last", "threads",
 	    "prefetch", "channels_last", "exact", "strict", "format",
-	    "ring_images", "ring_labels", "ring", "exif", "mean", "std",
-	    NULL };
+	    "ring_images", "ring_labels", "ring", "exif", "on_bad", "mean",
+	    "std", NULL };
 	ext_loader *self = (ext_loader *)o;
 	struct bale_loader_opts opts = { 0 };
 	void *img[EXT_LOADER_MAX_RING];
@@ -73,14 +73,15 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&IiiiiddddpKIIpIIppp"
-	    "zOOO|p(ddd)(ddd)", kwlist, PyUnicode_FSConverter, &path,
+	    "zOOO|pi(ddd)(ddd)", kwlist, PyUnicode_FSConverter, &path,
 	    &opts.batch_size,
 	    &opts.width, &opts.height, &opts.train, &opts.resize,
 	    &opts.scale[0], &opts.scale[1], &opts.ratio[0], &opts.ratio[1],
 	    &opts.shuffle, &seed, &opts.rank, &opts.world_size,
 	    &opts.drop_last, &opts.threads, &opts.prefetch,
 	    &opts.channels_last, &opts.exact, &opts.strict, &opts.format,
-	    &images, &labels, &ring, &opts.exif, &mean[0], &mean[1],
+	    &images, &labels, &ring, &opts.exif, &opts.on_bad, &mean[0],
+	    &mean[1],
 	    &mean[2], &std[0], &std[1], &std[2]))
 		return -1;
 	opts.seed = seed;
@@ -194,10 +195,11 @@ static PyObject *ext_loader_counts(PyObject *o, PyObject *unused)
 	(void)unused;
 	if (ext_loader_check(self))
 		return NULL;
-	return Py_BuildValue("(KKK)",
+	return Py_BuildValue("(KKKK)",
 	    (unsigned long long)bale_loader_batches(self->l),
 	    (unsigned long long)bale_loader_samples(self->l),
-	    (unsigned long long)bale_loader_nbad(self->l));
+	    (unsigned long long)bale_loader_nbad(self->l),
+	    (unsigned long long)bale_loader_nbad_epoch(self->l));
 }
 
 static PyObject *ext_loader_close(PyObject *o, PyObject *unused)
@@ -229,9 +231,11 @@ static PyMethodDef ext_loader_methods[] = {
 	{ "next", ext_loader_next, METH_NOARGS,
 	  "next() -> (ring slot, samples, batch index), or None at the end" },
 	{ "bad", ext_loader_bad, METH_NOARGS,
-	  "bad() -> [(sample, why)]: samples replaced (the first 1000)" },
+	  "bad() -> [(sample, why)]: samples that did not decode, each "
+	  "once (the first 1000)" },
 	{ "counts", ext_loader_counts, METH_NOARGS,
-	  "counts() -> (batches per epoch, samples, bad samples)" },
+	  "counts() -> (batches per epoch, samples, bad samples, bad "
+	  "positions of the epoch so far)" },
 	{ "close", ext_loader_close, METH_NOARGS,
 	  "close(): stop the threads, release the output" },
 	{ NULL, NULL, 0, NULL },

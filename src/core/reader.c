@@ -2,6 +2,7 @@
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ struct bale_reader {
 	void *dest_ctx;
 	int dest_used;		/* this get called dest already */
 	struct bale_errbuf err;
+	struct bale_errbuf note;	/* the last get's, or empty */
 };
 
 int bale_reader_option(struct bale_reader *r, const char *key,
@@ -74,6 +76,21 @@ int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 	return rc;
 }
 
+int bale_reader_setnote(struct bale_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bale_errbuf_setv(&r->note, BALE_OK, fmt, ap);
+	va_end(ap);
+	return BALE_OK;
+}
+
+const char *bale_reader_note(const struct bale_reader *r)
+{
+	return r->note.msg[0] ? r->note.msg : NULL;
+}
+
 /* The backend whose probe recognises @path, else a folder is the raw
  * "folder" baseline. */
 static const char *reader_guess(const char *path)
@@ -88,6 +105,18 @@ static const char *reader_guess(const char *path)
 	return NULL;
 }
 
+/* What @path is when no format recognises it: missing, or not one. */
+static int reader_not_an_output(struct bale_reader *r, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return bale_reader_seterr(r, errno == ENOENT ? BALE_ENOENT :
+		    BALE_EIO, "'%s': %s", path, strerror(errno));
+	return bale_reader_seterr(r, BALE_EINPUT, "'%s' is not a bale output: "
+	    "no format built in recognises it", path);
+}
+
 int bale_reader_open(struct bale_reader *r, const char *format,
     const char *path)
 {
@@ -99,12 +128,10 @@ int bale_reader_open(struct bale_reader *r, const char *format,
 	if (r->be)
 		return bale_reader_seterr(r, BALE_ESTATE, "already open");
 	if (!name)
-		return bale_reader_seterr(r, BALE_EINVAL,
-		    "'%s': not an output of any format built in, nor a "
-		    "folder", path);
+		return reader_not_an_output(r, path);
 	if (!be || !be->reader)
-		return bale_reader_seterr(r, BALE_ENOENT,
-		    "no reader for format '%s'", name);
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "unknown format '%s' (not built in, or no reader)", name);
 	r->priv = calloc(1, be->reader_priv ? be->reader_priv : 1);
 	if (!r->priv)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
@@ -229,6 +256,7 @@ int bale_reader_get(struct bale_reader *r, uint64_t i, struct bale_blob *out)
 		return rc;
 	memset(out, 0, sizeof(*out));
 	r->dest_used = 0;
+	r->note.msg[0] = '\0';
 	rc = r->be->reader->get(r, r->priv, i, out);
 	if (rc == BALE_OK && r->dest && !r->dest_used)
 		rc = reader_copy_to_dest(r, out);

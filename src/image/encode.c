@@ -119,11 +119,14 @@ static int enc_plan_too_big(const struct bale_encode_cfg *c,
 	    "or %d a side", w, h, c->max_pixels, ENC_MAX_SIDE);
 }
 
-/* Nothing asked for would change the pixels: no resize, crop or pad,
- * no rotation, no colour conversion. */
+/* Nothing asked for would change the pixels: only limits were set, or
+ * (keep_unchanged) no resize, crop or pad, no rotation, no colour
+ * conversion applies to this image. */
 static int enc_unchanged(const struct bale_encode_cfg *c,
     const struct bale_image_info *im, const struct bale_plan *p)
 {
+	if (c->limits_only)
+		return 1;
 	if (!c->keep_unchanged || c->pixels_w)
 		return 0;
 	if (p->out_w != p->scaled_w || p->out_h != p->scaled_h ||

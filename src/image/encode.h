@@ -17,6 +17,8 @@ struct bale_encode_cfg {
 	int pixels_w, pixels_h;	/* 0: encoded output */
 	int quality, subsampling;
 	int keep_grey, keep_alpha, keep_unchanged;
+	int limits_only;	/* only limits were set: an image within them
+				 * keeps its bytes */
 	unsigned char bg[3];
 	uint64_t max_pixels;
 };

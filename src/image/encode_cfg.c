@@ -123,6 +123,11 @@ int bale_encode_cfg_parse(struct bale_encode_cfg *c,
 	if (cfg_codec(c, o, err))
 		return BALE_EINVAL;
 	c->keep_unchanged = o->keep_unchanged;
+	/* a size limit alone asks for no new pixels: one within it is
+	 * stored as it came, never re-encoded */
+	c->limits_only = !o->resize && !o->pixels && !o->quality &&
+	    !o->subsampling && !o->color && !o->alpha && !o->background &&
+	    !o->frame && !o->upscale && !o->keep_unchanged;
 	c->max_pixels = o->max_pixels ? o->max_pixels :
 	    BALE_MAX_PIXELS_DEFAULT;
 	if (o->pixels && cfg_pixels(c, o->pixels, err))

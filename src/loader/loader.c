@@ -44,20 +44,6 @@ static uint64_t loader_sample(const struct bale_loader *l, uint64_t g)
 	return l->permuted ? bale_permutation_at(&l->order, g) : g;
 }
 
-static void loader_note_bad(struct bale_loader *l, uint64_t sample,
-    const char *why)
-{
-	char *copy;
-
-	pthread_mutex_lock(&l->lock);
-	l->nbad++;
-	if (l->nbad_kept < LOADER_MAX_BAD && (copy = strdup(why))) {
-		l->bad[l->nbad_kept].sample = sample;
-		l->bad[l->nbad_kept++].why = copy;
-	}
-	pthread_mutex_unlock(&l->lock);
-}
-
 /* An image shown turned (EXIF orientation @o): the box, drawn on the
  * shown image, is cropped from the stored pixels at the turned output
  * size, then turned, then mirrored if drawn so. */
@@ -124,21 +110,24 @@ static int loader_crop(struct loader_worker *w, const struct bale_blob *blob,
 	return rc;
 }
 
-/* Make this rank's position @q into @img and @label: its sample, or the
- * next ones of the order in its place while they do not decode. */
+/* Make this rank's position @q into @img and @label: its sample; when
+ * it does not decode, what the loader's choice says (loader_bad.c): the
+ * next ones of the order in its place while they do not decode, or
+ * LOADER_LEFT_OUT, or a failure naming it. */
 static int loader_make(struct loader_worker *w, uint64_t q, unsigned char *img,
     int64_t *label, struct bale_errbuf *err)
 {
 	struct bale_loader *l = w->l;
 	struct bale_blob blob;
 	uint64_t k, g, s;
-	int rc;
+	int got, rc;
 
 	for (k = 0; k < LOADER_MAX_TRIES; k++) {
 		g = loader_global(l, q, k);
 		s = loader_sample(l, g);
 		rc = bale_reader_get(w->r, s, &blob);
-		if (rc != BALE_OK)
+		got = rc == BALE_OK;
+		if (!got)
 			bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(w->r));
 		else
 			rc = loader_crop(w, &blob, g, k, img, err);
@@ -148,13 +137,10 @@ static int loader_make(struct loader_worker *w, uint64_t q, unsigned char *img,
 		}
 		if (rc == BALE_ENOMEM)
 			return rc;
-		loader_note_bad(l, s, err->msg);
-		if (l->o.strict) {
-			struct bale_errbuf why = *err;
-
-			return bale_errbuf_set(err, BALE_EINPUT, "sample %"
-			    PRIu64 " does not decode: %s", s, why.msg);
-		}
+		bale_loader_note_bad(l, s, k == 0, err->msg);
+		rc = bale_loader_bad_outcome(l, s, got, err);
+		if (rc != BALE_OK)
+			return rc;
 	}
 	return bale_errbuf_set(err, BALE_EINPUT, "%d samples in a row do not "
 	    "decode (the last: %s)", LOADER_MAX_TRIES, err->msg);
@@ -169,13 +155,26 @@ static int loader_can_claim(const struct bale_loader *l)
 	    l->claim / l->o.batch_size < l->released + l->nring;
 }
 
+/* Does the caller meet a failure at batch @k? (under the lock) A
+ * failure is met at its own batch: the batches before it come first. */
+static int loader_failed_at(const struct bale_loader *l, uint64_t k)
+{
+	return l->failed && k >= l->failed_batch;
+}
+
 static void loader_made(struct bale_loader *l, struct loader_slot *slot,
-    uint64_t b, int rc, const struct bale_errbuf *err)
+    uint64_t b, uint64_t q, int rc, const struct bale_errbuf *err)
 {
 	l->busy--;
 	slot->done++;
-	if (rc != BALE_OK && !l->failed) {
-		l->failed = rc;
+	if (rc == LOADER_LEFT_OUT) {
+		slot->left_out[q % l->o.batch_size] = 1;
+		slot->nleft_out++;
+		rc = BALE_OK;
+	}
+	if (rc != BALE_OK && (!l->failed || b < l->failed_batch)) {
+		l->failed = rc;	/* the earliest batch's failure is met */
+		l->failed_batch = b;
 		bale_errbuf_copy(&l->err, err);
 	}
 	if (rc != BALE_OK || slot->done == loader_batch_n(l, b) ||
@@ -204,6 +203,8 @@ void *bale_loader_thread(void *arg)
 		if (q % l->o.batch_size == 0) {
 			slot->batch = b;
 			slot->done = 0;
+			slot->nleft_out = 0;
+			memset(slot->left_out, 0, l->o.batch_size);
 		}
 		l->busy++;
 		pthread_mutex_unlock(&l->lock);
@@ -211,7 +212,7 @@ void *bale_loader_thread(void *arg)
 		rc = loader_make(w, q, slot->images + (q % l->o.batch_size) *
 		    l->sample_bytes, &slot->labels[q % l->o.batch_size], &err);
 		pthread_mutex_lock(&l->lock);
-		loader_made(l, slot, b, rc, &err);
+		loader_made(l, slot, b, q, rc, &err);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
@@ -249,37 +250,54 @@ int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)
 	for (i = 0; i < l->nring; i++)
 		l->ring[i].batch = LOADER_NONE;
 	l->failed = 0;
+	l->nbad_epoch = 0;
 	l->paused = 0;
 	pthread_cond_broadcast(&l->work);
 	pthread_mutex_unlock(&l->lock);
 	return BALE_OK;
 }
 
+/* Wait for batch @k in its slot (under the lock). @return BALE_OK, or
+ * the failure met there */
+static int loader_wait(struct bale_loader *l, uint64_t k)
+{
+	struct loader_slot *slot = &l->ring[k % l->nring];
+
+	l->released = k;	/* the batch before is no longer the caller's */
+	pthread_cond_broadcast(&l->work);
+	while (!loader_failed_at(l, k) && !(slot->batch == k &&
+	    slot->done == loader_batch_n(l, k)))
+		pthread_cond_wait(&l->ready, &l->lock);
+	return loader_failed_at(l, k) ? l->failed : BALE_OK;
+}
+
 int bale_loader_next(struct bale_loader *l, struct bale_batch *b)
 {
 	struct loader_slot *slot;
+	unsigned n = 0;
 	uint64_t k;
-	int rc;
+	int rc = BALE_OK;
 
 	pthread_mutex_lock(&l->lock);
-	k = l->next;
-	if (l->failed || k >= l->nbatches) {
-		rc = l->failed ? l->failed : BALE_ENOENT;
-		pthread_mutex_unlock(&l->lock);
-		return rc;
-	}
-	l->released = k;	/* the batch before is no longer the caller's */
-	pthread_cond_broadcast(&l->work);
-	slot = &l->ring[k % l->nring];
-	while (!l->failed && !(slot->batch == k &&
-	    slot->done == loader_batch_n(l, k)))
-		pthread_cond_wait(&l->ready, &l->lock);
-	rc = l->failed;
-	if (rc == BALE_OK) {
+	while (rc == BALE_OK && n == 0) {	/* a batch left out whole */
+		k = l->next;
+		if (k >= l->nbatches) {
+			rc = BALE_ENOENT;
+			break;
+		}
+		rc = loader_wait(l, k);
+		if (rc != BALE_OK)
+			break;
 		l->next++;
+		slot = &l->ring[k % l->nring];
+		/* moves bytes only in a batch with samples left out */
+		n = bale_loader_compact(l, slot, (unsigned)loader_batch_n(l,
+		    k));
+	}
+	if (rc == BALE_OK) {
 		b->index = k;
 		b->slot = (unsigned)(k % l->nring);
-		b->n = (unsigned)loader_batch_n(l, k);
+		b->n = n;
 		b->images = slot->images;
 		b->labels = slot->labels;
 	}
@@ -295,21 +313,6 @@ uint64_t bale_loader_batches(const struct bale_loader *l)
 uint64_t bale_loader_samples(const struct bale_loader *l)
 {
 	return l->count;
-}
-
-uint64_t bale_loader_nbad(const struct bale_loader *l)
-{
-	return l->nbad;
-}
-
-int bale_loader_bad(const struct bale_loader *l, size_t i, uint64_t *sample,
-    const char **why)
-{
-	if (i >= l->nbad_kept)
-		return BALE_ENOENT;
-	*sample = l->bad[i].sample;
-	*why = l->bad[i].why;
-	return BALE_OK;
 }
 
 const char *bale_loader_errmsg(const struct bale_loader *l)

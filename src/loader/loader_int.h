@@ -30,6 +30,9 @@ struct loader_slot {
 	int owned;		/* allocated here, not the caller's */
 	uint64_t batch;		/* the batch it holds, or LOADER_NONE */
 	unsigned done;		/* its samples made */
+	unsigned char *left_out;	/* batch_size flags: a position whose
+					 * sample did not decode (skip) */
+	unsigned nleft_out;
 };
 
 struct loader_worker {
@@ -44,6 +47,7 @@ struct loader_worker {
 
 struct bale_loader {
 	struct bale_loader_opts o;
+	char *path;		/* the output the readers opened */
 	struct bale_loader_box_cfg box;
 	uint64_t count;		/* samples in the output */
 	uint64_t nbatches;	/* this rank's, per epoch */
@@ -65,6 +69,7 @@ struct bale_loader {
 	int paused;
 	int stop;
 	int failed;		/* sticky until a seek: a code */
+	uint64_t failed_batch;	/* the batch it fails at */
 	struct bale_errbuf err;
 	struct loader_slot *ring;
 	unsigned nring;
@@ -73,9 +78,35 @@ struct bale_loader {
 	struct loader_bad *bad;
 	size_t nbad_kept;
 	uint64_t nbad;
+	uint64_t nbad_epoch;
+	struct loader_seen {	/* the bad samples met: each noted once */
+		uint64_t *slots;	/* sample + 1; 0: free */
+		size_t cap;
+	} seen;
 };
+
+/* A sample left out of its batch (on_bad BALE_BAD_SKIP): not a code. */
+#define LOADER_LEFT_OUT 1
 
 /** A loader thread's life: claim positions, make them, until stopped. */
 void *bale_loader_thread(void *arg);
+
+/* loader_bad.c - samples that do not decode */
+
+/** Note that @sample did not decode (@why); @own: at its own position
+ *  of the epoch (else as a replacement), counted for the epoch. Takes
+ *  the lock. */
+void bale_loader_note_bad(struct bale_loader *l, uint64_t sample, int own,
+    const char *why);
+/** What a position does after its @sample failed with @err (@read: the
+ *  reader gave its bytes, which did not decode): LOADER_LEFT_OUT,
+ *  BALE_OK to try a replacement, or a failure naming the sample. */
+int bale_loader_bad_outcome(struct bale_loader *l, uint64_t sample,
+    int read, struct bale_errbuf *err);
+/** Close the gaps that left-out samples made in @slot's first @n
+ *  places. @return the samples it then holds */
+unsigned bale_loader_compact(const struct bale_loader *l,
+    struct loader_slot *slot, unsigned n);
+void bale_loader_bad_release(struct bale_loader *l);
 
 #endif

@@ -69,6 +69,16 @@ static const char *loader_settle(struct bale_loader_opts *o)
 		return "threads must be at most 256";
 	if (o->normalize && !loader_norm_ok(o))
 		return "mean must be finite and std finite and not 0";
+	if (o->on_bad < BALE_BAD_AUTO || o->on_bad > BALE_BAD_FAIL)
+		return "on_bad must be auto, replace, skip or fail";
+	if (o->on_bad == BALE_BAD_REPLACE && !o->train)
+		return "on_bad replace is for training: an evaluation would "
+		    "score a copy of another sample in a bad one's place";
+	if (o->strict)
+		o->on_bad = BALE_BAD_FAIL;
+	if (o->on_bad == BALE_BAD_AUTO)	/* an evaluation never scores a
+					 * copy in a bad sample's place */
+		o->on_bad = o->train ? BALE_BAD_REPLACE : BALE_BAD_FAIL;
 	if (!o->threads)
 		o->threads = (unsigned)bale_cpus_usable(NULL);
 	o->threads = o->threads < LOADER_MAX_THREADS ? o->threads :
@@ -214,6 +224,10 @@ static int loader_ring(struct bale_loader *l)
 		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
 	for (i = 0; i < l->nring; i++) {
 		l->ring[i].batch = LOADER_NONE;
+		l->ring[i].left_out = calloc(l->o.batch_size, 1);
+		if (!l->ring[i].left_out)
+			return bale_errbuf_set(&l->err, BALE_ENOMEM,
+			    "no memory");
 		if (l->o.ring_images && l->o.ring_labels) {
 			l->ring[i].images = l->o.ring_images[i];
 			l->ring[i].labels = l->o.ring_labels[i];
@@ -249,7 +263,6 @@ int bale_loader_open(struct bale_loader *l, const char *path,
     const struct bale_loader_opts *o)
 {
 	const char *why;
-	char *resolved = NULL;
 	int rc;
 
 	if (l->workers)
@@ -267,11 +280,10 @@ int bale_loader_open(struct bale_loader *l, const char *path,
 	    NULL);
 	l->sample_bytes = bale_loader_store_bytes(&l->store, l->o.width,
 	    l->o.height);
-	rc = loader_resolve(l, path, &resolved);
+	rc = loader_resolve(l, path, &l->path);
 	if (rc != BALE_OK)
 		return rc;
-	rc = loader_workers(l, resolved);
-	free(resolved);
+	rc = loader_workers(l, l->path);
 	if (rc == BALE_OK)
 		rc = bale_reader_count(l->workers[0].r, &l->count);
 	if (rc != BALE_OK)
@@ -288,7 +300,6 @@ int bale_loader_open(struct bale_loader *l, const char *path,
 void bale_loader_free(struct bale_loader *l)
 {
 	unsigned i;
-	size_t k;
 
 	if (!l)
 		return;
@@ -304,14 +315,14 @@ void bale_loader_free(struct bale_loader *l)
 		free(l->workers[i].scratch);
 	}
 	for (i = 0; l->ring && i < l->nring; i++) {
+		free(l->ring[i].left_out);
 		if (!l->ring[i].owned)
 			continue;
 		free(l->ring[i].images);
 		free(l->ring[i].labels);
 	}
-	for (k = 0; k < l->nbad_kept; k++)
-		free(l->bad[k].why);
-	free(l->bad);
+	bale_loader_bad_release(l);
+	free(l->path);
 	free(l->ring);
 	free(l->workers);
 	pthread_cond_destroy(&l->work);

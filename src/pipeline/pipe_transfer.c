@@ -23,6 +23,7 @@ struct pipe_sample {
 	size_t held;		/* bytes reserved in the window */
 	uint32_t crc;
 	const char *ext;	/* set by the encode stage, else NULL */
+	int reencoded;		/* the encode stage made new bytes */
 	int skipped;
 	struct bale_errbuf why;	/* when skipped: the reason */
 	struct bale_buf path;	/* its source path, decoded once */
@@ -53,6 +54,7 @@ static int pipe_encode(struct pipe_run *run, struct bale_encoder *enc,
 		return rc;
 	if (e.kept)
 		return BALE_OK;
+	s->reencoded = 1;
 	free(s->data);
 	s->data = e.data;
 	s->size = e.size;
@@ -299,6 +301,7 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 			    bale_writer_errmsg(run->out.writers[i]));
 	bale_pipe_update_put(run, pos);
 	p->stats.packed++;
+	p->stats.reencoded += ps->reencoded != 0;
 	p->stats.bytes += ps->size;
 	return bale_pipe_journal_follow(p, run);
 }

@@ -87,8 +87,14 @@ static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
     const char *name)
 {
 	struct bale_writer *w = NULL;
+	size_t i;
 	int rc;
 
+	for (i = 0; i < run->out.nwriters; i++)	/* both would write the
+						 * same files */
+		if (strcmp(bale_writer_name(run->out.writers[i]), name) == 0)
+			return bale_errbuf_set(&p->err, BALE_EINVAL, "format "
+			    "'%s' is named twice", name);
 	if (run->out.nwriters == PIPE_MAX_WRITERS)
 		return bale_errbuf_set(&p->err, BALE_EINVAL,
 		    "too many formats");

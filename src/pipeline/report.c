@@ -144,6 +144,7 @@ static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
 
 	bale_json_kv_u64(b, "inputs_found", s->found, 0);
 	bale_json_kv_u64(b, "packed", s->packed, 0);
+	bale_json_kv_u64(b, "reencoded", s->reencoded, 0);
 	bale_json_kv_u64(b, "skipped", s->skipped, 0);
 	bale_json_kv_u64(b, "ignored", s->ignored, 0);
 	bale_json_kv_u64(b, "bytes", s->bytes, 0);

@@ -79,6 +79,31 @@ grep -q "not an image" "$T/loader.err" || fail "the bad sample is not listed"
 run "$LOADER_RUN" "$T/badout" 2 1 --strict --exact
 expect_status 1
 expect_stderr "does not decode"
+# over two epochs, and when a replacement is bad too, each bad sample is
+# listed once
+run_loader "$T/badout" 2 2 --exact >/dev/null
+[ "$(grep -c '^bad ' "$T/loader.err")" -eq 2 ] ||
+    fail "bad samples listed more than once: $(cat "$T/loader.err")"
+# evaluation never scores a copy in a bad sample's place: it fails at
+# the bad sample's batch (the batches before it come), naming it
+run "$LOADER_RUN" "$T/badout" 2 1 --eval --exact
+expect_status 1
+expect_stderr "key '"
+expect_stderr "source 'n00000001/zzz.jpg') does not decode"
+[ -s "$T/stdout" ] || fail "no batch came before the bad one's"
+# or, asked to, leaves it out: every other sample once, in the output's
+# order, the same crops as from the tree without the bad files
+run_loader "$T/in" 2 1 --eval --exact --batch 1 >"$T/good-eval"
+run_loader "$T/badout" 3 1 --eval --exact --batch 1 --skip >"$T/skip-eval"
+cut -d' ' -f3- "$T/good-eval" >"$T/good-crops"
+cut -d' ' -f3- "$T/skip-eval" | cmp - "$T/good-crops" ||
+    fail "eval with bad samples left out differs from the good tree's"
+run_loader "$T/badout" 2 1 --eval --exact --batch 8 --skip >"$T/skip8"
+awk '{n += $3} END {if (n != 90) exit 1}' "$T/skip8" ||
+    fail "left-out samples: not 90 samples in the epoch"
+run "$LOADER_RUN" "$T/badout" 2 1 --eval --replace
+expect_status 1
+expect_stderr "replace is for training"
 
 # libjpeg's warnings: stray bytes between segments leave every pixel
 # decoded (the same rule as the encode stage's), a cut file does not

@@ -34,9 +34,36 @@ PYEOF
 run "$BALE" pack "$T/in" -f wds -o "$T/small" --quality 80 --max-pixels 100000
 expect_status 3
 expect_stderr "'jpeg/base420.jpg': image is 640 x 480 = 307200 pixels, over the limit of 100000"
+expect_stderr "samples re-encoded"
 run "$BALE" pack "$T/in" -f wds -o "$T/strict" --resize shorter:32 --strict
 expect_status 1
 expect_no_output "$T/strict"
+
+# a size limit alone keeps every image within it as it came (no
+# re-encode), and says nothing was re-encoded; larger ones are skipped
+cp -r "$T/in" "$T/good"
+rm -r "$T/good/bad"
+"$BALE" pack "$T/good" -f wds -o "$T/asis" -q
+run "$BALE" pack "$T/good" -f wds -o "$T/limited" --max-pixels 100000 \
+    --report "$T/limited.json"
+expect_status 3
+expect_no_stderr "re-encoded"
+"$PY" - "$T/asis" "$T/limited" "$T/limited.json" <<'PYEOF'
+import json, subprocess, sys, os
+bale = os.environ["BALE"]
+asis, limited = (subprocess.run([bale, "ls", p], check=True, text=True,
+                                capture_output=True).stdout.splitlines()
+                 for p in sys.argv[1:3])
+rep = json.load(open(sys.argv[3]))
+assert rep["reencoded"] == 0, rep["reencoded"]
+skipped = {s["path"] for s in rep["skipped_files"]}
+assert skipped and all("over the limit" in s["reason"]
+                       for s in rep["skipped_files"]), rep["skipped_files"]
+# every sample kept (label, size, crc, path) is the pass-through one
+kept = {tuple(l.split("\t")[2:]) for l in limited}
+assert kept <= {tuple(l.split("\t")[2:]) for l in asis}, kept
+assert len(limited) == len(asis) - len(skipped), (len(limited), len(asis))
+PYEOF
 
 # refused combinations: exit 2 or 1 with the reason, nothing written
 for bad in "--resize shorter:32 --pad" "--resize longer:32 --crop center" \

@@ -19,6 +19,12 @@ expect_stderr "$fmt"
 run "$BALE" pack "$T/in" -f hdf5 -f lmdb -o "$T/out"
 expect_status 2
 expect_stderr "-f given twice"
+# a format named twice would write its files twice over: misuse, and
+# nothing is written
+run "$BALE" pack "$T/in" -f "$fmt,$fmt" -o "$T/twice"
+expect_status 2
+expect_stderr "format '$fmt' is named twice"
+[ ! -e "$T/twice" ] || fail "-f $fmt,$fmt wrote '$T/twice'"
 run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" -O "$fmt.no_such_key=1"
 expect_status 2
 expect_stderr "no chosen format takes 'no_such_key' (they take $fmt: "

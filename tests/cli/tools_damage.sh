@@ -44,7 +44,35 @@ read -r tar off json < <(image_offset)
 truncate -s $((off + 10)) "$tar"
 run "$BALE" verify "$T/out"
 expect_status 1
-expect_stderr "is cut short, or its .idx damaged"
+expect_stderr "(cut short, or its .idx damaged)"
+
+# a shard cut in the middle, its .bidx damaged too: the .bidx is one
+# note (the .idx serves), and only the samples past the cut are bad
+"$BALE" pack "$T/in" -f wds -o "$T/one" -q
+tar=$T/one/data-000000.tar
+cut=$(($(stat -c %s "$tar") / 2))
+want=$("$PY" - "$tar" "$cut" <<'PY'
+import sys
+tar, cut = sys.argv[1], int(sys.argv[2])
+lines = open(tar[:-4] + ".idx").read().splitlines()[1:]
+ends = []
+for line in lines:
+    f = line.split()
+    ends.append(max(int(f[k + 1]) + int(f[k + 2]) for k in range(0, len(f), 4)))
+print(len(lines), sum(e > cut for e in ends))
+PY
+)
+truncate -s "$cut" "$tar"
+flip "$T/one/data-000000.bidx" 100
+run "$BALE" verify "$T/one"
+expect_status 1
+read -r n bad <<<"$want"
+[ "$bad" -gt 0 ] && [ "$bad" -lt "$n" ] || fail "the cut is not mid-shard"
+grep -q "$n samples, $bad bad; an index beside the data is damaged" \
+    "$T/stdout" || fail "want $n samples, $bad bad: $(cat "$T/stdout")"
+[ "$(grep -c "the .bidx beside" "$T/stderr")" -eq 1 ] ||
+    fail "the damaged .bidx was not said once: $(cat "$T/stderr")"
+expect_stderr "ends at byte $cut, before sample $((n - bad))"
 
 pack wds
 rm "$T/out/data-000002.tar"

@@ -189,8 +189,52 @@ assert f.dtype == numpy.float32 and (f == (raw - numpy.float32(0.5)) / s).all()
                 got = got.permute(0, 3, 1, 2)
             self.assertTrue(torch.equal(got, want), last)
 
+    def test_bad_samples(self):
+        """Evaluation raises at a bad sample, naming it, or leaves it out
+        when asked; training replaces it, with one warning an epoch, and
+        bad_samples names each bad sample once."""
+        import warnings
+        bad = f"{self.tmp}/bad"
+        subprocess.run(["cp", "-r", self.src, bad], check=True)
+        for name, data in (("n00000001/zzz.jpg", b"not an image"),
+                           ("n00000002/zzz.jpg", b"\xff\xd8\xff\xe0cut")):
+            with open(f"{bad}/{name}", "wb") as f:
+                f.write(data)
+        self.out = common.pack(bad, f"{self.tmp}/badout", "lmdb")
+        got = []
+        with self.assertRaisesRegex(bale.Error, r"sample \d+ \(key '[^']+',"
+                                    r" source 'n00000001/zzz.jpg'\) does not"
+                                    r" decode"):
+            for x, y in self.loader(train=False):
+                got.append(len(y))
+        self.assertTrue(got)        # the batches before the bad one came
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            ys = [y for _, y in self.loader(train=False, on_bad="skip",
+                                            copy=True)]
+        self.assertEqual(sum(len(y) for y in ys), 60)
+        want = [y for _, y in bale.Loader(self.src, batch_size=60,
+                                          size=24, train=False)][0]
+        self.assertEqual(torch.cat(ys).tolist(), want.tolist())
+        self.assertEqual([str(w.message)[:36] for w in seen],
+                         ["epoch 0: 2 samples did not decode an"])
+        loader = self.loader()
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            digests(loader)         # two epochs
+        self.assertEqual(len(seen), 2)
+        self.assertTrue(all(issubclass(w.category, bale.BadSampleWarning)
+                            for w in seen))
+        self.assertEqual(sorted(i for i, _ in loader.bad_samples),
+                         [20 + 20, 20 + 20 + 21])
+        with self.assertRaisesRegex(ValueError, "replace is for training"):
+            self.loader(train=False, on_bad="replace")
+
     def test_refusals(self):
         for kw in (dict(batch_size=0), dict(size=0), dict(threads=-1),
+                   dict(size=-1), dict(size=100000), dict(size="x"),
+                   dict(size=(2, 3, 4)), dict(on_bad="ignore"),
+                   dict(strict=True, on_bad="skip"), dict(resize=-3),
                    dict(rank=2, world_size=2), dict(scale=(0.5, 0.1)),
                    dict(seed=-1), dict(mean=[0.5] * 3),
                    dict(mean=[0.5] * 2, std=[0.2] * 2),
@@ -200,6 +244,19 @@ assert f.dtype == numpy.float32 and (f == (raw - numpy.float32(0.5)) / s).all()
                 self.loader(**kw)
         with self.assertRaises(bale.NotFoundError):
             bale.Loader(f"{self.tmp}/missing.lmdb", format="lmdb")
+        with self.assertRaises(bale.NotFoundError):
+            bale.Loader(f"{self.tmp}/missing")
+        jpeg = os.path.join(self.src, "n00000000",
+                            sorted(os.listdir(f"{self.src}/n00000000"))[0])
+        with self.assertRaisesRegex(bale.Error, "not a bale output"):
+            bale.Loader(jpeg)
+        with self.assertRaises(bale.UsageError):
+            bale.Loader(self.out, format="bogus")
+        loader = self.loader()
+        for state in ({"epoch": 0, "batch": 99999}, {"epoch": -1, "batch": 0},
+                      {"batch": 0}, None):
+            with self.assertRaises(ValueError, msg=state):
+                loader.load_state_dict(state)
         # a folder of two datasets: the loader, as bale.open, names none
         common.pack(self.src, f"{self.tmp}/out", "lmdb", name="other")
         with self.assertRaisesRegex(ValueError, "different datasets"):

@@ -151,6 +151,8 @@ class PackTest(common.TempTest):
         for formats in ("no-such-format", ["wds", "nope"]):
             with self.assertRaisesRegex(bale.UsageError, "unknown format"):
                 bale.pack(self.src, out, formats)
+        with self.assertRaisesRegex(bale.UsageError, "named twice"):
+            bale.pack(self.src, out, [fmt, fmt])
         with self.assertRaisesRegex(bale.UsageError, "inside it"):
             bale.pack(self.src, f"{self.src}/out", fmt)
         self.assertFalse(os.path.exists(out))

@@ -208,9 +208,13 @@ class ReaderTest(common.TempTest):
         junk = f"{self.tmp}/junk.h5"
         with open(junk, "wb") as f:
             f.write(b"not an output at all" * 100)
-        with self.assertRaisesRegex(bale.Error, "not an output"):
+        with self.assertRaisesRegex(bale.Error, "not a bale output"):
             bale.open(junk)
-        with self.assertRaises(bale.Error):
+        with self.assertRaises(bale.Error) as caught:
+            bale.open(junk)
+        # the file is there: it is no output, not a missing one
+        self.assertNotIsInstance(caught.exception, FileNotFoundError)
+        with self.assertRaisesRegex(bale.UsageError, "unknown format"):
             bale.open(self.src, "no-such-format")
         with self.assertRaisesRegex(bale.Error, "unknown reader option"):
             bale.open(self.src, options={"no_such_option": 1})

@@ -52,15 +52,23 @@ static void test_what_open_picks(void)
 	struct bale_reader *r = NULL;
 	char *notes = bale_strfmt("%s/a/one.jpg", root);
 
+	char *missing = bale_strfmt("%s/a/none.jpg", root);
+
+	/* a file that is there but no output is bad input, not missing */
 	CHECK_EQ(BALE_OK, bale_reader_new(&r));
-	CHECK_EQ(BALE_EINVAL, bale_reader_open(r, NULL, notes));
-	CHECK(strstr(bale_reader_errmsg(r), "not an output of any format") !=
-	    NULL);
+	CHECK_EQ(BALE_EINPUT, bale_reader_open(r, NULL, notes));
+	CHECK(strstr(bale_reader_errmsg(r), "is not a bale output") != NULL);
 	bale_reader_free(r);
 	CHECK_EQ(BALE_OK, bale_reader_new(&r));
-	CHECK_EQ(BALE_ENOENT, bale_reader_open(r, "nope", root));
-	CHECK_STR("no reader for format 'nope'", bale_reader_errmsg(r));
+	CHECK_EQ(BALE_ENOENT, bale_reader_open(r, NULL, missing));
 	bale_reader_free(r);
+	/* an unknown format is a caller's mistake */
+	CHECK_EQ(BALE_OK, bale_reader_new(&r));
+	CHECK_EQ(BALE_EINVAL, bale_reader_open(r, "nope", root));
+	CHECK_STR("unknown format 'nope' (not built in, or no reader)",
+	    bale_reader_errmsg(r));
+	bale_reader_free(r);
+	free(missing);
 	free(notes);
 }
 
