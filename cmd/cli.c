@@ -31,6 +31,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+int cli_bad_option(const char *cmd, char *const *argv, const char *shortopts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (optopt > 0 && optopt < 256 && !strchr(shortopts, optopt))
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	if (optopt > 0)
+		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
@@ -48,9 +59,12 @@ int cli_flag_number(const char *cmd, const char *flag, const char *v,
 	int bad = is_size ? bale_parse_size(v, out) != BALE_OK :
 	    cli_parse_u64(v, out) != 0;
 
+	if (bad && is_size)
+		return cli_usage_error(cmd, "%s: '%s' is not a size (bytes, or "
+		    "with K, M, G, T: 512M)", flag, v);
 	if (bad)
-		return cli_usage_error(cmd, "%s: '%s' is not a %s", flag, v,
-		    is_size ? "size" : "number");
+		return cli_usage_error(cmd, "%s: '%s' is not a whole number "
+		    "of 0 or more", flag, v);
 	return 0;
 }
 
@@ -94,7 +108,7 @@ int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
 			return CLI_OK;
 		}
 		if (c != 'f')
-			return cli_usage_error(cmd, "bad option");
+			return cli_bad_option(cmd, argv, "f:h");
 		*format = optarg;
 		if (cli_check_reader(cmd, optarg) != 0)
 			return CLI_USAGE;

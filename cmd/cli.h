@@ -16,6 +16,9 @@ enum cli_exit {
 void cli_error(const char *cmd, int rc, const char *msg);
 
 /** Print a usage hint for @cmd and return CLI_USAGE. */
+/** getopt found a bad option (opterr is 0: nothing was said yet): say
+ *  which, as cli_usage_error() does. @return CLI_USAGE */
+int cli_bad_option(const char *cmd, char *const *argv, const char *shortopts);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

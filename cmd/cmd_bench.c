@@ -181,7 +181,9 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
 			fputs(bench_help_options, stdout);
 			exit(CLI_OK);
 		}
-		if (c == '?' || bench_flag(a, c, optarg) != 0)
+		if (c == '?')
+			return cli_bad_option("bench", argv, "t:k:r:h");
+		if (bench_flag(a, c, optarg) != 0)
 			return CLI_USAGE;
 	}
 	for (; optind < argc && a->nouts < BENCH_MAX_TARGETS - 3; optind++)

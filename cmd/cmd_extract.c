@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,29 @@
 #include <unistd.h>
 
 static const char extract_help[] =
-"usage: bale extract OUT DIR [-f FORMAT]\n"
+"usage: bale extract OUT DIR [-f FORMAT] [--force]\n"
 "\n"
 "Write every sample of OUT to DIR under its original relative path.\n"
-"Paths that would leave DIR are refused and reported.\n"
-"Exit status: 0 all written, 1 some sample was refused or failed.\n"
+"Paths that would leave DIR are refused and reported. A file already in\n"
+"DIR is left as it is, and reported, unless --force.\n"
+"\n"
+"  -f, --format F  the output of format F in OUT\n"
+"      --force     replace files already in DIR\n"
+"\n"
+"Exit status: 0 all written, 1 some sample was refused or failed, or its\n"
+"file was there already; 2 usage.\n"
 "\nExample: bale extract out/data.h5 back/ && diff -r train/ back/\n";
+
+/* Files in the way said one by one up to this many, then counted. */
+#define EXTRACT_SAY_EXISTING 10
+
+struct extract_run {
+	int dirfd;
+	const char *dir;
+	int force;		/* replace files in the way */
+	uint64_t bad;
+	uint64_t existing;	/* files in the way, left as they were */
+};
 
 /* 1 if @path is relative and every component is a plain name. */
 static int extract_safe(const char *path)
@@ -72,7 +90,8 @@ static int extract_parent(int dirfd, char *path, const char **base)
 	return fd;
 }
 
-static int extract_write(int dirfd, const struct bale_blob *b)
+static int extract_write(const struct extract_run *x,
+    const struct bale_blob *b)
 {
 	char *path = strdup(b->path);
 	const char *base;
@@ -80,10 +99,10 @@ static int extract_write(int dirfd, const struct bale_blob *b)
 	int fd = -1;
 	int ok = 0;
 
-	pfd = path ? extract_parent(dirfd, path, &base) : -1;
+	pfd = path ? extract_parent(x->dirfd, path, &base) : -1;
 	if (pfd >= 0)
-		fd = openat(pfd, base, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(pfd, base, O_WRONLY | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC | (x->force ? O_TRUNC : O_EXCL), 0644);
 	if (fd >= 0) {
 		ok = (b->size == 0 || write(fd, b->data, b->size) ==
 		    (ssize_t)b->size);
@@ -95,44 +114,92 @@ static int extract_write(int dirfd, const struct bale_blob *b)
 	return ok ? 0 : -1;
 }
 
-static int extract_all(struct bale_reader *r, int dirfd, const char *dir)
+/* Sample @i could not be written: in the way, or an error. */
+static void extract_failed(struct extract_run *x, uint64_t i,
+    const struct bale_blob *b)
+{
+	if (errno != EEXIST || x->force) {
+		fprintf(stderr, "bale extract: cannot write '%s/%s': %s\n",
+		    x->dir, b->path, strerror(errno));
+		x->bad++;
+		return;
+	}
+	if (x->existing++ < EXTRACT_SAY_EXISTING)
+		fprintf(stderr, "bale extract: sample %" PRIu64 ": '%s/%s' "
+		    "exists: left as it was\n", i, x->dir, b->path);
+}
+
+static int extract_all(struct bale_reader *r, struct extract_run *x)
 {
 	struct bale_blob b;
 	uint64_t n = 0;
 	uint64_t i;
-	uint64_t bad = 0;
 
 	bale_reader_count(r, &n);
 	for (i = 0; i < n; i++) {
 		if (bale_reader_get(r, i, &b) != BALE_OK) {
 			fprintf(stderr, "bale extract: %s\n",
 			    bale_reader_errmsg(r));
-			bad++;
+			x->bad++;
 		} else if (!b.path || !extract_safe(b.path)) {
 			fprintf(stderr, "bale extract: sample %" PRIu64 ": "
 			    "refusing path '%s' (not a plain relative path)\n",
 			    i, b.path ? b.path : "");
-			bad++;
-		} else if (extract_write(dirfd, &b) != 0) {
-			fprintf(stderr, "bale extract: cannot write '%s/%s': "
-			    "%s\n", dir, b.path, strerror(errno));
-			bad++;
+			x->bad++;
+		} else if (extract_write(x, &b) != 0) {
+			extract_failed(x, i, &b);
 		}
 	}
-	return bad ? CLI_FAILED : CLI_OK;
+	if (x->existing)
+		fprintf(stderr, "bale extract: %" PRIu64 " file%s already in "
+		    "'%s' left as %s (--force replaces them)\n", x->existing,
+		    x->existing > 1 ? "s" : "", x->dir, x->existing > 1 ?
+		    "they were" : "it was");
+	return x->bad || x->existing ? CLI_FAILED : CLI_OK;
+}
+
+static int extract_args(int argc, char **argv, struct extract_run *x,
+    const char **format)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(extract_help, stdout);
+			return CLI_OK;
+		}
+		if (c == 'F')
+			x->force = 1;
+		else if (c != 'f')
+			return cli_bad_option("extract", argv, "f:h");
+		else if (cli_check_reader("extract", optarg) != 0)
+			return CLI_USAGE;
+		else
+			*format = optarg;
+	}
+	if (optind != argc - 2)
+		return cli_usage_error("extract", "expected OUT and DIR");
+	return -1;
 }
 
 int cmd_extract(int argc, char **argv)
 {
+	struct extract_run x = { -1, NULL, 0, 0, 0 };
 	struct bale_reader *r;
-	const char *format;
+	const char *format = NULL;
 	const char *dir;
 	int dirfd;
 	int rc;
 	int c;
 
-	c = cli_read_args(argc, argv, "extract", extract_help, 2,
-	    "OUT and DIR", &format);
+	c = extract_args(argc, argv, &x, &format);
 	if (c >= 0)
 		return c;
 	dir = argv[optind + 1];
@@ -147,8 +214,10 @@ int cmd_extract(int argc, char **argv)
 		    strerror(errno));
 		return CLI_FAILED;
 	}
+	x.dirfd = dirfd;
+	x.dir = dir;
 	r = cli_open_one("extract", argv[optind], format);
-	rc = r ? extract_all(r, dirfd, dir) : CLI_FAILED;
+	rc = r ? extract_all(r, &x) : CLI_FAILED;
 	bale_reader_free(r);
 	close(dirfd);
 	return rc;

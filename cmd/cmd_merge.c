@@ -55,7 +55,7 @@ int cmd_merge(int argc, char **argv)
 		case OPT_NAME: o.name = optarg; break;
 		case OPT_FORCE: o.replace = 1; break;
 		case OPT_COPY: o.copy = 1; break;
-		default: return cli_usage_error("merge", "bad option");
+		default: return cli_bad_option("merge", argv, "f:h");
 		}
 	}
 	if (argc - optind < 2)

@@ -47,9 +47,10 @@ static const char pack_help_options[] =
 "      --list FILE       take samples from FILE (PATH<TAB>LABEL per line,\n"
 "                        paths relative to SRC, or member paths of its\n"
 "                        archives) instead of walking SRC\n"
-"  -j, --threads N       reader threads (default: one per CPU the process\n"
-"                        may use, by affinity, cgroup quota and Slurm's\n"
-"                        share; more while reads wait on the disk)\n"
+"  -j, --threads N       reader threads, 0..256 (default 0: one per CPU\n"
+"                        the process may use, by affinity, cgroup quota\n"
+"                        and Slurm's share; more while reads wait on the\n"
+"                        disk)\n"
 "      --shuffle         permute the sample order (seeded, reproducible)\n"
 "      --part I/N        pack only part I (from 0) of N contiguous slices\n"
 "                        of the final order; keys stay the whole run's,\n"
@@ -201,11 +202,12 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 			return cli_usage_error("pack", "--part %s: %s", arg,
 			    err.msg);
 		return 0;
-	case 'j':
+	case 'j':	/* 0: one per CPU, as threads=0 from Python */
 		if (cli_flag_number("pack", "-j", arg, &n, 0))
 			return CLI_USAGE;
-		if (n == 0 || n > 256)
-			return cli_usage_error("pack", "-j wants 1..256");
+		if (n > 256)
+			return cli_usage_error("pack", "-j: '%s': at most 256 "
+			    "threads (0: one per CPU)", arg);
 		a->opts.threads = (unsigned)n;
 		return 0;
 	case OPT_WINDOW:
@@ -253,7 +255,9 @@ static int pack_parse(int argc, char **argv, struct pack_args *a)
 			fputs(pack_help_examples, stdout);
 			exit(CLI_OK);
 		}
-		if (c == '?' || pack_flag(a, c, optarg) != 0)
+		if (c == '?')
+			return cli_bad_option("pack", argv, "f:o:j:O:vqh");
+		if (pack_flag(a, c, optarg) != 0)
 			return CLI_USAGE;
 	}
 	if (optind >= argc)

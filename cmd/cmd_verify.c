@@ -253,7 +253,7 @@ static int verify_args(int argc, char **argv, struct verify_args *a)
 		else if (c == 'q')
 			a->quiet = 1;
 		else if (c != 'f')
-			return cli_usage_error("verify", "bad option");
+			return cli_bad_option("verify", argv, "f:vqh");
 		else if (cli_check_reader("verify", optarg) != 0)
 			return CLI_USAGE;
 		else

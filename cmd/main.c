@@ -3,6 +3,7 @@
 
 #include "bale.h"
 
+#include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	tune_malloc();
+	opterr = 0;	/* each command says what was wrong, as "bale CMD:" */
 	/* a file-size limit should fail a write with EFBIG, not kill us */
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {

@@ -64,6 +64,9 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 		if (bale_parse_size(value, &st->max_bytes) != BALE_OK)
 			return bale_writer_seterr(w, BALE_EINVAL,
 			    "wds: shard_size '%s' is not a size", value);
+		if (st->max_bytes == 0)	/* would mean no limit, unasked */
+			return bale_writer_seterr(w, BALE_EINVAL, "wds: "
+			    "shard_size must be more than 0");
 		return BALE_OK;
 	}
 	if (strcmp(key, "shard_count") == 0) {
@@ -72,6 +75,9 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 		if (errno || end == value || *end || value[0] == '-')
 			return bale_writer_seterr(w, BALE_EINVAL,
 			    "wds: shard_count '%s' is not a count", value);
+		if (st->max_count == 0)
+			return bale_writer_seterr(w, BALE_EINVAL, "wds: "
+			    "shard_count must be more than 0");
 		return BALE_OK;
 	}
 	if (strcmp(key, "fsync") == 0) {

@@ -307,8 +307,8 @@ def pack(src, out, formats, *, name=None, list_file=None,
                                             **kw)
         result = _load_report(path, stats)
     if rc != 0:
-        kind = (UsageError if remedy == "change_options" else
-                NotFoundError if rc == -3 else Error)
+        kind = (NotFoundError if rc == -3 else
+                UsageError if remedy == "change_options" else Error)
         err = kind(msg + _REMEDIES.get(remedy, ""))
         err.remedy = remedy
         err.report = result

@@ -248,10 +248,49 @@ static int bench_one(struct bale_bench *b, const struct bench_slot *s,
 	if (rc != BALE_OK)
 		return rc;
 	bench_record(row, &run, resident);
-	if (cold)
-		bench_notice(b, "%s cold run %u: %.1f%% resident before",
-		    s->label, row->nruns, resident * 100);
 	return BALE_OK;
+}
+
+/* A cold run that starts with more than this share of its target's
+ * pages cached is not cold: said. */
+#define BENCH_NOT_COLD 0.05
+
+/* What the cold runs' residency checks found, in a line (each run's is
+ * in the JSON), and every run the eviction did not take for. */
+static void bench_note_cold(const struct bale_bench *b)
+{
+	const struct bale_bench_row *r;
+	const char *worst_label = NULL;
+	double worst = 0;
+	unsigned n, measured = 0, unmeasured = 0;
+	size_t i;
+
+	for (i = 0; i < b->nrows; i++) {
+		r = &b->rows[i];
+		for (n = 0; r->cache[0] == 'c' && n < r->nruns; n++) {
+			if (r->resident[n] < 0) {
+				unmeasured++;
+				continue;
+			}
+			measured++;
+			if (r->resident[n] > BENCH_NOT_COLD)
+				bench_notice(b, "warning: %s cold run %u began "
+				    "with %.1f%% of its pages cached: the "
+				    "eviction did not take", r->label, n + 1,
+				    r->resident[n] * 100);
+			if (!worst_label || r->resident[n] > worst) {
+				worst = r->resident[n];
+				worst_label = r->label;
+			}
+		}
+	}
+	if (measured)
+		bench_notice(b, "cold runs: at most %.1f%% of a target's pages "
+		    "were cached when a run began (%s; mincore, %u runs)",
+		    worst * 100, worst_label, measured);
+	if (unmeasured)
+		bench_notice(b, "cold runs: %u runs' residency not measured "
+		    "(no file of the target could be mapped)", unmeasured);
 }
 
 /* Runs rotate the target order, so no target always goes first. Warm,
@@ -429,10 +468,12 @@ int bale_bench_run(struct bale_bench *b, const struct bale_bench_opts *o)
 		bench_note_counts(b);
 	for (g = 0; rc == BALE_OK && g < b->nrows; g += b->nslots)
 		rc = bench_group(b, b->rows + g);
-	if (rc == BALE_OK)
+	if (rc == BALE_OK) {
 		bench_summarise(b);
-	else
+		bench_note_cold(b);
+	} else {
 		b->nrows = 0;
+	}
 	free(order);
 	b->o = NULL;
 	return rc;

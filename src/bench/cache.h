@@ -8,7 +8,8 @@
 int bale_cache_evict(const char *const *files);
 
 /** The share (0..1) of the pages of @files now in the page cache,
- *  measured with mincore(); -1 if it cannot be measured. */
+ *  measured with mincore() (files that cannot be mapped left out); -1
+ *  if no file can be measured. */
 double bale_cache_resident(const char *const *files);
 
 /** sync, then drop page cache, dentries and inodes system-wide through

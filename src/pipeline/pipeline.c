@@ -242,6 +242,28 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 	    &p->err);
 }
 
+/* Every source path named is there: a missing one is a mistyped
+ * argument, told before anything else (a brace pattern names shards:
+ * its kind checks them). */
+static int pipe_check_srcs(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
+{
+	const char *path = o->src;
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; path; path = o->more_srcs ? o->more_srcs[i++] : NULL) {
+		if (strchr(path, '{') || stat(path, &sb) == 0)
+			continue;
+		bale_errbuf_set(&p->err, errno == ENOENT ? BALE_ENOENT :
+		    BALE_EIO, "source '%s': %s", path, strerror(errno));
+		if (errno == ENOENT)
+			p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
+		return p->err.rc;
+	}
+	return BALE_OK;
+}
+
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
@@ -262,7 +284,9 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
 		    "is a file: the output is a folder (created if missing)",
 		    o->out);
-	rc = pipe_classify_source(p, run);
+	rc = pipe_check_srcs(p, o);
+	if (rc == BALE_OK)
+		rc = pipe_classify_source(p, run);
 	if (rc != BALE_OK)
 		return rc;
 	/* the next walk of the tree would take the output for a class */

@@ -25,3 +25,10 @@ PY
 run "$BALE" pack "$T/in" -f wds -o "$T/bad" --shard-size 12Q
 expect_status 2
 expect_stderr "is not a size"
+for zero in "--shard-size 0" "--shard-count 0"; do
+    # shellcheck disable=SC2086
+    run "$BALE" pack "$T/in" -f wds -o "$T/bad" $zero
+    expect_status 2
+    expect_stderr "must be more than 0"
+    [ ! -e "$T/bad" ] || fail "$zero wrote '$T/bad'"
+done

@@ -40,6 +40,28 @@ done
 run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" -j -1
 expect_status 2
 [ "$(grep -c "^bale pack:" "$T/stderr")" -eq 1 ] || fail "-j -1: $(cat "$T/stderr")"
+expect_stderr "-j: '-1' is not a whole number of 0 or more"
+run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" --seed -1
+expect_status 2
+expect_stderr "--seed: '-1' is not a whole number of 0 or more"
+# an unknown option, or one without its value: said as every message
+# is, with where to read on
+for bad in --bogus -Z --seed; do
+    run "$BALE" pack "$T/in" -f "$fmt" -o "$T/out" $bad
+    expect_status 2
+    head -1 "$T/stderr" | grep -q "^bale pack: " ||
+        fail "$bad: $(cat "$T/stderr")"
+    expect_stderr "Try 'bale pack --help'."
+done
+expect_stderr "option '--seed' needs a value"
+for cmd in verify merge bench info; do
+    run "$BALE" $cmd --bogus x y
+    expect_status 2
+    expect_stderr "bale $cmd: unknown option '--bogus'"
+done
+# -j 0 is one thread per CPU, as threads=0 is from Python
+run "$BALE" pack "$T/in" -f "$fmt" -o "$T/auto" -j 0 -q
+[ "$status" -eq 0 ] || [ "$status" -eq 3 ] || fail "-j 0: exit $status"
 for cmd in info verify ls; do
     run "$BALE" $cmd -f bogus "$T/in"
     expect_status 2
@@ -62,9 +84,15 @@ expect_stderr "the output '$T/afile' is a file"
 ln -s "$T/src" "$T/link"
 run "$BALE" pack "$T/link" -f "$fmt" -o "$T/src/packed"
 expect_status 2
+# a source that is not there is a mistyped command line (exit 2); one
+# that is there but no dataset is a failure (exit 1)
 run "$BALE" pack "$T/missing" -f "$fmt" -o "$T/out"
+expect_status 2
+expect_stderr "source '$T/missing': No such file or directory"
+echo "notes" >"$T/notes.txt"
+run "$BALE" pack "$T/notes.txt" -f "$fmt" -o "$T/out"
 expect_status 1
-expect_stderr "cannot open folder"
+expect_stderr "is not a tar, compressed tar or zip archive"
 run "$BALE" frobnicate
 expect_status 2
 run "$BALE" --version

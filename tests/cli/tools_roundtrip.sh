@@ -28,6 +28,16 @@ for f in wds lmdb hdf5; do
     "$BALE" cat "$T/out" "$index" -f $f | cmp - "$T/in/10/big.jpg" || fail "cat index -f $f"
     "$BALE" cat "$T/out" "$key" -f $f | cmp - "$T/in/10/big.jpg" || fail "cat key -f $f"
 done
+# a file already in DIR is never overwritten unasked; --force replaces
+echo "mine" >"$T/x-wds/10/big.jpg"
+run "$BALE" extract "$T/out" "$T/x-wds" -f wds
+expect_status 1
+expect_stderr "/10/big.jpg' exists: left as it was"
+expect_stderr "24 files already in '$T/x-wds' left as they were (--force"
+[ "$(cat "$T/x-wds/10/big.jpg")" = mine ] || fail "extract overwrote a file"
+run "$BALE" extract "$T/out" "$T/x-wds" -f wds --force
+expect_status 0
+cmp "$T/x-wds/10/big.jpg" "$T/in/10/big.jpg" || fail "--force did not replace"
 run "$BALE" cat "$T/out" 99 -f wds
 expect_status 1
 expect_stderr "no sample '99'"
