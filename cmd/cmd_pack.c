@@ -291,6 +291,10 @@ static void pack_error(const struct bale_pipeline *p, int rc)
 		[BALE_REMEDY_START_UPDATES] = " (add --force: with --update, "
 		    "the rebuild writes the manifest later updates compare "
 		    "against)",
+		[BALE_REMEDY_FREE_SPACE] = ": free space there, then run "
+		    "again",
+		[BALE_REMEDY_FREE_SPACE_RESUME] = ": free space there, then "
+		    "run again with --resume to carry on",
 	};
 	int remedy = p ? bale_pipeline_remedy(p) : BALE_REMEDY_NONE;
 	const char *hint = remedy > 0 && remedy < (int)(sizeof(hints) /
@@ -332,10 +336,11 @@ static void pack_summary(const struct bale_pipeline *p,
 	if (st.resumed_at && st.resumed_at == st.found)
 		return;	/* nothing was left to do: the warning said so */
 	if (st.resumed_at)
-		fprintf(stderr, "bale pack: resumed after input %llu of %llu "
-		    "(done by an earlier run)\n",
+		fprintf(stderr, "bale pack: resumed at input %llu of %llu: "
+		    "the %llu samples an earlier run wrote before it are kept\n",
 		    (unsigned long long)st.resumed_at,
-		    (unsigned long long)st.found);
+		    (unsigned long long)st.found,
+		    (unsigned long long)st.resumed_kept);
 	fprintf(stderr, "bale pack: %llu samples (%.1f MB) into '%s' in %.2f s"
 	    " (%.0f samples/s); %llu skipped, %llu non-image files ignored",
 	    (unsigned long long)st.packed, (double)st.bytes / 1e6,
@@ -345,6 +350,9 @@ static void pack_summary(const struct bale_pipeline *p,
 	if (st.reencoded)	/* nobody loses quality unawares */
 		fprintf(stderr, "; %llu of the samples re-encoded",
 		    (unsigned long long)st.reencoded);
+	if (st.resumed_at)
+		fprintf(stderr, "; the output holds %llu samples",
+		    (unsigned long long)(st.resumed_kept + st.packed));
 	fputc('\n', stderr);
 }
 

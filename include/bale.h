@@ -347,6 +347,9 @@ struct bale_pack_stats {
 	uint64_t new_classes;	/* class folders numbered after the rest */
 	uint64_t reencoded;	/* samples the encode stage decoded and
 				 * encoded anew (the rest keep their bytes) */
+	uint64_t resumed_kept;	/* samples an earlier run wrote before
+				 * @resumed_at, kept (the output holds
+				 * these and @packed) */
 };
 
 BALE_API int bale_pipeline_new(struct bale_pipeline **out);
@@ -406,6 +409,10 @@ enum bale_remedy {
 				 * update cannot tell what changed: run
 				 * the update with replace set too, which
 				 * rebuilds it with one */
+	BALE_REMEDY_FREE_SPACE,	/* the output's filesystem is full: free
+				 * space there, then run again */
+	BALE_REMEDY_FREE_SPACE_RESUME,	/* the same, and checkpoints were
+				 * kept: run again with resume set */
 };
 
 /** The remedy for the last run's failure (BALE_REMEDY_NONE: none, or

@@ -106,10 +106,14 @@ static int lmdb_claim_output(struct bale_writer *w, struct lmdb_w *st,
 		return bale_writer_seterr(w, BALE_EEXIST,
 		    "lmdb: '%s' exists",
 		    st->final);
-	if ((exists && bale_lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0) ||
-	    bale_lmdb_remove(st->tmp, st->nosubdir) != 0)
+	if (exists && bale_lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "lmdb: cannot remove the old '%s': %s", st->final,
+		    strerror(errno));
+	if (lstat(st->tmp, &sb) == 0 &&
+	    bale_lmdb_remove(st->tmp, st->nosubdir) != 0)
+		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot remove "
+		    "'%s', left by an earlier run: %s", st->tmp,
 		    strerror(errno));
 	if (!st->nosubdir && mkdir(st->tmp, 0777) != 0)
 		return bale_writer_seterr(w, BALE_EIO,

@@ -100,10 +100,12 @@ static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
 
 	if (!list)
 		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
-	if (stat(list, &sb) == 0 && !replace)
+	if (stat(list, &sb) != 0)
+		rc = BALE_OK;	/* nothing to claim */
+	else if (!replace)
 		rc = bale_writer_seterr(w, BALE_EEXIST,
 		    "wds: '%s' exists", list);
-	else if (unlink(list) != 0 && errno != ENOENT)
+	else if (unlink(list) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
 		    "wds: cannot remove '%s': %s", list, strerror(errno));
 	free(list);

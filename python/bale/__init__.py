@@ -202,6 +202,9 @@ _REMEDIES = {
     "start_updates": " (pass replace=True as well: with update=True, the "
                      "rebuild writes the manifest later updates compare "
                      "against)",
+    "free_space": ": free space there, then call again",
+    "free_space_resume": ": free space there, then call again with "
+                         "resume=True to carry on",
 }
 
 _ENCODE_KEYS = ("resize", "frame", "upscale", "pixels", "quality",

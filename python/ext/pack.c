@@ -162,6 +162,8 @@ static const char *const ext_remedies[] = {
 	[BALE_REMEDY_CHANGE_OPTIONS] = "change_options",
 	[BALE_REMEDY_RELABEL] = "relabel",
 	[BALE_REMEDY_START_UPDATES] = "start_updates",
+	[BALE_REMEDY_FREE_SPACE] = "free_space",
+	[BALE_REMEDY_FREE_SPACE_RESUME] = "free_space_resume",
 };
 
 /* (code, message, remedy, stats): what the Python side turns into a
@@ -179,7 +181,8 @@ static PyObject *ext_pack_result(struct ext_run *run, const char *report)
 		msg = "cannot write the report";
 	}
 	return Py_BuildValue("(izzN)", run->rc, msg,
-	    remedy > 0 && remedy <= BALE_REMEDY_START_UPDATES ?
+	    remedy > 0 && remedy < (int)(sizeof(ext_remedies) /
+	    sizeof(ext_remedies[0])) ?
 	    ext_remedies[remedy] : NULL, ext_pack_stats(run->p));
 }
 

@@ -111,7 +111,8 @@ int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
 	    "(no journal): starting from the beginning") != 0)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	p->stats.resumed_at = run->plan.first;
-	p->stats.skipped += run->jr.j.nskipped;
+	p->stats.skipped += run->jr.j.nskipped;	/* those before it */
+	p->stats.resumed_kept = run->plan.first - run->jr.j.nskipped;
 	rc = pipe_journal_write(p, run);
 	run->jr.at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint
 						   * is journaled at once */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 int bale_pipeline_new(struct bale_pipeline **out)
@@ -284,6 +285,10 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
 		    "is a file: the output is a folder (created if missing)",
 		    o->out);
+	/* said before the source is walked, in the words of the cause */
+	if (stat(o->out, &sb) == 0 && access(o->out, W_OK | X_OK) != 0)
+		return bale_errbuf_set(&p->err, BALE_EIO, "cannot write in "
+		    "'%s': %s", o->out, strerror(errno));
 	rc = pipe_check_srcs(p, o);
 	if (rc == BALE_OK)
 		rc = pipe_classify_source(p, run);
@@ -412,9 +417,33 @@ static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;
 }
 
+/* A run that failed writing, with its output's filesystem full: said
+ * with what was written, so that the remedy is to free space first
+ * (running again alone would fail the same way). @return 1 when full */
+static int pipe_disk_full(struct bale_pipeline *p, const struct pipe_run *run,
+    int rc)
+{
+	struct statvfs fs;
+	double free_mb;
+	size_t n;
+
+	if ((rc != BALE_EBACKEND && rc != BALE_EIO) || !run->out.dir ||
+	    statvfs(run->out.dir, &fs) != 0)
+		return 0;
+	free_mb = (double)fs.f_bavail * (double)fs.f_frsize / 1e6;
+	if (free_mb >= PIPE_FULL_MB)
+		return 0;
+	n = strlen(p->err.msg);
+	snprintf(p->err.msg + n, sizeof(p->err.msg) - n, " (the filesystem "
+	    "of '%s' is full: %.1f MB free, after this run wrote %.1f MB of "
+	    "samples)", run->out.dir, free_mb, (double)p->stats.bytes / 1e6);
+	return 1;
+}
+
 int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 {
 	struct pipe_run run;
+	int full;
 	int kept;
 	int rc;
 
@@ -451,8 +480,12 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = bale_pipe_part_mark(p, &run);
 	if (rc == BALE_OK)
 		rc = bale_pipe_update_apply(p, &run);
+	full = rc != BALE_OK && pipe_disk_full(p, &run, rc);
 	/* an update is redone, not resumed: its delta goes */
 	kept = bale_pipe_journal_end(&run, rc);
+	if (full && p->err.remedy == BALE_REMEDY_NONE)
+		p->err.remedy = kept && !run.upd ?
+		    BALE_REMEDY_FREE_SPACE_RESUME : BALE_REMEDY_FREE_SPACE;
 	if (kept && p->err.remedy == BALE_REMEDY_NONE && !run.upd)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	bale_pipe_stage_end(&run, kept);

@@ -30,6 +30,8 @@
 
 #define PIPE_MAX_WRITERS 8
 #define PIPE_MAX_THREADS 256
+#define PIPE_FULL_MB 1.0	/* a failed write with less free than this
+				 * on the output's filesystem: it is full */
 #define PIPE_READERS_PER_CPU 4	/* at most, by default (pipe_tune.h) */
 /* Window slots per reader: enough to cover a slow (cold) read, few
  * enough that buffers are reused while still in the CPU's cache (64 made

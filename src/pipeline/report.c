@@ -149,6 +149,7 @@ static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
 	bale_json_kv_u64(b, "ignored", s->ignored, 0);
 	bale_json_kv_u64(b, "bytes", s->bytes, 0);
 	bale_json_kv_u64(b, "resumed_at", s->resumed_at, 0);
+	bale_json_kv_u64(b, "resumed_kept", s->resumed_kept, 0);
 	bale_buf_printf(b, ",\"seconds\":%.6f", s->seconds);
 	bale_buf_printf(b, ",\"samples_per_second\":%.1f",
 	    (double)s->packed / secs);

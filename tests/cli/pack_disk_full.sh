@@ -42,7 +42,18 @@ if ! mount -t tmpfs -o size=3m tmpfs "$small" 2>/dev/null; then
     echo "skipped: no small filesystem (mounting a tmpfs was refused)"
     exit 77
 fi
-trap 'umount "$small" 2>/dev/null; rm -rf "$T"' EXIT
+ro="$T/ro"
+mkdir -p "$ro"
+mount -t tmpfs -o ro,size=1m tmpfs "$ro"
+trap 'umount "$small" 2>/dev/null || true; umount "$ro" 2>/dev/null || true
+      rm -rf "$T"' EXIT
+# a read-only output folder: said in those words, before any work, and
+# no word of removing files that were never there
+run "$BALE" pack "$T/in" -f wds,lmdb,hdf5 -o "$ro"
+expect_status 1
+expect_stderr "cannot write in '$ro': Read-only file system"
+expect_no_stderr "cannot remove"
+umount "$ro"
 for fmt in wds lmdb hdf5 wds,lmdb,hdf5; do
     out="$small/out-${fmt//,/-}"
     shards=()
@@ -52,6 +63,9 @@ for fmt in wds lmdb hdf5 wds,lmdb,hdf5; do
     expect_stderr "$out/data"
     grep -qE "No space left on device|disk full" "$T/stderr" ||
         fail "$fmt: no reason given: $(cat "$T/stderr")"
+    # what was written, and that space must be freed first
+    expect_stderr "(the filesystem of '$out' is full: "
+    expect_stderr "MB of samples): free space there, then run again"
     ! looks_complete "$out" || fail "$fmt: a full disk left output that looks complete"
     [ "$fmt" = wds,lmdb,hdf5 ] || rm -rf "$out"
 done

@@ -58,6 +58,18 @@ check_config() {
         [ "$(skipped_paths "$T/ref.json")" = \
             "$(skipped_paths "$T/out.json")" ] ||
             fail "$name: the resumed run's report lost skipped inputs"
+        # what the output holds: the kept samples and this run's
+        $PY - "$T/ref.json" "$T/out.json" <<'PY' ||
+import json, sys
+ref, out = (json.load(open(p)) for p in sys.argv[1:])
+assert out["resumed_kept"] + out["packed"] == ref["packed"], out
+PY
+            fail "$name: the resumed run miscounts what the output holds"
+        if [ "$(grep -o '"resumed_at":[0-9]*' "$T/out.json")" != \
+            '"resumed_at":0' ]; then
+            expect_stderr "the output holds $($PY -c 'import json, sys
+print(json.load(open(sys.argv[1]))["packed"])' "$T/ref.json") samples"
+        fi
     else	# the last kill came after the run had finished
         run "$BALE" pack "$T/in" "${flags[@]}" -o "$out" --resume
         expect_status 0
