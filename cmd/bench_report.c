@@ -50,17 +50,16 @@ static int svg_new_group(const struct bale_bench *b, size_t i)
 	    r->threads != prev->threads;
 }
 
-/* The largest median rate among the rows of @r's group. */
-static double svg_group_top(const struct bale_bench *b,
-    const struct bale_bench_row *r)
+/* The scale of every panel: the fastest run of any row, so that warm
+ * and cold bars compare by length and every spread fits. */
+static double svg_top(const struct bale_bench *b)
 {
 	const struct bale_bench_row *o;
 	double top = 1;
 	size_t i;
 
 	for (i = 0; (o = bale_bench_row(b, i)); i++)
-		if (strcmp(o->cache, r->cache) == 0 && o->threads == r->threads)
-			top = o->median_rate > top ? o->median_rate : top;
+		top = o->max_rate > top ? o->max_rate : top;
 	return top;
 }
 
@@ -78,34 +77,57 @@ static void svg_head(FILE *f, const struct bale_bench *b)
 	    "height=\"%zu\" font-family=\"sans-serif\" font-size=\"13\">\n"
 	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 	    "<text x=\"10\" y=\"22\" font-size=\"15\">bale bench: median "
-	    "samples/s, %llu %s reads, %u runs%s</text>\n", 50 + n * 24 +
-	    groups * 30, (unsigned long long)m.samples,
+	    "samples/s, %llu %s reads, %u runs%s</text>\n"
+	    "<text x=\"10\" y=\"40\" font-size=\"11\">one scale for every "
+	    "panel; the line across a bar spans the runs' min..max</text>\n",
+	    68 + n * 24 + groups * 30, (unsigned long long)m.samples,
 	    m.sequential ? "sequential" : "random", m.runs,
 	    m.decode ? ", with JPEG decode" : "");
 }
 
-/* One bar; the first row of the table (the folder) is grey. */
-static void svg_bar(FILE *f, const struct bale_bench *b,
-    const struct bale_bench_row *r, int y)
+#define SVG_BAR_X 110.0
+#define SVG_BAR_MAX 400.0	/* the fastest run's length */
+
+/* The runs' spread: a line from min to max across the bar, with ends. */
+static void svg_spread(FILE *f, const struct bale_bench_row *r, double top,
+    int y)
 {
-	double w = 430.0 * r->median_rate / svg_group_top(b, r);
+	double lo = SVG_BAR_X + SVG_BAR_MAX * r->min_rate / top;
+	double hi = SVG_BAR_X + SVG_BAR_MAX * r->max_rate / top;
+
+	fprintf(f, "<path d=\"M%.1f %d V%d M%.1f %d H%.1f M%.1f %d V%d\" "
+	    "stroke=\"black\" fill=\"none\"/>\n", lo, y + 4, y + 14, lo,
+	    y + 9, hi, hi, y + 4, y + 14);
+}
+
+/* One bar at the common scale @top, its spread across it; the first row
+ * of the table (the folder) is grey. */
+static void svg_bar(FILE *f, const struct bale_bench *b,
+    const struct bale_bench_row *r, double top, int y)
+{
+	double w = SVG_BAR_MAX * r->median_rate / top;
+	double end = SVG_BAR_X + SVG_BAR_MAX * r->max_rate / top;
 
 	fprintf(f, "<text x=\"20\" y=\"%d\">", y + 14);
 	svg_text(f, r->label);
-	fprintf(f, "</text>\n<rect x=\"110\" y=\"%d\" width=\"%.1f\" "
-	    "height=\"18\" fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%d\">%.0f "
-	    "(%.2fx folder)</text>\n", y, w, r->label == bale_bench_row(b,
-	    0)->label ? "#999" : "#3a7bd5", 115 + w, y + 14, r->median_rate,
-	    r->ratio);
+	fprintf(f, "</text>\n<rect x=\"%.0f\" y=\"%d\" width=\"%.1f\" "
+	    "height=\"18\" fill=\"%s\"/>\n", SVG_BAR_X, y, w,
+	    r->label == bale_bench_row(b, 0)->label ? "#999" : "#3a7bd5");
+	svg_spread(f, r, top, y);
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f (%.0f..%.0f), %.2fx "
+	    "folder</text>\n", (end > SVG_BAR_X + w ? end : SVG_BAR_X + w) +
+	    6, y + 14, r->median_rate, r->min_rate, r->max_rate, r->ratio);
 }
 
-/* One horizontal bar per row; each group (cache state, threads) has a
- * heading and its own scale, so cold bars are as readable as warm. */
+/* One horizontal bar per row, each group (cache state, threads) under a
+ * heading, all at one scale: warm and cold differ by what they measure,
+ * and bars on scales of their own looked alike. */
 int bench_write_svg(const char *path, const struct bale_bench *b)
 {
 	const struct bale_bench_row *r;
 	FILE *f = fopen(path, "w");
-	int y = 40;
+	double top = svg_top(b);
+	int y = 58;
 	size_t i;
 
 	if (!f)
@@ -119,7 +141,7 @@ int bench_write_svg(const char *path, const struct bale_bench *b)
 			    r->threads, r->threads == 1 ? "" : "s");
 			y += 22;
 		}
-		svg_bar(f, b, r, y);
+		svg_bar(f, b, r, top, y);
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) == 0 ? 0 : -1;

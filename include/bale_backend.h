@@ -248,4 +248,10 @@ struct bale_backend {
 /** Look a built backend up by name; NULL when it was not built. */
 BALE_API const struct bale_backend *bale_backend_find(const char *name);
 
+/** 1 when @file (a name in an output folder) is part of @be's output
+ *  called @name: its own name (NAME + suffix) or one of its side files;
+ *  else 0. */
+BALE_API int bale_backend_owns(const struct bale_backend *be,
+    const char *name, const char *file);
+
 #endif

@@ -135,17 +135,32 @@ static int wds_alloc_shards(struct wds_r *st, size_t n)
 	return st->paths && st->fds && st->sizes && st->listed ? 0 : -1;
 }
 
-/* The class names of the list's "bale" object (@v, up to @vend) at the
- * info's top level too, where every format's info has them. */
-static void wds_info_classes(struct wds_r *st, const char *v,
-    const char *vend)
+/* Member @key of the object at [@v, @vend), as "key":value after a
+ * comma unless @first (nothing when absent). @return 1 when copied */
+static int wds_info_copy(struct wds_r *st, const char *v, const char *vend,
+    const char *key, int first)
 {
-	const char *c = v ? bale_jsonr_find(v, vend, "classes", &vend) : NULL;
+	const char *c = v ? bale_jsonr_find(v, vend, key, &vend) : NULL;
 
-	if (c && *c == '[') {
-		bale_buf_puts(&st->info, ",\"classes\":");
-		bale_buf_add(&st->info, c, (size_t)(vend - c));
-	}
+	if (!c)
+		return 0;
+	bale_json_key(&st->info, key, first);
+	bale_buf_add(&st->info, c, (size_t)(vend - c));
+	return 1;
+}
+
+/* The list's "bale" object (@v, up to @vend) as the info's, its class
+ * names at the top level, where every format's info has them, and once:
+ * {"bale":{"version","samples"},"classes":[...]. */
+static void wds_info_bale(struct wds_r *st, const char *v, const char *vend)
+{
+	int none;
+
+	bale_buf_puts(&st->info, "{\"bale\":{");
+	none = !wds_info_copy(st, v, vend, "version", 1);
+	wds_info_copy(st, v, vend, "samples", none);
+	bale_buf_puts(&st->info, "}");
+	wds_info_copy(st, v, vend, "classes", 0);
 }
 
 /* The .idx beside shard @i: its path among the files. */
@@ -234,9 +249,7 @@ static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
 	int rc = BALE_OK;
 
 	v = bale_jsonr_find(text, end, "bale", &vend);
-	bale_buf_puts(&st->info, "{\"bale\":");
-	bale_buf_add(&st->info, v ? v : "null", v ? (size_t)(vend - v) : 4);
-	wds_info_classes(st, v, vend);
+	wds_info_bale(st, v, vend);
 	list = bale_jsonr_find(text, end, "shardlist", &lend);
 	if (!list)
 		return bale_reader_seterr(r, BALE_EINVAL,

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 
 #define REGISTRY_MAX 32
 
@@ -30,6 +31,23 @@ static void registry_list_names(void)
 
 	for (i = 0; registry_table[i] && i < REGISTRY_MAX; i++)
 		registry_names[i] = registry_table[i]->name;
+}
+
+int bale_backend_owns(const struct bale_backend *be, const char *name,
+    const char *file)
+{
+	size_t len = strlen(name);
+	const char *rest = file + len;
+	size_t i;
+
+	if (strncmp(file, name, len) != 0 || !be->suffix)
+		return 0;
+	if (strcmp(rest, be->suffix) == 0)
+		return 1;
+	for (i = 0; be->side_files && be->side_files[i]; i++)
+		if (fnmatch(be->side_files[i], rest, FNM_PERIOD) == 0)
+			return 1;
+	return 0;
 }
 
 const struct bale_backend *bale_backend_find(const char *name)

@@ -104,6 +104,7 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 			    "no memory");
 		p->stats.ignored += kind == BALE_NOTE_IGNORED;
 		p->stats.skipped += kind == BALE_NOTE_SKIPPED;
+		p->walk_skipped += kind == BALE_NOTE_SKIPPED;
 	}
 	return pipe_check_damage(p, run);
 }
@@ -332,6 +333,7 @@ static void pipe_reset(struct bale_pipeline *p)
 	memset(&p->stats, 0, sizeof(p->stats));
 	memset(&p->stream, 0, sizeof(p->stream));
 	p->walk_seconds = 0;
+	p->walk_skipped = 0;
 	bale_buf_reset(&p->update);
 	bale_errbuf_clear(&p->err);
 }
@@ -546,6 +548,7 @@ int bale_pipeline_write_report(struct bale_pipeline *p,
 	run.cpus_why = p->cpus_why;
 	run.source_kind = p->source_kind;
 	run.walk_seconds = p->walk_seconds;
+	run.walk_skipped = p->walk_skipped;
 	run.stream = &p->stream;
 	run.update = p->update.len ? p->update.data : NULL;
 	bale_report_json(p->report, &run, &b);

@@ -149,6 +149,8 @@ struct bale_pipeline {
 	struct bale_report *report;
 	struct bale_pack_stats stats;
 	double walk_seconds;	/* listing the source */
+	uint64_t walk_skipped;	/* inputs skipped while listing it (in
+				 * stats.skipped, never in stats.found) */
 	struct bale_buf update;	/* --update: the report's "update" */
 	struct bale_stream_feed_stats stream;	/* a compressed archive's */
 };

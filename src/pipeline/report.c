@@ -138,11 +138,16 @@ static void report_options(struct bale_buf *b,
 	bale_buf_puts(b, "}");
 }
 
-static void report_stats(struct bale_buf *b, const struct bale_pack_stats *s)
+/* inputs_found counts every image input met: the samples listed and
+ * those skipped while listing, so a finished run's packed + skipped
+ * equals it (a resumed one's: with the resumed_kept). */
+static void report_stats(struct bale_buf *b, const struct bale_report_run *run)
 {
+	const struct bale_pack_stats *s = run->stats;
 	double secs = s->seconds > 0 ? s->seconds : 1e-9;
 
-	bale_json_kv_u64(b, "inputs_found", s->found, 0);
+	bale_json_kv_u64(b, "inputs_found", s->found + run->walk_skipped, 0);
+	bale_json_kv_u64(b, "samples_listed", s->found, 0);
 	bale_json_kv_u64(b, "packed", s->packed, 0);
 	bale_json_kv_u64(b, "reencoded", s->reencoded, 0);
 	bale_json_kv_u64(b, "skipped", s->skipped, 0);
@@ -244,7 +249,7 @@ void bale_report_json(const struct bale_report *r,
 	bale_json_kv_str(b, "list", run->opts->list, 0);
 	bale_json_kv_str(b, "output", run->opts->out, 0);
 	report_options(b, run);
-	report_stats(b, run->stats);
+	report_stats(b, run);
 	report_timing(b, run);
 	if (run->update) {
 		bale_json_key(b, "update", 0);

@@ -23,6 +23,7 @@ struct bale_report_run {
 	const char *cpus_why;		/* what limited them (cpus.h) */
 	const char *source_kind;	/* its name (source.h), or NULL */
 	double walk_seconds;		/* from the start to the list made */
+	uint64_t walk_skipped;		/* inputs skipped while listing */
 	const struct bale_stream_feed_stats *stream;	/* passes over a
 					 * compressed archive (0: none) */
 	const char *update;		/* --update: a JSON object, or NULL */

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,23 +21,6 @@ struct stage_names {
 char *bale_stage_dir(const char *out, const char *name)
 {
 	return bale_strfmt("%s/.%s-replace", out, name);
-}
-
-int bale_stage_owns(const struct bale_backend *be, const char *name,
-    const char *file)
-{
-	size_t len = strlen(name);
-	const char *rest = file + len;
-	size_t i;
-
-	if (strncmp(file, name, len) != 0 || !be->suffix)
-		return 0;
-	if (strcmp(rest, be->suffix) == 0)
-		return 1;
-	for (i = 0; be->side_files && be->side_files[i]; i++)
-		if (fnmatch(be->side_files[i], rest, FNM_PERIOD) == 0)
-			return 1;
-	return 0;
 }
 
 static void stage_names_release(struct stage_names *s)
@@ -88,7 +70,7 @@ static int stage_list(const struct bale_backend *be, const char *dir,
 		return bale_errbuf_set(err, BALE_EIO, "cannot list '%s': %s",
 		    dir, strerror(errno));
 	while (rc == BALE_OK && (de = readdir(d)))
-		if (bale_stage_owns(be, name, de->d_name) &&
+		if (bale_backend_owns(be, name, de->d_name) &&
 		    stage_names_add(out, de->d_name) != 0)
 			rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	closedir(d);

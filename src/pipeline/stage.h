@@ -15,11 +15,6 @@
  *  newly allocated; NULL without memory. */
 char *bale_stage_dir(const char *out, const char *name);
 
-/** 1 when @file (a name in an output folder) is part of @be's output
- *  called @name: its own name (NAME + suffix) or one of its side files. */
-int bale_stage_owns(const struct bale_backend *be, const char *name,
-    const char *file);
-
 /** Move @be's complete output @name from @stage into @out over the old
  *  one, then remove the old one's files the new one did not overwrite.
  *  Old files that are in the way are moved into @stage first (removed

@@ -35,6 +35,22 @@ for r in rows:
 assert b["method"]["decode"] is True
 PY
 grep -q "<svg" "$T/b.svg" && grep -q "lmdb-map" "$T/b.svg" || fail "no chart"
+# one scale for warm and cold alike, and each bar's spread drawn
+"$PY" - "$T/b.json" "$T/b.svg" <<'PY'
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["results"]
+svg = open(sys.argv[2]).read()
+assert "one scale for every panel" in svg
+bars = [float(w) for w in re.findall(r'<rect x="110" y="\d+" width="([\d.]+)"',
+                                     svg)]
+spreads = re.findall(r'<path d="M([\d.]+) \d+ V\d+ M[\d.]+ \d+ H([\d.]+)', svg)
+assert len(bars) == len(spreads) == len(rows), (len(bars), len(rows))
+top = max(max(r["samples_per_s"]) for r in rows)
+for r, w in zip(rows, bars):
+    med = sorted(r["samples_per_s"])
+    med = (med[0] + med[-1]) / 2 if len(med) == 2 else med[len(med) // 2]
+    assert abs(w - 400 * med / top) < 0.2, (r["target"], w, med, top)
+PY
 run "$BALE" bench "$T/out" -r 1
 expect_status 2
 expect_stderr "--against"

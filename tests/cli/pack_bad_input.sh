@@ -19,6 +19,8 @@ skipped = {e["path"]: e["reason"] for e in r["skipped_files"]}
 assert set(skipped) == {"9/zero.jpg", "9/broken.jpg", "9/fifo.jpg",
                         "10/loop", "9/linked/loop"}, skipped
 assert r["packed"] == 24 and r["skipped"] == 5, r
+# every input met is packed or skipped: those the walk skipped too
+assert r["inputs_found"] == r["packed"] + r["skipped"], r
 assert [w["path"] for w in r["warnings"]] == ["empty_class"], r["warnings"]
 PY
 run timeout 60 "$BALE" pack "$T/in" -f wds -o "$T/strict" --strict

@@ -28,6 +28,18 @@ for f in wds lmdb hdf5; do
     "$BALE" cat "$T/out" "$index" -f $f | cmp - "$T/in/10/big.jpg" || fail "cat index -f $f"
     "$BALE" cat "$T/out" "$key" -f $f | cmp - "$T/in/10/big.jpg" || fail "cat key -f $f"
 done
+# info counts every file of an output (for wds: the list, and each
+# shard's tar, .idx and .bidx) and names the classes once
+run "$BALE" info "$T/out" -f wds
+expect_status 0
+want=$(ls "$T/out" | grep -cE '^data-([0-9]{6}\.(tar|idx|bidx)|shards\.json)$')
+grep -q "^  files:   $want, " "$T/stdout" ||
+    fail "info: not $want files: $(cat "$T/stdout")"
+[ "$(grep -o '"classes"' "$T/stdout" | wc -l)" -eq 1 ] ||
+    fail "info: the classes more than once: $(cat "$T/stdout")"
+run "$BALE" info "$T/out" -f hdf5
+grep -q "^  files:   2, " "$T/stdout" || fail "info: data.h5 and its .bidx"
+
 # a file already in DIR is never overwritten unasked; --force replaces
 echo "mine" >"$T/x-wds/10/big.jpg"
 run "$BALE" extract "$T/out" "$T/x-wds" -f wds
