@@ -33,6 +33,17 @@ readelf -d "$libdir/libbale.so" | grep -q 'SONAME.*libbale\.so\.0\]' ||
 cc ${SANITIZE:+-fsanitize=$SANITIZE} -o "$T/use_bale" \
     "$TESTS/install/use_bale.c" $(pkg-config --cflags --libs bale) ||
     fail "a program using only pkg-config's flags does not build"
+# the installed command runs from wherever the prefix was put, with no
+# library path set: it finds libbale.so.0 beside its prefix
+bindir=$T/inst$prefix/bin
+[ -x "$bindir/bale" ] || fail "bale was not installed in $prefix/bin"
+run env -u LD_LIBRARY_PATH "$bindir/bale" --version
+expect_status 0
+grep -q "^bale " "$T/stdout" || fail "the installed bale does not run: $(cat "$T/stderr")"
+mv "$T/inst" "$T/moved"	# the prefix moved as a whole: it still runs
+run env -u LD_LIBRARY_PATH "$T/moved$prefix/bin/bale" formats
+expect_status 0
+mv "$T/moved" "$T/inst"
 LD_LIBRARY_PATH=$libdir run "$T/use_bale"
 expect_status 0
 grep -q "^$(pkg-config --modversion bale) folder" "$T/stdout" ||

@@ -3,6 +3,7 @@
 #include "loader_store.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Planes and normalized floats hold each pixel's channels where the
  * batch's layout says, for sizes with and without a partial last step
@@ -43,12 +44,37 @@ static void test_layouts(void)
 			    std[i % 3];
 	}
 	CHECK_EQ(0, bad);
+}
+
+/* Rows of bytes (channels_last, no normalizing) are the crop as it is:
+ * the loader then crops straight into the batch ("direct"), and only
+ * that layout may; stored, they are the same bytes. (The loader's own
+ * tests compare its channels_last batches with its planes.) */
+static void test_direct_rows(void)
+{
+	static const float mean[3] = { 0, 0, 0 };
+	static const float std[3] = { 1, 1, 1 };
+	struct bale_loader_store s;
+	unsigned char rgb[7 * 5 * 3], out[sizeof(rgb)];
+	size_t i;
+
+	for (i = 0; i < sizeof(rgb); i++)
+		rgb[i] = (unsigned char)(i * 91 + 3);
 	bale_loader_store_init(&s, 0, NULL, NULL);
 	CHECK(bale_loader_store_direct(&s));
+	CHECK_EQ(sizeof(rgb), bale_loader_store_bytes(&s, 7, 5));
+	memset(out, 0, sizeof(out));
+	bale_loader_store(&s, rgb, 7, 5, out);
+	CHECK(memcmp(out, rgb, sizeof(rgb)) == 0);
+	bale_loader_store_init(&s, 1, NULL, NULL);
+	CHECK(!bale_loader_store_direct(&s));
+	bale_loader_store_init(&s, 0, mean, std);
+	CHECK(!bale_loader_store_direct(&s));
 }
 
 int main(void)
 {
 	test_layouts();
+	test_direct_rows();
 	return CHECK_DONE();
 }
