@@ -13,7 +13,9 @@
  * plus its data padded to 512, and the archive ends with 1024 zero bytes.
  * Each finished shard is a checkpoint (bale pack --resume): a failed or
  * killed run leaves them; a resumed run verifies and keeps them
- * (wds_verify.c).
+ * (wds_verify.c). The open shard is one too, every few MiB, and is then
+ * kept as "*.partial" for a resumed run to cut back to and carry on
+ * (wds_partial.c).
  */
 #include "wds.h"
 

@@ -38,6 +38,10 @@ enum { WDS_DIRECT_AUTO, WDS_DIRECT_ON, WDS_DIRECT_OFF };
  * of 2.3 KB: 1.88x tar's time through the cache, 1.04x direct). */
 #define WDS_DIRECT_AFTER ((uint64_t)1 << 30)
 
+/* An open shard is a checkpoint every so many bytes (wds_partial.c), as
+ * often as LMDB commits. */
+#define WDS_CKPT_EVERY ((uint64_t)4 << 20)
+
 struct wds_w {
 	uint64_t max_count;	/* samples per shard; 0: no limit */
 	uint64_t max_bytes;	/* shard file size limit; 0: no limit */
@@ -63,6 +67,12 @@ struct wds_w {
 	struct bale_buf scratch;
 	int published;
 	uint64_t last_index;	/* of the last sample put */
+	uint64_t ckpt_bytes;	/* the open shard's length at its last
+				 * checkpoint (0: none: it goes on failure) */
+	uint64_t pend_bytes;	/* a checkpoint waiting for the direct
+				 * writes to reach this length (0: none) */
+	uint64_t pend_samples;
+	uint64_t pend_index;
 };
 
 /* The reader's state (wds_read.c). */
@@ -154,6 +164,26 @@ void bale_wds_list_entry(struct wds_w *st, uint64_t filesize);
 /** The writer's resume(): keep the shards a checkpoint covers. */
 int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds, struct bale_resume *rs);
+
+/** The sample just written (its image of @size bytes at @image_at,
+ *  st->member_end past its last member) into the open shard's compact
+ *  index. */
+void bale_wds_index_sample(struct wds_w *st, int64_t label, const char *key,
+    uint64_t size, uint64_t image_at);
+
+/* wds_partial.c: the open shard as a checkpoint */
+
+/** After a sample: a checkpoint of the open shard when it has grown by
+ *  WDS_CKPT_EVERY since the last (once its bytes are in the file).
+ *  @return BALE_OK, or BALE_EIO (said in @w) */
+int bale_wds_partial_checkpoint(struct bale_writer *w, struct wds_w *st);
+
+/** Resume: reopen the partial shard @state names (after the kept
+ *  shards), cut back to its checkpoint and read back; when it does not
+ *  hold what the checkpoint says, it is written again (said in
+ *  @rs->note). @return BALE_OK, or BALE_ENOMEM */
+int bale_wds_partial_resume(struct bale_writer *w, struct wds_w *st,
+    const char *state, struct bale_resume *rs);
 
 /* wds_merge.c */
 

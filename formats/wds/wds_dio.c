@@ -113,6 +113,17 @@ int bale_wds_dio_start(struct wds_dio *d, int fd)
 	return 0;
 }
 
+uint64_t bale_wds_dio_done(struct wds_dio *d)
+{
+	uint64_t done;
+
+	pthread_mutex_lock(&d->lock);
+	/* the thread leaves next at a buffer until it is written */
+	done = d->err ? 0 : d->queued ? d->at[d->next] : d->offset;
+	pthread_mutex_unlock(&d->lock);
+	return done;
+}
+
 int bale_wds_dio_hand(struct wds_dio *d)
 {
 	int err;

@@ -49,6 +49,10 @@ static inline unsigned char *bale_wds_dio_buf(struct wds_dio *d)
 	return d->buf[d->fill];
 }
 
+/** The length of the file the thread has written so far (0 after a
+ *  failed write): what is in the file, not just handed over. */
+uint64_t bale_wds_dio_done(struct wds_dio *d);
+
 /** Hand the buffer over, full, and wait for the next one to be free.
  *  @return 0, or -1 with errno when a write failed */
 int bale_wds_dio_hand(struct wds_dio *d);

@@ -69,6 +69,7 @@ static int wds_out_flush(struct wds_out *o, const void *p, size_t n)
 		o->buf = bale_wds_dio_buf(&o->dio);
 	} else {
 		rc = wds_out_writev(o->fd, iov, p ? 2 : 1);
+		o->written += rc == 0 ? o->len + (p ? n : 0) : 0;
 	}
 	o->len = 0;
 	return rc;
@@ -104,6 +105,7 @@ int bale_wds_out_begin(struct wds_out *o, int fd, int direct)
 	}
 	o->fd = fd;
 	o->len = 0;
+	o->written = 0;
 	/* a file system without O_DIRECT is written through the cache */
 	o->direct = direct && bale_wds_dio_start(&o->dio, fd) == 0;
 	o->buf = o->direct ? bale_wds_dio_buf(&o->dio) : o->own;
@@ -159,6 +161,16 @@ int bale_wds_out_member(struct wds_out *o, const char *name,
 	if (n && wds_out_put(o, data, (size_t)n) != 0)
 		return -1;
 	return pad ? wds_out_put(o, wds_out_zeros, pad) : 0;
+}
+
+int bale_wds_out_push(struct wds_out *o)
+{
+	return !o->direct && o->len ? wds_out_flush(o, NULL, 0) : 0;
+}
+
+uint64_t bale_wds_out_on_disk(struct wds_out *o)
+{
+	return o->direct ? bale_wds_dio_done(&o->dio) : o->written;
 }
 
 int bale_wds_out_end(struct wds_out *o)

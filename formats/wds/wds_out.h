@@ -27,6 +27,7 @@ struct wds_out {
 	unsigned char *own;	/* the buffer of writes through the cache */
 	int direct;		/* the file is written by dio */
 	struct wds_dio dio;
+	uint64_t written;	/* through the cache: the file's length */
 };
 
 /** Start writing a tar to @fd (empty), with @direct past the page cache
@@ -42,6 +43,13 @@ int bale_wds_out_begin(struct wds_out *o, int fd, int direct);
  *  @return 0, or -1 with errno (a write's error; EINVAL past those) */
 int bale_wds_out_member(struct wds_out *o, const char *name,
     const void *data, uint64_t n);
+
+/** Through the cache, all that is buffered to the file (a checkpoint
+ *  at a sample's end). @return 0, or -1 with errno */
+int bale_wds_out_push(struct wds_out *o);
+
+/** How long the file is by now: the bytes written, not buffered. */
+uint64_t bale_wds_out_on_disk(struct wds_out *o);
 
 /** The two zero blocks that end a tar, and all that is buffered, to
  *  the file. @return 0, or -1 with errno */

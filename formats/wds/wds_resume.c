@@ -66,6 +66,9 @@ int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,
 	if (v && bale_jsonr_u64(v, vend, &nshards) != 0)
 		nshards = 0;
 	rc = wds_keep_shards(w, st, nshards, rs);
-	rs->next = st->shard_no ? st->last_index + 1 : 0;
+	/* the open shard's checkpoint, when every shard before it stays */
+	if (rc == BALE_OK && st->shard_no == nshards)
+		rc = bale_wds_partial_resume(w, st, rs->state, rs);
+	rs->next = st->shard_no || st->shard_open ? st->last_index + 1 : 0;
 	return rc;
 }

@@ -157,6 +157,8 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	st->shard_open = 1;
 	st->shard_samples = 0;
 	st->shard_bytes = 0;
+	st->ckpt_bytes = 0;
+	st->pend_bytes = 0;
 	bale_buf_reset(&st->idx);
 	bale_index_build_reset(&st->bix);
 	return BALE_OK;
@@ -229,6 +231,8 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	st->run_bytes += st->shard_bytes;
 	free(st->tmp);
 	st->tmp = NULL;
+	st->ckpt_bytes = 0;
+	st->pend_bytes = 0;
 	st->shard_no++;
 	snprintf(state, sizeof(state), "{\"shards\":%u}", st->shard_no);
 	bale_writer_reached(w, st->last_index + 1, state);
@@ -279,22 +283,20 @@ static int wds_make_room(struct bale_writer *w, struct wds_w *st,
 	return st->shard_open ? BALE_OK : wds_open_shard(w, st);
 }
 
-/* The sample just written, into the shard's compact index: its image
- * at @image_at, its label and JSON members after it. */
-static void wds_index_sample(struct wds_w *st, const struct bale_sample *s,
-    uint64_t image_at)
+void bale_wds_index_sample(struct wds_w *st, int64_t label, const char *key,
+    uint64_t size, uint64_t image_at)
 {
 	struct bale_index_loc loc;
-	uint64_t tail = st->member_end - image_at - s->size;
+	uint64_t tail = st->member_end - image_at - size;
 
-	if (s->size > UINT32_MAX || tail > UINT32_MAX) {
+	if (size > UINT32_MAX || tail > UINT32_MAX) {
 		st->bix.unfit = 1;
 		return;
 	}
 	loc.off = image_at;
-	loc.size = (uint32_t)s->size;
+	loc.size = (uint32_t)size;
 	loc.tail = (uint32_t)tail;
-	bale_index_add(&st->bix, s->label, &loc, s->key);
+	bale_index_add(&st->bix, label, &loc, key);
 }
 
 static int wds_put(struct bale_writer *w, void *priv,
@@ -322,12 +324,12 @@ static int wds_put(struct bale_writer *w, void *priv,
 		    st->meta.len);
 	if (rc != BALE_OK)
 		return rc;
-	wds_index_sample(st, s, image_at);
+	bale_wds_index_sample(st, s->label, s->key, s->size, image_at);
 	bale_buf_add(&st->idx, "\n", 1);
 	st->shard_samples++;
 	st->samples++;
 	st->last_index = s->index;
-	return BALE_OK;
+	return bale_wds_partial_checkpoint(w, st);
 }
 
 /* ---- finish and release -------------------------------------------------- */
@@ -428,7 +430,9 @@ static void wds_release(void *priv)
 	if (st->tmp) {
 		if (st->fd >= 0)
 			close(st->fd);
-		unlink(st->tmp);
+		if (!st->ckpt_bytes)	/* else a checkpoint: kept, for a
+					 * resumed run to cut back to */
+			unlink(st->tmp);
 	}
 	/* a run that did not publish leaves no half-written shard list */
 	if (!st->published && st->dir && st->name)
