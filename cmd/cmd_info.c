@@ -16,9 +16,11 @@
 static const char info_help[] =
 "usage: bale info OUT [-f FORMAT]\n"
 "\n"
-"For every output in OUT: its format, sample count, backing files and\n"
-"their size, and what it records about itself (bale version, layout,\n"
-"class names ...), the last as one line of JSON.\n"
+"For every output in OUT: its format, sample count, files and their\n"
+"size, how it was made (order and seed, encode settings, format\n"
+"options: NAME-made.json beside it, when bale pack or merge wrote one)\n"
+"and what it records about itself (bale version, layout, class names\n"
+"...), the last two as one line of JSON each.\n"
 "\nExample: bale info out/ -f lmdb\n";
 
 /* Bytes of the file at @dir/@name, or of the files in that folder (an
@@ -46,28 +48,42 @@ static uint64_t info_size(const char *dir, const char *name)
 	return bytes;
 }
 
-/* The files of the output at @path (its own and its side files, as its
- * backend @be names them) and their bytes; 0 when its name is not the
- * backend's. */
-static size_t info_files(const char *path, const struct bale_backend *be,
-    uint64_t *bytes)
+/* The output at @path as its folder and NAME (what pack's name option
+ * gave), by its backend's suffix: 0, or -1 when named otherwise. Free
+ * *@dir and *@name. */
+static int info_name(const char *path, const struct bale_backend *be,
+    char **dir, char **name)
 {
 	char *dcopy = strdup(path);
 	char *bcopy = strdup(path);
-	char *dir = dcopy ? dirname(dcopy) : NULL;
-	char *name = bcopy ? basename(bcopy) : NULL;
+	char *base = bcopy ? basename(bcopy) : NULL;
 	size_t suffix = be && be->suffix ? strlen(be->suffix) : 0;
-	size_t len = name ? strlen(name) : 0;
+	size_t len = base ? strlen(base) : 0;
+
+	*dir = dcopy ? strdup(dirname(dcopy)) : NULL;
+	*name = NULL;
+	if (*dir && suffix && len > suffix &&
+	    strcmp(base + len - suffix, be->suffix) == 0)
+		*name = strndup(base, len - suffix);
+	free(dcopy);
+	free(bcopy);
+	if (*name)
+		return 0;
+	free(*dir);
+	*dir = NULL;
+	return -1;
+}
+
+/* The files of output NAME in @dir (its own and its side files, as its
+ * backend @be names them) and their bytes. */
+static size_t info_files(const char *dir, const char *name,
+    const struct bale_backend *be, uint64_t *bytes)
+{
 	struct dirent *de;
+	DIR *d = opendir(dir);
 	size_t n = 0;
-	DIR *d = NULL;
 
 	*bytes = 0;
-	if (suffix && len > suffix && strcmp(name + len - suffix,
-	    be->suffix) == 0)
-		d = opendir(dir);
-	if (d)
-		name[len - suffix] = '\0';	/* NAME, as the pack gave it */
 	while (d && (de = readdir(d))) {
 		if (!bale_backend_owns(be, name, de->d_name))
 			continue;
@@ -76,9 +92,26 @@ static size_t info_files(const char *path, const struct bale_backend *be,
 	}
 	if (d)
 		closedir(d);
-	free(dcopy);
-	free(bcopy);
 	return n;
+}
+
+/* How output NAME in @dir was made: NAME-made.json's line, or NULL
+ * (made before bale kept it, or not by bale). Free it. */
+static char *info_made(const char *dir, const char *name)
+{
+	char path[4096];
+	char line[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s-made.json", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	return line[0] ? strdup(line) : NULL;
 }
 
 static size_t info_read_files(const char *const *files, uint64_t *bytes)
@@ -97,9 +130,11 @@ static int info_one(const char *path, const char *format)
 	struct bale_reader *r = NULL;
 	const char *const *files;
 	const char *json = "{}";
+	const struct bale_backend *be;
+	char *dir = NULL, *name = NULL, *made = NULL;
 	uint64_t bytes = 0;
 	uint64_t n = 0;
-	size_t nfiles;
+	size_t nfiles = 0;
 
 	if (bale_reader_new(&r) != BALE_OK ||
 	    bale_reader_open(r, format, path) != BALE_OK ||
@@ -111,13 +146,20 @@ static int info_one(const char *path, const char *format)
 		bale_reader_free(r);
 		return 1;
 	}
-	nfiles = info_files(path, bale_backend_find(bale_reader_format(r)),
-	    &bytes);
+	be = bale_backend_find(bale_reader_format(r));
+	if (info_name(path, be, &dir, &name) == 0) {
+		nfiles = info_files(dir, name, be, &bytes);
+		made = info_made(dir, name);
+	}
 	if (!nfiles)	/* named otherwise: the files its reads come from */
 		nfiles = info_read_files(files, &bytes);
 	printf("%s\n  format:  %s\n  samples: %" PRIu64 "\n  files:   %zu, "
-	    "%.1f MB\n  details: %s\n", path, bale_reader_format(r), n,
-	    nfiles, (double)bytes / 1e6, json);
+	    "%.1f MB\n  made:    %s\n  details: %s\n", path,
+	    bale_reader_format(r), n, nfiles, (double)bytes / 1e6,
+	    made ? made : "(not recorded)", json);
+	free(made);
+	free(name);
+	free(dir);
 	bale_reader_free(r);
 	return 0;
 }

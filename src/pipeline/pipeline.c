@@ -482,6 +482,8 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = bale_pipe_part_mark(p, &run);
 	if (rc == BALE_OK)
 		rc = bale_pipe_update_apply(p, &run);
+	if (rc == BALE_OK && !run.plan.skip)
+		rc = bale_pipe_made(p, o, &run);
 	full = rc != BALE_OK && pipe_disk_full(p, &run, rc);
 	/* an update is redone, not resumed: its delta goes */
 	kept = bale_pipe_journal_end(&run, rc);

@@ -175,6 +175,14 @@ static inline const char *pipe_path(const struct pipe_run *run, uint64_t pos,
 
 /* pipe_transfer.c */
 
+/* pipe_made.c */
+
+/** Record how the outputs of the run made with @o were made, beside
+ *  them (OUT/NAME-made.json); a failure to is a warning, not the run's.
+ *  @return BALE_OK, or BALE_ENOMEM */
+int bale_pipe_made(struct bale_pipeline *p, const struct bale_pack_opts *o,
+    const struct pipe_run *run);
+
 /* pipe_part.c: a part of a run (--part) */
 
 /** 1 when this part's completion marker is there, from this very run. */

@@ -123,6 +123,24 @@ static int merge_formats(const struct bale_merge *bm, const char *want,
 	return rc;
 }
 
+/* The parts were made alike (merge_check): how the first was made is
+ * how the merged output was, for bale info. Best effort: the merged
+ * outputs are whole without it. */
+static void merge_copy_made(const char *out, const char *part,
+    const char *name)
+{
+	char *from = bale_strfmt("%s/%s-made.json", part, name);
+	char *to = bale_strfmt("%s/%s-made.json", out, name);
+	size_t n = 0;
+	char *text = from ? bale_file_read_all(from, &n) : NULL;
+
+	if (text && to)
+		bale_file_write_atomic(to, text, n, 0);
+	free(text);
+	free(from);
+	free(to);
+}
+
 static int merge_run(const char *out, struct merge_mark *m, size_t n,
     const struct bale_merge_opts *o, struct bale_errbuf *err)
 {
@@ -156,6 +174,8 @@ static int merge_run(const char *out, struct merge_mark *m, size_t n,
 	if (rc == BALE_OK)
 		rc = merge_formats(&bm, o && o->formats ? o->formats :
 		    m[0].formats, m[0].formats, err);
+	if (rc == BALE_OK)
+		merge_copy_made(out, dirs[0], name);
 	free(byp);
 	free(dirs);
 	return rc;

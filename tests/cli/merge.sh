@@ -28,6 +28,9 @@ for order in "" "--shuffle --seed 3"; do
         # shellcheck disable=SC2046
         run "$BALE" merge "$T/merged" $(ls -d "$T"/parts/* | sort -r)
         expect_status 0
+        # how the parts were made is how the merged output was
+        cmp "$T/parts/p0/data-made.json" "$T/merged/data-made.json" ||
+            fail "the merge did not keep how the parts were made"
         for o in data-shards.json data.lmdb; do
             diff <("$BALE" ls "$T/single/$o") <("$BALE" ls "$T/merged/$o") ||
                 fail "$n parts ($order) do not merge into the single $o"

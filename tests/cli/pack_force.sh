@@ -81,7 +81,8 @@ $PY "$SAME" "$T/fresh" "$T/out" || fail "the resumed replacement differs"
 [ "$(ls -A "$T/out" | tr '\n' ' ')" = "data-000000.bidx data-000000.idx \
 data-000000.tar data-000001.bidx data-000001.idx data-000001.tar \
 data-000002.bidx data-000002.idx data-000002.tar data-000003.bidx \
-data-000003.idx data-000003.tar data-shards.json data.h5 data.h5.bidx \
+data-000003.idx data-000003.tar data-made.json data-shards.json data.h5 \
+data.h5.bidx \
 data.lmdb " ] ||
     fail "stale or staged files remain: $(ls -A "$T/out")"
 
@@ -94,7 +95,8 @@ expect_status 0
 [ "$(ls -A "$T/out" | tr '\n' ' ')" = "data-000000.bidx data-000000.idx \
 data-000000.tar data-000001.bidx data-000001.idx data-000001.tar \
 data-000002.bidx data-000002.idx data-000002.tar data-000003.bidx \
-data-000003.idx data-000003.tar data-shards.json data.h5 data.h5.bidx \
+data-000003.idx data-000003.tar data-made.json data-shards.json data.h5 \
+data.h5.bidx \
 data.lmdb " ] ||
     fail "after nosubdir: $(ls -A "$T/out")"
 [ -f "$T/out/data.lmdb" ] || fail "data.lmdb is not a file"

@@ -16,7 +16,7 @@ expect_stderr "exists (use --force to replace it)"
 run "$BALE" pack "$T/in" -f wds -o "$T/out" --force
 expect_status 0
 [ "$(ls "$T/out" | tr '\n' ' ')" = "data-000000.bidx data-000000.idx \
-data-000000.tar data-shards.json " ] ||
+data-000000.tar data-made.json data-shards.json " ] ||
     fail "stale shards remain: $(ls "$T/out")"
 "$PY" "$CHECK" "$T/out" "$T/in" --order
 

@@ -39,6 +39,16 @@ grep -q "^  files:   $want, " "$T/stdout" ||
     fail "info: the classes more than once: $(cat "$T/stdout")"
 run "$BALE" info "$T/out" -f hdf5
 grep -q "^  files:   2, " "$T/stdout" || fail "info: data.h5 and its .bidx"
+# and how it was made: order, seed, encode settings, format options
+"$BALE" pack "$T/in" -f wds,hdf5 -o "$T/made" -q --shuffle --seed 7 \
+    --resize shorter:20 --quality 80 --shard-count 9
+run "$BALE" info "$T/made"
+[ "$(grep -c '^  made:    {"bale_version"' "$T/stdout")" -eq 2 ] ||
+    fail "info: how it was made not shown: $(cat "$T/stdout")"
+grep '^  made:' "$T/stdout" | grep -q '"shuffle":1,"seed":7,' &&
+    grep '^  made:' "$T/stdout" | grep -q '"options":\["wds.shard_count=9"\]' &&
+    grep '^  made:' "$T/stdout" | grep -q '"resize":"shorter:20",.*"quality":80' ||
+    fail "info: the settings are not the run's: $(cat "$T/stdout")"
 
 # a file already in DIR is never overwritten unasked; --force replaces
 echo "mine" >"$T/x-wds/10/big.jpg"
