@@ -56,6 +56,31 @@ require_backend() {
     exit 77
 }
 
+# the formats built in that write, comma-separated, as bale formats
+# lists them (a test packs what the build has, not a list of its own)
+writers() {
+    "$BALE" formats | awk '$2 ~ /(^|,)write(,|$)/ {print $1}' | paste -sd, -
+}
+
+# built FORMAT: is FORMAT built in, and does it write?
+built() {
+    case ",$(writers)," in *",$1,"*) return 0 ;; esac
+    return 1
+}
+
+# the formats that write, or skip the test (77) when none is built
+need_writers() {
+    local w
+    w=$(writers)
+    [ -n "$w" ] || { echo "skipped: no format that writes is built in"; exit 77; }
+    echo "$w"
+}
+
+# outputs_in DIR: every output bale finds in DIR, a path a line
+outputs_in() {
+    "$BALE" info "$1" 2>/dev/null | grep -v '^ ' || true
+}
+
 # the first format built in that writes (any will do for the test)
 any_backend() {
     local f

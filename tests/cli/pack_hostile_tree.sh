@@ -2,12 +2,11 @@
 # Trees that break naive packers: 100 000 files in one folder, a folder
 # nested 200 deep, and names with newlines, tabs, leading dashes,
 # non-UTF-8 bytes, and paths longer than a tar ustar header holds. All
-# of it packs into every format and reads back byte for byte, with
-# torchvision's labels (check_wds.py), and LMDB and HDF5 list the same.
+# of it packs into every format built and reads back byte for byte, with
+# torchvision's labels (check_wds.py, when wds is built; else the
+# extracted tree), and every format lists the same.
 . "$TESTS/cli/lib.sh"
-require_backend wds
-require_backend lmdb
-require_backend hdf5
+formats=$(need_writers) || exit 77
 "$MKDATA" random "$T/seed" -n 1 --classes 1 --min 16 --max 16
 jpg=$(find "$T/seed" -type f | head -1)
 src=$T/in
@@ -38,17 +37,25 @@ mkdir -p "$src/names/$(printf '%0150d' 0)"
 cp "$jpg" "$src/names/$(printf '%0150d' 0)/past-ustar-limits.jpg"
 total=$((100000 + 1 + 7))
 
-run timeout 600 "$BALE" pack "$src" -f wds,lmdb,hdf5 -o "$T/out" \
-    --shard-count 30000
+shards=()
+! built wds || shards=(--shard-count 30000)
+run timeout 600 "$BALE" pack "$src" -f "$formats" -o "$T/out" "${shards[@]}"
 [ "$status" -eq 0 ] || { cat "$T/stderr" >&2; fail "pack exited $status"; }
 expect_stderr "$total samples"
-"$PY" "$CHECK" "$T/out" "$src" --count "$total" --max-count 30000
-# the other formats hold the same samples (key, label, size, checksum,
+outputs=$(outputs_in "$T/out")
+first=$(echo "$outputs" | head -1)
+if built wds; then
+    "$PY" "$CHECK" "$T/out" "$src" --count "$total" --max-count 30000
+else
+    "$BALE" extract "$first" "$T/x" >/dev/null || fail "extract $first"
+    diff -r "$src" "$T/x" >/dev/null || fail "$first: extracted bytes differ"
+fi
+# every format holds the same samples (key, label, size, checksum,
 # path) in the same order, and every checksum holds
-"$BALE" ls "$T/out/data-shards.json" >"$T/wds.ls"
-for f in data.lmdb data.h5; do
-    "$BALE" ls "$T/out/$f" | cmp -s - "$T/wds.ls" || fail "$f differs from wds"
-    "$BALE" verify "$T/out/$f" >/dev/null || fail "verify $f"
+"$BALE" ls "$first" >"$T/first.ls"
+for o in $outputs; do
+    "$BALE" ls "$o" | cmp -s - "$T/first.ls" || fail "$o differs from $first"
+    "$BALE" verify "$o" >/dev/null || fail "verify $o"
 done
-[ "$(wc -l <"$T/wds.ls")" -ge "$total" ] || fail "bale ls lists too few"
+[ "$(wc -l <"$T/first.ls")" -ge "$total" ] || fail "bale ls lists too few"
 exit 0
