@@ -1,10 +1,10 @@
 #!/bin/bash
 # verify catches a flipped byte, a truncated shard and a missing shard;
 # extract writes nothing outside its folder, whatever the output says.
+# Each format's damage where the build has it.
 . "$TESTS/cli/lib.sh"
-require_backend wds
-require_backend lmdb
-require_backend hdf5
+formats=$(need_writers) || exit 77
+F1=${formats%%,*}	# where any format will do
 "$MKDATA" tricky "$T/in"
 pack() { # pack FORMAT: a fresh output, several shards for wds
     rm -rf "$T/out"
@@ -32,6 +32,7 @@ flip() { # flip FILE OFFSET: invert one byte
     "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); o=int(sys.argv[2]); f.seek(o); b=f.read(1); f.seek(o); f.write(bytes([b[0]^0xff]))' "$1" "$2"
 }
 
+if built wds; then
 pack wds
 read -r tar off json < <(image_offset)
 flip "$tar" $((off + 100))
@@ -79,7 +80,9 @@ rm "$T/out/data-000002.tar"
 run "$BALE" verify "$T/out"
 expect_status 1
 expect_stderr "cannot open"
+fi
 
+if built lmdb; then
 pack lmdb
 size=$(stat -c %s "$T/out/data.lmdb/data.mdb")
 "$PY" - "$T/out/data.lmdb/data.mdb" "$T/in/10/big.jpg" <<'PY'
@@ -93,8 +96,10 @@ PY
 run "$BALE" verify "$T/out"
 expect_status 1
 expect_stderr "checksum"
+fi
 
 # a stored path that climbs out ("10/ten.jpg" -> "../ten.jpg", same length)
+if built wds; then
 pack wds
 read -r tar off json < <(image_offset)
 "$PY" - "$tar" "$json" <<'PY'
@@ -109,9 +114,10 @@ expect_status 1
 expect_stderr "refusing path '../ten.jpg'"
 [ ! -e "$T/ten.jpg" ] || fail "extract wrote outside its folder"
 [ -f "$T/x/Zebra/b.png" ] || fail "extract stopped at the bad path"
+fi
 
 # a symlink planted in the target folder is not followed
-pack wds
+pack "$F1"
 mkdir -p "$T/y" "$T/elsewhere"
 ln -s "$T/elsewhere" "$T/y/Zebra"
 run "$BALE" extract "$T/out" "$T/y"
@@ -119,12 +125,14 @@ expect_status 1
 [ -z "$(ls -A "$T/elsewhere")" ] || fail "extract followed a symlink out"
 
 # an HDF5 file cut short is said to be, with its sizes
+if built hdf5; then
 pack hdf5
 truncate -s $(($(stat -c %s "$T/out/data.h5") / 2)) "$T/out/data.h5"
 run "$BALE" verify "$T/out"
 expect_status 1
 expect_stderr "data.h5' is cut short: "
 expect_stderr "bytes, its superblock says"
+fi
 
 # a folder an interrupted pack left: info says so, and how to finish
 rm -rf "$T/out"
