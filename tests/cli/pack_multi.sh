@@ -1,23 +1,34 @@
 #!/bin/bash
-# One pass writes wds, lmdb and hdf5 with the same samples, keys and
+# One pass writes every format built with the same samples, keys and
 # labels; each is byte-identical whatever -j is; a failure in one format
 # leaves no format looking complete.
 . "$TESTS/cli/lib.sh"
-require_backend wds
-require_backend lmdb
-require_backend hdf5
+formats=$(need_writers) || exit 77
+[ "$(echo "$formats" | tr , '\n' | wc -l)" -ge 2 ] ||
+    { echo "skipped: one pass of several formats needs two built"; exit 77; }
+shards=()
+! built wds || shards=(--shard-count 7)
 "$MKDATA" tricky "$T/in"
 for j in 1 8; do
-    run "$BALE" pack "$T/in" -f lmdb,hdf5,wds -o "$T/j$j" -j $j --shard-count 7
+    run "$BALE" pack "$T/in" -f "$formats" -o "$T/j$j" -j $j "${shards[@]}"
     expect_status 0
 done
-"$PY" "$CHECK" "$T/j1" "$T/in" --order --count 24
-"$PY" "$TESTS/interop/formats_match.py" "$T/j1" "$T/in"
-cmp "$T/j1/data.h5" "$T/j8/data.h5" || fail "hdf5 differs between -j1 and -j8"
-cmp "$T/j1/data.lmdb/data.mdb" "$T/j8/data.lmdb/data.mdb" ||
-    fail "lmdb differs between -j1 and -j8"
+if built wds && built lmdb && built hdf5; then	# read by their libraries
+    "$PY" "$CHECK" "$T/j1" "$T/in" --order --count 24
+    "$PY" "$TESTS/interop/formats_match.py" "$T/j1" "$T/in"
+fi
+outputs=$(outputs_in "$T/j1")
+"$BALE" ls "$(echo "$outputs" | head -1)" >"$T/first.ls"
+[ "$(wc -l <"$T/first.ls")" -eq 24 ] || fail "not 24 samples"
+for o in $outputs; do
+    "$BALE" ls "$o" | cmp - "$T/first.ls" || fail "$o holds other samples"
+done
+# every file byte for byte whatever -j (but LMDB's lock, a reader's)
+diff -r -x lock.mdb "$T/j1" "$T/j8" >/dev/null ||
+    fail "the outputs differ between -j1 and -j8"
 
 # the other layouts open in their readers too
+if built lmdb && built hdf5; then
 run "$BALE" pack "$T/in" -f lmdb,hdf5 -o "$T/alt" --lmdb-layout caffe \
     --lmdb-nosubdir --hdf5-layout vlen
 expect_status 0
@@ -35,6 +46,8 @@ assert f.attrs["layout"] == "vlen" and f["images"].shape == (24,)
 big = [i for i in range(24) if f["paths"][i] == b"10/big.jpg"][0]
 assert f["images"][big].tobytes() == open(sys.argv[1] + "/../in/10/big.jpg", "rb").read()
 PY
+fi
+if built lmdb; then
 run "$BALE" pack "$T/in" -f lmdb -o "$T/bad" --lmdb-layout nope
 expect_status 2
 expect_stderr "layout 'nope': expected default or caffe"
@@ -45,25 +58,27 @@ expect_stderr "layout 'nope': expected default or caffe"
 long="$T/in/Zebra/$(printf 'd%.0s' {1..200})/$(printf 'e%.0s' {1..200})/$(printf 'f%.0s' {1..200})"
 mkdir -p "$long"
 cp "$T/in/Zebra/b.png" "$long/z.png"
-run "$BALE" pack "$T/in" -f wds,hdf5,lmdb -o "$T/fail" --lmdb-layout caffe \
-    --shard-count 2
+# lmdb last, so that the others have written samples
+others=$(echo "$formats" | tr , '\n' | grep -vx lmdb | paste -sd, -)
+shards2=()
+! built wds || shards2=(--shard-count 2)
+run "$BALE" pack "$T/in" -f "$others,lmdb" -o "$T/fail" --lmdb-layout caffe \
+    "${shards2[@]}"
 expect_status 1
 expect_stderr "over LMDB's 511-byte key limit"
-if [ -e "$T/fail/data-shards.json" ] || [ -e "$T/fail/data.h5" ] ||
-    [ -e "$T/fail/data.lmdb" ] || ls "$T/fail" | grep -q '\.tar\.partial$'; then
-    ls -la "$T/fail" >&2
-    fail "a failed multi-format run left output that looks complete"
-fi
+expect_no_output "$T/fail"
 # resuming meets the same path and fails the same way, still incomplete
-run "$BALE" pack "$T/in" -f wds,hdf5,lmdb -o "$T/fail" --lmdb-layout caffe \
-    --shard-count 2 --resume
+run "$BALE" pack "$T/in" -f "$others,lmdb" -o "$T/fail" --lmdb-layout caffe \
+    "${shards2[@]}" --resume
 expect_status 1
 expect_stderr "over LMDB's 511-byte key limit"
-[ ! -e "$T/fail/data-shards.json" ] || fail "a failed resume published wds"
+expect_no_output "$T/fail"
+fi
 
 # a small dataset makes a small HDF5 file: its images fill one chunk of
 # their own size, not a whole 4 MiB one (the per-sample datasets add
 # about 200 KB)
+built hdf5 || exit 0
 "$MKDATA" random "$T/small" -n 40 --classes 2 --min 16 --max 32
 "$BALE" pack "$T/small" -f hdf5 -o "$T/small-out" -q
 data=$(du -sb "$T/small" | cut -f1)
