@@ -156,10 +156,12 @@ static int loader_can_claim(const struct bale_loader *l)
 }
 
 /* Does the caller meet a failure at batch @k? (under the lock) A
- * failure is met at its own batch: the batches before it come first. */
+ * failure is met at its own batch: the batches before it come first;
+ * and once every position claimed is made, so that it is the earliest
+ * position's failure, whichever thread failed first. */
 static int loader_failed_at(const struct bale_loader *l, uint64_t k)
 {
-	return l->failed && k >= l->failed_batch;
+	return l->failed && k >= l->failed_batch && l->busy == 0;
 }
 
 static void loader_made(struct bale_loader *l, struct loader_slot *slot,
@@ -172,13 +174,15 @@ static void loader_made(struct bale_loader *l, struct loader_slot *slot,
 		slot->nleft_out++;
 		rc = BALE_OK;
 	}
-	if (rc != BALE_OK && (!l->failed || b < l->failed_batch)) {
-		l->failed = rc;	/* the earliest batch's failure is met */
+	if (rc != BALE_OK && (!l->failed || q < l->failed_pos)) {
+		l->failed = rc;	/* the earliest position's is met, whatever
+				 * thread came first */
+		l->failed_pos = q;
 		l->failed_batch = b;
 		bale_errbuf_copy(&l->err, err);
 	}
 	if (rc != BALE_OK || slot->done == loader_batch_n(l, b) ||
-	    (l->paused && l->busy == 0))
+	    ((l->paused || l->failed) && l->busy == 0))
 		pthread_cond_broadcast(&l->ready);
 }
 

@@ -20,6 +20,15 @@ head -c 3000 "$T/in/n00000000/$(ls "$T/in/n00000000" | head -1)" \
     >"$T/in/n00000000/0000cut.jpg"
 echo "not an image" >"$T/in/n00000002/zzzz.jpg"
 
+# wait_checkpoint DIR PID: until DIR's journal names a checkpoint past 0
+# for some format, or the run PID ended
+wait_checkpoint() {
+    while kill -0 "$2" 2>/dev/null &&
+        ! grep -q '"next":[1-9]' "$1/data-resume.json" 2>/dev/null; do
+        sleep 0.005
+    done
+}
+
 # every format's output is published in DIR
 complete() {
     [ "$(outputs_in "$1" | wc -l)" -eq "$nformats" ]
@@ -45,8 +54,12 @@ check_config() {
         "$BALE" pack "$T/in" "${flags[@]}" -o "$out" --resume -q \
             2>/dev/null &
         pid=$!
-        sleep "$(awk -v r=$RANDOM -v ms="$ms" \
-            'BEGIN { printf "%.3f", (20 + r % (ms * 9 / 10 + 1)) / 1000 }')"
+        if [ $k -eq $((KILLS - 1)) ] && [ "$resumable" -eq 0 ]; then
+            wait_checkpoint "$out" $pid	# at least one kill after one
+        else
+            sleep "$(awk -v r=$RANDOM -v ms="$ms" \
+                'BEGIN { printf "%.3f", (20 + r % (ms * 9 / 10 + 1)) / 1000 }')"
+        fi
         kill -9 $pid 2>/dev/null || true
         wait $pid 2>/dev/null || true
         $PY "$SAME" "$ref" "$out" --present ||
