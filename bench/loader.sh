@@ -1,7 +1,8 @@
 #!/bin/bash
 # bale.Loader against torchvision's ImageFolder and bale's Datasets in a
-# DataLoader (bench/loader.py): the 110k tree (bench/make_tree.sh, under
-# $BENCH_DIR, default build/bench), packed three ways into LMDB
+# DataLoader (bench/loader.py): the ImageNet-like tree (bench/make_tree.sh
+# imagenet, under $BENCH_DIR, default build/bench; TREE=110k for the other
+# one), packed three ways into LMDB
 # (pass-through, --resize shorter:256, --pixels 256x256), warm; then
 # bale bench --loader (C, 1 and 2 threads) on the same outputs, and the
 # decode limit: the same crops in one thread over 2000 samples already
@@ -17,9 +18,10 @@ runs=3
 if [ "${1:-}" = "-r" ]; then runs=$2; shift 2; fi
 dir=${BENCH_DIR:-build/bench}
 bale=${BALE:-build/bale}
-bench/make_tree.sh "$dir"
-tree=$dir/tree-110k
-out=$dir/loader
+kind=${TREE:-imagenet}
+bench/make_tree.sh "$dir" "$kind"
+tree=$dir/tree-$kind
+out=$dir/loader-$kind
 mkdir -p "$out"
 pack() { # NAME FLAGS...
     local name=$1
@@ -36,8 +38,9 @@ if [ "${1:-}" = sshfs ]; then
     mnt=$dir-sshfs
     bench/sshfs_loopback.sh up "$dir" "$mnt"
     trap 'bench/sshfs_loopback.sh down "$mnt"' EXIT
-    find "$mnt/tree-110k" "$mnt/loader" -type f -exec cat {} + >/dev/null
-    /usr/bin/python3 bench/loader.py "$mnt/tree-110k" "$mnt/loader" \
+    find "$mnt/tree-$kind" "$mnt/loader-$kind" -type f -exec cat {} + \
+        >/dev/null
+    /usr/bin/python3 bench/loader.py "$mnt/tree-$kind" "$mnt/loader-$kind" \
         --runs "$runs" --json "$out/loader-sshfs.json"
     exit 0
 fi
@@ -51,7 +54,7 @@ find "$tree" "$out" -type f -exec cat {} + >/dev/null
 /usr/bin/python3 bench/loader.py "$tree" "$out" --runs "$runs" \
     --json "$out/loader.json"
 /usr/bin/python3 bench/loader.py --chart "$out/loader.json" \
-    bench/results/loader.svg
+    "bench/results/loader-$kind.svg"
 for v in pass r256 px256; do
     "$bale" bench "$out/$v" --against "$tree" --loader -t 1,2 -k 2560 \
         -r "$runs"
@@ -60,3 +63,9 @@ for v in pass r256 px256; do
     echo "decode limit, $v: $(build/tests/bale-crop-raw --bench \
         "$out/$v/data.lmdb" 2000 224) samples/s (one thread)"
 done
+# where a pass-through crop's time goes, against libjpeg-turbo's own
+# full decode of the same 2000 files (bench/crop_stages.c)
+cc -O2 -o "$dir/crop_stages" bench/crop_stages.c -ljpeg -lm
+# shellcheck disable=SC2046
+echo "stages, microseconds a sample, one thread: $("$dir/crop_stages" 224 \
+    2000 $(find "$tree" -name '*.JPEG' | sort | head -2000))"
