@@ -337,7 +337,8 @@ static void pack_summary(const struct bale_pipeline *p,
 		return;	/* nothing was left to do: the warning said so */
 	if (st.resumed_at)
 		fprintf(stderr, "bale pack: resumed at input %llu of %llu: "
-		    "the %llu samples an earlier run wrote before it are kept\n",
+		    "the %llu samples an earlier run wrote before it are "
+		    "kept\n",
 		    (unsigned long long)st.resumed_at,
 		    (unsigned long long)st.found,
 		    (unsigned long long)st.resumed_kept);

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	tune_malloc();
-	opterr = 0;	/* each command says what was wrong, as "bale CMD:" */
+	opterr = 0;	/* each command says what was wrong ("bale CMD:") */
 	/* a file-size limit should fail a write with EFBIG, not kill us */
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2) {

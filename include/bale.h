@@ -567,8 +567,8 @@ enum bale_loader_on_bad {
 	BALE_BAD_AUTO = 0,	/* train: replace; else fail */
 	BALE_BAD_REPLACE,	/* the next sample of the order takes its
 				 * place (training: the batch stays full) */
-	BALE_BAD_SKIP,		/* left out: its batch holds one fewer, the
-				 * epoch is shorter, nothing is repeated */
+	BALE_BAD_SKIP,		/* left out: its batch holds one fewer,
+				 * the epoch is shorter, nothing repeated */
 	BALE_BAD_FAIL,		/* the loader fails at its batch, naming
 				 * the sample (the batches before it come) */
 };

@@ -235,7 +235,7 @@ int bale_wds_partial_resume(struct bale_writer *w, struct wds_w *st,
 	if (!state || bale_jsonr_key_u64(state, end, "partial_bytes",
 	    &bytes) != 0 || bale_jsonr_key_u64(state, end,
 	    "partial_samples", &samples) != 0 || !bytes || !samples)
-		return BALE_OK;		/* none: the shard starts afresh */
+		return BALE_OK;	/* none: the shard starts afresh */
 	tar = bale_wds_path(st, st->shard_no, "tar");
 	path = tar ? bale_strfmt("%s%s", tar, BALE_PARTIAL) : NULL;
 	free(tar);

@@ -64,7 +64,7 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 		if (bale_parse_size(value, &st->max_bytes) != BALE_OK)
 			return bale_writer_seterr(w, BALE_EINVAL,
 			    "wds: shard_size '%s' is not a size", value);
-		if (st->max_bytes == 0)	/* would mean no limit, unasked */
+		if (st->max_bytes == 0)	/* it would mean no limit */
 			return bale_writer_seterr(w, BALE_EINVAL, "wds: "
 			    "shard_size must be more than 0");
 		return BALE_OK;

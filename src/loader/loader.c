@@ -175,8 +175,8 @@ static void loader_made(struct bale_loader *l, struct loader_slot *slot,
 		rc = BALE_OK;
 	}
 	if (rc != BALE_OK && (!l->failed || q < l->failed_pos)) {
-		l->failed = rc;	/* the earliest position's is met, whatever
-				 * thread came first */
+		l->failed = rc;	/* the earliest position's is met,
+				 * whatever thread came first */
 		l->failed_pos = q;
 		l->failed_batch = b;
 		bale_errbuf_copy(&l->err, err);

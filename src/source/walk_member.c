@@ -185,8 +185,8 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 
 	if (!slash)
 		return m->kind == WALK_DIR ? BALE_OK :
-		    bale_walk_note_outside(w, path->data, m->kind == WALK_FILE &&
-		    bale_walk_is_image(path->data));
+		    bale_walk_note_outside(w, path->data,
+		    m->kind == WALK_FILE && bale_walk_is_image(path->data));
 	label = bale_walk_class_id(&w->found, path->data,
 	    (size_t)(slash - path->data));
 	if (label < 0)
