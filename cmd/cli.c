@@ -89,31 +89,37 @@ int cli_check_reader(const char *cmd, const char *format)
 	    "reads %s)", format, list);
 }
 
-int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
-    int nargs, const char *expect, const char **format)
+int cli_read_args(int argc, char **argv, struct cli_read *r)
 {
 	int c;
 
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	*format = NULL;
+	r->format = NULL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(help, stdout);
+			fputs(r->help, stdout);
 			return CLI_OK;
 		}
-		if (c != 'f')
-			return cli_bad_option(cmd, argv, "f:h");
-		*format = optarg;
-		if (cli_check_reader(cmd, optarg) != 0)
+		if (c == 'F' && r->force)
+			*r->force = 1;
+		else if (c == 'F')
+			return cli_usage_error(r->cmd, "unknown option "
+			    "'--force'");
+		else if (c != 'f')
+			return cli_bad_option(r->cmd, argv, "f:h");
+		else if (cli_check_reader(r->cmd, optarg) != 0)
 			return CLI_USAGE;
+		else
+			r->format = optarg;
 	}
-	if (optind != argc - nargs)
-		return cli_usage_error(cmd, "expected %s", expect);
+	if (optind != argc - r->nargs)
+		return cli_usage_error(r->cmd, "expected %s", r->expect);
 	return -1;
 }

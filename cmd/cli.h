@@ -26,12 +26,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  *  reads. @return 0, or CLI_USAGE after saying why */
 int cli_check_reader(const char *cmd, const char *format);
 
-/** The options of the commands that read outputs: -f FORMAT and -h, then
- *  exactly @nargs operands (described by @expect in the error), which
- *  start at argv[optind]. @return -1 when parsing may go on, else the
- *  exit status (CLI_OK after --help, CLI_USAGE on a bad command line) */
-int cli_read_args(int argc, char **argv, const char *cmd, const char *help,
-    int nargs, const char *expect, const char **format);
+/** What a command that reads outputs takes, and what it was given. */
+struct cli_read {
+	const char *cmd;
+	const char *help;
+	int nargs;		/* operands, from argv[optind] */
+	const char *expect;	/* them, in words, for the error */
+	const char *format;	/* out: -f FORMAT, or NULL */
+	int *force;		/* NULL: no --force; else out: it was given */
+};
+
+/** The options of the commands that read outputs: -f FORMAT, -h and,
+ *  where @r->force is set, --force; then exactly @r->nargs operands.
+ *  @return -1 when parsing may go on, else the exit status (CLI_OK
+ *  after --help, CLI_USAGE on a bad command line) */
+int cli_read_args(int argc, char **argv, struct cli_read *r);
 
 /** Parse a non-negative decimal integer. @return 0 or -1 */
 int cli_parse_u64(const char *s, uint64_t *out);

@@ -122,22 +122,22 @@ static int cat_write(struct bale_reader *r, uint64_t i)
 static int cat_run(int argc, char **argv)
 {
 	struct bale_reader *r;
-	const char *format;
+	struct cli_read a = { "cat", cat_help, 2, "OUT and INDEX, KEY or PATH",
+	    NULL, NULL };
 	const char *which;
 	uint64_t n = 0;
 	uint64_t i = 0;
 	int rc = CLI_FAILED;
 	int c;
 
-	c = cli_read_args(argc, argv, "cat", cat_help, 2,
-	    "OUT and INDEX, KEY or PATH", &format);
+	c = cli_read_args(argc, argv, &a);
 	if (c >= 0)
 		return c;
 	if (isatty(STDOUT_FILENO))
 		return cli_usage_error("cat", "stdout is a terminal: send the "
 		    "bytes to a file (> x.jpg) or a pipe");
 	which = argv[optind + 1];
-	r = cli_open_one("cat", argv[optind], format);
+	r = cli_open_one("cat", argv[optind], a.format);
 	if (!r)
 		return CLI_FAILED;
 	bale_reader_count(r, &n);

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,48 +157,18 @@ static int extract_all(struct bale_reader *r, struct extract_run *x)
 	return x->bad || x->existing ? CLI_FAILED : CLI_OK;
 }
 
-static int extract_args(int argc, char **argv, struct extract_run *x,
-    const char **format)
-{
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(extract_help, stdout);
-			return CLI_OK;
-		}
-		if (c == 'F')
-			x->force = 1;
-		else if (c != 'f')
-			return cli_bad_option("extract", argv, "f:h");
-		else if (cli_check_reader("extract", optarg) != 0)
-			return CLI_USAGE;
-		else
-			*format = optarg;
-	}
-	if (optind != argc - 2)
-		return cli_usage_error("extract", "expected OUT and DIR");
-	return -1;
-}
-
 int cmd_extract(int argc, char **argv)
 {
 	struct extract_run x = { -1, NULL, 0, 0, 0 };
+	struct cli_read a = { "extract", extract_help, 2, "OUT and DIR", NULL,
+	    &x.force };
 	struct bale_reader *r;
-	const char *format = NULL;
 	const char *dir;
 	int dirfd;
 	int rc;
 	int c;
 
-	c = extract_args(argc, argv, &x, &format);
+	c = cli_read_args(argc, argv, &a);
 	if (c >= 0)
 		return c;
 	dir = argv[optind + 1];
@@ -216,7 +185,7 @@ int cmd_extract(int argc, char **argv)
 	}
 	x.dirfd = dirfd;
 	x.dir = dir;
-	r = cli_open_one("extract", argv[optind], format);
+	r = cli_open_one("extract", argv[optind], a.format);
 	rc = r ? extract_all(r, &x) : CLI_FAILED;
 	bale_reader_free(r);
 	close(dirfd);

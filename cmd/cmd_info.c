@@ -6,7 +6,6 @@
 
 #include <dirent.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +33,11 @@ static uint64_t info_size(const char *dir, const char *name)
 	uint64_t bytes = 0;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (stat(path, &st) != 0)
-		return 0;
-	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path) || stat(path, &st) != 0)
+		return 0;	/* a path too long is no file of ours */
+	d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+	if (!d)
 		return (uint64_t)st.st_size;
 	while ((de = readdir(d))) {
 		snprintf(inner, sizeof(inner), "%s/%s", path, de->d_name);
@@ -48,30 +48,21 @@ static uint64_t info_size(const char *dir, const char *name)
 	return bytes;
 }
 
-/* The output at @path as its folder and NAME (what pack's name option
- * gave), by its backend's suffix: 0, or -1 when named otherwise. Free
- * *@dir and *@name. */
-static int info_name(const char *path, const struct bale_backend *be,
-    char **dir, char **name)
+/* The output at @path as its folder and NAME (the dataset name
+ * bale_output_pick() gives: the file name less the format's suffix),
+ * each in @cap bytes. @return 0, or -1 when it names none */
+static int info_name(const char *path, char *dir, char *name, size_t cap)
 {
-	char *dcopy = strdup(path);
-	char *bcopy = strdup(path);
-	char *base = bcopy ? basename(bcopy) : NULL;
-	size_t suffix = be && be->suffix ? strlen(be->suffix) : 0;
-	size_t len = base ? strlen(base) : 0;
+	const char *slash = strrchr(path, '/');
 
-	*dir = dcopy ? strdup(dirname(dcopy)) : NULL;
-	*name = NULL;
-	if (*dir && suffix && len > suffix &&
-	    strcmp(base + len - suffix, be->suffix) == 0)
-		*name = strndup(base, len - suffix);
-	free(dcopy);
-	free(bcopy);
-	if (*name)
-		return 0;
-	free(*dir);
-	*dir = NULL;
-	return -1;
+	if (bale_output_pick(&path, 1, name, cap) < 0)
+		return -1;
+	if (!slash)
+		snprintf(dir, cap, ".");
+	else
+		snprintf(dir, cap, "%.*s", slash == path ? 1 :
+		    (int)(slash - path), path);
+	return 0;
 }
 
 /* The files of output NAME in @dir (its own and its side files, as its
@@ -103,7 +94,9 @@ static char *info_made(const char *dir, const char *name)
 	char line[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s-made.json", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s-made.json", dir, name) >=
+	    (int)sizeof(path))
+		return NULL;
 	f = fopen(path, "r");
 	if (!f)
 		return NULL;
@@ -131,7 +124,8 @@ static int info_one(const char *path, const char *format)
 	const char *const *files;
 	const char *json = "{}";
 	const struct bale_backend *be;
-	char *dir = NULL, *name = NULL, *made = NULL;
+	char dir[4096], name[sizeof(dir)];	/* one cap for both */
+	char *made = NULL;
 	uint64_t bytes = 0;
 	uint64_t n = 0;
 	size_t nfiles = 0;
@@ -147,7 +141,7 @@ static int info_one(const char *path, const char *format)
 		return 1;
 	}
 	be = bale_backend_find(bale_reader_format(r));
-	if (info_name(path, be, &dir, &name) == 0) {
+	if (info_name(path, dir, name, sizeof(name)) == 0) {
 		nfiles = info_files(dir, name, be, &bytes);
 		made = info_made(dir, name);
 	}
@@ -158,29 +152,26 @@ static int info_one(const char *path, const char *format)
 	    bale_reader_format(r), n, nfiles, (double)bytes / 1e6,
 	    made ? made : "(not recorded)", json);
 	free(made);
-	free(name);
-	free(dir);
 	bale_reader_free(r);
 	return 0;
 }
 
 int cmd_info(int argc, char **argv)
 {
-	const char *format;
+	struct cli_read a = { "info", info_help, 1, "one OUT", NULL, NULL };
 	char **paths;
 	size_t n;
 	size_t i;
 	int bad = 0;
 	int c;
 
-	c = cli_read_args(argc, argv, "info", info_help, 1,
-	    "one OUT", &format);
+	c = cli_read_args(argc, argv, &a);
 	if (c >= 0)
 		return c;
-	if (cli_find_outputs("info", argv[optind], format, &paths, &n) != 0)
+	if (cli_find_outputs("info", argv[optind], a.format, &paths, &n) != 0)
 		return CLI_FAILED;
 	for (i = 0; i < n; i++)
-		bad |= info_one(paths[i], format);
+		bad |= info_one(paths[i], a.format);
 	cli_free_outputs(paths, n);
 	return bad ? CLI_FAILED : CLI_OK;
 }

@@ -16,17 +16,16 @@ static const char ls_help[] =
 int cmd_ls(int argc, char **argv)
 {
 	struct bale_reader *r;
-	const char *format;
+	struct cli_read a = { "ls", ls_help, 1, "one OUT", NULL, NULL };
 	struct bale_blob b;
 	uint64_t n = 0;
 	uint64_t i;
 	int c;
 
-	c = cli_read_args(argc, argv, "ls", ls_help, 1,
-	    "one OUT", &format);
+	c = cli_read_args(argc, argv, &a);
 	if (c >= 0)
 		return c;
-	r = cli_open_one("ls", argv[optind], format);
+	r = cli_open_one("ls", argv[optind], a.format);
 	if (!r)
 		return CLI_FAILED;
 	bale_reader_count(r, &n);
