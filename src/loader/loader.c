@@ -161,7 +161,8 @@ static int loader_can_claim(const struct bale_loader *l)
  * position's failure, whichever thread failed first. */
 static int loader_failed_at(const struct bale_loader *l, uint64_t k)
 {
-	return l->failed && k >= l->failed_batch && l->busy == 0;
+	return l->failed && k >= l->failed_pos / l->o.batch_size &&
+	    l->busy == 0;
 }
 
 static void loader_made(struct bale_loader *l, struct loader_slot *slot,
@@ -178,7 +179,6 @@ static void loader_made(struct bale_loader *l, struct loader_slot *slot,
 		l->failed = rc;	/* the earliest position's is met,
 				 * whatever thread came first */
 		l->failed_pos = q;
-		l->failed_batch = b;
 		bale_errbuf_copy(&l->err, err);
 	}
 	if (rc != BALE_OK || slot->done == loader_batch_n(l, b) ||

@@ -69,7 +69,6 @@ struct bale_loader {
 	int paused;
 	int stop;
 	int failed;		/* sticky until a seek: a code */
-	uint64_t failed_batch;	/* the batch it fails at */
 	uint64_t failed_pos;	/* the position whose failure it is */
 	struct bale_errbuf err;
 	struct loader_slot *ring;

@@ -15,8 +15,6 @@
 static void made_json(const struct bale_pack_opts *o, const char *kind,
     struct bale_buf *b)
 {
-	size_t i;
-
 	bale_buf_puts(b, "{");
 	bale_json_kv_str(b, "bale_version", bale_version(), 1);
 	bale_json_kv_str(b, "formats", o->formats, 0);
@@ -25,14 +23,7 @@ static void made_json(const struct bale_pack_opts *o, const char *kind,
 	bale_json_kv_u64(b, "seed", o->seed, 0);
 	bale_json_kv_u64(b, "validate", (uint64_t)!!o->validate, 0);
 	bale_json_kv_str(b, "archive_root", o->archive_root, 0);
-	bale_json_key(b, "options", 0);
-	bale_buf_puts(b, "[");
-	for (i = 0; o->options && o->options[i]; i++) {
-		if (i)
-			bale_buf_puts(b, ",");
-		bale_json_str(b, o->options[i]);
-	}
-	bale_buf_puts(b, "]");
+	bale_report_options(b, "options", o->options);
 	bale_report_encode(b, o->encode);
 	bale_buf_puts(b, "}\n");
 }

@@ -270,6 +270,7 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct stat sb;
+	int out_exists;
 	int rc;
 
 	if (!o->src || !o->out || !o->formats)
@@ -282,12 +283,13 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "part %" PRIu32
 		    " of %" PRIu32 ": a part's index counts from 0, below the "
 		    "count", o->part_index, o->part_count);
-	if (stat(o->out, &sb) == 0 && !S_ISDIR(sb.st_mode))
+	out_exists = stat(o->out, &sb) == 0;
+	if (out_exists && !S_ISDIR(sb.st_mode))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
 		    "is a file: the output is a folder (created if missing)",
 		    o->out);
 	/* said before the source is walked, in the words of the cause */
-	if (stat(o->out, &sb) == 0 && access(o->out, W_OK | X_OK) != 0)
+	if (out_exists && access(o->out, W_OK | X_OK) != 0)
 		return bale_errbuf_set(&p->err, BALE_EIO, "cannot write in "
 		    "'%s': %s", o->out, strerror(errno));
 	rc = pipe_check_srcs(p, o);

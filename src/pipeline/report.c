@@ -108,11 +108,21 @@ void bale_report_encode(struct bale_buf *b, const struct bale_encode_opts *e)
 	bale_buf_puts(b, "}");
 }
 
+void bale_report_options(struct bale_buf *b, const char *key,
+    const char *const *options)
+{
+	size_t n = 0;
+
+	while (options && options[n])
+		n++;
+	bale_json_key(b, key, 0);
+	bale_json_str_array(b, options, n);
+}
+
 static void report_options(struct bale_buf *b,
     const struct bale_report_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
-	size_t i;
 
 	bale_json_key(b, "options", 0);
 	bale_buf_puts(b, "{");
@@ -126,14 +136,7 @@ static void report_options(struct bale_buf *b,
 	bale_json_kv_u64(b, "shuffle", (uint64_t)!!o->shuffle, 0);
 	bale_json_kv_u64(b, "seed", o->seed, 0);
 	bale_json_kv_u64(b, "strict", (uint64_t)!!o->strict, 0);
-	bale_json_key(b, "backend_options", 0);
-	bale_buf_puts(b, "[");
-	for (i = 0; o->options && o->options[i]; i++) {
-		if (i)
-			bale_buf_puts(b, ",");
-		bale_json_str(b, o->options[i]);
-	}
-	bale_buf_puts(b, "]");
+	bale_report_options(b, "backend_options", o->options);
 	bale_report_encode(b, o->encode);
 	bale_buf_puts(b, "}");
 }

@@ -43,6 +43,9 @@ void bale_report_get(const struct bale_report *r,
 
 /** ,"encode":{...} - the encode settings as given (null: none). */
 void bale_report_encode(struct bale_buf *b, const struct bale_encode_opts *e);
+/** ,"@key":[...] of the NULL-terminated format @options (NULL: none). */
+void bale_report_options(struct bale_buf *b, const char *key,
+    const char *const *options);
 
 /** Render the report as one JSON document into @out. */
 void bale_report_json(const struct bale_report *r,

@@ -140,8 +140,6 @@ struct bale_walk {
 		} *runs;
 		size_t nruns;
 		size_t capruns;
-		int shallow;	/* some member lies right in its class
-				 * folder */
 		int deep;	/* some member lies in a sub-folder of its
 				 * class folder: a lone top folder is the
 				 * root, its sub-folders the classes */

@@ -210,8 +210,6 @@ static int walk_place_member(struct bale_walk *w, const struct walk_member *m,
 		    why);
 	if (strchr(slash + 1, '/'))
 		w->sort.deep = 1;
-	else
-		w->sort.shallow = 1;
 	rc = bale_walk_add_located(w, path->data, label, &m->loc);
 	return rc == BALE_OK ? bale_walk_sort_chunk(w) : rc;
 }
