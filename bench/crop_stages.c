@@ -139,6 +139,20 @@ static double decode_rows(struct jpeg_decompress_struct *d, const int *box,
 	return (double)y1 / d->output_height;
 }
 
+/* Start decoding @f through @d, up to its header; an error long-jumps to
+ * the caller's setjmp on @err->jump (set before: the caller destroys @d
+ * there). */
+static void stage_open(struct jpeg_decompress_struct *d,
+    struct stage_err *err, const struct stage_file *f)
+{
+	d->err = jpeg_std_error(&err->mgr);
+	err->mgr.error_exit = stage_fail;
+	err->mgr.emit_message = stage_quiet;
+	jpeg_create_decompress(d);
+	jpeg_mem_src(d, f->data, f->size);
+	jpeg_read_header(d, TRUE);
+}
+
 /* One stage of @f. @return the share of the image's rows it decoded
  * (1 but for the crop), or -1 when the file does not decode */
 static double run(const struct stage_file *f, int stage, int out,
@@ -148,16 +162,11 @@ static double run(const struct stage_file *f, int stage, int out,
 	struct stage_err err;
 	volatile double share = 1;	/* set after the setjmp */
 
-	d.err = jpeg_std_error(&err.mgr);
-	err.mgr.error_exit = stage_fail;
-	err.mgr.emit_message = stage_quiet;
 	if (setjmp(err.jump)) {
 		jpeg_destroy_decompress(&d);
 		return -1;
 	}
-	jpeg_create_decompress(&d);
-	jpeg_mem_src(&d, f->data, f->size);
-	jpeg_read_header(&d, TRUE);
+	stage_open(&d, &err, f);
 	if (stage == STAGE_ENTROPY)
 		jpeg_read_coefficients(&d);
 	else if (stage == STAGE_FULL)
@@ -188,15 +197,11 @@ static int load(const char *path, struct stage_file *f, uint64_t *s)
 	}
 	fclose(in);
 	f->size = (unsigned long)n;
-	d.err = jpeg_std_error(&err.mgr);
-	err.mgr.error_exit = stage_fail;
 	if (setjmp(err.jump)) {
 		jpeg_destroy_decompress(&d);
 		return -1;
 	}
-	jpeg_create_decompress(&d);
-	jpeg_mem_src(&d, f->data, f->size);
-	jpeg_read_header(&d, TRUE);
+	stage_open(&d, &err, f);
 	draw_box(s, (int)d.image_width, (int)d.image_height, f->box);
 	jpeg_destroy_decompress(&d);
 	return 0;
