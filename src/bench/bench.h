@@ -79,9 +79,8 @@ int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
     struct bale_errbuf *err);
 
 struct bale_bench;
-struct bale_buf;
 
-/** Append the method and results of @b as one JSON object to @j. */
-void bale_bench_json(const struct bale_bench *b, struct bale_buf *j);
+/** Where @b's calls leave their error (bench_json.c writes there). */
+struct bale_errbuf *bale_bench_err(struct bale_bench *b);
 
 #endif

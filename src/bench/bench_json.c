@@ -1,9 +1,13 @@
-/* bench_json.c - the bench results as JSON, through the one JSON writer. */
+/* bench_json.c - the bench results as JSON, through the one JSON writer,
+ * written to a file. */
 #include "bench.h"
 
 #include "bale.h"
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+
+#include <errno.h>
+#include <string.h>
 
 static void bench_json_array(struct bale_buf *j, const char *key,
     const double *v, unsigned n)
@@ -53,7 +57,8 @@ static void bench_json_row(struct bale_buf *j, const struct bale_bench_row *r)
 	bale_buf_puts(j, "}");
 }
 
-void bale_bench_json(const struct bale_bench *b, struct bale_buf *j)
+/* The method and results of @b as one JSON object, into @j. */
+static void bench_json(const struct bale_bench *b, struct bale_buf *j)
 {
 	struct bale_bench_method m;
 	size_t i;
@@ -65,4 +70,19 @@ void bale_bench_json(const struct bale_bench *b, struct bale_buf *j)
 		bench_json_row(j, bale_bench_row(b, i));
 	}
 	bale_buf_puts(j, "]}\n");
+}
+
+int bale_bench_write_json(struct bale_bench *b, const char *path)
+{
+	struct bale_buf j = BALE_BUF_INIT;
+	int rc = BALE_OK;
+
+	bench_json(b, &j);
+	if (j.failed)
+		rc = bale_errbuf_set(bale_bench_err(b), BALE_ENOMEM, "no memory");
+	else if (bale_file_write_atomic(path, j.data, j.len, 0) != 0)
+		rc = bale_errbuf_set(bale_bench_err(b), BALE_EIO, "cannot write '%s': %s",
+		    path, strerror(errno));
+	bale_buf_release(&j);
+	return rc;
 }

@@ -479,19 +479,9 @@ int bale_bench_run(struct bale_bench *b, const struct bale_bench_opts *o)
 	return rc;
 }
 
-int bale_bench_write_json(struct bale_bench *b, const char *path)
+struct bale_errbuf *bale_bench_err(struct bale_bench *b)
 {
-	struct bale_buf j = BALE_BUF_INIT;
-	int rc = BALE_OK;
-
-	bale_bench_json(b, &j);
-	if (j.failed)
-		rc = bale_errbuf_set(&b->err, BALE_ENOMEM, "no memory");
-	else if (bale_file_write_atomic(path, j.data, j.len, 0) != 0)
-		rc = bale_errbuf_set(&b->err, BALE_EIO, "cannot write '%s': %s",
-		    path, strerror(errno));
-	bale_buf_release(&j);
-	return rc;
+	return &b->err;
 }
 
 size_t bale_bench_nrows(const struct bale_bench *b)

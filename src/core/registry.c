@@ -1,7 +1,8 @@
-/* registry.c - the backends this library was built with: the raw folder
- * (the core's own reader, the benchmark's baseline), then the formats
- * meson's list built (backends.h). */
+/* registry.c - the backends this library was built with: the readers of
+ * the kinds of source read in place (the raw folder, the benchmark's
+ * baseline), then the formats meson's list built (backends.h). */
 #include "backends.h"
+#include "kind.h"
 #include "registry.h"
 
 #include <pthread.h>
@@ -14,23 +15,44 @@
 
 #define REGISTRY_MAX 32
 
-extern const struct bale_backend bale_backend_folder;
-
-static const struct bale_backend *const registry_table[] = {
-	&bale_backend_folder,
+static const struct bale_backend *const registry_formats[] = {
 	BALE_BUILT_BACKENDS
 	NULL,
 };
 
+static const struct bale_backend *registry_table[REGISTRY_MAX + 1];
 static const char *registry_names[REGISTRY_MAX + 1];
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
-static void registry_list_names(void)
+static void registry_add(const struct bale_backend *be)
 {
+	size_t n = 0;
+
+	while (registry_table[n])
+		n++;
+	if (n < REGISTRY_MAX) {
+		registry_table[n] = be;
+		registry_names[n] = be->name;
+	}
+}
+
+static void registry_fill(void)
+{
+	const struct bale_source_kind *const *kinds =
+	    bale_source_file_kinds();
 	size_t i;
 
-	for (i = 0; registry_table[i] && i < REGISTRY_MAX; i++)
-		registry_names[i] = registry_table[i]->name;
+	for (i = 0; kinds[i]; i++)
+		if (kinds[i]->reader)
+			registry_add(kinds[i]->reader);
+	for (i = 0; registry_formats[i]; i++)
+		registry_add(registry_formats[i]);
+}
+
+static const struct bale_backend *const *registry_list(void)
+{
+	pthread_once(&registry_once, registry_fill);
+	return registry_table;
 }
 
 int bale_backend_owns(const struct bale_backend *be, const char *name,
@@ -52,25 +74,24 @@ int bale_backend_owns(const struct bale_backend *be, const char *name,
 
 const struct bale_backend *bale_backend_find(const char *name)
 {
+	const struct bale_backend *const *table = registry_list();
 	size_t i;
 
-	for (i = 0; registry_table[i]; i++)
-		if (strcmp(registry_table[i]->name, name) == 0)
-			return registry_table[i];
+	for (i = 0; table[i]; i++)
+		if (strcmp(table[i]->name, name) == 0)
+			return table[i];
 	return NULL;
 }
 
 const char *const *bale_backend_names(void)
 {
-	pthread_once(&registry_once, registry_list_names);
+	registry_list();
 	return registry_names;
 }
 
 const struct bale_backend *bale_registry_at(size_t i)
 {
-	size_t n = sizeof(registry_table) / sizeof(registry_table[0]) - 1;
-
-	return i < n ? registry_table[i] : NULL;
+	return i < REGISTRY_MAX ? registry_list()[i] : NULL;
 }
 
 /* 1 if @path, trailing slashes aside, ends in @suffix; with @whole,

@@ -299,7 +299,8 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 		if (bale_writer_put(run->out.writers[i], &s) != BALE_OK)
 			return bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
 			    bale_writer_errmsg(run->out.writers[i]));
-	bale_pipe_update_put(run, pos);
+	if (run->plan.written && bale_bits_set(run->plan.written, pos) != 0)
+		run->plan.written_lost = 1;
 	p->stats.packed++;
 	p->stats.reencoded += ps->reencoded != 0;
 	p->stats.bytes += ps->size;

@@ -195,22 +195,21 @@ static int upd_read_head(struct bale_pipeline *p, struct pipe_update *u)
 	return rc;
 }
 
-int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run)
+/* Before the writers: read the output's manifest; an incremental update
+ * sends the writers to a delta folder. */
+static int upd_start(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
 	struct pipe_update *u;
 	int rc;
 
-	if (!o->update)
-		return o->relabel ? bale_errbuf_set(&p->err, BALE_EINVAL,
-		    "relabeling is a kind of update: it needs update set") :
-		    BALE_OK;
 	rc = upd_check_source(p, run);
 	if (rc != BALE_OK)
 		return rc;
 	u = run->upd = calloc(1, sizeof(*u));
 	if (!u)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	run->plan.written = &u->written;	/* the manifest lists them */
 	u->user = o;
 	u->settings = upd_settings(o);
 	u->manifest = bale_strfmt("%s/%s" BALE_MANIFEST_SUFFIX, o->out,
@@ -256,8 +255,6 @@ static int upd_order(struct bale_pipeline *p, struct pipe_run *run,
 		u->order[i] = (bale_order_t)u->diff.pack[u->pack_at[i]].item;
 	}
 	free(perm);
-	free(run->plan.order_all);	/* every walk item's: not packed */
-	run->plan.order_all = NULL;
 	run->plan.order = (struct bale_order){ u->order, 0 };
 	run->plan.count = n;
 	run->plan.key_base = u->old.next_key;
@@ -407,14 +404,19 @@ static int upd_still_skipped(struct bale_pipeline *p,
 	return rc;
 }
 
-int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
+/* After the walk: what changed since the manifest; an incremental
+ * update packs that alone (upd_order), under keys after every key
+ * before, or nothing; the first run and a rebuild pack the whole source
+ * (its plan), numbered as the manifest says. */
+static int upd_plan(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 	int rootfd;
-	int rc;
+	int rc = u->incremental ? bale_pipe_plan_fits(p, run) :
+	    bale_pipe_plan_whole(p, run);
 
-	if (!u)
-		return BALE_OK;
+	if (rc != BALE_OK)
+		return rc;
 	rootfd = open(run->opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return bale_errbuf_set(&p->err, BALE_EIO, "cannot open '%s': "
@@ -439,40 +441,11 @@ int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run)
 	    !u->diff.new_classes)
 		rc = upd_nothing(p, run, u);
 	else if (u->incremental)
-		rc = upd_order(p, run, u);	/* else pipe_order()'s: all */
+		rc = upd_order(p, run, u);
+	run->plan.pack_nothing = u->incremental && run->plan.count == 0;
 	if (!u->incremental || run->plan.skip)	/* else once it is packed */
 		upd_report(p, run, u);
 	return rc;
-}
-
-void bale_pipe_update_put(struct pipe_run *run, uint64_t pos)
-{
-	if (run->upd && bale_bits_set(&run->upd->written, pos) != 0)
-		run->upd->written_lost = 1;	/* the run fails */
-}
-
-int bale_pipe_update_nothing_to_pack(const struct pipe_run *run)
-{
-	return run->upd && run->upd->incremental && run->plan.count == 0;
-}
-
-int bale_update_removes(const struct bale_update *u, uint64_t key)
-{
-	size_t lo = 0, hi = u->nremoved, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (u->removed[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < u->nremoved && u->removed[lo] == key;
-}
-
-uint64_t bale_update_key_before(const struct bale_update *u, uint64_t pos)
-{
-	return bale_keyset_at(u->keys_before, pos);
 }
 
 /* Each format's output takes the delta and the removals. */
@@ -516,15 +489,19 @@ static void upd_unlink_partial(const char *path)
 	free(partial);
 }
 
-int bale_pipe_update_prepare(struct bale_pipeline *p, struct pipe_run *run)
+/* Once every sample is handed over, while the walk is there: the
+ * report's lists and the manifest (NAME-manifest.jsonl.partial), so the
+ * samples can go before the writers finish. */
+static int upd_packed_all(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 	int rc = BALE_OK;
 
-	if (!u || u->prepared || run->plan.skip)
+	if (u->prepared || run->plan.skip)
 		return BALE_OK;
 	u->prepared = 1;
-	if (u->written_lost)	/* the manifest could not say what is in */
+	if (run->plan.written_lost)	/* the manifest could not say
+					 * what is in */
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	if (u->incremental) {
 		rc = upd_packed(p, run, u);
@@ -546,14 +523,14 @@ int bale_pipe_update_prepare(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;
 }
 
-int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
+/* After the writers: apply the delta to each format, then put the
+ * manifest in place. */
+static int upd_finish(struct bale_pipeline *p, struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 	int rc;
 
-	if (!u)
-		return BALE_OK;
-	rc = bale_pipe_update_prepare(p, run);
+	rc = upd_packed_all(p, run);
 	bale_pipe_drop_samples(run);	/* the formats may need memory */
 	if (!u->manifest_written)	/* nothing changed, or it failed */
 		return rc;
@@ -568,12 +545,13 @@ int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run)
 	return rc;	/* the delta goes in bale_pipe_update_release() */
 }
 
-void bale_pipe_update_release(struct pipe_run *run)
+static void upd_release(struct pipe_run *run)
 {
 	struct pipe_update *u = run->upd;
 
 	if (!u)
 		return;
+	run->plan.written = NULL;
 	bale_bits_release(&u->written);
 	if (u->manifest_written)	/* not published: it goes */
 		upd_unlink_partial(u->manifest);
@@ -590,3 +568,12 @@ void bale_pipe_update_release(struct pipe_run *run)
 	free(u);
 	run->upd = NULL;
 }
+
+const struct pipe_planner bale_pipe_update = {
+	.start = upd_start,
+	.plan = upd_plan,
+	.packed = upd_packed_all,
+	.finish = upd_finish,
+	.release = upd_release,
+	.resumes = 0,
+};

@@ -22,8 +22,7 @@ struct pipe_update {
 	bale_order_t *order;	/* incremental: positions -> walk items */
 	size_t *pack_at;	/* positions -> the diff's pack indices */
 	unsigned char *packed;	/* per pack index: 1 once it was written */
-	struct bale_bits written;	/* positions put */
-	int written_lost;	/* a position could not be noted */
+	struct bale_bits written;	/* positions put (run->plan.written) */
 	int prepared;		/* the report and the manifest are made */
 	int no_version;		/* all it tried was skipped again */
 	int manifest_written;	/* NAME-manifest.jsonl.partial is there */

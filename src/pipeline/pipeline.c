@@ -109,51 +109,6 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	return pipe_check_damage(p, run);
 }
 
-/* A part's slice of @n positions: [n*i/count, n*(i+1)/count), so the
- * parts in order are the whole run, balanced by count. */
-static void pipe_slice(struct pipe_run *run, uint64_t n)
-{
-	const struct bale_pack_opts *o = run->opts;
-	uint64_t hi;
-
-	run->plan.count = n;
-	if (o->part_count) {
-		run->plan.key_base = n * o->part_index / o->part_count;
-		hi = n * (o->part_index + 1) / o->part_count;
-		run->plan.count = hi - run->plan.key_base;
-	}
-	run->plan.order.perm = run->plan.order_all ?
-	    run->plan.order_all + run->plan.key_base : NULL;
-	run->plan.order.base = run->plan.key_base;
-}
-
-/* The run's order: the walk's (no table), or shuffled. */
-static int pipe_order(struct bale_pipeline *p, struct pipe_run *run)
-{
-	size_t n = bale_walk_count(run->in.walk);
-	struct bale_order whole = { NULL, 0 };
-
-	if (n > BALE_ORDER_MAX)
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "%zu samples: "
-		    "bale packs at most %lu in one run", n,
-		    (unsigned long)BALE_ORDER_MAX);
-	if (run->opts->shuffle) {
-		run->plan.order_all = malloc((n ? n : 1) *
-		    sizeof(*run->plan.order_all));
-		if (!run->plan.order_all)
-			return bale_errbuf_set(&p->err, BALE_ENOMEM,
-			    "no memory");
-		bale_shuffle(run->plan.order_all, n, run->opts->seed);
-		whole.perm = run->plan.order_all;
-	}
-	run->plan.content = bale_resume_content(run->in.walk, &whole, n);
-	bale_resume_fingerprint(run->opts, run->in.walk, run->plan.content,
-	    0, run->plan.run_fp);
-	pipe_slice(run, n);
-	p->stats.found = run->plan.count;
-	return BALE_OK;
-}
-
 static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
@@ -379,33 +334,26 @@ static int pipe_note_unchecked(struct bale_pipeline *p,
 	    BALE_OK;
 }
 
-void bale_pipe_drop_samples(struct pipe_run *run)
-{
-	free(run->plan.order_all);
-	run->plan.order_all = NULL;
-	run->plan.order = (struct bale_order){ NULL, 0 };
-	bale_walk_drop_samples(run->in.walk);
-}
-
 /* Every sample handed over: the run needs neither the samples nor their
- * order any more (an update has made its manifest from them first), and
+ * order any more (its planner has noted what they were first), and
  * frees them before the writers finish, when one may need memory of its
  * own (LMDB writes its key list whole). */
 static int pipe_drop_samples(struct bale_pipeline *p, struct pipe_run *run)
 {
-	int rc = bale_pipe_update_prepare(p, run);
+	int rc = run->planner->packed ? run->planner->packed(p, run) :
+	    BALE_OK;
 
 	bale_pipe_drop_samples(run);
 	return rc;
 }
 
-/* Open the writers, hand them every sample, finish them; an update
- * with only removals to apply packs nothing. */
+/* Open the writers, hand them every sample, finish them; a plan of
+ * removals alone packs nothing. */
 static int pipe_pack(struct bale_pipeline *p, struct pipe_run *run)
 {
 	int rc;
 
-	if (bale_pipe_update_nothing_to_pack(run))
+	if (run->plan.pack_nothing)
 		return BALE_OK;
 	rc = pipe_open(p, run);
 	if (rc == BALE_OK && bale_pipe_stopped(p))
@@ -444,11 +392,20 @@ static int pipe_disk_full(struct bale_pipeline *p, const struct pipe_run *run,
 	return 1;
 }
 
+/* The run's planner: --update's, else the whole source's. */
+static int pipe_plan_start(struct bale_pipeline *p, struct pipe_run *run)
+{
+	const struct pipe_planner *planner = run->opts->update ?
+	    &bale_pipe_update : &bale_pipe_whole;
+
+	run->planner = planner;
+	return planner->start ? planner->start(p, run) : BALE_OK;
+}
+
 int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 {
 	struct pipe_run run;
-	int full;
-	int kept;
+	int full, kept, resumes;
 	int rc;
 
 	pipe_reset(p);
@@ -464,16 +421,14 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	else
 		rc = pipe_check_opts(p, &run);
 	if (rc == BALE_OK)
-		rc = bale_pipe_update_begin(p, &run);
+		rc = pipe_plan_start(p, &run);
 	if (rc == BALE_OK)
 		rc = bale_pipe_writers(p, &run);
 	pipe_usage_remedy(p, rc);
 	if (rc == BALE_OK)
 		rc = pipe_walk(p, &run);
 	if (rc == BALE_OK)
-		rc = pipe_order(p, &run);
-	if (rc == BALE_OK)
-		rc = bale_pipe_update_select(p, &run);
+		rc = run.planner->plan(p, &run);
 	if (rc == BALE_OK && bale_pipe_part_done(&run))
 		rc = pipe_part_skip(p, &run);
 	else if (rc == BALE_OK)
@@ -482,17 +437,18 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 		rc = pipe_pack(p, &run);
 	if (rc == BALE_OK && !run.plan.skip)
 		rc = bale_pipe_part_mark(p, &run);
-	if (rc == BALE_OK)
-		rc = bale_pipe_update_apply(p, &run);
+	if (rc == BALE_OK && run.planner->finish)
+		rc = run.planner->finish(p, &run);
 	if (rc == BALE_OK && !run.plan.skip)
 		rc = bale_pipe_made(p, o, &run);
 	full = rc != BALE_OK && pipe_disk_full(p, &run, rc);
 	/* an update is redone, not resumed: its delta goes */
 	kept = bale_pipe_journal_end(&run, rc);
+	resumes = kept && run.planner && run.planner->resumes;
 	if (full && p->err.remedy == BALE_REMEDY_NONE)
-		p->err.remedy = kept && !run.upd ?
-		    BALE_REMEDY_FREE_SPACE_RESUME : BALE_REMEDY_FREE_SPACE;
-	if (kept && p->err.remedy == BALE_REMEDY_NONE && !run.upd)
+		p->err.remedy = resumes ? BALE_REMEDY_FREE_SPACE_RESUME :
+		    BALE_REMEDY_FREE_SPACE;
+	if (resumes && p->err.remedy == BALE_REMEDY_NONE)
 		p->err.remedy = BALE_REMEDY_RESUME;
 	bale_pipe_stage_end(&run, kept);
 	if (rc == BALE_EEXIST && p->err.remedy == BALE_REMEDY_NONE)
@@ -501,7 +457,8 @@ int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
 	p->cpus = run.wk.cpus;
 	p->cpus_why = run.wk.cpus_why;
 	p->source_kind = run.in.source.kind ? run.in.source.kind->name : NULL;
-	bale_pipe_update_release(&run);
+	if (run.planner && run.planner->release)
+		run.planner->release(&run);
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;

@@ -14,6 +14,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bits.h"
 #include "encode.h"
 #include "journal.h"
 #include "reorder.h"
@@ -66,8 +67,8 @@ struct pipe_input {
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
 };
 
-/* Which samples the run packs, in which order: pipe_order() (or an
- * update's or a part's) makes it, the rest of the run follows it. */
+/* Which samples the run packs, in which order: the run's planner makes
+ * it (struct pipe_planner), the rest of the run follows it. */
 struct pipe_plan {
 	struct bale_order order;	/* output position -> walk index
 					 * (a part's positions: its slice
@@ -82,7 +83,41 @@ struct pipe_plan {
 	char run_fp[17];	/* the whole run's fingerprint (all parts) */
 	int skip;		/* a part found complete: nothing to do */
 	uint64_t first;		/* position this run starts at (resume) */
+	int pack_nothing;	/* no writer opens: the output changes by
+				 * removals alone (an update's) */
+	struct bale_bits *written;	/* positions put are noted here
+					 * (an update's manifest lists
+					 * them), or NULL */
+	int written_lost;	/* a position could not be noted: the
+				 * run fails */
 };
+
+struct bale_pipeline;
+struct pipe_run;
+
+/* What decides a run's plan: which samples it packs, in which order,
+ * under which keys and labels, and what the output keeps besides. The
+ * whole source by default (pipe_plan.c); --update's difference from the
+ * output's manifest (pipe_update.c). The run asks it at these points
+ * alone, each NULL when the planner has nothing to do there. */
+struct pipe_planner {
+	/** Before the writers: check the options; may send the writers
+	 *  elsewhere (run->opts). */
+	int (*start)(struct bale_pipeline *p, struct pipe_run *run);
+	/** After the walk: fill run->plan and run->lab. */
+	int (*plan)(struct bale_pipeline *p, struct pipe_run *run);
+	/** Every sample handed over, the walk still there: note what the
+	 *  output will hold (before the samples go). */
+	int (*packed)(struct bale_pipeline *p, struct pipe_run *run);
+	/** The writers published: make the output what the plan says. */
+	int (*finish)(struct bale_pipeline *p, struct pipe_run *run);
+	void (*release)(struct pipe_run *run);
+	int resumes;		/* a failed run keeps its journal for a
+				 * resume (an update is redone instead) */
+};
+
+extern const struct pipe_planner bale_pipe_whole;
+extern const struct pipe_planner bale_pipe_update;
 
 /* What a run writes, and where (pipe_writers.c, pipe_stage.c). */
 struct pipe_outputs {
@@ -131,7 +166,8 @@ struct pipe_run {
 	struct bale_encode_cfg encode_cfg;
 	struct timespec t0;
 	struct pipe_journal jr;	/* the journal stage's (pipe_journal.c) */
-	struct pipe_update *upd;	/* --update's state, or NULL */
+	const struct pipe_planner *planner;	/* makes the plan */
+	struct pipe_update *upd;	/* --update's planner's state */
 	atomic_ullong unchecked;	/* --validate: images kept unchecked
 					 * (a format bale does not decode) */
 };
@@ -213,29 +249,16 @@ int bale_pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
 /** Finish every writer, then publish every one. */
 int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
 
+/* pipe_plan.c */
+
+/** BALE_OK when the walk's samples can be ordered (at most
+ *  BALE_ORDER_MAX), else an error in p->err. */
+int bale_pipe_plan_fits(struct bale_pipeline *p, const struct pipe_run *run);
+/** The whole source's plan: the walk's order or a shuffled one, a part's
+ *  slice of it, and the run's identity for its journal. */
+int bale_pipe_plan_whole(struct bale_pipeline *p, struct pipe_run *run);
 /** Free the run's samples and order: what it packs was handed over. */
 void bale_pipe_drop_samples(struct pipe_run *run);
-
-/* pipe_update.c: bale pack --update */
-
-/** Before the writers: read the output's manifest; for an update, send
- *  the writers to a delta folder. */
-int bale_pipe_update_begin(struct bale_pipeline *p, struct pipe_run *run);
-/** After the walk, instead of pipe_order(): what changed, the order of
- *  what is to be packed, its keys and labels; run->plan.skip when nothing. */
-int bale_pipe_update_select(struct bale_pipeline *p, struct pipe_run *run);
-/** 1 when the run packs nothing itself (only removals to apply). */
-int bale_pipe_update_nothing_to_pack(const struct pipe_run *run);
-/** Position @pos was put into every writer (the manifest lists it). */
-void bale_pipe_update_put(struct pipe_run *run, uint64_t pos);
-/** Once every sample is handed over, while the walk is there: the
- *  report's lists and the manifest (NAME-manifest.jsonl.partial), so the
- *  samples can go before the writers finish. */
-int bale_pipe_update_prepare(struct bale_pipeline *p, struct pipe_run *run);
-/** After the writers finished: apply the delta to each format, then
- *  put the manifest in place. */
-int bale_pipe_update_apply(struct bale_pipeline *p, struct pipe_run *run);
-void bale_pipe_update_release(struct pipe_run *run);
 
 /* pipe_stage.c: an output replaced once its successor is complete */
 

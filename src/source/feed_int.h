@@ -95,6 +95,8 @@ struct bale_stream_feed {
 	struct bale_stream_feed_stats stats;
 };
 
+/* feed_slots.c */
+
 /* Under the lock: index @i's place in the ring, once the ring reaches
  * it (@i < next + FEED_RING). */
 struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i);
@@ -108,6 +110,13 @@ void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
 /* Wait (under the lock) until index @i fits, while waiting can help.
  * @return 1 if it fits, 0 if it must wait for another pass */
 int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i);
+
+/* Under the lock: index @i's state (past the ring: not read yet). */
+int bale_feed_state(struct bale_stream_feed *f, uint64_t i);
+
+/* Under the lock: move next past the indexes taken (or read in
+ * place). */
+void bale_feed_advance(struct bale_stream_feed *f);
 
 double bale_feed_now(void);
 

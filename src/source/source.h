@@ -1,74 +1,11 @@
-/* source.h - what a run reads, as descriptors: one kind of source per
- * file (source_*.c), listed once in source_kinds.c. The pipeline asks the
- * run's source what it can do; it never tests for a kind.
- *
- * Adding a kind of source is one file defining a struct bale_source_kind
- * and one line in source_kinds.c's list, before the kinds it must win
- * over (the first whose probe says yes is the run's).
+/* source.h - what a run reads: the kinds of source in the order they
+ * are tried, a packed output's first (src/source/source_kinds.c), then
+ * the kinds read from files (src/walk/kind.h).
  */
 #ifndef BALE_SOURCE_H
 #define BALE_SOURCE_H
 
-#include "walk.h"
-
-#include <stddef.h>
-#include <stdint.h>
-
-struct arc_scan;
-struct bale_errbuf;
-struct bale_input;
-
-/* What a source can do. */
-#define BALE_SOURCE_TREE 1u	/* files below a root folder: the run opens
-				 * the folder, refuses an output inside it,
-				 * and an update can compare file times */
-#define BALE_SOURCE_LISTABLE 2u	/* a list file may name its samples */
-#define BALE_SOURCE_RANDOM 4u	/* members are read in place, at their
-				 * offsets, in any order (read) */
-#define BALE_SOURCE_STREAMED 8u	/* members come front to back, on the
-				 * feed's passes (stream_feed.h) */
-#define BALE_SOURCE_COMPRESSED 16u	/* members may be compressed: a
-					 * claimed size is checked first */
-
-/** One run's source: its paths (the SRC arguments), the list file, and
- *  what the kind's probe found (the shards a pattern names). */
-struct bale_source {
-	const struct bale_source_kind *kind;
-	const char *const *paths;
-	size_t npaths;
-	const char *list;
-	char **found;
-	size_t nfound;
-};
-
-struct bale_source_kind {
-	const char *name;	/* "folder", "list", "archives", ... */
-	const char *what;	/* in a sentence: "a packed output" */
-	unsigned caps;		/* BALE_SOURCE_* */
-	/** 1 when @s is of kind @self (@s->found may be set), 0 when not,
-	 *  or a BALE_E* error described in @err. */
-	int (*probe)(const struct bale_source_kind *self,
-	    struct bale_source *s, struct bale_errbuf *err);
-	/** Collect the samples of @s into @w. @return as bale_walk_*() */
-	int (*scan)(const struct bale_source *s, struct bale_walk *w);
-
-	/* Archive kinds only (NULL for the others): one archive file. */
-
-	/** 1 when the archive open at @fd (@size bytes, @head its first @n
-	 *  bytes) is of this kind. */
-	int (*sniff)(int fd, uint64_t size, const unsigned char *head,
-	    size_t n);
-	/** List the archive @s->fd (@size bytes, at @path) into the walk.
-	 *  @return as bale_walk_archives() */
-	int (*list)(struct arc_scan *s, uint64_t size, const char *path);
-	/** Read member @in->member into @buf (@in->size bytes), or NULL
-	 *  when its members come from the feed. @return as
-	 *  bale_input_read() */
-	int (*read)(struct bale_input *in, unsigned char *buf);
-};
-
-/** The kinds, in the order they are tried, ending with NULL. */
-const struct bale_source_kind *const *bale_source_kinds(void);
+#include "kind.h"
 
 /** Find the kind of the source at @paths (@n of them, the first the
  *  run's SRC) with list file @list (or NULL): the first kind whose probe
@@ -77,20 +14,6 @@ const struct bale_source_kind *const *bale_source_kinds(void);
 int bale_source_classify(struct bale_source *s, const char *const *paths,
     size_t n, const char *list, struct bale_errbuf *err);
 
-/** The archive kind of the file open at @fd (see sniff), or NULL. */
-const struct bale_source_kind *bale_source_archive_kind(int fd,
-    uint64_t size, const unsigned char *head, size_t n);
-
-/** The probe of every archive kind: 1 when @s->paths[0] is an archive
- *  of kind @self (several paths must all be archives, of any kind). */
-int bale_source_archive_probe(const struct bale_source_kind *self,
-    struct bale_source *s, struct bale_errbuf *err);
-
-/** The scan of every archive kind: the archives at @s->paths, each
- *  listed by its own kind, as one dataset (bale_walk_archives()). */
-int bale_source_archives_scan(const struct bale_source *s,
-    struct bale_walk *w);
-
 /** The kind of a packed output's samples: read by the feed. */
 extern const struct bale_source_kind bale_source_packed;
 
@@ -98,29 +21,16 @@ extern const struct bale_source_kind bale_source_packed;
  *  of its files (an LMDB's): read in place, at their offsets. */
 extern const struct bale_source_kind bale_source_packed_in_place;
 
-/* Why a sample whose bytes do not match its stored checksum is left. */
-#define BALE_WHY_DAMAGED \
-	"its bytes do not match the checksum the source stored (damaged)"
+/** Collect the samples of the output bale (or Caffe) packed at @path,
+ *  as its reader (@format, NULL: recognised by content) gives them: in
+ *  its order, with its labels, class names and source paths.
+ *  @return BALE_OK, BALE_EINPUT (unreadable), BALE_ENOMEM */
+int bale_walk_dataset(struct bale_walk *w, const char *path,
+    const char *format);
 
-/** 1 when kind @k's members come front to back, from the feed. */
-static inline int bale_source_streams(const struct bale_source_kind *k)
-{
-	return (k->caps & BALE_SOURCE_STREAMED) != 0;
-}
-
-/** 1 when member @m comes from the feed rather than from its kind's
- *  reads in place. */
-static inline int bale_source_member_fed(const struct bale_walk_member *m)
-{
-	return !m->kind->read;
-}
-
-static inline int bale_source_can(const struct bale_source *s,
-    unsigned caps)
-{
-	return s->kind && (s->kind->caps & caps) == caps;
-}
-
-void bale_source_release(struct bale_source *s);
+/** The packed output a dataset walk read (NULL: none), its format in
+ *  *@format: the feed opens its own reader on it. */
+const char *bale_walk_dataset_source(const struct bale_walk *w,
+    const char **format);
 
 #endif

@@ -4,104 +4,12 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "source.h"
 #include "tar_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---- the window ----------------------------------------------------- */
-
-struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i)
-{
-	bale_feed_map_to(f, i);
-	return &f->ring[i % FEED_RING];
-}
-
-/* Under the lock: index @i's state (past the ring: not read yet). */
-static int feed_state(struct bale_stream_feed *f, uint64_t i)
-{
-	if (i < f->next)
-		return FEED_TAKEN;
-	if (i >= f->next + FEED_RING)
-		return FEED_EMPTY;
-	return bale_feed_slot(f, i)->state;
-}
-
-/* Under the lock: move next past the indexes taken (or read in
- * place). */
-static void feed_advance(struct bale_stream_feed *f)
-{
-	struct feed_slot *s;
-
-	while (f->next < f->count) {
-		s = bale_feed_slot(f, f->next);
-		if (s->state != FEED_TAKEN)
-			break;
-		f->start = s->end;
-		f->next++;
-	}
-}
-
-/* Under the lock: may index @i be kept now? */
-static int feed_fits(struct bale_stream_feed *f, uint64_t i)
-{
-	if (i == f->next)
-		return 1;
-	if (i >= f->next + FEED_RING)
-		return 0;
-	return bale_feed_slot(f, i)->end - f->start <= f->bound;
-}
-
-/* ---- the feeding thread --------------------------------------------- */
-
-/* Under the lock: record how index @i ended; @why is copied. */
-static void feed_settle(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const char *why)
-{
-	struct feed_slot *s = bale_feed_slot(f, i);
-
-	if (why) {
-		s->data = strdup(why);
-		s->state = FEED_FAILED;
-	} else {
-		s->data = data;
-		s->state = FEED_READY;
-		f->held += s->size;
-		if (f->held > f->stats.peak_bytes)
-			f->stats.peak_bytes = f->held;
-	}
-	if (s->stream != FEED_NO_STREAM)
-		f->streams[s->stream].unread--;
-	f->unread--;
-	pthread_cond_broadcast(&f->ready);
-}
-
-void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const uint32_t *crc, const char *why)
-{
-	struct feed_slot *s;
-
-	if (why)
-		free(data);
-	pthread_mutex_lock(&f->lock);
-	s = bale_feed_slot(f, i);
-	s->has_crc = crc && !why;
-	s->crc = crc && !why ? *crc : 0;
-	feed_settle(f, i, why ? NULL : data, why);
-	pthread_mutex_unlock(&f->lock);
-}
-
-/* Wait (under the lock) until index @i fits, while waiting can help:
- * the first index wanted is read, so a worker will take it.
- * @return 1 if it fits, 0 if it must wait for another pass */
-int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i)
-{
-	while (!feed_fits(f, i) && !f->aborted &&
-	    feed_state(f, f->next) != FEED_EMPTY)
-		pthread_cond_wait(&f->room, &f->lock);
-	return feed_fits(f, i) && !f->aborted;
-}
 
 /* Read the member the stream is at into index @i (of @want bytes). */
 static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
@@ -147,8 +55,8 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 		pthread_mutex_unlock(&f->lock);
 		return rc;
 	}
-	keep = feed_state(f, i) == FEED_EMPTY && bale_feed_wait_room(f, i);
-	if (feed_state(f, i) == FEED_EMPTY && !keep)
+	keep = bale_feed_state(f, i) == FEED_EMPTY && bale_feed_wait_room(f, i);
+	if (bale_feed_state(f, i) == FEED_EMPTY && !keep)
 		f->missed = 1;
 	if (keep)
 		want = bale_feed_slot(f, i)->size;
@@ -216,14 +124,6 @@ static void feed_fail_rest(struct bale_stream_feed *f, struct feed_stream *s,
 	for (s = s ? s : f->streams; s < end; s++)
 		feed_fail_stream(f, s, why);
 	pthread_mutex_unlock(&f->lock);
-}
-
-double bale_feed_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* One pass over stream @s: what it cannot give fails with its reason
@@ -335,7 +235,7 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	}
 	if (rc == BALE_OK) {
 		pthread_mutex_lock(&f->lock);
-		feed_advance(f);	/* past what is read in place */
+		bale_feed_advance(f);	/* past what is read in place */
 		pthread_mutex_unlock(&f->lock);
 		rc = feed_launch(f, w, packed, err);
 	} else {
@@ -353,7 +253,7 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 static int feed_wait_settled(struct bale_stream_feed *f, uint64_t i)
 {
 	while (!f->aborted) {
-		if (feed_state(f, i) != FEED_EMPTY)
+		if (bale_feed_state(f, i) != FEED_EMPTY)
 			return 1;
 		pthread_cond_wait(&f->ready, &f->lock);
 	}
@@ -397,7 +297,7 @@ int bale_stream_feed_take(struct bale_stream_feed *f, uint64_t pos,
 	}
 	s->data = NULL;
 	s->state = FEED_TAKEN;
-	feed_advance(f);
+	bale_feed_advance(f);
 	pthread_cond_broadcast(&f->room);
 	if (f->nfailed)	/* a failed index may have entered the ring */
 		pthread_cond_broadcast(&f->ready);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# The kinds of source are a list (src/source/source_kinds.c): each kind
+# The kinds of source are two lists (src/source/source_kinds.c: packed
+# outputs; src/walk/kinds.c: read from files): each kind
 # listed is the one a run of that kind of source takes (the report's
 # source_kind), the list's order decides between kinds that both fit
 # (shards and a packed output are folders and files too), and a kind
@@ -39,8 +40,9 @@ check compressed_tar "$T/tree.tar.gz"
 check list "$T/tree" --list "$T/list.txt"
 check folder "$T/tree"
 listed=$(sed -n 's/^\t&bale_source_\([a-z_]*\),$/\1/p' \
-    "$TESTS/../src/source/source_kinds.c" | sort | tr '\n' ' ')
-[ -n "$listed" ] || fail "no kind found in source_kinds.c"
+    "$TESTS/../src/source/source_kinds.c" "$TESTS/../src/walk/kinds.c" |
+    sort | tr '\n' ' ')
+[ -n "$listed" ] || fail "no kind found in the kinds' lists"
 [ "$listed" = "$(printf '%s\n' "${tested[@]}" | sort | tr '\n' ' ')" ] ||
     fail "the list holds '$listed', this test covers '${tested[*]}'"
 # several archives are read each by its own kind, as one dataset (the

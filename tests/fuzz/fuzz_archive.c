@@ -7,6 +7,7 @@
  * walked twice: by ImageFolder rules, and through a list file naming
  * member paths (one twice, one unsafe). */
 #include "bale.h"
+#include "kind.h"
 #include "bale_backend_util.h"
 #include "input.h"
 #include "scratch.h"
@@ -82,6 +83,7 @@ static void fuzz_walk(const char *path, size_t fsize, const char *list)
 
 	if (bale_walk_new(&w) != BALE_OK)
 		abort();
+	bale_walk_set_kinds(w, bale_source_file_kinds());
 	if (bale_walk_archives(w, &path, 1, list) == BALE_OK) {
 		for (i = 0; i < bale_walk_nnotes(w); i++) {
 			bale_walk_note(w, i, &kind, &p, &why);

@@ -3,6 +3,7 @@
  * past it, each with the reason, and no taker waits for ever
  * (stream_feed.c). */
 #include "bale.h"
+#include "kind.h"
 #include "check.h"
 #include "feed_int.h"
 #include "walk.h"
@@ -66,6 +67,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/in.tar.gz", root);
 	CHECK_EQ(0, make_archive());
 	CHECK_EQ(BALE_OK, bale_walk_new(&w));
+	bale_walk_set_kinds(w, bale_source_file_kinds());
 	CHECK_EQ(BALE_OK, bale_walk_archives(w, &p, 1, NULL));
 	n = bale_walk_count(w);
 	CHECK_EQ(MEMBERS, n);

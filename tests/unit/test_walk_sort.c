@@ -2,6 +2,7 @@
  * walked exactly as one sorted in memory: order, labels, locations, the
  * last copy of a duplicated name, the notes (walk_sort.c). */
 #include "bale.h"
+#include "kind.h"
 #include "check.h"
 #include "walk_int.h"
 
@@ -97,6 +98,7 @@ static struct bale_walk *walk_with(const char *tar, size_t chunk)
 	struct bale_walk *w = NULL;
 
 	CHECK_EQ(BALE_OK, bale_walk_new(&w));
+	bale_walk_set_kinds(w, bale_source_file_kinds());
 	w->sort.chunk = chunk;
 	CHECK_EQ(BALE_OK, bale_walk_archive(w, tar));
 	return w;

@@ -13,7 +13,7 @@
  * all of its, as bale_arc_take_entries() does it. A second pass to tell
  * them first, as a plain tar's survey does, would cost as much time
  * again. */
-#include "source.h"
+#include "kind.h"
 
 #include "bale.h"
 #include "bale_backend_util.h"
@@ -259,7 +259,7 @@ static int stream_needs_whole(const struct bale_stream_member *m,
 {
 	return m->outer || m->damage || (kind == WALK_FILE &&
 	    (bale_walk_wds_is_label(m->name) ||
-	    bale_walk_is_archive_name(m->name)));
+	    bale_tar_is_tar_name(m->name)));
 }
 
 static int stream_keep(void *ctx, struct bale_tar_stream *ts,
@@ -283,7 +283,7 @@ static int stream_keep(void *ctx, struct bale_tar_stream *ts,
 		return rc;
 	if (m->outer)
 		s->ents[s->nents - 1].inner_of = l->tar;
-	else if (kind == WALK_FILE && bale_walk_is_archive_name(m->name))
+	else if (kind == WALK_FILE && bale_tar_is_tar_name(m->name))
 		l->tar = s->nents;
 	if (!m->outer && kind == WALK_FILE &&
 	    bale_walk_wds_keeps_text(m->name, m->size))

@@ -1,4 +1,7 @@
-/* writer.c - the state machine around one backend's writer ops. */
+/* writer.c - the state machine around one backend's writer ops; which
+ * backend writes a format is core/open.c's business. */
+#include "handle.h"
+
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
@@ -69,19 +72,11 @@ static int writer_result(struct bale_writer *w, int rc,
 	return BALE_OK;
 }
 
-int bale_writer_set_backend(struct bale_writer *w, const char *name)
+int bale_writer_use(struct bale_writer *w, const struct bale_backend *be)
 {
-	const struct bale_backend *be = bale_backend_find(name);
-
 	if (w->be)
 		return bale_writer_seterr(w, BALE_ESTATE,
 		    "format already chosen");
-	if (!be)
-		return bale_writer_seterr(w, BALE_ENOENT,
-		    "unknown format '%s'", name);
-	if (!be->writer)
-		return bale_writer_seterr(w, BALE_ENOENT,
-		    "format '%s' is read-only", name);
 	w->priv = calloc(1, be->writer_priv ? be->writer_priv : 1);
 	if (!w->priv)
 		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");

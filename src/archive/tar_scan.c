@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Header fields (offset, length) of POSIX ustar. */
 #define TAR_NAME 0
@@ -360,4 +361,11 @@ int bale_tar_scan(int fd, uint64_t start, uint64_t end,
 	free(t.name);
 	free(t.member_name);
 	return rc;
+}
+
+int bale_tar_is_tar_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 4 && strcasecmp(name + n - 4, ".tar") == 0;
 }

@@ -2,7 +2,7 @@
  * files (and no subfolder) or a brace pattern ('a-{000..009}.tar'),
  * samples grouped by key as webdataset groups them (shard_set.c finds
  * the shards). */
-#include "source.h"
+#include "kind.h"
 
 #include "shard_set.h"
 
@@ -17,6 +17,7 @@ static int shards_probe(const struct bale_source_kind *self,
 
 static int shards_scan(const struct bale_source *s, struct bale_walk *w)
 {
+	bale_walk_set_kinds(w, s->kinds);
 	return bale_walk_shards(w, (const char *const *)s->found, s->nfound);
 }
 

@@ -94,13 +94,6 @@ static int sort_spill_failed(struct bale_walk *w)
 	    strerror(w->sort.spill.err));
 }
 
-const char *bale_walk_tmpdir(void)
-{
-	const char *dir = getenv("TMPDIR");
-
-	return dir && *dir ? dir : "/tmp";
-}
-
 static int sort_open_spill(struct bale_walk *w)
 {
 	if (w->sort.spill.dir)

@@ -1,7 +1,7 @@
 /* source_zip.c - a zip archive as the source: listed from its central
  * directory, its members left in place, read with pread (inflated when
  * deflated) and checked against the zip's CRC-32. */
-#include "source.h"
+#include "kind.h"
 
 #include "bale.h"
 #include "bale_backend_util.h"

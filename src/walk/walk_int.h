@@ -118,10 +118,14 @@ struct bale_walk {
 	int keyed;		/* WebDataset samples: kept in their order */
 	uint64_t dropped;	/* their members bale does not store */
 	char dropped_ext[16];	/* the first one's extension */
+	const struct bale_source_kind *const *kinds;	/* an archive's is
+							 * one of them */
 	char *dataset;		/* a packed output read as the source */
 	char *dataset_format;
-	struct bale_reader *dataset_reader;	/* kept open while samples
-						 * lie where it said */
+	void *held;		/* what the samples lie in (a packed
+				 * output's reader), kept open while they
+				 * lie where it said; released by */
+	void (*release_held)(void *held);
 	char *root;		/* archives: the folder holding the classes,
 				 * cleaned ("": the top level); NULL: the
 				 * rule decides (walk_member.c) */
@@ -317,5 +321,13 @@ int bale_walk_keep_candidate(struct bale_walk *w, const char *path,
 /** Listed walk, after every member: the samples are the list's lines,
  *  in its order, with its labels. */
 int bale_walk_list_members(struct bale_walk *w, const char *list);
+
+/* Let go of what the samples lay in (bale_walk_drop_samples, free). */
+static inline void bale_walk_release_held(struct bale_walk *w)
+{
+	if (w->held && w->release_held)
+		w->release_held(w->held);
+	w->held = NULL;
+}
 
 #endif

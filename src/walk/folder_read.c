@@ -1,6 +1,7 @@
-/* folder.c - the raw ImageFolder tree as a read-only backend.
+/* folder_read.c - the raw ImageFolder tree as a read-only backend, the
+ * folder source kind's reader (source_folder.c).
  *
- * The benchmark's baseline: samples in torchvision order (src/walk.c),
+ * The benchmark's baseline: samples in torchvision order (walk.c),
  * each read as a PyTorch ImageFolder does, open + fstat + read + close.
  */
 #include "bale_backend.h"

@@ -482,8 +482,7 @@ void bale_walk_drop_samples(struct bale_walk *w)
 	w->store.n = n;
 	/* no sample is read any more where it said: its pages and view go
 	 * before the writers finish */
-	bale_reader_free(w->dataset_reader);
-	w->dataset_reader = NULL;
+	bale_walk_release_held(w);
 }
 
 void bale_walk_store_release(struct walk_store *s)

@@ -1,4 +1,7 @@
-/* reader.c - the state machine around one backend's reader ops. */
+/* reader.c - the state machine around one backend's reader ops; which
+ * backend a path needs is core/open.c's business. */
+#include "handle.h"
+
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
@@ -6,7 +9,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define READER_MAX_OPTIONS 4
 
@@ -91,47 +93,13 @@ const char *bale_reader_note(const struct bale_reader *r)
 	return r->note.msg[0] ? r->note.msg : NULL;
 }
 
-/* The backend whose probe recognises @path, else a folder is the raw
- * "folder" baseline. */
-static const char *reader_guess(const char *path)
+int bale_reader_open_with(struct bale_reader *r,
+    const struct bale_backend *be, const char *path)
 {
-	const char *f = bale_output_format(path);
-	struct stat st;
-
-	if (f)
-		return f;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return "folder";
-	return NULL;
-}
-
-/* What @path is when no format recognises it: missing, or not one. */
-static int reader_not_an_output(struct bale_reader *r, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return bale_reader_seterr(r, errno == ENOENT ? BALE_ENOENT :
-		    BALE_EIO, "'%s': %s", path, strerror(errno));
-	return bale_reader_seterr(r, BALE_EINPUT, "'%s' is not a bale output: "
-	    "no format built in recognises it", path);
-}
-
-int bale_reader_open(struct bale_reader *r, const char *format,
-    const char *path)
-{
-	const char *name = format && strcmp(format, "auto") != 0 ? format :
-	    reader_guess(path);
-	const struct bale_backend *be = name ? bale_backend_find(name) : NULL;
 	int rc;
 
 	if (r->be)
 		return bale_reader_seterr(r, BALE_ESTATE, "already open");
-	if (!name)
-		return reader_not_an_output(r, path);
-	if (!be || !be->reader)
-		return bale_reader_seterr(r, BALE_EINVAL,
-		    "unknown format '%s' (not built in, or no reader)", name);
 	r->priv = calloc(1, be->reader_priv ? be->reader_priv : 1);
 	if (!r->priv)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
@@ -141,7 +109,8 @@ int bale_reader_open(struct bale_reader *r, const char *format,
 		rc = be->reader->open(r, r->priv, path);
 	r->open = rc == BALE_OK;
 	if (rc != BALE_OK && !r->err.msg[0])
-		bale_reader_seterr(r, rc, "%s: cannot open '%s'", name, path);
+		bale_reader_seterr(r, rc, "%s: cannot open '%s'", be->name,
+		    path);
 	return rc;
 }
 

@@ -2,7 +2,7 @@
  * its kind (source.h), reporting why one is unusable. */
 #include "input.h"
 
-#include "source.h"
+#include "kind.h"
 
 #include <errno.h>
 #include <fcntl.h>

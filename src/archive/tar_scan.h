@@ -50,4 +50,7 @@ int bale_tar_scan(int fd, uint64_t start, uint64_t end,
 /** 1 if @block (512 bytes) is a tar header with a valid checksum. */
 int bale_tar_is_header(const unsigned char *block);
 
+/** 1 if @name ends in ".tar" (case-insensitively). */
+int bale_tar_is_tar_name(const char *name);
+
 #endif

@@ -25,9 +25,10 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
-#include "source.h"
+#include "kind.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -381,4 +382,72 @@ int bale_walk_list_members(struct bale_walk *w, const char *list)
 	bale_buf_release(&l.rec);
 	bale_buf_release(&l.clean);
 	return rc;
+}
+
+/* "path<TAB>label" with the label a non-negative decimal integer. */
+static int walk_list_line(struct bale_walk *w, char *line, size_t lineno,
+    struct walk_list_reader *r)
+{
+	char *tab = strrchr(line, '\t');
+	char *end;
+	long long label;
+
+	if (!tab || tab == line)
+		return bale_errbuf_set(&w->err, BALE_EINVAL,
+		    "list: line %zu: expected PATH<TAB>LABEL", lineno);
+	*tab = '\0';
+	errno = 0;
+	label = strtoll(tab + 1, &end, 10);
+	if (errno != 0 || end == tab + 1 || *end != '\0' || label < 0 ||
+	    label > WALK_MAX_LABEL)	/* labels size the class table */
+		return bale_errbuf_set(&w->err, BALE_EINVAL,
+		    "list: line %zu: label '%s' is not an integer in 0..%lld",
+		    lineno, tab + 1, (long long)WALK_MAX_LABEL);
+	if (label > r->maxlabel)
+		r->maxlabel = label;
+	return r->take(w, line, label, r->ctx);
+}
+
+static int walk_read_lines(struct bale_walk *w, FILE *f,
+    struct walk_list_reader *r)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	size_t lineno = 0;
+	ssize_t n;
+	int rc = BALE_OK;
+
+	while (rc == BALE_OK && (n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (n > 0)
+			rc = walk_list_line(w, line, lineno, r);
+	}
+	if (rc == BALE_OK && ferror(f))
+		rc = bale_errbuf_set(&w->err, BALE_EIO, "list: read error: %s",
+		    strerror(errno));
+	free(line);
+	return rc;
+}
+
+int bale_walk_read_list(struct bale_walk *w, const char *list,
+    struct walk_list_reader *r)
+{
+	FILE *f = fopen(list, "r");
+	int rc;
+
+	r->maxlabel = -1;
+	if (!f)
+		return bale_errbuf_set(&w->err,
+		    errno == ENOENT ? BALE_ENOENT : BALE_EIO,
+		    "list: cannot open '%s': %s", list, strerror(errno));
+	rc = walk_read_lines(w, f, r);
+	fclose(f);
+	if (rc != BALE_OK)
+		return rc;
+	/* the labels index a class list with no names */
+	w->nclasses = (size_t)(r->maxlabel + 1);
+	w->classes = calloc(w->nclasses ? w->nclasses : 1, sizeof(char *));
+	return w->classes ? BALE_OK : bale_walk_nomem(w);
 }

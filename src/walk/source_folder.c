@@ -1,7 +1,9 @@
 /* source_folder.c - an ImageFolder tree as the source: one subfolder
  * per class, samples in torchvision's order, read with openat() from the
- * root. */
-#include "source.h"
+ * root; read in place by folder_read.c. */
+#include "kind.h"
+
+extern const struct bale_backend bale_backend_folder;
 
 static int folder_probe(const struct bale_source_kind *self,
     struct bale_source *s, struct bale_errbuf *err)
@@ -22,4 +24,5 @@ const struct bale_source_kind bale_source_folder = {
 	.caps = BALE_SOURCE_TREE | BALE_SOURCE_LISTABLE,
 	.probe = folder_probe,
 	.scan = folder_scan,
+	.reader = &bale_backend_folder,
 };

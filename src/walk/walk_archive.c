@@ -5,7 +5,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
-#include "source.h"
+#include "kind.h"
 #include "tar_scan.h"
 
 #include <errno.h>
@@ -16,13 +16,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int bale_walk_is_archive_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n >= 4 && strcasecmp(name + n - 4, ".tar") == 0;
-}
 
 enum walk_member_kind bale_arc_tar_kind(enum bale_tar_kind k)
 {
@@ -178,7 +171,7 @@ static int arc_is_tar_of_tars(const struct arc_scan *s)
 		name = s->names.data + s->ents[i].name;
 		if (bale_walk_is_image(name))
 			return 0;
-		tars += bale_walk_is_archive_name(name);
+		tars += bale_tar_is_tar_name(name);
 	}
 	return tars > 0;
 }
@@ -201,7 +194,7 @@ int bale_arc_take_entries(struct arc_scan *s)
 			continue;	/* taken with its tar, if at all */
 		if (!nested)
 			rc = arc_take_entry(s, e);
-		else if (e->kind == WALK_FILE && bale_walk_is_archive_name(
+		else if (e->kind == WALK_FILE && bale_tar_is_tar_name(
 		    s->names.data + e->name))
 			rc = arc_inner_tar(s, i);
 		else if (e->kind != WALK_DIR)
@@ -216,13 +209,12 @@ int bale_arc_take_entries(struct arc_scan *s)
  * bytes. */
 static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 {
-	unsigned char head[BALE_TAR_BLOCK];
-	ssize_t n = pread(s->fd, head, sizeof(head), 0);
+	unsigned char head[1];
 
-	if (n < 0)
+	if (pread(s->fd, head, sizeof(head), 0) < 0)
 		return bale_errbuf_set(&s->w->err, BALE_EIO,
 		    "walk: cannot read '%s': %s", path, strerror(errno));
-	s->kind = bale_source_archive_kind(s->fd, size, head, (size_t)n);
+	s->kind = bale_source_archive_kind(s->w->kinds, s->fd, size);
 	if (!s->kind)
 		return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
 		    "is not an archive bale reads", path);
@@ -340,4 +332,18 @@ int bale_walk_shards(struct bale_walk *w, const char *const *paths,
 	if (rc == BALE_OK)
 		rc = bale_walk_wds_note_dropped(w);
 	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
+}
+
+const struct bale_source_kind *bale_source_archive_kind(
+    const struct bale_source_kind *const *kinds, int fd, uint64_t size)
+{
+	unsigned char head[BALE_TAR_BLOCK];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+	size_t i;
+
+	for (i = 0; n >= 0 && kinds && kinds[i]; i++)
+		if (kinds[i]->sniff && kinds[i]->sniff(fd, size, head,
+		    (size_t)n))
+			return kinds[i];
+	return NULL;
 }

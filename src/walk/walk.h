@@ -47,6 +47,14 @@ int bale_walk_set_archive_root(struct bale_walk *w, const char *root);
  *  bale_walk_set_archive_root() applies. */
 int bale_walk_archive_root_used(const struct bale_walk *w);
 
+struct bale_source_kind;
+
+/** The kinds an archive may be of (bale_source_file_kinds(), kind.h):
+ *  bale_walk_archive() and bale_walk_archives() ask their sniff which
+ *  one reads it. */
+void bale_walk_set_kinds(struct bale_walk *w,
+    const struct bale_source_kind *const *kinds);
+
 /** Collect the samples of the ImageFolder tree at @root.
  *  @return BALE_OK, or BALE_ENOENT (no root, no class folder), BALE_EIO,
  *  BALE_ENOMEM (see bale_walk_errmsg) */
@@ -82,27 +90,13 @@ int bale_walk_archives(struct bale_walk *w, const char *const *paths,
 int bale_walk_shards(struct bale_walk *w, const char *const *paths,
     size_t n);
 
-/** Collect the samples of the output bale (or Caffe) packed at @path,
- *  as its reader (@format, NULL: recognised by content) gives them: in
- *  its order, with its labels, class names and source paths.
- *  @return BALE_OK, BALE_EINPUT (unreadable), BALE_ENOMEM */
-int bale_walk_dataset(struct bale_walk *w, const char *path,
-    const char *format);
-
-/** The packed output a dataset walk read (NULL: none), its format in
- *  *@format: the feed opens its own reader on it. */
-const char *bale_walk_dataset_source(const struct bale_walk *w,
-    const char **format);
-
 /* How a zip member is stored (its method). */
 #define BALE_WALK_STORED 0
 #define BALE_WALK_DEFLATED 8
 
-struct bale_source_kind;
-
 /* Where an archive member's bytes lie, and which kind reads them. */
 struct bale_walk_member {
-	const struct bale_source_kind *kind;	/* reads it (source.h) */
+	const struct bale_source_kind *kind;	/* reads it (kind.h) */
 	int fd;			/* the archive (owned by the walk), or -1 */
 	int method;		/* zip: BALE_WALK_STORED or _DEFLATED */
 	int has_crc;		/* check @crc (zip, packed) after reading */
@@ -127,9 +121,6 @@ void bale_walk_drop_samples(struct bale_walk *w);
 /** 1 when some sample is a member of a compressed tar, which only a
  *  stream reads (the feed's business). */
 int bale_walk_has_streamed(const struct bale_walk *w);
-
-/** 1 if @name ends in ".tar" (case-insensitively). */
-int bale_walk_is_archive_name(const char *name);
 
 size_t bale_walk_count(const struct bale_walk *w);
 /** Sample @i's path, decoded into @scratch (paths are kept

@@ -1,6 +1,6 @@
 /* source_list.c - a list file as the source: "path<TAB>label" lines
  * naming files below a folder, kept in the file's order. */
-#include "source.h"
+#include "kind.h"
 
 static int list_probe(const struct bale_source_kind *self,
     struct bale_source *s, struct bale_errbuf *err)

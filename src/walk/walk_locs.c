@@ -21,7 +21,7 @@
 #include "walk_int.h"
 
 #include "bale.h"
-#include "source.h"
+#include "kind.h"
 
 #include <stdlib.h>
 #include <string.h>

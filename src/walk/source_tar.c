@@ -1,7 +1,7 @@
 /* source_tar.c - a tar (or a tar of per-class tars) as the source:
  * listed by one scan of its headers, its members left in place and read
  * with pread at their offsets. */
-#include "source.h"
+#include "kind.h"
 
 #include "bale.h"
 #include "input.h"
@@ -39,7 +39,7 @@ static int tar_survey_one(void *ctx, const struct bale_tar_member *m)
 		return BALE_OK;
 	v->labels |= bale_walk_wds_is_label(m->name);
 	v->images |= bale_walk_is_image(m->name);
-	v->tars |= bale_walk_is_archive_name(m->name);
+	v->tars |= bale_tar_is_tar_name(m->name);
 	return BALE_OK;
 }
 

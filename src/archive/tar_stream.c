@@ -3,7 +3,6 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
-#include "walk.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -175,7 +174,7 @@ static int stream_members(struct bale_tar_stream *s, struct archive *a,
 		if (rc != BALE_OK)
 			return rc;
 		if (!outer && m.kind == BALE_TAR_FILE &&
-		    bale_walk_is_archive_name(m.name)) {
+		    bale_tar_is_tar_name(m.name)) {
 			rc = stream_inner_tar(s, m.name);
 			if (rc != BALE_OK)
 				return rc;

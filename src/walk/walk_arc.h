@@ -8,7 +8,7 @@
 
 #include "walk_int.h"
 
-#include "source.h"
+#include "kind.h"
 #include "tar_scan.h"
 
 /* One member of a tar as listed. */

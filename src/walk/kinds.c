@@ -1,0 +1,37 @@
+/* kinds.c - the kinds of source read from files, in the order they are
+ * tried: WebDataset shards are recognised before what they also are
+ * (tars), the archive kinds by their first bytes (a compressed tar last:
+ * whatever libarchive may read), a list file before the bare folder. */
+#include "kind.h"
+
+#include "bale_backend_util.h"
+#include "shard_set.h"
+
+extern const struct bale_source_kind bale_source_shards;
+extern const struct bale_source_kind bale_source_tar;
+extern const struct bale_source_kind bale_source_zip;
+extern const struct bale_source_kind bale_source_compressed_tar;
+extern const struct bale_source_kind bale_source_list;
+extern const struct bale_source_kind bale_source_folder;
+
+static const struct bale_source_kind *const kinds[] = {
+	&bale_source_shards,
+	&bale_source_tar,
+	&bale_source_zip,
+	&bale_source_compressed_tar,
+	&bale_source_list,
+	&bale_source_folder,
+	NULL,
+};
+
+const struct bale_source_kind *const *bale_source_file_kinds(void)
+{
+	return kinds;
+}
+
+void bale_source_release(struct bale_source *s)
+{
+	bale_shard_set_free(s->found, s->nfound);
+	s->found = NULL;
+	s->nfound = 0;
+}
