@@ -17,9 +17,9 @@ static const char cat_help[] =
 "last), by its ten-digit key (as in the tar member names) or by its\n"
 "source path (class/name.jpg, as bale ls shows it).\n"
 "\n"
-"  -f, --format F  the output of format F (wds, lmdb, hdf5) in OUT; OUT\n"
-"                  holding one dataset in several formats reads the\n"
-"                  first of lmdb, hdf5, wds\n"
+"  -f, --format F  the output of format F in OUT (bale formats lists\n"
+"                  them); OUT holding one dataset in several formats\n"
+"                  reads the one that reads fastest at random\n"
 "\nExample: bale cat out/ -1 > last.jpg\n";
 
 /* Keys sort like the samples, so a key is found by bisection. */

@@ -24,7 +24,7 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "what an output holds and how it was made" },
 	{ "ls", cmd_ls, "list the samples of an output" },
 	{ "merge", cmd_merge, "join the parts of a run (pack --part)" },
-	{ "pack", cmd_pack, "pack an image folder into LMDB, HDF5 or tar shards" },
+	{ "pack", cmd_pack, "pack an image folder into the formats built in" },
 	{ "verify", cmd_verify, "re-read every sample and check its checksum" },
 };
 

@@ -7,63 +7,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int outputs_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int outputs_add(char ***paths, size_t *n, char *path)
 {
-	char **np = realloc(*paths, (*n + 1) * sizeof(char *));
+	char **np = path ? realloc(*paths, (*n + 1) * sizeof(char *)) : NULL;
 
-	if (!np || !path) {
+	if (!np) {
 		free(path);
 		return -1;
 	}
 	*paths = np;
 	(*paths)[(*n)++] = path;
 	return 0;
-}
-
-/* "@dir/@name", or NULL without memory. */
-static char *outputs_join(const char *dir, const char *name)
-{
-	size_t len = strlen(dir);
-	char *path = malloc(len + strlen(name) + 2);
-
-	if (path)
-		sprintf(path, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" :
-		    "/", name);
-	return path;
-}
-
-/* Every output in folder @dir (of @format, if not NULL), recognised by
- * content, whatever its name. */
-static int outputs_scan(const char *dir, const char *format, char ***paths,
-    size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	const char *f;
-	char *path;
-	int rc = 0;
-
-	if (!d)
-		return -1;
-	while (rc == 0 && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		path = outputs_join(dir, de->d_name);
-		f = path ? bale_output_format(path) : NULL;
-		if (path && (!f || (format && strcmp(f, format) != 0)))
-			free(path);
-		else
-			rc = outputs_add(paths, n, path);
-	}
-	closedir(d);
-	if (*n > 1)
-		qsort(*paths, *n, sizeof(char *), outputs_cmp);
-	return rc;
 }
 
 /* Does folder @dir hold what an interrupted pack leaves (a resume
@@ -108,7 +62,7 @@ int cli_find_outputs(const char *cmd, const char *arg, const char *format,
 		    "of outputs\n", cmd, arg);
 		return -1;
 	}
-	if (outputs_scan(arg, format, paths, n) != 0 || *n == 0) {
+	if (bale_outputs_in(arg, format, paths, n) != BALE_OK || *n == 0) {
 		fprintf(stderr, "bale %s: no %s output in '%s'%s\n", cmd,
 		    format ? format : "bale", arg, outputs_interrupted(arg) ?
 		    ": a run into it was interrupted (its journal is there); "
@@ -130,18 +84,14 @@ static long outputs_pick(const char *cmd, const char *arg, char **paths,
 
 	if (i >= 0 && n > 1)
 		fprintf(stderr, "bale %s: '%s' holds dataset '%s' in %zu "
-		    "formats: reading '%s' (the first of lmdb, hdf5, wds; -f "
-		    "chooses)\n", cmd, arg, name, n, paths[i]);
+		    "formats: reading '%s' (the one that reads fastest at "
+		    "random; -f chooses)\n", cmd, arg, name, n, paths[i]);
 	return i;
 }
 
 void cli_free_outputs(char **paths, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
+	bale_outputs_free(paths, n);
 }
 
 struct bale_reader *cli_open_one(const char *cmd, const char *arg,

@@ -151,10 +151,21 @@ BALE_API int bale_reader_new(struct bale_reader **out);
  *  does not exist, or is still being written (a *.partial name). */
 BALE_API const char *bale_output_format(const char *path);
 
+/** Every output in folder @dir (of @format, if not NULL), recognised by
+ *  content whatever its name, sorted by name; names that start with a
+ *  dot (bale's working folders, hidden files) are never outputs. Into
+ *  *@paths (*@n of them; release with bale_outputs_free()).
+ *  @return BALE_OK (perhaps none), BALE_ENOENT (@dir is not a folder
+ *  that can be read), BALE_ENOMEM */
+BALE_API int bale_outputs_in(const char *dir, const char *format,
+    char ***paths, size_t *n);
+BALE_API void bale_outputs_free(char **paths, size_t n);
+
 /** Which of @n outputs (paths of outputs, as bale_output_format() knows
  *  them) a reader of one takes: the only one; or, when they are one
  *  dataset in several formats (the same NAME: the same samples), the
- *  first of lmdb, hdf5, wds. Its NAME in @name (@cap bytes), if not
+ *  one whose format reads fastest at random (the lowest read_rank of
+ *  its backend, bale_backend.h). Its NAME in @name (@cap bytes), if not
  *  NULL. @return its index, or -1 when they are different datasets or
  *  there is none */
 BALE_API long bale_output_pick(const char *const *paths, size_t n,
@@ -216,7 +227,9 @@ BALE_API int bale_reader_files(struct bale_reader *r, const char *const **list);
 
 /** A JSON object of what the output records about itself: version,
  *  layout ... (format-specific keys); its class names, when it records
- *  them, as the top-level "classes" array, whatever the format. */
+ *  them, as the top-level "classes" array, whatever the format; a
+ *  top-level "shape" ([height, width, 3]) when its samples are bare
+ *  pixel rows. */
 BALE_API int bale_reader_info(struct bale_reader *r, const char **json);
 
 /** The backend's name, or "" before open. */

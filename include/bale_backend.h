@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BALE_BACKEND_ABI 9
+#define BALE_BACKEND_ABI 10
 
 /** One sample as the writers see it. */
 struct bale_sample {
@@ -79,7 +79,10 @@ struct bale_reader_ops {
 	/* A JSON object of what the output records about itself (version,
 	 * layout ...), valid while the reader is open. The class names the
 	 * output records are its top-level "classes" array (packing a
-	 * packed output takes them from there). */
+	 * packed output takes them from there). An output whose samples
+	 * are bare pixel rows (no image header) says so with a top-level
+	 * "shape" array, [height, width, 3]: the loader and the Python
+	 * Reader go by it, never by the format's name. */
 	int (*info)(struct bale_reader *r, void *st, const char **json);
 	void (*release)(void *st);
 	/* Optional: sample @i's data size (i < count, checked by the
@@ -243,6 +246,11 @@ struct bale_backend {
 	 * nothing looks updated until all of it is. NULL: this format
 	 * cannot update. @return BALE_OK, or an error with @err set */
 	int (*update)(const struct bale_update *u, struct bale_errbuf *err);
+	/* Of one dataset's outputs in several formats in a folder, readers
+	 * take the one whose format's rank is lowest (bale_output_pick):
+	 * rank the format by how fast it reads one sample at random. 0:
+	 * never taken over a ranked one. */
+	unsigned read_rank;
 };
 
 /** Look a built backend up by name; NULL when it was not built. */

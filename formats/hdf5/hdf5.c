@@ -608,6 +608,7 @@ const struct bale_backend bale_backend_hdf5 = {
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = hdf5_probe,
 	.suffix = ".h5",
+	.read_rank = 20,	/* one file, chunk addresses read once */
 	.side_files = hdf5_side_files,
 	.library = "libhdf5",
 	.library_version = hdf5_library_version,

@@ -85,6 +85,7 @@ const struct bale_backend bale_backend_lmdb = {
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = lmdb_probe,
 	.suffix = ".lmdb",
+	.read_rank = 10,	/* one mapped file: a sample is a lookup */
 	.side_files = lmdb_side_files,
 	.library = "liblmdb",
 	.library_version = lmdb_library_version,

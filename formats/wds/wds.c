@@ -79,6 +79,7 @@ const struct bale_backend bale_backend_wds = {
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
 	.probe = wds_probe,
 	.suffix = WDS_LIST_SUFFIX,
+	.read_rank = 30,	/* many shards, each opened */
 	.side_files = wds_side_files,
 	.library = "libarchive",
 	.library_version = wds_library_version,

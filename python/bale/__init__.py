@@ -50,9 +50,7 @@ def find_outputs(path, format=None):
         return [path] if format in (None, found) else []
     if not os.path.isdir(path):
         raise NotFoundError(f"'{path}' is not an output nor a folder")
-    paths = [os.path.join(path, n) for n in sorted(os.listdir(path))]
-    found = [(p, output_format(p)) for p in paths]     # one probe each
-    return [p for p, f in found if f and format in (None, f)]
+    return _bale.outputs_in(path, format)
 
 
 def _check_format(format):
@@ -80,8 +78,8 @@ def _resolve(path, format):
         return path      # read as the raw ImageFolder baseline
     if not outputs:
         raise NotFoundError(f"no {format} output in '{path}'")
-    picked = _bale.output_pick(outputs)    # one dataset's first of
-    if picked >= 0:                         # lmdb, hdf5, wds
+    picked = _bale.output_pick(outputs)    # of one dataset's, the
+    if picked >= 0:                         # fastest at random reads
         return outputs[picked]
     names = ", ".join(os.path.basename(p) for p in outputs)
     raise Error(f"'{path}' holds {len(outputs)} outputs of different "
@@ -133,8 +131,8 @@ class Reader(_bale.Reader):
             options["meta"] = "0"
         super().__init__(_resolve(path, format), format, options)
         self._info = None
-        # HDF5's pixels layout stores bare rows: shape from the info
-        shape = self.info.get("shape") if self.format == "hdf5" else None
+        # an output of bare pixel rows says their shape in its info
+        shape = self.info.get("shape")
         if shape:
             self._set_convert(functools.partial(_rows_array,
                                                 shape=tuple(shape)), True)
@@ -179,7 +177,7 @@ def open(path, format=None, *, meta=True, options=None):
     path:    a wds shard list, an LMDB environment, an HDF5 file, a folder
              holding one of them (format= chooses among several), or a raw
              image folder (the unpacked baseline)
-    format:  "wds", "lmdb", "hdf5", "folder"; None: recognise it
+    format:  one of bale.formats(); None: recognise it
     meta:    False reads data and label only (what training needs)
     options: backend reader options, e.g. {"images_only": "1"} for wds
     """

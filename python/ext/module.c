@@ -65,6 +65,49 @@ static PyObject *ext_output_pick(PyObject *self, PyObject *arg)
 	return PyLong_FromLong(pick);
 }
 
+/* @paths as a list of str (file system encoded), or NULL with an
+ * exception. */
+static PyObject *ext_path_list(char **paths, size_t n)
+{
+	PyObject *list = PyList_New(0);
+	PyObject *item;
+	size_t i;
+
+	for (i = 0; list && i < n; i++) {
+		item = PyUnicode_DecodeFSDefault(paths[i]);
+		if (!item || PyList_Append(list, item) != 0) {
+			Py_XDECREF(item);
+			Py_CLEAR(list);
+		}
+		Py_XDECREF(item);
+	}
+	return list;
+}
+
+static PyObject *ext_outputs_in(PyObject *self, PyObject *args)
+{
+	PyObject *dir = NULL, *list = NULL;
+	const char *format = NULL;
+	char **paths = NULL;
+	size_t n = 0;
+	int rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "O&z", PyUnicode_FSConverter, &dir,
+	    &format))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = bale_outputs_in(PyBytes_AS_STRING(dir), format, &paths, &n);
+	Py_END_ALLOW_THREADS
+	if (rc == BALE_OK)
+		list = ext_path_list(paths, n);
+	else
+		ext_raise(rc, rc == BALE_ENOENT ? "not a folder" : NULL);
+	bale_outputs_free(paths, n);
+	Py_DECREF(dir);
+	return list;
+}
+
 static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
 {
 	const char *const *names = bale_backend_names();
@@ -89,8 +132,11 @@ static PyMethodDef ext_methods[] = {
 	{ "output_format", ext_output_format, METH_O,
 	  "output_format(path) -> the format of the output at path, or None" },
 	{ "output_pick", ext_output_pick, METH_O,
-	  "output_pick(paths) -> the index of the output a reader takes (one "
-	  "dataset's first of lmdb, hdf5, wds), or -1" },
+	  "output_pick(paths) -> the index of the output a reader takes (of "
+	  "one dataset's, the format that reads fastest at random), or -1" },
+	{ "outputs_in", ext_outputs_in, METH_VARARGS,
+	  "outputs_in(dir, format) -> the outputs in folder dir (of format, "
+	  "if not None), sorted by name" },
 	{ "backend_names", ext_backend_names, METH_NOARGS,
 	  "backend_names() -> the formats built into the library" },
 	{ "pack", (PyCFunction)(void (*)(void))ext_pack,

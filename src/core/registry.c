@@ -162,54 +162,6 @@ const char *bale_output_format(const char *path)
 	return NULL;
 }
 
-/* The dataset name of output @path: its file name less its format's
- * suffix ("data" of "out/data.lmdb"), @len bytes from *@base. */
-static size_t registry_dataset_name(const char *path, const char **base)
-{
-	const char *format = bale_output_format(path);
-	const struct bale_backend *be = format ? bale_backend_find(format) :
-	    NULL;
-	size_t n, k = be && be->suffix ? strlen(be->suffix) : 0;
-
-	*base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	n = strlen(*base);
-	return k && n > k && strcmp(*base + n - k, be->suffix) == 0 ? n - k : n;
-}
-
-/* The first of @paths in the order lmdb, hdf5, wds (else the first). */
-static size_t registry_preferred(const char *const *paths, size_t n)
-{
-	static const char *const prefer[] = { "lmdb", "hdf5", "wds" };
-	const char *f;
-	size_t i, k;
-
-	for (k = 0; k < sizeof(prefer) / sizeof(prefer[0]); k++)
-		for (i = 0; i < n; i++) {
-			f = bale_output_format(paths[i]);
-			if (f && strcmp(f, prefer[k]) == 0)
-				return i;
-		}
-	return 0;
-}
-
-long bale_output_pick(const char *const *paths, size_t n, char *name,
-    size_t cap)
-{
-	const char *first, *base;
-	size_t len, i;
-
-	if (n == 0)
-		return -1;
-	len = registry_dataset_name(paths[0], &first);
-	for (i = 1; i < n; i++)
-		if (registry_dataset_name(paths[i], &base) != len ||
-		    strncmp(base, first, len) != 0)
-			return -1;
-	if (name && cap)
-		snprintf(name, cap, "%.*s", (int)len, first);
-	return (long)registry_preferred(paths, n);
-}
-
 int bale_registry_next_name(const char **list, char *name, size_t cap)
 {
 	const char *p = *list;

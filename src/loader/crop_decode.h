@@ -29,7 +29,8 @@ struct bale_cropper;
 int bale_cropper_new(struct bale_cropper **out);
 
 /** Start on sample @data: its image's size from the header alone. @w_h:
- *  the shape of bare pixel rows (HDF5's pixels layout), else NULL.
+ *  the shape of bare pixel rows (an output whose info gives
+ *  their "shape"), else NULL.
  *  @return BALE_OK, BALE_EINPUT (@err: not an image bale crops, or a
  *  damaged header), BALE_ENOMEM */
 int bale_cropper_open(struct bale_cropper *c, const unsigned char *data,

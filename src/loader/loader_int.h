@@ -52,7 +52,7 @@ struct bale_loader {
 	uint64_t count;		/* samples in the output */
 	uint64_t nbatches;	/* this rank's, per epoch */
 	uint64_t end;		/* this rank's positions per epoch */
-	int rows_wh[2];		/* HDF5's pixel rows: their shape */
+	int rows_wh[2];		/* bare pixel rows: their shape */
 	int has_rows;
 	size_t sample_bytes;
 	struct bale_loader_store store;	/* crops into the batch */

@@ -5,7 +5,6 @@
 
 #include "cpus.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,7 +85,8 @@ static const char *loader_settle(struct bale_loader_opts *o)
 	return NULL;
 }
 
-/* HDF5's pixels layout gives bare rows; their shape is in its info. */
+/* An output of bare pixel rows says their shape in its info
+ * (bale_reader_info: "shape"), whatever its format. */
 static void loader_rows_shape(struct bale_loader *l, struct bale_reader *r)
 {
 	const char *json, *v, *vend;
@@ -131,50 +131,21 @@ static int loader_open_reader(struct bale_loader *l, const char *path,
 	return rc;
 }
 
-/* The outputs in folder @path, new strings in *@paths (*@n of them). */
-static int loader_outputs(const char *path, char ***paths, size_t *n)
-{
-	struct dirent *de;
-	DIR *d = opendir(path);
-	char **v, *p;
-	int rc = BALE_OK;
-
-	while (rc == BALE_OK && d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		p = bale_strfmt("%s/%s", path, de->d_name);
-		if (p && !bale_output_format(p)) {
-			free(p);
-			continue;
-		}
-		v = p ? realloc(*paths, (*n + 1) * sizeof(*v)) : NULL;
-		if (!v) {
-			free(p);
-			rc = BALE_ENOMEM;
-			continue;
-		}
-		*paths = v;
-		v[(*n)++] = p;
-	}
-	if (d)
-		closedir(d);
-	return rc;
-}
-
 /* What @path names: an output; in a folder holding outputs, the one a
- * reader takes (bale_output_pick: one dataset's first of lmdb, hdf5,
- * wds); a folder holding none is a raw ImageFolder tree, read as it
- * is. */
+ * reader takes (bale_output_pick); a folder holding none is a raw
+ * ImageFolder tree, read as it is. */
 static int loader_resolve(struct bale_loader *l, const char *path,
     char **out)
 {
 	char **paths = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	long pick = -1;
 	int rc = BALE_OK;
 
-	if (!l->o.format && !bale_output_format(path))
-		rc = loader_outputs(path, &paths, &n);
+	/* not a folder: the reader's open says what it is */
+	if (!l->o.format && !bale_output_format(path) &&
+	    bale_outputs_in(path, NULL, &paths, &n) == BALE_ENOMEM)
+		rc = BALE_ENOMEM;
 	if (rc == BALE_OK && n)
 		pick = bale_output_pick((const char *const *)paths, n, NULL, 0);
 	if (rc == BALE_OK && n && pick < 0)
@@ -182,9 +153,7 @@ static int loader_resolve(struct bale_loader *l, const char *path,
 		    "of different datasets: name one", path);
 	else if (rc == BALE_OK && !(*out = strdup(n ? paths[pick] : path)))
 		rc = BALE_ENOMEM;
-	for (i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
+	bale_outputs_free(paths, n);
 	return rc == BALE_ENOMEM ? bale_errbuf_set(&l->err, rc, "no memory") :
 	    rc;
 }

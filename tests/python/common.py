@@ -1,7 +1,9 @@
 """Helpers of the Python tests: data made with bale-mkdata, packed with the
 bale command, and torchvision's view of the source tree."""
 import faulthandler
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,12 +15,27 @@ MKDATA = os.environ["MKDATA"]
 BUILT = subprocess.run([BALE, "--help"], capture_output=True,
                        text=True).stdout
 
-# (format, layout name, bale pack flags) of every layout the tests cover
-LAYOUTS = [("wds", "default", []),
-           ("lmdb", "default", []),
-           ("lmdb", "caffe", ["--lmdb-layout", "caffe"]),
-           ("hdf5", "encoded", []),
-           ("hdf5", "vlen", ["--hdf5-layout", "vlen"])]
+# The formats built, with their conformance runs (tests/meson.build
+# writes them from formats/*/meson.build): [layout, option...] each.
+with open(os.environ["FORMATS_JSON"]) as f:
+    RUNS = json.load(f)
+
+
+def layouts(runs):
+    """(format, layout name, bale pack flags) of each layout of @runs,
+    its default first: a run's layout=... option chooses it."""
+    found = []
+    for fmt, fmt_runs in runs.items():
+        for layout, *options in fmt_runs:
+            flags = [x for o in options if o.startswith("layout=")
+                     for x in ("-O", f"{fmt}.{o}")]
+            if not any(f == fmt and n == layout for f, n, _ in found):
+                found.append((fmt, layout, flags))
+    return found
+
+
+# every layout of every format built: what the tests cover
+LAYOUTS = layouts(RUNS)
 
 
 def built(fmt):
@@ -29,7 +46,7 @@ def built(fmt):
 
 def built_formats():
     """The formats that write, of those built in."""
-    return [f for f in ("wds", "lmdb", "hdf5") if built(f)]
+    return list(RUNS)
 
 
 def need_torch():
@@ -56,8 +73,16 @@ def pack(src, out, fmt, *flags, name="data"):
     """Pack src into out (one format); the output's path."""
     subprocess.run([BALE, "pack", src, "-f", fmt, "-o", out, "-q",
                     "--name", name, *flags], check=True)
-    return {"wds": f"{out}/{name}-shards.json", "lmdb": f"{out}/{name}.lmdb",
-            "hdf5": f"{out}/{name}.h5"}[fmt]
+    return output_of(out, fmt, name)
+
+
+def output_of(out, fmt, name="data"):
+    """The output of format fmt called name in folder out."""
+    import bale
+    found = [p for p in bale.find_outputs(out, fmt)
+             if re.match(re.escape(name) + r"[.-]", os.path.basename(p))]
+    assert len(found) == 1, f"{fmt} output {name} in {out}: {found}"
+    return found[0]
 
 
 def each_layout(test, src, check):
