@@ -136,8 +136,9 @@ int bench_write_svg(const char *path, const struct bale_bench *b)
 	for (i = 0; (r = bale_bench_row(b, i)); i++, y += 24) {
 		if (svg_new_group(b, i)) {
 			y += 8;
-			fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">"
-			    "%s cache, %u thread%s</text>\n", y + 10, r->cache,
+			fprintf(f, "<text x=\"10\" y=\"%d\" "
+			    "font-weight=\"bold\">%s cache, %u thread%s"
+			    "</text>\n", y + 10, r->cache,
 			    r->threads, r->threads == 1 ? "" : "s");
 			y += 22;
 		}

@@ -189,7 +189,8 @@ static int bench_parse(int argc, char **argv, struct bench_args *a)
 	for (; optind < argc && a->nouts < BENCH_MAX_TARGETS - 3; optind++)
 		a->outs[a->nouts++] = argv[optind];
 	if (!a->against)
-		return cli_usage_error("bench", "name the folder with --against");
+		return cli_usage_error("bench",
+		    "name the folder with --against");
 	if (a->nouts == 0 || optind < argc)
 		return cli_usage_error("bench", "expected 1..%d outputs",
 		    BENCH_MAX_TARGETS - 3);

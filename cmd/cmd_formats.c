@@ -12,15 +12,19 @@ static const char formats_help[] =
 "\n"
 "One line per format built in: its name, what it can do (write, read,\n"
 "random: any sample at the same cost, threads: several readers at once,\n"
-"empty: stores 0-byte samples), its library and what it is.\n"
+"empty: stores 0-byte samples, resume: pack --resume carries on what it\n"
+"wrote, merge: bale merge joins its parts, update: pack --update\n"
+"changes it in place), its library and what it is.\n"
 "\nExample: bale formats\n";
 
 static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 {
-	snprintf(out, n, "%s%s%s%s%s", be->writer ? "write," : "",
+	snprintf(out, n, "%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
 	    be->reader ? "read," : "", be->caps & BALE_CAP_RANDOM ?
 	    "random," : "", be->caps & BALE_CAP_THREADS ? "threads," : "",
-	    be->caps & BALE_CAP_EMPTY ? "empty," : "");
+	    be->caps & BALE_CAP_EMPTY ? "empty," : "",
+	    be->writer && be->writer->resume ? "resume," : "",
+	    be->merge ? "merge," : "", be->update ? "update," : "");
 	if (out[0])
 		out[strlen(out) - 1] = '\0';
 }
@@ -29,7 +33,7 @@ int cmd_formats(int argc, char **argv)
 {
 	const char *const *names = bale_backend_names();
 	const struct bale_backend *be;
-	char caps[64];
+	char caps[96];
 	size_t i;
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
@@ -42,7 +46,7 @@ int cmd_formats(int argc, char **argv)
 	for (i = 0; names[i]; i++) {
 		be = bale_backend_find(names[i]);
 		formats_caps(caps, sizeof(caps), be);
-		printf("%-7s %-32s %-11s %s\n", be->name, caps,
+		printf("%-7s %-51s %-11s %s\n", be->name, caps,
 		    be->library ? be->library : "-", be->summary);
 	}
 	return CLI_OK;

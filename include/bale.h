@@ -32,7 +32,7 @@ enum bale_status {
 	BALE_EBACKEND = -5,	/* a format library failed */
 	BALE_ENOOPT = -6,	/* unknown option key */
 	BALE_ESTATE = -7,	/* call made in the wrong state */
-	BALE_EEXIST = -8,	/* output exists and replacing it was not asked */
+	BALE_EEXIST = -8,	/* output exists; replacing it was not asked */
 	BALE_EINPUT = -9,	/* an input was bad and strict was set */
 	BALE_EINTR = -10,	/* stopped on request */
 	BALE_ENOTSUP = -11,	/* the backend cannot do that */
@@ -64,7 +64,7 @@ struct bale_sample;
 
 /** What every backend learns about the dataset before the first put(). */
 struct bale_dataset {
-	const char *name;		/* file prefix inside the output folder */
+	const char *name;	/* file prefix inside the output folder */
 	const char *const *classes;	/* class names by label; may be NULL */
 	size_t nclasses;
 	uint64_t nitems;		/* samples that will be offered */
@@ -284,7 +284,7 @@ struct bale_encode_opts {
 
 struct bale_pack_opts {
 	const char *src;		/* ImageFolder root, or base of @list */
-	const char *list;		/* list file (path TAB label), or NULL */
+	const char *list;	/* list file (path TAB label), or NULL */
 	const char *out;		/* output folder, created if missing */
 	const char *name;		/* file prefix; NULL means "data" */
 	const char *formats;		/* comma-separated backend names */
@@ -606,7 +606,7 @@ struct bale_loader_opts {
 				 * samples (as DistributedSampler) */
 	unsigned threads;	/* 0: the CPUs this process may use */
 	unsigned prefetch;	/* batches made ahead (0: 2) */
-	int channels_last;	/* images as B x H x W x 3; else B x 3 x H x W */
+	int channels_last;	/* images B x H x W x 3, else B x 3 x H x W */
 	int exact;		/* JPEG never decoded at a DCT scale */
 	int exif;		/* JPEG shown as its EXIF orientation says
 				 * (torchvision's loader applies none) */

@@ -73,7 +73,9 @@ struct bale_reader_ops {
 	/* The blob stays valid until the next call on this handle. */
 	int (*get)(struct bale_reader *r, void *st, uint64_t i,
 	    struct bale_blob *out);
-	/* The files backing the output, NULL-terminated, for eviction. */
+	/* The files backing the output, NULL-terminated, for eviction.
+	 * NULL: those open() gave bale_reader_describe() (a format that
+	 * knows them at open needs no op). */
 	int (*files)(struct bale_reader *r, void *st,
 	    const char *const **list);
 	/* A JSON object of what the output records about itself (version,
@@ -82,7 +84,8 @@ struct bale_reader_ops {
 	 * packed output takes them from there). An output whose samples
 	 * are bare pixel rows (no image header) says so with a top-level
 	 * "shape" array, [height, width, 3]: the loader and the Python
-	 * Reader go by it, never by the format's name. */
+	 * Reader go by it, never by the format's name. NULL: the info
+	 * open() gave bale_reader_describe(). */
 	int (*info)(struct bale_reader *r, void *st, const char **json);
 	void (*release)(void *st);
 	/* Optional: sample @i's data size (i < count, checked by the
@@ -130,7 +133,7 @@ struct bale_errbuf;
 /* The parts of one run (bale pack --part), checked by the caller to be
  * complete, of one run, each once, in part order: what a merge joins. */
 struct bale_merge {
-	const char *out;		/* the merged output's folder (exists) */
+	const char *out;	/* the merged output's folder (exists) */
 	const char *name;		/* NAME, in the parts and the output */
 	const char *const *parts;	/* part folders, part 0 first */
 	size_t nparts;

@@ -35,6 +35,14 @@ uint64_t bale_update_key_before(const struct bale_update *u, uint64_t pos);
 unsigned char *bale_reader_data_buffer(struct bale_reader *r,
     unsigned char *own, size_t size);
 
+/** What a reader's open found: the files backing the output
+ *  (NULL-terminated) and its info (a JSON object), kept by the backend
+ *  while the reader is open, which bale_reader_files() and
+ *  bale_reader_info() then give (struct bale_reader_ops.files and .info
+ *  left NULL). NULL for either: no memory, said when it is asked for. */
+void bale_reader_describe(struct bale_reader *r, const char *const *files,
+    const char *info);
+
 /** Where the data bytes of the sample @r's last get returned lie, whole
  *  and as stored (the where op): the reader's file descriptor in *@fd,
  *  their offset in *@offset; valid while @r is open. @return BALE_OK, or

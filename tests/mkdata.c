@@ -93,7 +93,8 @@ static void write_jpeg(const char *path, int w, int h, int quality,
 	unsigned char *jpeg = NULL;
 	unsigned long size = 0;
 	size_t ox = pick % (uint64_t)(TEX_SIDE - (w < TEX_SIDE ? w : 0) + 1);
-	size_t oy = (pick >> 20) % (uint64_t)(TEX_SIDE - (h < TEX_SIDE ? h : 0) + 1);
+	size_t oy = (pick >> 20) %
+	    (uint64_t)(TEX_SIDE - (h < TEX_SIDE ? h : 0) + 1);
 	const unsigned char *src = texture + (oy * TEX_SIDE + ox) * 3;
 
 	if (!tj || w > TEX_SIDE || h > TEX_SIDE ||
@@ -204,7 +205,8 @@ static const struct tricky_file tricky_files[] = {
 	{ "9/nine.jpeg", 200, 300 },
 	{ "9/-leading-dash.jpg", 40, 40 },
 	{ "9/name.with.dots.png", 16, 16 },
-	{ "\xc3\xa9" "clair/\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb6" "d" "\xc3\xa9" ".jpg", 50, 70 },
+	{ "\xc3\xa9" "clair/\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb6" "d"
+	  "\xc3\xa9" ".jpg", 50, 70 },
 	{ "\xe6\x97\xa5\xe6\x9c\xac/\xe5\x86\x99\xe7\x9c\x9f.png", 24, 24 },
 	{ "a b/a.jpg", 3, 2 },
 	{ "a.b/a.jpg", 2, 3 },
@@ -348,7 +350,9 @@ static int parse_random(int argc, char **argv, struct random_opts *o)
 		switch (c) {
 		case 'n': o->n = strtoul(optarg, NULL, 10); break;
 		case 'j': o->jobs = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'c': o->classes = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'c':
+			o->classes = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'a': o->min = atoi(optarg); break;
 		case 'b': o->max = atoi(optarg); break;
 		case 's': o->seed = strtoull(optarg, NULL, 10); break;

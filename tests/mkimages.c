@@ -56,7 +56,8 @@ static unsigned char *pattern(int w, int h)
 
 			q[0] = (unsigned char)(x * 255 / (w > 1 ? w - 1 : 1));
 			q[1] = (unsigned char)(y * 255 / (h > 1 ? h - 1 : 1));
-			q[2] = (unsigned char)(((x / 8 + y / 8) & 1) ? 200 : 40);
+			q[2] = (unsigned char)(((x / 8 + y / 8) & 1) ? 200 :
+			    40);
 		}
 	return p;
 }
@@ -327,7 +328,8 @@ static void put_pngs(void)
 {
 	static const struct png_spec specs[] = {
 		{ "png/rgb8.png", 50, 30, SPNG_COLOR_TYPE_TRUECOLOR, 8, 0, 0 },
-		{ "png/rgb16.png", 50, 30, SPNG_COLOR_TYPE_TRUECOLOR, 16, 0, 0 },
+		{ "png/rgb16.png", 50, 30, SPNG_COLOR_TYPE_TRUECOLOR, 16, 0,
+		  0 },
 		{ "png/grey8.png", 50, 30, SPNG_COLOR_TYPE_GRAYSCALE, 8, 0, 0 },
 		{ "png/grey16.png", 50, 30, SPNG_COLOR_TYPE_GRAYSCALE, 16, 0,
 		  0 },
@@ -336,9 +338,10 @@ static void put_pngs(void)
 		  0 },
 		{ "png/rgba.png", 50, 30, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 8, 0,
 		  0 },
-		{ "png/greya.png", 50, 30, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8, 0,
-		  0 },
-		{ "png/orient6.png", 50, 30, SPNG_COLOR_TYPE_TRUECOLOR, 8, 0, 6 },
+		{ "png/greya.png", 50, 30, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8,
+		  0, 0 },
+		{ "png/orient6.png", 50, 30, SPNG_COLOR_TYPE_TRUECOLOR, 8, 0,
+		  6 },
 	};
 	size_t i;
 

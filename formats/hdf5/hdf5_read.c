@@ -402,8 +402,8 @@ static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
 		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
 	pthread_mutex_lock(&hdf5_lock);
 	if (bale_hdf5_pixels_get(st->images, i, to) != 0)
-		rc = hdf5_rfail(r, "cannot read images");	/* reads HDF5's
-								 * error stack */
+		/* hdf5_rfail() reads HDF5's error stack */
+		rc = hdf5_rfail(r, "cannot read images");
 	pthread_mutex_unlock(&hdf5_lock);
 	out->data = to;
 	out->size = size;
@@ -496,12 +496,14 @@ static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
 	if (st->files)
 		st->files[0] = strdup(path);
 	if (st->fd < 0 || !st->files || !st->files[0])
-		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot open '%s': %s",
-		    path, strerror(errno));
+		return bale_reader_seterr(r, BALE_EIO,
+		    "hdf5: cannot open '%s': %s", path, strerror(errno));
 	pthread_once(&hdf5_fork_once, hdf5_fork_guard);
 	pthread_mutex_lock(&hdf5_lock);
 	rc = hdf5_ropen_locked(r, st, path);
 	pthread_mutex_unlock(&hdf5_lock);
+	bale_reader_describe(r, (const char *const *)st->files,
+	    st->info.failed ? NULL : st->info.data);
 	return rc;
 }
 
@@ -677,24 +679,6 @@ static int hdf5_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	    "in its .bidx: %s", strerror(errno));
 }
 
-static int hdf5_rfiles(struct bale_reader *r, void *priv,
-    const char *const **list)
-{
-	(void)r;
-	*list = (const char *const *)((struct hdf5_r *)priv)->files;
-	return BALE_OK;
-}
-
-static int hdf5_rinfo(struct bale_reader *r, void *priv, const char **json)
-{
-	struct hdf5_r *st = priv;
-
-	if (st->info.failed)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
-	*json = st->info.data;
-	return BALE_OK;
-}
-
 static void hdf5_rrelease(void *priv)
 {
 	struct hdf5_r *st = priv;
@@ -720,8 +704,6 @@ const struct bale_reader_ops bale_hdf5_reader = {
 	.open = hdf5_ropen,
 	.count = hdf5_rcount,
 	.get = hdf5_rget,
-	.files = hdf5_rfiles,
-	.info = hdf5_rinfo,
 	.release = hdf5_rrelease,
 	.size = hdf5_rsize,
 	.label = hdf5_rlabel,

@@ -23,7 +23,7 @@ struct hdf5_w {
 	int deflate;		/* pixels: deflate level, 0 for none */
 	char npy_head[BALE_NPY_HEADER_MAX];	/* pixels: what samples hold */
 	size_t npy_len;
-	int sync;		/* fsync the file, and its folder once renamed */
+	int sync;	/* fsync the file, and its folder once renamed */
 	char *final;
 	char *tmp;
 	hid_t file;

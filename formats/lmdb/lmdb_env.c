@@ -264,8 +264,8 @@ static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
 		    "lmdb: %s: cannot read its meta page", path);
 	if ((uint64_t)data->st_size < need)
 		return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: the "
-		    "data file is cut short: %jd bytes, its pages need %" PRIu64,
-		    path, (intmax_t)data->st_size, need);
+		    "data file is cut short: %jd bytes, its pages need %"
+		    PRIu64, path, (intmax_t)data->st_size, need);
 	return BALE_OK;
 }
 

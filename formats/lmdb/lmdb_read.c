@@ -230,9 +230,9 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 	err = bale_lmdb_caffe_parse(v.mv_data, v.mv_size, &p, &data.mv_size,
 	    &out->label);
 	if (err == -2)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' holds raw "
-		    "pixels (a Caffe Datum not encoded), not an image file",
-		    key);
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "lmdb: '%s' holds raw pixels (a Caffe Datum not "
+		    "encoded), not an image file", key);
 	if (err != 0)
 		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
 		    "Caffe Datum", key);
@@ -362,6 +362,7 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 	    bale_strfmt("%s/data.mdb", path) : strdup(path);
 	if (!st->files[0])
 		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+	bale_reader_describe(r, (const char *const *)st->files, NULL);
 	rc = bale_lmdb_env_get(r, path, st->files[0], !S_ISDIR(sb.st_mode),
 	    &st->e);
 	if (rc != BALE_OK)
@@ -413,14 +414,6 @@ static int lmdb_rinfo(struct bale_reader *r, void *priv, const char **json)
 	return BALE_OK;
 }
 
-static int lmdb_rfiles(struct bale_reader *r, void *priv,
-    const char *const **list)
-{
-	(void)r;
-	*list = (const char *const *)((struct lmdb_r *)priv)->files;
-	return BALE_OK;
-}
-
 static void lmdb_rrelease(void *priv)
 {
 	struct lmdb_r *st = priv;
@@ -462,7 +455,6 @@ const struct bale_reader_ops bale_lmdb_reader = {
 	.get = lmdb_rget,
 	.label = lmdb_rlabel,
 	.labels = lmdb_rlabels,
-	.files = lmdb_rfiles,
 	.info = lmdb_rinfo,
 	.release = lmdb_rrelease,
 	.where = lmdb_rwhere,

@@ -92,8 +92,8 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 	}
 	mdb_cursor_close(cur);
 	if (err != MDB_NOTFOUND)
-		return bale_lmdb_fail(w, st, "cannot cut back to the checkpoint",
-		    err);
+		return bale_lmdb_fail(w, st,
+		    "cannot cut back to the checkpoint", err);
 	if (st->keys.failed || st->labels.failed)
 		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot keep the "
 		    "key list: %s", strerror(st->keys.failed ? st->keys.err :

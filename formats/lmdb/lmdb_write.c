@@ -67,7 +67,8 @@ static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
 		st->nosubdir = lmdb_bool(value);
 		return BALE_OK;
 	}
-	if (strcmp(key, "fsync") == 0) {	/* one sync at the end, or none */
+	/* one sync at the end, or none */
+	if (strcmp(key, "fsync") == 0) {
 		st->sync = lmdb_bool(value);
 		return BALE_OK;
 	}
@@ -325,8 +326,9 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 	if (strlen(key) > (size_t)mdb_env_get_maxkeysize(st->env)) {
 		free(key);
 		return bale_writer_seterr(w, BALE_EINVAL,
-		    "lmdb: caffe key for a %zu-byte path is over LMDB's %d-byte "
-		    "key limit (the default layout has no such limit)",
+		    "lmdb: caffe key for a %zu-byte path is over LMDB's "
+		    "%d-byte key limit (the default layout has no such "
+		    "limit)",
 		    strlen(s->relpath), mdb_env_get_maxkeysize(st->env));
 	}
 	bale_buf_reset(&st->meta);

@@ -81,7 +81,7 @@ struct wds_r {
 	int *fds;
 	uint64_t *sizes;
 	size_t nshards;		/* opened so far */
-	size_t maxshards;	/* listed; idx paths start at paths[maxshards] */
+	size_t maxshards;	/* listed; idx paths from paths[maxshards] */
 	struct wds_entry *entries;	/* parsed from the .idx files */
 	uint64_t nentries;
 	uint64_t cap;

@@ -31,7 +31,8 @@ static int wds_dio_pwrite(int fd, const unsigned char *p, size_t n,
 		if (put < 0 && errno == EINTR)
 			continue;
 		if (put < 0 && errno == EINVAL &&
-		    (fcntl(fd, F_GETFL) & O_DIRECT) && wds_dio_direct(fd, 0) == 0)
+		    (fcntl(fd, F_GETFL) & O_DIRECT) &&
+		    wds_dio_direct(fd, 0) == 0)
 			continue;
 		if (put <= 0)
 			return put < 0 ? errno : EIO;

@@ -54,19 +54,35 @@ int bale_wds_list_push(struct wds_list *l, const char *url, uint64_t nsamples,
 	return 0;
 }
 
-/* One "shardlist" element. @return 0, or -1 when it is not one */
+/* One "shardlist" element (its filesize may be left out, as wids
+ * allows). @return 0, or -1 when it is not one */
 static int wds_list_entry_read(struct wds_list *l, const char *e,
     const char *eend)
 {
 	char *url = bale_jsonr_key_string(e, eend, "url");
-	uint64_t nsamples, filesize;
+	uint64_t nsamples, filesize = 0;
+	const char *vend;
 	int rc = url && bale_jsonr_key_u64(e, eend, "nsamples",
-	    &nsamples) == 0 && bale_jsonr_key_u64(e, eend, "filesize",
-	    &filesize) == 0 ? bale_wds_list_push(l, url, nsamples,
-	    filesize) : -1;
+	    &nsamples) == 0 ? 0 : -1;
 
+	if (rc == 0 && bale_jsonr_find(e, eend, "filesize", &vend))
+		rc = bale_jsonr_key_u64(e, eend, "filesize", &filesize);
+	if (rc == 0)
+		rc = bale_wds_list_push(l, url, nsamples, filesize);
 	free(url);
 	return rc;
+}
+
+/* A copy of @v (to @vend) into *@out (*@n bytes), NUL-ended. */
+static void wds_list_keep(const char *v, const char *vend, char **out,
+    size_t *n)
+{
+	*out = malloc((size_t)(vend - v) + 1);
+	if (!*out)
+		return;
+	memcpy(*out, v, (size_t)(vend - v));
+	(*out)[vend - v] = '\0';
+	*n = (size_t)(vend - v);
 }
 
 static int wds_list_parse(struct wds_list *l, const char *text,
@@ -74,12 +90,11 @@ static int wds_list_parse(struct wds_list *l, const char *text,
 {
 	const char *list, *lend, *cur, *e, *eend, *v, *vend;
 
-	if ((v = bale_jsonr_find(text, end, "bale", &vend)) &&
-	    (v = bale_jsonr_find(v, vend, "classes", &vend)) &&
-	    (l->classes = malloc((size_t)(vend - v) + 1))) {
-		memcpy(l->classes, v, (size_t)(vend - v));
-		l->classes_len = (size_t)(vend - v);
-	}
+	v = bale_jsonr_find(text, end, "bale", &vend);
+	if (v)
+		wds_list_keep(v, vend, &l->bale, &l->bale_len);
+	if (v && (v = bale_jsonr_find(v, vend, "classes", &vend)))
+		wds_list_keep(v, vend, &l->classes, &l->classes_len);
 	list = bale_jsonr_find(text, end, "shardlist", &lend);
 	if (!list || *list != '[')
 		return -1;
@@ -114,5 +129,6 @@ void bale_wds_list_release(struct wds_list *l)
 		free(l->v[i].url);
 	free(l->v);
 	free(l->classes);
+	free(l->bale);
 	memset(l, 0, sizeof(*l));
 }

@@ -12,7 +12,7 @@
 struct wds_shard {
 	char *url;		/* the shard's file name, beside the list */
 	uint64_t nsamples;
-	uint64_t filesize;
+	uint64_t filesize;	/* 0: the list does not say */
 };
 
 struct wds_list {
@@ -21,6 +21,8 @@ struct wds_list {
 	size_t cap;
 	char *classes;		/* "bale"."classes": a JSON array, or NULL */
 	size_t classes_len;
+	char *bale;		/* the "bale" object as written, or NULL */
+	size_t bale_len;
 };
 
 /** Append one shard's entry to the entries being built in @entries. */

@@ -8,6 +8,7 @@
 #include "wds.h"
 
 #include "wds_idx.h"
+#include "wds_list.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,8 +80,8 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
 
 	text = bale_file_read_all(idx, &n);
 	if (!text)
-		return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
-		    idx, strerror(errno));
+		return bale_reader_seterr(r, BALE_EIO,
+		    "wds: cannot read '%s': %s", idx, strerror(errno));
 	line = strtok_r(text, "\n", &save);
 	if (!line || strncmp(line, "v1.2 ", 5) != 0)
 		rc = bale_reader_seterr(r, BALE_EINVAL,
@@ -113,8 +114,8 @@ static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
 	st->paths[i] = path;
 	st->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
 	if (st->fds[i] < 0)
-		return bale_reader_seterr(r, BALE_EIO, "wds: cannot open '%s': %s",
-		    path, strerror(errno));
+		return bale_reader_seterr(r, BALE_EIO,
+		    "wds: cannot open '%s': %s", path, strerror(errno));
 	st->sizes[i] = (uint64_t)lseek(st->fds[i], 0, SEEK_END);
 	st->nshards++;
 	return BALE_OK;
@@ -212,7 +213,7 @@ static const struct wds_entry *wds_entry_at(struct bale_reader *r,
 	if (!st->lazy)
 		return &st->entries[i];
 	shard = bale_wds_shard_of(st, i, &j);
-	if (st->unusable == shard + 1) {	/* said once; not parsed again */
+	if (st->unusable == shard + 1) {	/* said once, not parsed anew */
 		bale_reader_seterr(r, BALE_EINVAL, "%s", st->unusable_why);
 		return NULL;
 	}
@@ -232,47 +233,28 @@ static const struct wds_entry *wds_entry_at(struct bale_reader *r,
 	return &st->entries[j];
 }
 
-static int wds_parse_list(struct bale_reader *r, struct wds_r *st,
-    const char *dir, const char *text, size_t n)
+/* The shards the list at @path names, beside it in @dir, each opened;
+ * the info from the list's "bale" object. */
+static int wds_open_list(struct bale_reader *r, struct wds_r *st,
+    const char *dir, const char *path)
 {
-	const char *end = text + n;
-	const char *cur;
-	const char *list;
-	const char *lend;
-	const char *e;
-	const char *eend;
-	const char *v;
-	const char *vend;
-	size_t count = 0;
-	uint64_t ns;
-	char *url;
-	int rc = BALE_OK;
+	struct bale_errbuf err;
+	struct wds_list l;
+	size_t i;
+	int rc = bale_wds_list_read(path, &l, &err);
 
-	v = bale_jsonr_find(text, end, "bale", &vend);
-	wds_info_bale(st, v, vend);
-	list = bale_jsonr_find(text, end, "shardlist", &lend);
-	if (!list)
-		return bale_reader_seterr(r, BALE_EINVAL,
-		    "wds: no shardlist in the shard list");
-	for (cur = list; bale_jsonr_next(&cur, lend, &eend);)
-		count++;
-	bale_buf_printf(&st->info, ",\"shards\":%zu}", count);
-	if (wds_alloc_shards(st, count) != 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-	for (cur = list; rc == BALE_OK && (e = bale_jsonr_next(&cur, lend,
-	    &eend));) {
-		v = bale_jsonr_find(e, eend, "url", &vend);
-		url = v ? bale_jsonr_string(v, vend) : NULL;
-		v = bale_jsonr_find(e, eend, "nsamples", &vend);
-		if (!url || !v || bale_jsonr_u64(v, vend, &ns) != 0)
-			rc = bale_reader_seterr(r, BALE_EINVAL,
-			    "wds: bad shard entry in the shard list");
-		else
-			rc = wds_add_shard(r, st, dir, url);
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "%s", err.msg);
+	wds_info_bale(st, l.bale, l.bale ? l.bale + l.bale_len : NULL);
+	bale_buf_printf(&st->info, ",\"shards\":%zu}", l.n);
+	if (wds_alloc_shards(st, l.n) != 0)
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	for (i = 0; rc == BALE_OK && i < l.n; i++) {
+		rc = wds_add_shard(r, st, dir, l.v[i].url);
 		if (rc == BALE_OK)
-			st->listed[st->nshards - 1] = ns;
-		free(url);
+			st->listed[st->nshards - 1] = l.v[i].nsamples;
 	}
+	bale_wds_list_release(&l);
 	return rc == BALE_OK ? wds_index_shards(r, st) : rc;
 }
 
@@ -282,19 +264,12 @@ static int wds_ropen(struct bale_reader *r, void *priv, const char *path)
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? bale_strfmt("%.*s", (int)(slash - path), path) :
 	    bale_strfmt(".");
-	size_t n = 0;
-	char *text = bale_file_read_all(path, &n);
-	int rc;
+	int rc = dir ? wds_open_list(r, st, dir, path) :
+	    bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
 
-	if (!dir)
-		rc = bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-	else if (!text)
-		rc = bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
-		    path, strerror(errno));
-	else
-		rc = wds_parse_list(r, st, dir, text, n);
+	bale_reader_describe(r, (const char *const *)st->paths,
+	    st->info.failed ? NULL : st->info.data);
 	free(dir);
-	free(text);
 	return rc;
 }
 
@@ -314,7 +289,8 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 	int64_t stored = 0;
 
 	if (bale_meta_label(cls, (size_t)e->cls.size, &out->label) != 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: bad .cls member");
 	free(st->path);
 	st->path = NULL;
 	out->path = NULL;
@@ -480,7 +456,8 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	if (got != (ssize_t)e->cls.size)
 		return wds_read_failed(r, st, e->shard, got);
 	if (bale_meta_label(cls, (size_t)e->cls.size, label) != 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: bad .cls member");
+		return bale_reader_seterr(r, BALE_EINVAL,
+		    "wds: bad .cls member");
 	return BALE_OK;
 }
 
@@ -500,24 +477,6 @@ static int wds_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	rc = bale_wds_bidx_labels(st, first, n, out);
 	return rc == BALE_OK ? rc : bale_reader_seterr(r, rc, "wds: cannot "
 	    "read the labels in the shards' .bidx files: %s", strerror(errno));
-}
-
-static int wds_rfiles(struct bale_reader *r, void *priv,
-    const char *const **list)
-{
-	(void)r;
-	*list = (const char *const *)((struct wds_r *)priv)->paths;
-	return BALE_OK;
-}
-
-static int wds_rinfo(struct bale_reader *r, void *priv, const char **json)
-{
-	struct wds_r *st = priv;
-
-	if (st->info.failed)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
-	*json = st->info.data;
-	return BALE_OK;
 }
 
 static void wds_rrelease(void *priv)
@@ -547,8 +506,6 @@ const struct bale_reader_ops bale_wds_reader = {
 	.open = wds_ropen,
 	.count = wds_rcount,
 	.get = wds_rget,
-	.files = wds_rfiles,
-	.info = wds_rinfo,
 	.release = wds_rrelease,
 	.size = wds_rsize,
 	.label = wds_rlabel,

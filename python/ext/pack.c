@@ -77,7 +77,7 @@ static int ext_run(struct ext_run *run)
 		Py_END_ALLOW_THREADS
 		if (!done && !stopped && PyErr_CheckSignals() != 0) {
 			bale_pipeline_stop(run->p);
-			stopped = 1;	/* keep the exception; wait for the end */
+			stopped = 1;	/* keep the exception till the end */
 		}
 	}
 	pthread_join(tid, NULL);
@@ -108,8 +108,8 @@ static const char **ext_str_array(PyObject *seq)
 		Py_XDECREF(item);	/* the list keeps the str alive */
 		if (!a[i]) {
 			if (!PyErr_Occurred())
-				PyErr_SetString(PyExc_TypeError,
-				    "options are str items \"[fmt.]key=value\"");
+				PyErr_SetString(PyExc_TypeError, "options "
+				    "are str items \"[fmt.]key=value\"");
 			PyMem_Free(a);
 			return NULL;
 		}

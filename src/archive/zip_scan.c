@@ -78,7 +78,8 @@ static int64_t zip_find_eocd(int fd, uint64_t size)
 	if (zip_pread(fd, tail, n, size - n, &ignored) == BALE_OK)
 		for (i = n - ZIP_EOCD_LEN + 1; i-- > 0;)
 			if (le32(tail + i) == ZIP_EOCD_SIG &&
-			    (size_t)ZIP_EOCD_LEN + le16(tail + i + 20) <= n - i) {
+			    (size_t)ZIP_EOCD_LEN + le16(tail + i + 20) <=
+			    n - i) {
 				at = (int64_t)(size - n + i);
 				break;
 			}

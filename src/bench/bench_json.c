@@ -79,10 +79,11 @@ int bale_bench_write_json(struct bale_bench *b, const char *path)
 
 	bench_json(b, &j);
 	if (j.failed)
-		rc = bale_errbuf_set(bale_bench_err(b), BALE_ENOMEM, "no memory");
+		rc = bale_errbuf_set(bale_bench_err(b), BALE_ENOMEM,
+		    "no memory");
 	else if (bale_file_write_atomic(path, j.data, j.len, 0) != 0)
-		rc = bale_errbuf_set(bale_bench_err(b), BALE_EIO, "cannot write '%s': %s",
-		    path, strerror(errno));
+		rc = bale_errbuf_set(bale_bench_err(b), BALE_EIO,
+		    "cannot write '%s': %s", path, strerror(errno));
 	bale_buf_release(&j);
 	return rc;
 }

@@ -24,6 +24,9 @@ struct bale_reader {
 	int dest_used;		/* this get called dest already */
 	struct bale_errbuf err;
 	struct bale_errbuf note;	/* the last get's, or empty */
+	const char *const *files;	/* bale_reader_describe()'s */
+	const char *info;
+	int described;
 };
 
 int bale_reader_option(struct bale_reader *r, const char *key,
@@ -239,18 +242,40 @@ int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset)
 	return r->be->reader->where(r, r->priv, fd, offset);
 }
 
+void bale_reader_describe(struct bale_reader *r, const char *const *files,
+    const char *info)
+{
+	r->files = files;
+	r->info = info;
+	r->described = 1;
+}
+
+/* What the reader was not given: no memory, or nothing at all. */
+static int reader_undescribed(struct bale_reader *r, const char *what)
+{
+	return r->described ? bale_reader_seterr(r, BALE_ENOMEM,
+	    "%s: no memory", r->be->name) : bale_reader_seterr(r,
+	    BALE_ENOTSUP, "%s: its reader gives no %s", r->be->name, what);
+}
+
 int bale_reader_files(struct bale_reader *r, const char *const **list)
 {
 	int rc = reader_check(r);
 
-	return rc ? rc : r->be->reader->files(r, r->priv, list);
+	if (rc || r->be->reader->files)
+		return rc ? rc : r->be->reader->files(r, r->priv, list);
+	*list = r->files;
+	return r->files ? BALE_OK : reader_undescribed(r, "files");
 }
 
 int bale_reader_info(struct bale_reader *r, const char **json)
 {
 	int rc = reader_check(r);
 
-	return rc ? rc : r->be->reader->info(r, r->priv, json);
+	if (rc || r->be->reader->info)
+		return rc ? rc : r->be->reader->info(r, r->priv, json);
+	*json = r->info;
+	return r->info ? BALE_OK : reader_undescribed(r, "info");
 }
 
 const char *bale_reader_format(const struct bale_reader *r)

@@ -26,8 +26,8 @@ int bale_geometry_check(const struct bale_geometry *g,
 		    "needs a resize");
 	if (g->w < 1 || g->h < 1 || g->w > GEOM_MAX_SIDE ||
 	    g->h > GEOM_MAX_SIDE)
-		return bale_errbuf_set(err, BALE_EINVAL, "a resize size must be "
-		    "1 to 65535 pixels");
+		return bale_errbuf_set(err, BALE_EINVAL,
+		    "a resize size must be 1 to 65535 pixels");
 	if (g->fit == BALE_FIT_EXACT && g->frame != BALE_FRAME_NONE)
 		return bale_errbuf_set(err, BALE_EINVAL, "resize exact: gives "
 		    "W x H already; a crop or pad frame does not apply");

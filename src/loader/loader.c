@@ -128,7 +128,8 @@ static int loader_make(struct loader_worker *w, uint64_t q, unsigned char *img,
 		rc = bale_reader_get(w->r, s, &blob);
 		got = rc == BALE_OK;
 		if (!got)
-			bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(w->r));
+			bale_errbuf_set(err, rc, "%s",
+			    bale_reader_errmsg(w->r));
 		else
 			rc = loader_crop(w, &blob, g, k, img, err);
 		if (rc == BALE_OK) {

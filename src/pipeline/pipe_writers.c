@@ -21,8 +21,8 @@ static int pipe_unknown_option(struct bale_pipeline *p,
 		be = bale_backend_find(bale_writer_name(run->out.writers[i]));
 		bale_buf_printf(&keys, "%s%s:", i ? "; " : "", be->name);
 		for (k = be->writer_options; k && k->key; k++)
-			bale_buf_printf(&keys, "%s %s", k == be->writer_options ?
-			    "" : ",", k->key);
+			bale_buf_printf(&keys, "%s %s",
+			    k == be->writer_options ? "" : ",", k->key);
 	}
 	bale_errbuf_set(&p->err, BALE_ENOOPT, "option '%s': no chosen format "
 	    "takes '%s' (they take %s)", opt, key,

@@ -38,9 +38,9 @@
  * enough that buffers are reused while still in the CPU's cache (64 made
  * warm packs with 8 readers 17% slower, bench/pack_threads.sh) */
 #define PIPE_SLOTS_PER_THREAD 16
-#define PIPE_JOURNAL_SECONDS 0.25	/* at most this often, so a run
-					 * with many small checkpoints does not
-					 * spend its time rewriting the journal */
+/* The journal is rewritten at most this often, so a run with many small
+ * checkpoints does not spend its time rewriting it. */
+#define PIPE_JOURNAL_SECONDS 0.25
 
 /* The resume journal of a run, pipe_journal.c's own. */
 struct pipe_journal {

@@ -40,8 +40,8 @@ static int merge_read_mark(struct merge_mark *k, const char *name,
 	    bale_jsonr_key_u64(text, end, "parts", &k->parts) ||
 	    bale_jsonr_key_u64(text, end, "first", &k->first) ||
 	    bale_jsonr_key_u64(text, end, "count", &k->count) ||
-	    bale_jsonr_key_u64(text, end, "total", &k->total) || k->parts == 0 ||
-	    k->part >= k->parts)
+	    bale_jsonr_key_u64(text, end, "total", &k->total) ||
+	    k->parts == 0 || k->part >= k->parts)
 		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a part "
 		    "marker bale wrote", path);
 	free(text);

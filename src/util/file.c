@@ -36,7 +36,8 @@ int bale_file_pread_full(int fd, void *buf, size_t n, uint64_t off,
 
 	*got = 0;
 	while (*got < n) {
-		r = pread(fd, (char *)buf + *got, n - *got, (off_t)(off + *got));
+		r = pread(fd, (char *)buf + *got, n - *got,
+		    (off_t)(off + *got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

@@ -172,7 +172,8 @@ int bale_input_read(struct bale_input *in, unsigned char *buf)
 		if (n < 0)
 			return bale_input_skip(in, "read error", errno);
 		if (n == 0)
-			return bale_input_skip(in, "file shrank while being read", 0);
+			return bale_input_skip(in,
+			    "file shrank while being read", 0);
 		got += (size_t)n;
 	}
 	if (read(in->fd, &extra, 1) > 0)

@@ -82,7 +82,8 @@ static int shard_folder(const char *dir, struct shard_names *s)
 	if (!d)
 		return 0;
 	while (!subdir && (de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
 			s->nomem = 1;

@@ -104,7 +104,8 @@ static int wds_sort_members(struct bale_walk *w, struct wds_group *g,
 	for (i = g->first; rc == BALE_OK && i < g->end; i++) {
 		ext = wds_name(s, i) + g->keylen + 1;
 		for (k = g->first; k < i; k++)
-			if (strcasecmp(ext, wds_name(s, k) + g->keylen + 1) == 0)
+			if (strcasecmp(ext,
+			    wds_name(s, k) + g->keylen + 1) == 0)
 				*why = "two members with one extension in one "
 				    "sample";
 		if (strcasecmp(ext, "cls") == 0)

@@ -229,8 +229,8 @@ static int check_blob(const struct bale_blob *b, unsigned s, uint64_t i,
 	    (b->path && strcmp(b->path, path) != 0) ||
 	    (b->has_crc32 && b->crc32 != (uint32_t)crc32(0, want,
 	    (uInt)b->size))) {
-		fprintf(stderr, "conformance: sample %" PRIu64 " (%s) differs\n",
-		    i, key);
+		fprintf(stderr, "conformance: sample %" PRIu64
+		    " (%s) differs\n", i, key);
 		return 1;
 	}
 	return 0;

@@ -61,17 +61,25 @@ writers() {
     "$BALE" formats | awk '$2 ~ /(^|,)write(,|$)/ {print $1}' | paste -sd, -
 }
 
+# writers_that CAP: the formats built in that write and can CAP (resume,
+# merge, update: bale formats says), comma-separated
+writers_that() {
+    "$BALE" formats | awk -v cap="$1" '$2 ~ /(^|,)write(,|$)/ &&
+        $2 ~ "(^|,)" cap "(,|$)" {print $1}' | paste -sd, -
+}
+
 # built FORMAT: is FORMAT built in, and does it write?
 built() {
     case ",$(writers)," in *",$1,"*) return 0 ;; esac
     return 1
 }
 
-# the formats that write, or skip the test (77) when none is built
+# need_writers [CAP]: the formats that write (and can CAP: resume,
+# merge, update), or skip the test (77) when none is built
 need_writers() {
     local w
-    w=$(writers)
-    [ -n "$w" ] || { echo "skipped: no format that writes is built in"; exit 77; }
+    w=$(if [ $# -gt 0 ]; then writers_that "$1"; else writers; fi)
+    [ -n "$w" ] || { echo "skipped: no format that writes${1:+ and can $1} is built in"; exit 77; }
     echo "$w"
 }
 

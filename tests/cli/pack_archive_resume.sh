@@ -5,7 +5,7 @@
 # resumed run must skip, not feed, what was packed before) and two
 # compressed tars together. In every format built.
 . "$TESTS/cli/lib.sh"
-formats=$(need_writers) || exit 77
+formats=$(need_writers resume) || exit 77
 shards=()
 ! built wds || shards=(--shard-count 16)
 "$MKDATA" random "$T/in" -n 160 --classes 4 --min 300 --max 1200 -j 2

@@ -91,8 +91,9 @@ static void fuzz_walk(const char *path, size_t fsize, const char *list)
 				abort();
 		}
 		for (i = 0; i < bale_walk_count(w); i++) {
-			if (bale_walk_label(w, i) < 0 || (size_t)bale_walk_label(
-			    w, i) >= bale_walk_nclasses(w))
+			if (bale_walk_label(w, i) < 0 ||
+			    (size_t)bale_walk_label(w, i) >=
+			    bale_walk_nclasses(w))
 				abort();
 			if (i < FUZZ_MAX_READS && bale_walk_member(w, i, &m) &&
 			    !bale_source_member_fed(&m))

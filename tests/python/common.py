@@ -44,9 +44,16 @@ def built(fmt):
                for line in BUILT.splitlines())
 
 
-def built_formats():
-    """The formats that write, of those built in."""
-    return list(RUNS)
+def built_formats(can=None):
+    """The formats that write, of those built in; with @can ("resume",
+    "merge", "update"), those bale formats says can do it too."""
+    if can is None:
+        return list(RUNS)
+    listing = subprocess.run([BALE, "formats"], capture_output=True,
+                             text=True, check=True).stdout
+    able = {line.split()[0] for line in listing.splitlines()
+            if can in line.split()[1].split(",")}
+    return [f for f in RUNS if f in able]
 
 
 def need_torch():

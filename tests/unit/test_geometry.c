@@ -49,16 +49,19 @@ static void test_check(void)
 	struct bale_geometry g = { BALE_FIT_NONE, BALE_FRAME_CROP, 0, 0, 0 };
 	struct bale_errbuf err;
 
-	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));		/* crop, no resize */
+	/* crop, no resize */
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));
 	g.fit = BALE_FIT_EXACT;
 	g.w = g.h = 10;
 	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));
 	g.fit = BALE_FIT_LONGER;
-	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));		/* nothing to crop */
+	/* nothing to crop */
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));
 	g.frame = BALE_FRAME_PAD;
 	CHECK_EQ(BALE_OK, bale_geometry_check(&g, &err));
 	g.fit = BALE_FIT_SHORTER;
-	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));		/* nothing to pad */
+	/* nothing to pad */
+	CHECK_EQ(BALE_EINVAL, bale_geometry_check(&g, &err));
 }
 
 static void test_sizes(void)

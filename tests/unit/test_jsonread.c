@@ -26,14 +26,14 @@ static void check_find(const char *json, const char *key, const char *want)
 
 static void test_find(void)
 {
-	const char *doc = "{\"a\": 1, \"b\": {\"a\": 2, \"c\": [1, {\"d\": 3}]},"
-	    " \"s\": \"x\\\"y\", \"e\": [] }";
+	const char *doc = "{\"a\": 1, \"b\": {\"a\": 2, "
+	    "\"c\": [1, {\"d\": 3}]}, \"s\": \"x\\\"y\", \"e\": [] }";
 
 	check_find(doc, "a", "1");
 	check_find(doc, "b", "{\"a\": 2, \"c\": [1, {\"d\": 3}]}");
 	check_find(doc, "s", "\"x\\\"y\"");
 	check_find(doc, "e", "[]");
-	check_find(doc, "d", "");		/* nested keys are not top level */
+	check_find(doc, "d", "");	/* nested keys are not top level */
 	check_find(doc, "zz", "");
 	check_find("{\"k\": \"a key: \\\"a\\\"\", \"a\": 5}", "a", "5");
 	check_find("[1, 2]", "a", "");		/* not an object */

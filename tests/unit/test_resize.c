@@ -174,7 +174,8 @@ static void test_mirror(void)
 			for (y = 0; y < dh; y++)
 				for (x = 0; x < dw; x++)
 					bad += memcmp(a + (y * dw + x) * 3,
-					    b + (y * dw + dw - 1 - x) * 3, 3) != 0;
+					    b + (y * dw + dw - 1 - x) * 3,
+					    3) != 0;
 		}
 	CHECK_EQ(0, bad);
 	free(src);
