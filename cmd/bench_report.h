@@ -3,7 +3,7 @@
 #ifndef BALE_BENCH_REPORT_H
 #define BALE_BENCH_REPORT_H
 
-#include "bale.h"
+#include "bale_tools.h"
 
 #include <stdio.h>
 

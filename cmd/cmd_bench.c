@@ -6,6 +6,7 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_tools.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -3,6 +3,8 @@
 #include "outputs.h"
 #include "progress.h"
 
+#include "bale_tools.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <getopt.h>

@@ -43,12 +43,6 @@ unsigned char *bale_reader_data_buffer(struct bale_reader *r,
 void bale_reader_describe(struct bale_reader *r, const char *const *files,
     const char *info);
 
-/** Where the data bytes of the sample @r's last get returned lie, whole
- *  and as stored (the where op): the reader's file descriptor in *@fd,
- *  their offset in *@offset; valid while @r is open. @return BALE_OK, or
- *  BALE_ENOTSUP when the backend cannot say */
-int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset);
-
 /** Record why @r failed; returns @rc. */
 int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
@@ -63,25 +57,18 @@ int bale_reader_setnote(struct bale_reader *r, const char *fmt, ...)
 int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 
+/** A writer's publish() of its one file: rename @final.partial to
+ *  @final (with @sync, durably). @return BALE_OK, or BALE_EIO said in
+ *  @w */
+int bale_writer_publish_file(struct bale_writer *w, const char *final,
+    int sync);
+
 /** A backend reached a checkpoint: every sample below position @next it
  *  was given survives the process being killed, and resume() picks up
  *  from there with @state (a JSON object, copied; NULL: none needed).
  *  A position not past the last checkpoint is ignored. */
 void bale_writer_reached(struct bale_writer *w, uint64_t next,
     const char *state);
-
-/** Option @key of @be's writer, as its table declares it; NULL when it
- *  takes no such option. */
-const struct bale_option *bale_backend_option(const struct bale_backend *be,
-    const char *key);
-
-#define BALE_OPTION_TEXT_MAX 128	/* "[FORMAT.]KEY" at most, with NUL */
-
-/** Split a writer option "[FORMAT.]KEY=VALUE" (bale pack -O): FORMAT into
- *  @fmt ("" without one), KEY into @key, each BALE_OPTION_TEXT_MAX
- *  bytes. @return VALUE, or NULL when there is no '=', nothing before
- *  it, or more than fits. */
-const char *bale_option_split(const char *opt, char *fmt, char *key);
 
 /* ---- errbuf: filling a struct bale_errbuf (bale.h: the library's one
  * error convention). */
@@ -92,6 +79,11 @@ int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt,
 int bale_errbuf_setv(struct bale_errbuf *e, int rc,
     const char *fmt, va_list ap);
 void bale_errbuf_clear(struct bale_errbuf *e);
+
+/** Begin @e's message with "@name: " unless it does: what a backend
+ *  says is named by its format in one place (the reader and writer
+ *  handles, and the core's calls of merge and update), once. */
+void bale_errbuf_prefix(struct bale_errbuf *e, const char *name);
 
 /** Copy @from's failure (code, remedy, sentence) into @to; returns its
  *  code. */

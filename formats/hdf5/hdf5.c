@@ -58,16 +58,16 @@ static int hdf5_fail(struct bale_writer *w, struct hdf5_w *st,
 
 	bale_hdf5_why(why);
 	if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
-		return bale_writer_seterr(w, BALE_EBACKEND, "hdf5: %s '%s': "
+		return bale_writer_seterr(w, BALE_EBACKEND, "%s '%s': "
 		    "%s (%s)", what, st->tmp ? st->tmp : "", why,
 		    strerror(sys));
-	return bale_writer_seterr(w, BALE_EBACKEND, "hdf5: %s '%s': %s", what,
+	return bale_writer_seterr(w, BALE_EBACKEND, "%s '%s': %s", what,
 	    st->tmp ? st->tmp : "", why);
 }
 
 static int hdf5_nomem(struct bale_writer *w)
 {
-	return bale_writer_seterr(w, BALE_ENOMEM, "hdf5: no memory");
+	return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 }
 
 /* ---- options and open ---------------------------------------------------- */
@@ -80,7 +80,7 @@ static int hdf5_option(struct bale_writer *w, void *priv, const char *key,
 	if (strcmp(key, "layout") == 0) {
 		if (strcmp(value, "encoded") != 0 && strcmp(value, "vlen"))
 			return bale_writer_seterr(w, BALE_EINVAL,
-			    "hdf5: layout '%s': expected encoded or vlen",
+			    "layout '%s': expected encoded or vlen",
 			    value);
 		st->vlen = strcmp(value, "vlen") == 0;
 		st->layout_set = 1;
@@ -89,7 +89,7 @@ static int hdf5_option(struct bale_writer *w, void *priv, const char *key,
 	if (strcmp(key, "deflate") == 0) {
 		if (strlen(value) != 1 || value[0] < '0' || value[0] > '9')
 			return bale_writer_seterr(w, BALE_EINVAL,
-			    "hdf5: deflate '%s': expected 0 to 9", value);
+			    "deflate '%s': expected 0 to 9", value);
 		st->deflate = value[0] - '0';
 		return BALE_OK;
 	}
@@ -119,7 +119,7 @@ static int hdf5_create_pixels(struct bale_writer *w, struct hdf5_w *st,
     const struct bale_dataset *ds)
 {
 	if (st->layout_set)
-		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: pixel arrays "
+		return bale_writer_seterr(w, BALE_EINVAL, "pixel arrays "
 		    "have their own layout; drop the layout option");
 	st->images = bale_hdf5_pixels_create(st->file, ds->nitems,
 	    st->pixels_h, st->pixels_w, st->deflate);
@@ -199,7 +199,7 @@ int bale_hdf5_create(struct bale_writer *w, struct hdf5_w *st,
 	if (ds->pixels_w)
 		rc = hdf5_create_pixels(w, st, ds);
 	else if (st->deflate)
-		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: deflate "
+		return bale_writer_seterr(w, BALE_EINVAL, "deflate "
 		    "applies to pixel arrays only");
 	else
 		rc = hdf5_create_images(w, st);
@@ -219,11 +219,11 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
 		return rc;
 	if (access(st->final, F_OK) == 0 && !ds->replace)
 		return bale_writer_seterr(w, BALE_EEXIST,
-		    "hdf5: '%s' exists",
+		    "'%s' exists",
 		    st->final);
 	if (ds->replace && unlink(st->final) != 0 && errno != ENOENT)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "hdf5: cannot remove '%s': %s", st->final, strerror(errno));
+		    "cannot remove '%s': %s", st->final, strerror(errno));
 	return bale_hdf5_create(w, st, ds);
 }
 
@@ -348,7 +348,7 @@ static int hdf5_put_pixels(struct bale_writer *w, struct hdf5_w *st,
 
 	if (s->size != st->npy_len + px ||
 	    memcmp(s->data, st->npy_head, st->npy_len) != 0)
-		return bale_writer_seterr(w, BALE_EINVAL, "hdf5: sample '%s' "
+		return bale_writer_seterr(w, BALE_EINVAL, "sample '%s' "
 		    "is not a %d x %d x 3 uint8 array", s->key, st->pixels_h,
 		    st->pixels_w);
 	if (bale_hdf5_pixels_put(st->images, st->count,
@@ -405,7 +405,7 @@ static int hdf5_put(struct bale_writer *w, void *priv,
 	    s->label, crc, s->key, s->relpath);
 	if (rc == -1)
 		return bale_writer_seterr(w, BALE_EINVAL,
-		    "hdf5: key '%s' is not %zu characters", s->key,
+		    "key '%s' is not %zu characters", s->key,
 		    st->rows.keylen);
 	if (rc != 0)
 		return hdf5_nomem(w);
@@ -503,10 +503,10 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 	st->file = -1;
 	if (st->sync && bale_file_sync(st->tmp) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "hdf5: cannot sync '%s': %s", st->tmp, strerror(errno));
+		    "cannot sync '%s': %s", st->tmp, strerror(errno));
 	if (bale_hdf5_index_write(st->tmp, st->final, st->sync) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "hdf5: cannot index '%s': %s", st->tmp, strerror(errno));
+		    "cannot index '%s': %s", st->tmp, strerror(errno));
 	return BALE_OK;
 }
 
@@ -514,11 +514,10 @@ static int hdf5_publish(struct bale_writer *w, void *priv)
 {
 	struct hdf5_w *st = priv;
 
-	if (bale_file_publish(st->final, st->sync) != 0)
-		return bale_writer_seterr(w, BALE_EIO,
-		    "hdf5: cannot rename '%s': %s", st->tmp, strerror(errno));
-	st->published = 1;
-	return BALE_OK;
+	int rc = bale_writer_publish_file(w, st->final, st->sync);
+
+	st->published = rc == BALE_OK;
+	return rc;
 }
 
 static void hdf5_release(void *priv)

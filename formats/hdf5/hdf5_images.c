@@ -30,7 +30,7 @@ static int hdf5_images_fail(struct bale_reader *r, const char *what,
 	char why[BALE_HDF5_WHY_MAX];
 
 	bale_hdf5_why(why);
-	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s '%s': %s", what,
+	return bale_reader_seterr(r, BALE_EBACKEND, "%s '%s': %s", what,
 	    path, why);
 }
 
@@ -87,18 +87,18 @@ static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
 	const char *in = g->fd >= 0 ? " in part " : "";
 
 	if (bad < 0)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: "
+		return bale_reader_seterr(r, BALE_EBACKEND,
 		    "images%s%s%s%s is not one chunked, unfiltered dimension "
 		    "of bytes (layout encoded)", in, q, part, q);
 	if (bad)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
+		return bale_reader_seterr(r, BALE_EBACKEND, "offsets end "
 		    "at byte %" PRIu64 ", past the end of images%s%s%s%s",
 		    g->start + g->len, in, q, part, q);
 	g->first_chunk = g->src_start / g->chunk;
 	g->nchunks = g->len ? (end - 1) / g->chunk + 1 - g->first_chunk : 0;
 	g->addr = calloc(g->nchunks + 1, sizeof(haddr_t));
 	if (!g->addr)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	ok = bale_hdf5_chunk_addrs(images, fd, g->chunk, g->first_chunk,
 	    g->nchunks, g->addr) == 0 || hdf5_seg_lookup(g, images) == 0;
 	for (c = 0; ok && c < g->nchunks; c++)
@@ -174,10 +174,10 @@ static int hdf5_src_open(struct bale_reader *r, struct hdf5_r *st,
 	s->fd = -1;
 	s->file = s->dset = -1;
 	if (!(s->path = strdup(path)))
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	st->files[++st->nparts] = s->path;
 	if (stat(path, &sb) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "hdf5: part '%s' of "
+		return bale_reader_seterr(r, BALE_EIO, "part '%s' of "
 		    "this merged file is missing (%s): was it moved or "
 		    "deleted? Its images would read as zeros", path,
 		    strerror(errno));
@@ -208,7 +208,7 @@ static int hdf5_source_check(struct bale_reader *r, struct hdf5_r *st,
 	if (rc != BALE_OK)
 		return rc;
 	if (s->extent < mp->send)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: part '%s' "
+		return bale_reader_seterr(r, BALE_EBACKEND, "part '%s' "
 		    "holds fewer images than this merged file maps from it: "
 		    "was it replaced?", src);
 	if (!g)
@@ -252,7 +252,7 @@ static int hdf5_sources(struct bale_reader *r, struct hdf5_r *st,
 	st->segs = calloc(n + 1, sizeof(*st->segs));
 	st->srcs = calloc(n + 1, sizeof(*st->srcs));
 	if (!st->files || !st->segs || !st->srcs)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	memset(st->files + 1, 0, (n + 1) * sizeof(char *));
 	for (k = 0; rc == BALE_OK && k < n; k++) {
 		if (hdf5_mapping_get(dcpl, k, &mp) != 0)
@@ -260,14 +260,14 @@ static int hdf5_sources(struct bale_reader *r, struct hdf5_r *st,
 			    st->files[0]);
 		src = hdf5_source_path(st->files[0], mp.file);
 		if (!src)
-			return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no "
+			return bale_reader_seterr(r, BALE_ENOMEM, "no "
 			    "memory");
 		st->nsegs = encoded ? k + 1 : 0;
 		rc = hdf5_source_check(r, st, &mp, src, encoded ?
 		    &st->segs[k] : NULL);
 		free(src);
 		if (rc == BALE_OK && encoded && mp.vstart != next)
-			rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: the "
+			rc = bale_reader_seterr(r, BALE_EBACKEND, "the "
 			    "parts of '%s' are out of order: not a merge bale "
 			    "wrote", st->files[0]);
 		next = mp.vend;
@@ -289,7 +289,7 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 	else if (encoded && end > 0) {	/* no bytes: nothing to find */
 		st->segs = calloc(1, sizeof(*st->segs));
 		if (!st->segs)
-			rc = bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no "
+			rc = bale_reader_seterr(r, BALE_ENOMEM, "no "
 			    "memory");
 		else {
 			st->nsegs = 1;
@@ -302,7 +302,7 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 	H5Pclose(dcpl);
 	if (rc == BALE_OK && encoded && st->nsegs &&
 	    st->segs[st->nsegs - 1].start + st->segs[st->nsegs - 1].len < end)
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: offsets end "
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "offsets end "
 		    "at byte %" PRIu64 ", past the end of images", end);
 	return rc;
 }
@@ -346,7 +346,7 @@ static int hdf5_seg_read(struct bale_reader *r, const struct hdf5_r *st,
 		    g->chunk - g->first_chunk] + pos % g->chunk));
 		if (got != (ssize_t)(run_end - pos))
 			return bale_reader_seterr(r, BALE_EIO,
-			    "hdf5: cannot read: %s",
+			    "cannot read: %s",
 			    got < 0 ? strerror(errno) : "short read");
 		to += run_end - pos;
 		pos = run_end;
@@ -365,7 +365,7 @@ int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
 		g = hdf5_seg_at(st, lo);
 		end = g->start + g->len < hi ? g->start + g->len : hi;
 		if (lo < g->start || end <= lo)
-			return bale_reader_seterr(r, BALE_EINVAL, "hdf5: byte %"
+			return bale_reader_seterr(r, BALE_EINVAL, "byte %"
 			    PRIu64 " of images is in no part", lo);
 		rc = hdf5_seg_read(r, st, g, to, lo - g->start,
 		    end - g->start);

@@ -33,13 +33,13 @@ int bale_hdf5_merge_fail(struct hdf5_merging *g, const char *what,
 	char why[BALE_HDF5_WHY_MAX];
 
 	bale_hdf5_why(why);
-	return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: %s '%s': %s",
+	return bale_errbuf_set(g->err, BALE_EBACKEND, "%s '%s': %s",
 	    what, where, why);
 }
 
 static int hdf5_merge_nomem(struct hdf5_merging *g)
 {
-	return bale_errbuf_set(g->err, BALE_ENOMEM, "hdf5: no memory");
+	return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 }
 
 /* Part 0's class names, which every part holds whole. */
@@ -84,7 +84,7 @@ static int hdf5_merge_images_of(struct hdf5_merging *g, size_t i,
 	H5Tclose(t);
 	H5Sclose(space);
 	H5Dclose(d);
-	return ok ? BALE_OK : bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: "
+	return ok ? BALE_OK : bale_errbuf_set(g->err, BALE_EBACKEND,
 	    "'%s' holds no images of the first part's type and shape",
 	    s->path);
 }
@@ -123,7 +123,7 @@ static int hdf5_merge_extent(struct hdf5_merging *g, size_t i,
 	s->rows = with_offsets ? end : n;
 	if ((with_offsets && s->rows > s->dims[0]) ||
 	    (!with_offsets && s->rows != s->dims[0]))
-		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' "
+		return bale_errbuf_set(g->err, BALE_EBACKEND, "'%s' "
 		    "holds fewer images than its rows describe", s->path);
 	return BALE_OK;
 }
@@ -176,7 +176,7 @@ static int hdf5_merge_part_rows(struct hdf5_merging *g, size_t i,
 	int rc;
 
 	if (n < 0)
-		return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' has "
+		return bale_errbuf_set(g->err, BALE_EBACKEND, "'%s' has "
 		    "no attribute 'count'", g->src[i].path);
 	rc = hdf5_merge_rows_in_steps(g, i, file, (uint64_t)n, &end);
 	if (rc == BALE_OK)
@@ -213,7 +213,7 @@ static int hdf5_merge_part(struct hdf5_merging *g, size_t i)
 		}
 	}
 	if (!layout || !g->layout || strcmp(layout, g->layout) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: '%s' is not "
+		rc = bale_errbuf_set(g->err, BALE_EBACKEND, "'%s' is not "
 		    "a bale HDF5 file of the first part's layout", s->path);
 	else
 		rc = hdf5_merge_images_of(g, i, file);
@@ -241,7 +241,7 @@ static int hdf5_merge_images(struct hdf5_merging *g)
 		maps[i].vstart = at;
 		maps[i].count = g->src[i].rows;
 		if (!maps[i].file)
-			rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot "
+			rc = bale_errbuf_set(g->err, BALE_EIO, "cannot "
 			    "find '%s' from '%s'", g->src[i].path, g->m->out);
 	}
 	memcpy(dims, g->src[0].dims, sizeof(dims));
@@ -293,10 +293,10 @@ static int hdf5_merge_finish(struct hdf5_merging *g)
 		rc = bale_hdf5_merge_fail(g, "cannot close", g->tmp);
 	g->file = -1;
 	if (rc == BALE_OK && bale_hdf5_index_write(g->tmp, g->final, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot index "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot index "
 		    "'%s': %s", g->tmp, strerror(errno));
 	if (rc == BALE_OK && bale_file_publish(g->final, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot rename "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot rename "
 		    "'%s': %s", g->tmp, strerror(errno));
 	return rc;
 }

@@ -108,7 +108,7 @@ int bale_hdf5_merge_copy_images(struct hdf5_merging *g)
 	if (row == 0 || (dst = hdf5_copy_create(g, total)) < 0)
 		rc = bale_hdf5_merge_fail(g, "cannot create images in", g->tmp);
 	else if (!(buf = malloc(block * row)))
-		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "hdf5: no memory");
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	for (i = 0; rc == BALE_OK && i < g->m->nparts; at += g->src[i].rows,
 	    i++)
 		rc = hdf5_copy_part(g, i, dst, mtype, at, block, buf);

@@ -53,7 +53,7 @@ static int hdf5_rfail(struct bale_reader *r, const char *what)
 	char why[BALE_HDF5_WHY_MAX];
 
 	bale_hdf5_why(why);
-	return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: %s: %s", what, why);
+	return bale_reader_seterr(r, BALE_EBACKEND, "%s: %s", what, why);
 }
 
 /* Rows [@first, @first + @count) of dataset @name (@n rows) as @type. */
@@ -67,11 +67,11 @@ static int hdf5_read_part(struct bale_reader *r, struct hdf5_r *st,
 	*out = bale_hdf5_read_rows(st->file, name, type, n, first, count,
 	    elem, &why);
 	if (why == BALE_EINVAL)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset "
+		return bale_reader_seterr(r, BALE_EBACKEND, "dataset "
 		    "'%s' is missing or does not hold count (%" PRIu64 ") rows",
 		    name, st->n);
 	if (why == BALE_ENOMEM)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	snprintf(what, sizeof(what), "cannot read dataset '%s'", name);
 	return why == BALE_OK ? BALE_OK : hdf5_rfail(r, what);
 }
@@ -89,7 +89,7 @@ static int hdf5_read_keys(struct bale_reader *r, struct hdf5_r *st)
 	H5Tclose(t);
 	H5Dclose(d);
 	if (st->keylen == 0 || st->keylen >= sizeof(st->key))
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: dataset "
+		return bale_reader_seterr(r, BALE_EBACKEND, "dataset "
 		    "'keys' is missing or not strings of fixed width under "
 		    "%zu bytes", sizeof(st->key));
 	fixed = bale_hdf5_string_type(st->keylen);
@@ -235,7 +235,7 @@ static int hdf5_check_index(struct bale_reader *r, const struct hdf5_r *st,
 	const char *key;
 
 	if (st->index_bad)
-		return bale_reader_setnote(r, "hdf5: the .bidx beside '%s' is "
+		return bale_reader_setnote(r, "the .bidx beside '%s' is "
 		    "damaged or does not describe it (readers fall back to its "
 		    "rows)", st->files[0]);
 	if (!st->ix.map)
@@ -247,7 +247,7 @@ static int hdf5_check_index(struct bale_reader *r, const struct hdf5_r *st,
 	    st->ix.locs[i].off + st->ix.locs[i].size ==
 	    st->offsets[i - st->rows_first + 1])))
 		return BALE_OK;
-	return bale_reader_setnote(r, "hdf5: sample %" PRIu64 " (key '%s'): "
+	return bale_reader_setnote(r, "sample %" PRIu64 " (key '%s'): "
 	    "the .bidx beside '%s' disagrees with its rows", i, out->key,
 	    st->files[0]);
 }
@@ -281,10 +281,10 @@ static int hdf5_read_layout(struct bale_reader *r, struct hdf5_r *st)
 	st->vlen = layout && strcmp(layout, "vlen") == 0;
 	st->pixels = layout && strcmp(layout, "pixels") == 0;
 	if (!layout)
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "not a bale "
 		    "HDF5 file: no attribute 'layout' (a UTF-8 string)");
 	else if (!st->vlen && !st->pixels && strcmp(layout, "encoded") != 0)
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "hdf5: layout "
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "layout "
 		    "'%.40s' is none of bale's (encoded, vlen, pixels)",
 		    layout);
 	bale_buf_puts(&st->info, "{");
@@ -306,14 +306,14 @@ static int hdf5_read_count(struct bale_reader *r, struct hdf5_r *st)
 		count = -1;
 	H5Aclose(a);
 	if (count < 0)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "
+		return bale_reader_seterr(r, BALE_EBACKEND, "not a bale "
 		    "HDF5 file: no attribute 'count' (samples, an integer)");
 	if (fstat(st->fd, &sb) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "hdf5: cannot stat "
+		return bale_reader_seterr(r, BALE_EIO, "cannot stat "
 		    "'%s': %s", st->files[0], strerror(errno));
 	st->size = (uint64_t)sb.st_size;
 	if ((uint64_t)count > st->size / sizeof(int64_t))
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: count says "
+		return bale_reader_seterr(r, BALE_EBACKEND, "count says "
 		    "%" PRId64 " samples, more than a file of %lld bytes holds",
 		    count, (long long)sb.st_size);
 	st->n = (uint64_t)count;
@@ -367,7 +367,7 @@ static int hdf5_check_vlen(struct bale_reader *r, struct hdf5_r *st)
 
 	H5Sclose(space);
 	H5Tclose(type);
-	return ok ? BALE_OK : bale_reader_seterr(r, BALE_EBACKEND, "hdf5: "
+	return ok ? BALE_OK : bale_reader_seterr(r, BALE_EBACKEND,
 	    "images is not count rows of variable-length bytes (layout "
 	    "vlen)");
 }
@@ -384,10 +384,10 @@ static int hdf5_check_pixels(struct bale_reader *r, struct hdf5_r *st)
 
 	if (bale_hdf5_pixels_shape(st->images, &n, &st->pixels_h,
 	    &st->pixels_w) != 0 || n != st->n)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: images is "
+		return bale_reader_seterr(r, BALE_EBACKEND, "images is "
 		    "not count x H x W x 3 bytes (layout pixels)");
 	if (bale_grow(&st->buf, &st->bufcap, hdf5_row_bytes(st)) != 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	return BALE_OK;
 }
 
@@ -399,7 +399,7 @@ static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
 	int rc = BALE_OK;
 
 	if (!to)
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	pthread_mutex_lock(&hdf5_lock);
 	if (bale_hdf5_pixels_get(st->images, i, to) != 0)
 		/* hdf5_rfail() reads HDF5's error stack */
@@ -444,7 +444,7 @@ static int hdf5_open_failed(struct bale_reader *r, const struct hdf5_r *st,
 	uint64_t eof = hdf5_superblock_eof(st->fd);
 
 	if (eof && fstat(st->fd, &sb) == 0 && (uint64_t)sb.st_size < eof)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: '%s' is cut "
+		return bale_reader_seterr(r, BALE_EBACKEND, "'%s' is cut "
 		    "short: %llu bytes, its superblock says %" PRIu64, path,
 		    (unsigned long long)sb.st_size, eof);
 	return hdf5_rfail(r, path);
@@ -461,7 +461,7 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 		return hdf5_open_failed(r, st, path);
 	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
 	if (st->images < 0)
-		return bale_reader_seterr(r, BALE_EBACKEND, "hdf5: not a bale "
+		return bale_reader_seterr(r, BALE_EBACKEND, "not a bale "
 		    "HDF5 file: no dataset 'images'");
 	rc = hdf5_read_layout(r, st);
 	if (rc == BALE_OK)
@@ -497,7 +497,7 @@ static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
 		st->files[0] = strdup(path);
 	if (st->fd < 0 || !st->files || !st->files[0])
 		return bale_reader_seterr(r, BALE_EIO,
-		    "hdf5: cannot open '%s': %s", path, strerror(errno));
+		    "cannot open '%s': %s", path, strerror(errno));
 	pthread_once(&hdf5_fork_once, hdf5_fork_guard);
 	pthread_mutex_lock(&hdf5_lock);
 	rc = hdf5_ropen_locked(r, st, path);
@@ -547,7 +547,7 @@ static int hdf5_sample_size(struct bale_reader *r, struct hdf5_r *st,
 		return rc;
 	hdf5_span(st, i, &lo, &hi);
 	if (lo > hi || hi > st->images_end)
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: bad offsets "
+		return bale_reader_seterr(r, BALE_EINVAL, "bad offsets "
 		    "at sample %" PRIu64, i);
 	*size = (size_t)(hi - lo);
 	return BALE_OK;
@@ -568,7 +568,7 @@ static int hdf5_roption(struct bale_reader *r, void *priv, const char *key,
 		return BALE_ENOOPT;
 	else if ((st->window = strtoull(value, &end, 10)) == 0 || *end ||
 	    *value == '-')
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: row_window "
+		return bale_reader_seterr(r, BALE_EINVAL, "row_window "
 		    "'%s' is not a count of rows", value);
 	return BALE_OK;
 }
@@ -594,7 +594,7 @@ static int hdf5_key_label(struct bale_reader *r, struct hdf5_r *st,
 	key = bale_index_key(&st->ix, i);
 	out->label = st->ix.labels[i];
 	if (!key || out->label < 0 || strlen(key) >= sizeof(st->key))
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: its .bidx is "
+		return bale_reader_seterr(r, BALE_EINVAL, "its .bidx is "
 		    "damaged at sample %" PRIu64, i);
 	strcpy(st->key, key);
 	out->key = st->key;
@@ -609,7 +609,7 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 	int rc;
 
 	if (i >= st->n)
-		return bale_reader_seterr(r, BALE_EINVAL, "hdf5: no sample %"
+		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
 		    PRIu64, i);
 	if (++st->reads % BALE_INDEX_LET_GO_EVERY == 0)
 		bale_index_let_go(&st->ix);
@@ -634,7 +634,7 @@ static int hdf5_rget(struct bale_reader *r, void *priv, uint64_t i,
 		return rc;
 	if (bale_grow(&st->buf, &st->bufcap, out->size ? out->size : 1) != 0 ||
 	    !(out->data = bale_reader_data_buffer(r, st->buf, out->size)))
-		return bale_reader_seterr(r, BALE_ENOMEM, "hdf5: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	hdf5_span(st, i, &lo, &hi);
 	return bale_hdf5_images_pread(r, st, (unsigned char *)out->data, lo,
 	    hi);
@@ -675,7 +675,7 @@ static int hdf5_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 		return rc;
 	}
 	return bale_index_labels(&st->ix, first, n, out) == BALE_OK ? BALE_OK :
-	    bale_reader_seterr(r, BALE_EIO, "hdf5: cannot read the labels "
+	    bale_reader_seterr(r, BALE_EIO, "cannot read the labels "
 	    "in its .bidx: %s", strerror(errno));
 }
 

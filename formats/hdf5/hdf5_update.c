@@ -65,13 +65,13 @@ static int hdf5_upd_fail(struct hdf5_updating *g, const char *what,
 	char why[BALE_HDF5_WHY_MAX];
 
 	bale_hdf5_why(why);
-	return bale_errbuf_set(g->err, BALE_EBACKEND, "hdf5: %s '%s': %s",
+	return bale_errbuf_set(g->err, BALE_EBACKEND, "%s '%s': %s",
 	    what, where, why);
 }
 
 static int hdf5_upd_nomem(struct hdf5_updating *g)
 {
-	return bale_errbuf_set(g->err, BALE_ENOMEM, "hdf5: no memory");
+	return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 }
 
 /* The current file's layout, images and rows, as the manifest says. */
@@ -90,7 +90,7 @@ static int hdf5_upd_read_current(struct hdf5_updating *g)
 	g->layout = bale_hdf5_attr_str(g->cur, "layout");
 	n = bale_hdf5_attr_count(g->cur);
 	if (!g->layout || n < 0)
-		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: '%s' is not "
+		return bale_errbuf_set(g->err, BALE_EINVAL, "'%s' is not "
 		    "a bale HDF5 file", g->final);
 	g->encoded = strcmp(g->layout, "encoded") == 0;
 	g->nrows = (uint64_t)n;
@@ -156,7 +156,7 @@ static int hdf5_upd_folder(struct hdf5_updating *g)
 {
 	char *dir = bale_strfmt("%s/%s-images", g->u->out, g->u->name);
 	int rc = !dir ? hdf5_upd_nomem(g) : mkdir(dir, 0777) != 0 &&
-	    errno != EEXIST ? bale_errbuf_set(g->err, BALE_EIO, "hdf5: "
+	    errno != EEXIST ? bale_errbuf_set(g->err, BALE_EIO,
 	    "cannot create '%s': %s", dir, strerror(errno)) : BALE_OK;
 
 	free(dir);
@@ -184,7 +184,7 @@ static int hdf5_upd_keep_plain(struct hdf5_updating *g)
 	if (link(g->final, g->linked) != 0) {
 		free(g->linked);
 		g->linked = NULL;
-		return bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot link "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot link "
 		    "'%s' to '%s/%s': %s", g->final, u->out, e->file,
 		    strerror(errno));
 	}
@@ -255,7 +255,7 @@ static int hdf5_upd_row(struct hdf5_updating *g,
 
 	if (rc != 0)
 		return rc == -2 ? hdf5_upd_nomem(g) : bale_errbuf_set(g->err,
-		    BALE_EINVAL, "hdf5: key '%s' is not %zu characters", key,
+		    BALE_EINVAL, "key '%s' is not %zu characters", key,
 		    g->w.keylen);
 	g->count++;
 	if (g->count % HDF5_UPD_ROWS == 0 &&
@@ -291,7 +291,7 @@ static int hdf5_upd_keep_row(struct hdf5_upd_window *w,
 		w->e++;
 	if (hi > lo && (w->e == end || lo < w->e->vstart ||
 	    hi > w->e->vstart + w->e->count))
-		return bale_errbuf_set(g->err, BALE_EINVAL, "hdf5: a sample "
+		return bale_errbuf_set(g->err, BALE_EINVAL, "a sample "
 		    "of '%s' spans two of its sources: not a file bale wrote",
 		    g->final);
 	if (hdf5_upd_map(g, w->e->file, w->e->src_dims, hi > lo ?
@@ -349,7 +349,7 @@ static int hdf5_upd_delta(struct hdf5_updating *g)
 	    hdf5_upd_fail(g, "cannot read", from) :
 	    bale_hdf5_rowset_read(&s, f, (uint64_t)n, g->encoded);
 	if (rc == BALE_OK && rename(from, g->moved) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot move "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot move "
 		    "'%s' in: %s", from, strerror(errno));
 	for (i = 0; rc == BALE_OK && i < (uint64_t)n; i++) {
 		rc = bale_hdf5_rowset_key(&s, i, key, sizeof(key)) ?
@@ -404,10 +404,10 @@ static int hdf5_upd_finish(struct hdf5_updating *g)
 		rc = hdf5_upd_fail(g, "cannot close", g->tmp);
 	g->out = -1;
 	if (rc == BALE_OK && bale_hdf5_index_write(g->tmp, g->final, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot index "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot index "
 		    "'%s': %s", g->tmp, strerror(errno));
 	if (rc == BALE_OK && rename(g->tmp, g->final) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "hdf5: cannot rename "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot rename "
 		    "'%s': %s", g->tmp, strerror(errno));
 	return rc;
 }

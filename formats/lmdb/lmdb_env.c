@@ -36,7 +36,7 @@ static void lmdb_fork_guard(void)
 
 static int lmdb_env_fail(struct bale_reader *r, const char *what, int err)
 {
-	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: %s", what,
+	return bale_reader_seterr(r, BALE_EBACKEND, "%s: %s", what,
 	    mdb_strerror(err));
 }
 
@@ -88,7 +88,7 @@ static int lmdb_add_key(struct lmdb_view *e, const char *k, size_t n,
 
 int bale_lmdb_env_outside(struct bale_reader *r, const char *what)
 {
-	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s reaches past "
+	return bale_reader_seterr(r, BALE_EBACKEND, "%s reaches past "
 	    "the end of the data file (a damaged page)", what);
 }
 
@@ -117,7 +117,7 @@ static int lmdb_list_keys(struct bale_reader *r, const struct lmdb_env *env,
 	}
 	mdb_cursor_close(c);
 	if (err == 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	return err == MDB_NOTFOUND ? BALE_OK :
 	    lmdb_env_fail(r, "cannot list keys", err);
 }
@@ -201,7 +201,7 @@ static int lmdb_load_keys(struct bale_reader *r, const struct lmdb_env *env,
 		nl = nl ? nl : end;
 		if (nl > p && lmdb_add_key(e, p, (size_t)(nl - p), &cap))
 			return bale_reader_seterr(r, BALE_ENOMEM,
-			    "lmdb: no memory");
+			    "no memory");
 	}
 	for (i = 0; rc == BALE_OK && i < e->n; i++)
 		e->keys[i] = e->arena.data + (uintptr_t)e->keys[i];
@@ -261,9 +261,9 @@ static int lmdb_check_size(struct bale_reader *r, MDB_env *env,
 
 	if (need == UINT64_MAX)
 		return bale_reader_seterr(r, BALE_EBACKEND,
-		    "lmdb: %s: cannot read its meta page", path);
+		    "%s: cannot read its meta page", path);
 	if ((uint64_t)data->st_size < need)
-		return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: the "
+		return bale_reader_seterr(r, BALE_EBACKEND, "%s: the "
 		    "data file is cut short: %jd bytes, its pages need %"
 		    PRIu64, path, (intmax_t)data->st_size, need);
 	return BALE_OK;
@@ -317,7 +317,7 @@ static int lmdb_env_create(struct bale_reader *r, const char *path,
 	int rc;
 
 	if (!e)
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	e->pid = getpid();
 	e->dev = data->st_dev;
 	e->ino = data->st_ino;
@@ -357,21 +357,21 @@ static int lmdb_view_create(struct bale_reader *r, struct lmdb_env *e,
 	int rc;
 
 	if (!v)
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	v->txnid = mdb_txn_id(txn);
 	rc = fstat(e->fd, &sb) != 0 ? bale_reader_seterr(r, BALE_EIO,
-	    "lmdb: cannot stat its data file: %s", strerror(errno)) :
+	    "cannot stat its data file: %s", strerror(errno)) :
 	    BALE_OK;
 	v->size = (uint64_t)sb.st_size;
 	if (rc == BALE_OK && v->size < bale_lmdb_pages_need(e->env))
-		rc = bale_reader_seterr(r, BALE_EBACKEND, "lmdb: the data "
+		rc = bale_reader_seterr(r, BALE_EBACKEND, "the data "
 		    "file is cut short: %jd bytes", (intmax_t)sb.st_size);
 	if (rc == BALE_OK)
 		rc = lmdb_load_keys(r, e, v, txn);
 	v->state = rc == BALE_OK ? calloc(v->n ? v->n : 1,
 	    sizeof(*v->state)) : NULL;
 	if (rc == BALE_OK && !v->state)
-		rc = bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	if (rc != BALE_OK) {
 		lmdb_view_free(v);
 		return rc;
@@ -427,7 +427,7 @@ int bale_lmdb_env_get(struct bale_reader *r, const char *path,
 
 	if (stat(data_file, &sb) != 0)
 		return bale_reader_seterr(r, BALE_ENOENT,
-		    "lmdb: cannot open '%s': %s", path, strerror(errno));
+		    "cannot open '%s': %s", path, strerror(errno));
 	pthread_once(&lmdb_fork_once, lmdb_fork_guard);
 	pthread_mutex_lock(&lmdb_envs_lock);
 	for (e = lmdb_envs; e; e = e->next)

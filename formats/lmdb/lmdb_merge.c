@@ -45,7 +45,7 @@ struct lmdb_merging {
 static int lmdb_merge_fail(struct lmdb_merging *g, const char *what,
     const char *where, int mdb_err)
 {
-	return bale_errbuf_set(g->err, BALE_EIO, "lmdb: %s '%s': %s", what,
+	return bale_errbuf_set(g->err, BALE_EIO, "%s '%s': %s", what,
 	    where, mdb_strerror(mdb_err));
 }
 
@@ -82,7 +82,7 @@ static int lmdb_merge_open(struct lmdb_merging *g)
 	    bale_spill_init(&g->keys, m->out) != 0 ||
 	    bale_spill_init(&g->labels, m->out) != 0) {
 		free(part0);
-		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
+		return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	}
 	g->nosubdir = stat(part0, &sb) == 0 && S_ISREG(sb.st_mode);
 	free(part0);
@@ -90,7 +90,7 @@ static int lmdb_merge_open(struct lmdb_merging *g)
 		return bale_errbuf_exists(g->err, "lmdb", g->final);
 	if (bale_lmdb_remove(g->tmp, g->nosubdir) != 0 ||
 	    (!g->nosubdir && mkdir(g->tmp, 0777) != 0))
-		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot create "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot create "
 		    "'%s': %s", g->tmp, strerror(errno));
 	err = mdb_env_create(&g->env);
 	if (!err)
@@ -126,7 +126,7 @@ static int lmdb_merge_put(struct lmdb_merging *g, MDB_val *k, MDB_val *v)
 	int err = mdb_put(g->txn, g->dbi, k, v, MDB_APPEND);
 
 	if (err == MDB_KEYEXIST)
-		return bale_errbuf_set(g->err, BALE_EINVAL, "lmdb: the key "
+		return bale_errbuf_set(g->err, BALE_EINVAL, "the key "
 		    "'%.*s' does not follow the part before it",
 		    (int)k->mv_size, (const char *)k->mv_data);
 	if (err)
@@ -183,7 +183,7 @@ static int lmdb_merge_part(struct lmdb_merging *g, size_t i)
 	int rc;
 
 	if (!path)
-		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
+		return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	g->part = i;
 	g->part_keys = 0;
 	g->part_labels = 0;
@@ -216,7 +216,7 @@ static int lmdb_merge_put_spilled(struct lmdb_merging *g, const char *key,
 	if (err > 0)
 		return lmdb_merge_fail(g, "cannot write to", g->tmp, err);
 	if (err < 0)
-		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot read "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot read "
 		    "back the list for %s: %s", key, strerror(errno));
 	return rc == BALE_OK ? lmdb_merge_commit(g) : rc;
 }
@@ -231,7 +231,7 @@ static int lmdb_merge_metadata(struct lmdb_merging *g)
 	bale_lmdb_bale_record(&b, g->count);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
 	rc = b.failed || g->classes.failed ?
-	    bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory") :
+	    bale_errbuf_set(g->err, BALE_ENOMEM, "no memory") :
 	    lmdb_merge_put_str(g, "__bale__", b.data, b.len);
 	if (rc == BALE_OK)
 		rc = lmdb_merge_put_str(g, "__classes__", g->classes.data ?
@@ -268,7 +268,7 @@ static int lmdb_merge_publish(struct lmdb_merging *g)
 	}
 	if ((g->m->replace && bale_lmdb_remove(g->final, g->nosubdir) != 0) ||
 	    rename(g->tmp, g->final) != 0)
-		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot rename "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot rename "
 		    "'%s': %s", g->tmp, strerror(errno));
 	return BALE_OK;
 }

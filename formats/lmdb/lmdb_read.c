@@ -51,7 +51,7 @@ enum { LMDB_UNREAD, LMDB_CACHED, LMDB_MAPPED };
 
 static int lmdb_rfail(struct bale_reader *r, const char *what, int err)
 {
-	return bale_reader_seterr(r, BALE_EBACKEND, "lmdb: %s: %s", what,
+	return bale_reader_seterr(r, BALE_EBACKEND, "%s: %s", what,
 	    mdb_strerror(err));
 }
 
@@ -68,10 +68,10 @@ static int lmdb_pread(struct bale_reader *r, struct lmdb_r *st,
 
 	if (bale_grow(&st->buf, &st->bufcap, v->mv_size) != 0 ||
 	    !(to = bale_reader_data_buffer(r, st->buf, v->mv_size)))
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	got = pread(st->e->fd, to, v->mv_size, (off_t)(p - st->e->map));
 	if (got != (ssize_t)v->mv_size)
-		return bale_reader_seterr(r, BALE_EIO, "lmdb: cannot read: %s",
+		return bale_reader_seterr(r, BALE_EIO, "cannot read: %s",
 		    got < 0 ? strerror(errno) : "short read");
 	*out = to;
 	return BALE_OK;
@@ -131,7 +131,7 @@ static int lmdb_cls_key(struct bale_reader *r, const char *key, char *want,
     MDB_val *k)
 {
 	if (strlen(key) + sizeof(".image") > LMDB_KEY_ROOM)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: key "
+		return bale_reader_seterr(r, BALE_EINVAL, "key "
 		    "'%.40s...' is too long", key);
 	k->mv_size = (size_t)snprintf(want, LMDB_KEY_ROOM, "%s.cls", key);
 	k->mv_data = want;
@@ -140,7 +140,7 @@ static int lmdb_cls_key(struct bale_reader *r, const char *key, char *want,
 
 static int lmdb_bad_key_line(struct bale_reader *r, uint64_t i)
 {
-	return bale_reader_seterr(r, BALE_EINVAL, "lmdb: line %" PRIu64
+	return bale_reader_seterr(r, BALE_EINVAL, "line %" PRIu64
 	    " of __keys__ is damaged", i + 1);
 }
 
@@ -177,7 +177,7 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	    memcmp((char *)k.mv_data + len, ".json", 5) != 0))
 		err = MDB_NOTFOUND;
 	if (err == MDB_NOTFOUND)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: its .cls, "
+		return bale_reader_seterr(r, BALE_EINVAL, "%s: its .cls, "
 		    ".image and .json records are not all there", key);
 	if (err)
 		return lmdb_rfail(r, key, err);
@@ -186,7 +186,7 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 	    (!st->no_meta && !bale_lmdb_env_holds(st->e, st->v, &json)))
 		return bale_lmdb_env_outside(r, key);
 	if (bale_meta_label(cls.mv_data, cls.mv_size, &out->label) != 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
+		return bale_reader_seterr(r, BALE_EINVAL, "%s: bad label",
 		    key);
 	free(st->path);
 	st->path = NULL;
@@ -194,13 +194,13 @@ static int lmdb_rget_default(struct bale_reader *r, struct lmdb_r *st,
 		/* with the metadata (verify reads so), __labels__ too */
 		if (st->v->labels && out->label !=
 		    bale_lmdb_label_at(st->v->labels, i))
-			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: "
+			return bale_reader_seterr(r, BALE_EINVAL, "%s: "
 			    "label %" PRId64 " in .cls, %" PRId32 " in "
 			    "__labels__", key, out->label,
 			    bale_lmdb_label_at(st->v->labels, i));
 		if (!bale_meta_label_agrees(json.mv_data, json.mv_size,
 		    out->label, &stored))
-			return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: "
+			return bale_reader_seterr(r, BALE_EINVAL, "%s: "
 			    "label %" PRId64 " in .cls, %" PRId64 " in .json",
 			    key, out->label, stored);
 		bale_meta_parse(json.mv_data, json.mv_size, &st->path,
@@ -231,10 +231,10 @@ static int lmdb_rget_caffe(struct bale_reader *r, struct lmdb_r *st,
 	    &out->label);
 	if (err == -2)
 		return bale_reader_seterr(r, BALE_EINVAL,
-		    "lmdb: '%s' holds raw pixels (a Caffe Datum not "
+		    "'%s' holds raw pixels (a Caffe Datum not "
 		    "encoded), not an image file", key);
 	if (err != 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: '%s' is not a "
+		return bale_reader_seterr(r, BALE_EINVAL, "'%s' is not a "
 		    "Caffe Datum", key);
 	data.mv_data = (void *)p;
 	snprintf(st->key, sizeof(st->key), "%010llu",
@@ -278,7 +278,7 @@ static int lmdb_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	if (st->v->caffe ? bale_lmdb_caffe_parse(v.mv_data, v.mv_size, &data,
 	    &n, label) == -1 :
 	    bale_meta_label(v.mv_data, v.mv_size, label) != 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: %s: bad label",
+		return bale_reader_seterr(r, BALE_EINVAL, "%s: bad label",
 		    key);
 	return BALE_OK;
 }
@@ -320,7 +320,7 @@ static int lmdb_rget(struct bale_reader *r, void *priv, uint64_t i,
 	unsigned long n;
 
 	if (i >= st->v->n)
-		return bale_reader_seterr(r, BALE_EINVAL, "lmdb: no sample %"
+		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
 		    PRIu64, i);
 	st->at_known = 0;
 	n = atomic_fetch_add_explicit(&st->e->reads, 1, memory_order_relaxed);
@@ -356,12 +356,12 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 
 	if (stat(path, &sb) != 0)
 		return bale_reader_seterr(r, BALE_ENOENT,
-		    "lmdb: cannot open '%s': %s", path, strerror(errno));
+		    "cannot open '%s': %s", path, strerror(errno));
 	st->page = sysconf(_SC_PAGESIZE);
 	st->files[0] = S_ISDIR(sb.st_mode) ?
 	    bale_strfmt("%s/data.mdb", path) : strdup(path);
 	if (!st->files[0])
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	bale_reader_describe(r, (const char *const *)st->files, NULL);
 	rc = bale_lmdb_env_get(r, path, st->files[0], !S_ISDIR(sb.st_mode),
 	    &st->e);
@@ -409,7 +409,7 @@ static int lmdb_rinfo(struct bale_reader *r, void *priv, const char **json)
 	}
 	bale_buf_puts(&st->info, "}");
 	if (st->info.failed)
-		return bale_reader_seterr(r, BALE_ENOMEM, "lmdb: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	*json = st->info.data;
 	return BALE_OK;
 }

@@ -28,7 +28,7 @@ int bale_lmdb_each_record(const char *path, int nosubdir,
 		e = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK |
 		    (nosubdir ? MDB_NOSUBDIR : 0), 0644);
 	if (!e && !bale_lmdb_env_fits(env, path, nosubdir))
-		rc = bale_errbuf_set(err, BALE_EBACKEND, "lmdb: '%s' is cut "
+		rc = bale_errbuf_set(err, BALE_EBACKEND, "'%s' is cut "
 		    "short: its data file lacks pages it uses", path);
 	if (!e)
 		e = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
@@ -43,7 +43,7 @@ int bale_lmdb_each_record(const char *path, int nosubdir,
 			bale_lmdb_let_go(env, SIZE_MAX);
 	}
 	if (rc == BALE_OK && e != MDB_NOTFOUND)
-		rc = bale_errbuf_set(err, BALE_EIO, "lmdb: cannot read '%s': "
+		rc = bale_errbuf_set(err, BALE_EIO, "cannot read '%s': "
 		    "%s", path, mdb_strerror(e));
 	if (cur)
 		mdb_cursor_close(cur);

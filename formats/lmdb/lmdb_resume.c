@@ -95,7 +95,7 @@ static int lmdb_cut(struct bale_writer *w, struct lmdb_w *st, uint64_t next)
 		return bale_lmdb_fail(w, st,
 		    "cannot cut back to the checkpoint", err);
 	if (st->keys.failed || st->labels.failed)
-		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot keep the "
+		return bale_writer_seterr(w, BALE_EIO, "cannot keep the "
 		    "key list: %s", strerror(st->keys.failed ? st->keys.err :
 		    st->labels.err));
 	return bale_lmdb_commit(w, st);

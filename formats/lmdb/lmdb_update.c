@@ -66,7 +66,7 @@ static const int32_t *lmdb_upd_old_labels(struct lmdb_updating *g,
 
 static int lmdb_upd_fail(struct lmdb_updating *g, const char *what, int e)
 {
-	return bale_errbuf_set(g->err, BALE_EIO, "lmdb: %s '%s': %s", what,
+	return bale_errbuf_set(g->err, BALE_EIO, "%s '%s': %s", what,
 	    g->path, mdb_strerror(e));
 }
 
@@ -97,7 +97,7 @@ static int lmdb_upd_open(struct lmdb_updating *g)
 	g->path = bale_strfmt("%s/%s.lmdb", u->out, u->name);
 	if (!g->path || (u->delta && !delta)) {
 		free(delta);
-		return bale_errbuf_set(g->err, BALE_ENOMEM, "lmdb: no memory");
+		return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	}
 	g->nosubdir = stat(g->path, &sb) == 0 && S_ISREG(sb.st_mode);
 	map = (size_t)lmdb_upd_file_size(g->path, g->nosubdir) + ((size_t)64
@@ -111,7 +111,7 @@ static int lmdb_upd_open(struct lmdb_updating *g)
 		e = mdb_env_open(g->env, g->path, g->nosubdir ? MDB_NOSUBDIR :
 		    0, 0644);
 	if (!e && !bale_lmdb_env_fits(g->env, g->path, g->nosubdir))
-		return bale_errbuf_set(g->err, BALE_EBACKEND, "lmdb: '%s' is "
+		return bale_errbuf_set(g->err, BALE_EBACKEND, "'%s' is "
 		    "cut short: its data file lacks pages it uses", g->path);
 	if (!e)
 		e = mdb_txn_begin(g->env, NULL, 0, &g->txn);
@@ -127,7 +127,7 @@ static int lmdb_upd_get(struct lmdb_updating *g, const char *key,
 	int e = mdb_get(g->txn, g->dbi, &k, v);
 
 	if (e == MDB_NOTFOUND)
-		return bale_errbuf_set(g->err, BALE_EINVAL, "lmdb: '%s' has no "
+		return bale_errbuf_set(g->err, BALE_EINVAL, "'%s' has no "
 		    "%s: updating needs bale's default layout", g->path, key);
 	return e ? lmdb_upd_fail(g, "cannot read", e) : BALE_OK;
 }
@@ -206,7 +206,7 @@ static int lmdb_upd_split(struct lmdb_updating *g)
 		return bale_errbuf_cut_short(g->err, "lmdb", g->path, n,
 		    u->count_before);
 	return rc == BALE_OK && g->gone.failed ? bale_errbuf_set(g->err,
-	    BALE_ENOMEM, "lmdb: no memory") : rc;
+	    BALE_ENOMEM, "no memory") : rc;
 }
 
 /* The records of the samples that leave. */
@@ -245,7 +245,7 @@ static int lmdb_upd_append(struct lmdb_updating *g)
 	char *path = bale_strfmt("%s/%s.lmdb", g->u->delta, g->u->name);
 	int rc = path ? bale_lmdb_each_record(path, g->nosubdir,
 	    lmdb_upd_record, g, g->err) : bale_errbuf_set(g->err, BALE_ENOMEM,
-	    "lmdb: no memory");
+	    "no memory");
 
 	free(path);
 	return rc;
@@ -270,7 +270,7 @@ static int lmdb_upd_put_spilled(struct lmdb_updating *g, const char *key,
 	if (e > 0)
 		return lmdb_upd_fail(g, "cannot write to", e);
 	if (e < 0)
-		return bale_errbuf_set(g->err, BALE_EIO, "lmdb: cannot read "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot read "
 		    "back the list for %s: %s", key, strerror(errno));
 	return BALE_OK;
 }
@@ -285,7 +285,7 @@ static int lmdb_upd_metadata(struct lmdb_updating *g)
 	bale_json_str_array(&cls, g->u->classes, g->u->nclasses);
 	snprintf(count, sizeof(count), "%" PRIu64, g->count);
 	rc = bale.failed || cls.failed ? bale_errbuf_set(g->err, BALE_ENOMEM,
-	    "lmdb: no memory") : lmdb_upd_put(g, "__bale__", bale.data,
+	    "no memory") : lmdb_upd_put(g, "__bale__", bale.data,
 	    bale.len);
 	if (rc == BALE_OK)
 		rc = lmdb_upd_put(g, "__classes__", cls.data, cls.len);
@@ -344,7 +344,7 @@ int bale_lmdb_update(const struct bale_update *u, struct bale_errbuf *err)
 	if (bale_spill_init(&g.keys, u->out) != 0 ||
 	    bale_spill_init(&g.labels, u->out) != 0) {
 		bale_spill_release(&g.keys);
-		return bale_errbuf_set(err, BALE_ENOMEM, "lmdb: no memory");
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	}
 	lock = bale_strfmt("%s/%s.lmdb-lock", u->out, u->name);
 	had_lock = lock && access(lock, F_OK) == 0;

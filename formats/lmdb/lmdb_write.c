@@ -34,7 +34,7 @@ int bale_lmdb_fail(struct bale_writer *w, const struct lmdb_w *st,
 		    "limit reached?)";
 
 	return bale_writer_seterr(w, err == ENOMEM ? BALE_ENOMEM :
-	    BALE_EBACKEND, "lmdb: '%s': %s: %s", st->tmp, what, why);
+	    BALE_EBACKEND, "'%s': %s: %s", st->tmp, what, why);
 }
 
 /* ---- options and open ---------------------------------------------------- */
@@ -52,7 +52,7 @@ static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
 	if (strcmp(key, "layout") == 0) {
 		if (strcmp(value, "default") != 0 && strcmp(value, "caffe"))
 			return bale_writer_seterr(w, BALE_EINVAL,
-			    "lmdb: layout '%s': expected default or caffe",
+			    "layout '%s': expected default or caffe",
 			    value);
 		st->caffe = strcmp(value, "caffe") == 0;
 		return BALE_OK;
@@ -60,7 +60,7 @@ static int lmdb_option(struct bale_writer *w, void *priv, const char *key,
 	if (strcmp(key, "map_size") == 0) {
 		if (bale_parse_size(value, &st->map_option) != BALE_OK)
 			return bale_writer_seterr(w, BALE_EINVAL,
-			    "lmdb: map_size '%s' is not a size", value);
+			    "map_size '%s' is not a size", value);
 		return BALE_OK;
 	}
 	if (strcmp(key, "nosubdir") == 0) {
@@ -105,20 +105,20 @@ static int lmdb_claim_output(struct bale_writer *w, struct lmdb_w *st,
 
 	if (exists && !replace)
 		return bale_writer_seterr(w, BALE_EEXIST,
-		    "lmdb: '%s' exists",
+		    "'%s' exists",
 		    st->final);
 	if (exists && bale_lmdb_remove(st->final, S_ISREG(sb.st_mode)) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "lmdb: cannot remove the old '%s': %s", st->final,
+		    "cannot remove the old '%s': %s", st->final,
 		    strerror(errno));
 	if (lstat(st->tmp, &sb) == 0 &&
 	    bale_lmdb_remove(st->tmp, st->nosubdir) != 0)
-		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot remove "
+		return bale_writer_seterr(w, BALE_EIO, "cannot remove "
 		    "'%s', left by an earlier run: %s", st->tmp,
 		    strerror(errno));
 	if (!st->nosubdir && mkdir(st->tmp, 0777) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "lmdb: cannot create '%s': %s", st->tmp, strerror(errno));
+		    "cannot create '%s': %s", st->tmp, strerror(errno));
 	return BALE_OK;
 }
 
@@ -144,7 +144,7 @@ int bale_lmdb_paths(struct bale_writer *w, struct lmdb_w *st,
 	if (!st->final || !st->tmp || st->classes.failed ||
 	    bale_spill_init(&st->keys, dir) != 0 ||
 	    bale_spill_init(&st->labels, dir) != 0)
-		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	return BALE_OK;
 }
 
@@ -270,7 +270,7 @@ static int lmdb_put_as(struct bale_writer *w, struct lmdb_w *st,
 	if (room)
 		*room = v.mv_data;
 	if (err == MDB_MAP_FULL)
-		return bale_writer_seterr(w, BALE_EBACKEND, "lmdb: map full "
+		return bale_writer_seterr(w, BALE_EBACKEND, "map full "
 		    "at %zu MiB although bale grows it (please report; a "
 		    "larger map_size option works around it)",
 		    st->mapsize >> 20);
@@ -299,7 +299,7 @@ static int lmdb_put_spilled(struct bale_writer *w, struct lmdb_w *st,
 	rc = lmdb_put_as(w, st, key, NULL, (size_t)bale_spill_size(spill),
 	    MDB_RESERVE, &room);
 	if (rc == BALE_OK && bale_spill_read(spill, room) != 0)
-		rc = bale_writer_seterr(w, BALE_EIO, "lmdb: cannot read back "
+		rc = bale_writer_seterr(w, BALE_EIO, "cannot read back "
 		    "the list for %s: %s", key, strerror(errno));
 	if (rc == BALE_OK)
 		rc = bale_lmdb_commit(w, st);
@@ -322,11 +322,11 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 	key = bale_strfmt("%08" PRIu64 "_%s", (uint64_t)strtoull(s->key, NULL,
 	    10), s->relpath);
 	if (!key)
-		return bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (strlen(key) > (size_t)mdb_env_get_maxkeysize(st->env)) {
 		free(key);
 		return bale_writer_seterr(w, BALE_EINVAL,
-		    "lmdb: caffe key for a %zu-byte path is over LMDB's "
+		    "caffe key for a %zu-byte path is over LMDB's "
 		    "%d-byte key limit (the default layout has no such "
 		    "limit)",
 		    strlen(s->relpath), mdb_env_get_maxkeysize(st->env));
@@ -336,7 +336,7 @@ static int lmdb_put_caffe(struct bale_writer *w, struct lmdb_w *st,
 	bale_buf_add(&st->meta, s->data, s->size);
 	bale_buf_add(&st->meta, f.tail, f.ntail);
 	rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
-	    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
+	    "no memory") : lmdb_put(w, st, key, st->meta.data,
 	    st->meta.len);
 	free(key);
 	return rc;
@@ -360,7 +360,7 @@ static int lmdb_put_default(struct bale_writer *w, struct lmdb_w *st,
 	snprintf(key, sizeof(key), "%s.json", s->key);
 	if (rc == BALE_OK)
 		rc = st->meta.failed ? bale_writer_seterr(w, BALE_ENOMEM,
-		    "lmdb: no memory") : lmdb_put(w, st, key, st->meta.data,
+		    "no memory") : lmdb_put(w, st, key, st->meta.data,
 		    st->meta.len);
 	return rc;
 }
@@ -380,7 +380,7 @@ static int lmdb_put_sample(struct bale_writer *w, void *priv,
 	bale_spill_add(&st->keys, "\n", 1);
 	bale_lmdb_note_label(st, s->label);
 	if (st->keys.failed || st->labels.failed)
-		return bale_writer_seterr(w, BALE_EIO, "lmdb: cannot keep the "
+		return bale_writer_seterr(w, BALE_EIO, "cannot keep the "
 		    "key list: %s", strerror(st->keys.failed ? st->keys.err :
 		    st->labels.err));
 	st->count++;
@@ -444,7 +444,7 @@ static int lmdb_put_metadata(struct bale_writer *w, struct lmdb_w *st)
 
 	bale_lmdb_bale_record(&b, st->count);
 	snprintf(count, sizeof(count), "%" PRIu64, st->count);
-	rc = b.failed ? bale_writer_seterr(w, BALE_ENOMEM, "lmdb: no memory")
+	rc = b.failed ? bale_writer_seterr(w, BALE_ENOMEM, "no memory")
 	    : lmdb_put(w, st, "__bale__", b.data, b.len);
 	if (rc == BALE_OK)
 		rc = lmdb_put(w, st, "__classes__", st->classes.data,
@@ -493,11 +493,10 @@ static int lmdb_publish(struct bale_writer *w, void *priv)
 {
 	struct lmdb_w *st = priv;
 
-	if (bale_file_publish(st->final, st->sync) != 0)
-		return bale_writer_seterr(w, BALE_EIO,
-		    "lmdb: cannot rename '%s': %s", st->tmp, strerror(errno));
-	st->published = 1;
-	return BALE_OK;
+	int rc = bale_writer_publish_file(w, st->final, st->sync);
+
+	st->published = rc == BALE_OK;
+	return rc;
 }
 
 static void lmdb_release(void *priv)

@@ -70,7 +70,7 @@ int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st)
 	st->first = calloc(st->nshards + 1, sizeof(*st->first));
 	st->ix_bad = calloc(st->nshards + 1, 1);
 	if (!st->ix || !st->first || !st->ix_bad)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	for (i = 0; i < st->nshards; i++) {
 		rc = wds_bidx_open_one(st, i);
 		st->first[i + 1] = st->first[i] + st->listed[i];
@@ -86,7 +86,7 @@ int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st)
 	}
 	bale_wds_bidx_close(st);
 	if (rc == BALE_ENOMEM)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	return 0;	/* one is missing or stale: the .idx files, all */
 }
 
@@ -146,7 +146,7 @@ int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
 	/* a damaged or stale .bidx: readers would silently take the slow
 	 * way; none at all: an output made before the indexes */
 	if (st->ix_bad[e->shard])
-		return bale_reader_setnote(r, "wds: the .bidx beside '%s' is "
+		return bale_reader_setnote(r, "the .bidx beside '%s' is "
 		    "damaged or does not describe it (readers fall back to its "
 		    ".idx)", st->paths[e->shard]);
 	if (!ix->map)
@@ -157,7 +157,7 @@ int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
 	    loc->off + loc->size + loc->tail == e->json.off + e->json.size &&
 	    key && strcmp(key, out->key) == 0 && ix->labels[j] == out->label)
 		return BALE_OK;
-	return bale_reader_setnote(r, "wds: sample %" PRIu64 " (key '%s'): "
+	return bale_reader_setnote(r, "sample %" PRIu64 " (key '%s'): "
 	    "the .bidx beside '%s' disagrees with the shard and its .idx", i,
 	    out->key, st->paths[e->shard]);
 }
@@ -237,16 +237,16 @@ static int wds_bidx_meta(struct bale_reader *r, struct wds_r *st,
 	if (wds_tail_member(tail, loc->tail, pad, ".json", &json, &size) != 0 ||
 	    wds_tail_member(tail, loc->tail, pad, ".cls", &cls,
 	    &cls_size) != 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: the members "
+		return bale_reader_seterr(r, BALE_EINVAL, "the members "
 		    "after the image of sample '%s' are not its .cls and "
 		    ".json: the shard or its .bidx is damaged", out->key);
 	if (bale_meta_label((const char *)cls, (size_t)cls_size,
 	    &stored) != 0 || stored != out->label)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: label %" PRId64
+		return bale_reader_seterr(r, BALE_EINVAL, "label %" PRId64
 		    " in .cls, %" PRId64 " in the index", stored, out->label);
 	if (!bale_meta_label_agrees((const char *)json, (size_t)size,
 	    out->label, &stored))
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: label %" PRId64
+		return bale_reader_seterr(r, BALE_EINVAL, "label %" PRId64
 		    " in the index, %" PRId64 " in .json", out->label, stored);
 	bale_meta_parse((const char *)json, (size_t)size, &st->path,
 	    &out->crc32, &out->has_crc32);
@@ -266,17 +266,17 @@ static int wds_bidx_read(struct bale_reader *r, struct wds_r *st,
 
 	if (bale_grow(&st->buf, &st->bufcap, (size_t)loc->size + loc->tail +
 	    1) != 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	out->data = bale_reader_data_buffer(r, st->buf, loc->size);
 	if (!out->data)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	out->size = loc->size;
 	iov[0] = (struct iovec){ (void *)out->data, loc->size };
 	iov[1] = (struct iovec){ st->buf + loc->size, tail ? loc->tail : 0 };
 	got = preadv(st->fds[shard], iov, tail ? 2 : 1, (off_t)loc->off);
 	if (got == (ssize_t)want)
 		return BALE_OK;
-	return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+	return bale_reader_seterr(r, BALE_EIO, "cannot read '%s': %s",
 	    st->paths[shard], got < 0 ? strerror(errno) : "short read");
 }
 
@@ -292,7 +292,7 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
 	loc = bale_wds_bidx_loc(st, i, &shard, &j);
 	if (loc->off > st->sizes[shard] || (uint64_t)loc->size + loc->tail >
 	    st->sizes[shard] - loc->off)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: '%s' (%" PRIu64
+		return bale_reader_seterr(r, BALE_EINVAL, "'%s' (%" PRIu64
 		    " bytes) is cut short, or its .bidx damaged: sample %"
 		    PRIu64 " lies past its end", st->paths[shard],
 		    st->sizes[shard], i);
@@ -300,7 +300,7 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
 	out->label = st->ix[shard].labels[j];
 	out->path = NULL;
 	if (!out->key || out->label < 0)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: the .bidx of "
+		return bale_reader_seterr(r, BALE_EINVAL, "the .bidx of "
 		    "'%s' is damaged at sample %" PRIu64, st->paths[shard], i);
 	rc = wds_bidx_read(r, st, shard, loc, meta, out);
 	return rc == BALE_OK && meta ? wds_bidx_meta(r, st, loc, out) : rc;

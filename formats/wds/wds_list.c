@@ -113,11 +113,11 @@ int bale_wds_list_read(const char *path, struct wds_list *l,
 
 	memset(l, 0, sizeof(*l));
 	if (!text)
-		return bale_errbuf_set(err, BALE_EIO, "wds: cannot read '%s': "
+		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': "
 		    "%s", path, strerror(errno));
 	bad = wds_list_parse(l, text, text + len);
 	free(text);
-	return bad ? bale_errbuf_set(err, BALE_EINVAL, "wds: '%s' is not a "
+	return bad ? bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a "
 	    "shard list bale wrote", path) : BALE_OK;
 }
 

@@ -31,19 +31,19 @@ static int wds_link(const char *src, const char *dst, int copy,
 	char abs[PATH_MAX];
 
 	if (unlink(dst) != 0 && errno != ENOENT)
-		return bale_errbuf_set(err, BALE_EIO, "wds: cannot replace "
+		return bale_errbuf_set(err, BALE_EIO, "cannot replace "
 		    "'%s': %s", dst, strerror(errno));
 	if (copy && bale_file_copy(src, dst) == 0)
 		return BALE_OK;
 	if (copy)
-		return bale_errbuf_set(err, BALE_EIO, "wds: cannot copy '%s' "
+		return bale_errbuf_set(err, BALE_EIO, "cannot copy '%s' "
 		    "to '%s': %s", src, dst, strerror(errno));
 	if (link(src, dst) == 0)
 		return BALE_OK;
 	if ((errno == EXDEV || errno == EPERM) && realpath(src, abs) &&
 	    symlink(abs, dst) == 0)
 		return BALE_OK;
-	return bale_errbuf_set(err, BALE_EIO, "wds: cannot link '%s' to "
+	return bale_errbuf_set(err, BALE_EIO, "cannot link '%s' to "
 	    "'%s': %s", src, dst, strerror(errno));
 }
 
@@ -56,11 +56,11 @@ static int wds_merge_beside(struct wds_merging *g, const char *src,
 	int rc = BALE_OK;
 
 	if (!from || !to)
-		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	else if (access(from, F_OK) == 0)
 		rc = wds_link(from, to, g->m->copy, g->err);
 	else if (unlink(to) != 0 && errno != ENOENT)	/* not another's */
-		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot remove "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot remove "
 		    "'%s': %s", to, strerror(errno));
 	free(from);
 	free(to);
@@ -77,10 +77,10 @@ static int wds_merge_shard(struct wds_merging *g, const char *part,
 	int rc;
 
 	if (strchr(url, '/') || n < 5 || strcmp(url + n - 4, ".tar") != 0)
-		rc = bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s' lists "
+		rc = bale_errbuf_set(g->err, BALE_EINVAL, "'%s' lists "
 		    "'%s', not a NAME.tar beside it", part, url);
 	else if (!src || !dst)
-		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	else
 		rc = wds_link(src, dst, m->copy, g->err);
 	if (rc == BALE_OK)
@@ -106,7 +106,7 @@ static int wds_merge_part(struct wds_merging *g, size_t i)
 	struct wds_list l;
 	size_t k;
 	int rc = path ? bale_wds_list_read(path, &l, g->err) :
-	    bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+	    bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 
 	free(path);
 	if (rc != BALE_OK)
@@ -128,9 +128,9 @@ static int wds_merge_list(struct wds_merging *g, const char *path)
 	bale_wds_list_render(&b, g->m->name, &g->entries, g->samples,
 	    g->classes.data, g->classes.len);
 	if (b.failed || g->entries.failed || g->classes.failed)
-		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 	else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot write "
 		    "'%s': %s", path, strerror(errno));
 	bale_buf_release(&b);
 	return rc;
@@ -142,12 +142,12 @@ int bale_wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
 	char *list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->out, m->name);
 	size_t i;
 	int rc = list ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
-	    "wds: no memory");
+	    "no memory");
 
 	if (rc == BALE_OK && access(list, F_OK) == 0 && !m->replace)
 		rc = bale_errbuf_exists(err, "wds", list);
 	else if (rc == BALE_OK && unlink(list) != 0 && errno != ENOENT)
-		rc = bale_errbuf_set(err, BALE_EIO, "wds: cannot remove '%s': "
+		rc = bale_errbuf_set(err, BALE_EIO, "cannot remove '%s': "
 		    "%s", list, strerror(errno));
 	for (i = 0; rc == BALE_OK && i < m->nparts; i++)
 		rc = wds_merge_part(&g, i);

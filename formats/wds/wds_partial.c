@@ -62,7 +62,7 @@ int bale_wds_partial_checkpoint(struct bale_writer *w, struct wds_w *st)
 	}
 	if (bale_wds_out_push(&st->out) != 0 ||
 	    (st->sync && fdatasync(st->fd) != 0))
-		return bale_writer_seterr(w, BALE_EIO, "wds: cannot write "
+		return bale_writer_seterr(w, BALE_EIO, "cannot write "
 		    "'%s': %s", st->tmp, strerror(errno));
 	wds_partial_reached(w, st, st->shard_bytes, st->shard_samples,
 	    st->last_index);
@@ -240,7 +240,7 @@ int bale_wds_partial_resume(struct bale_writer *w, struct wds_w *st,
 	path = tar ? bale_strfmt("%s%s", tar, BALE_PARTIAL) : NULL;
 	free(tar);
 	if (!path)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (partial_reopen(st, path, bytes, samples) == 0)
 		return BALE_OK;	/* the path is the open shard's now */
 	snprintf(rs->note, sizeof(rs->note), "'%.150s' does not hold "

@@ -81,18 +81,18 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
 	text = bale_file_read_all(idx, &n);
 	if (!text)
 		return bale_reader_seterr(r, BALE_EIO,
-		    "wds: cannot read '%s': %s", idx, strerror(errno));
+		    "cannot read '%s': %s", idx, strerror(errno));
 	line = strtok_r(text, "\n", &save);
 	if (!line || strncmp(line, "v1.2 ", 5) != 0)
 		rc = bale_reader_seterr(r, BALE_EINVAL,
-		    "wds: '%s' is not a v1.2 index", idx);
+		    "'%s' is not a v1.2 index", idx);
 	while (rc == BALE_OK && (line = strtok_r(NULL, "\n", &save)))
 		if (wds_idx_line(st, line, shard) != 0)
 			rc = bale_reader_seterr(r, BALE_EINVAL,
-			    "wds: bad line in '%s'", idx);
+			    "bad line in '%s'", idx);
 	if (rc == BALE_OK && st->nentries - before != nsamples)
 		rc = bale_reader_seterr(r, BALE_EINVAL,
-		    "wds: '%s' lists %" PRIu64 " samples, the shard list %"
+		    "'%s' lists %" PRIu64 " samples, the shard list %"
 		    PRIu64, idx, st->nentries - before, nsamples);
 	free(text);
 	return rc;
@@ -109,13 +109,13 @@ static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
 	if (!path || len < 5 || strcmp(path + len - 4, ".tar") != 0) {
 		free(path);
 		return bale_reader_seterr(r, BALE_EINVAL,
-		    "wds: shard '%s' is not a NAME.tar beside the list", url);
+		    "shard '%s' is not a NAME.tar beside the list", url);
 	}
 	st->paths[i] = path;
 	st->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
 	if (st->fds[i] < 0)
 		return bale_reader_seterr(r, BALE_EIO,
-		    "wds: cannot open '%s': %s", path, strerror(errno));
+		    "cannot open '%s': %s", path, strerror(errno));
 	st->sizes[i] = (uint64_t)lseek(st->fds[i], 0, SEEK_END);
 	st->nshards++;
 	return BALE_OK;
@@ -173,7 +173,7 @@ static int wds_name_idx(struct bale_reader *r, struct wds_r *st, size_t i)
 	st->paths[st->maxshards + i] = bale_strfmt("%.*s.idx",
 	    (int)strlen(tar) - 4, tar);
 	if (!st->paths[st->maxshards + i])
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	return BALE_OK;
 }
 
@@ -248,7 +248,7 @@ static int wds_open_list(struct bale_reader *r, struct wds_r *st,
 	wds_info_bale(st, l.bale, l.bale ? l.bale + l.bale_len : NULL);
 	bale_buf_printf(&st->info, ",\"shards\":%zu}", l.n);
 	if (wds_alloc_shards(st, l.n) != 0)
-		rc = bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		rc = bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	for (i = 0; rc == BALE_OK && i < l.n; i++) {
 		rc = wds_add_shard(r, st, dir, l.v[i].url);
 		if (rc == BALE_OK)
@@ -265,7 +265,7 @@ static int wds_ropen(struct bale_reader *r, void *priv, const char *path)
 	char *dir = slash ? bale_strfmt("%.*s", (int)(slash - path), path) :
 	    bale_strfmt(".");
 	int rc = dir ? wds_open_list(r, st, dir, path) :
-	    bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+	    bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 
 	bale_reader_describe(r, (const char *const *)st->paths,
 	    st->info.failed ? NULL : st->info.data);
@@ -290,7 +290,7 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 
 	if (bale_meta_label(cls, (size_t)e->cls.size, &out->label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL,
-		    "wds: bad .cls member");
+		    "bad .cls member");
 	free(st->path);
 	st->path = NULL;
 	out->path = NULL;
@@ -298,7 +298,7 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 		return BALE_OK;
 	if (!bale_meta_label_agrees(json, (size_t)e->json.size, out->label,
 	    &stored))
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: label %" PRId64
+		return bale_reader_seterr(r, BALE_EINVAL, "label %" PRId64
 		    " in .cls, %" PRId64 " in .json", out->label, stored);
 	bale_meta_parse(json, (size_t)e->json.size, &st->path, &out->crc32,
 	    &out->has_crc32);
@@ -311,7 +311,7 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 static int wds_read_failed(struct bale_reader *r, const struct wds_r *st,
     uint32_t shard, ssize_t got)
 {
-	return bale_reader_seterr(r, BALE_EIO, "wds: cannot read '%s': %s",
+	return bale_reader_seterr(r, BALE_EIO, "cannot read '%s': %s",
 	    st->paths[shard], got < 0 ? strerror(errno) : "short read");
 }
 
@@ -329,10 +329,10 @@ static int wds_read_span(struct bale_reader *r, struct wds_r *st,
 	ssize_t got;
 
 	if (bale_grow(&st->buf, &st->bufcap, (size_t)(hi - lo) + 1) != 0)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	out->data = bale_reader_data_buffer(r, st->buf + before, size);
 	if (!out->data)
-		return bale_reader_seterr(r, BALE_ENOMEM, "wds: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	out->size = size;
 	iov[0] = (struct iovec){ st->buf, before };
 	iov[1] = (struct iovec){ (void *)out->data, size };
@@ -357,7 +357,7 @@ static int wds_member_inside(const struct wds_member *m, uint64_t size)
 static int wds_cut_short(struct bale_reader *r, const struct wds_r *st,
     const struct wds_entry *e, uint64_t i)
 {
-	return bale_reader_seterr(r, BALE_EINVAL, "wds: '%s' ends at byte %"
+	return bale_reader_seterr(r, BALE_EINVAL, "'%s' ends at byte %"
 	    PRIu64 ", before sample %" PRIu64 " (cut short, or its .idx "
 	    "damaged)", st->paths[e->shard], st->sizes[e->shard], i);
 }
@@ -372,7 +372,7 @@ static int wds_rget(struct bale_reader *r, void *priv, uint64_t i,
 	int rc;
 
 	if (i >= st->n)
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: no sample %"
+		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
 		    PRIu64, i);
 	if (st->ix && ++st->reads % BALE_INDEX_LET_GO_EVERY == 0)
 		bale_wds_bidx_let_go(st);
@@ -449,7 +449,7 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 		return BALE_EINVAL;
 	if (e->cls.size > sizeof(cls) ||
 	    e->cls.off + e->cls.size > st->sizes[e->shard])
-		return bale_reader_seterr(r, BALE_EINVAL, "wds: sample %" PRIu64
+		return bale_reader_seterr(r, BALE_EINVAL, "sample %" PRIu64
 		    " has a bad .cls member", i);
 	got = pread(st->fds[e->shard], cls, (size_t)e->cls.size,
 	    (off_t)e->cls.off);
@@ -457,7 +457,7 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 		return wds_read_failed(r, st, e->shard, got);
 	if (bale_meta_label(cls, (size_t)e->cls.size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL,
-		    "wds: bad .cls member");
+		    "bad .cls member");
 	return BALE_OK;
 }
 
@@ -475,7 +475,7 @@ static int wds_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 		return rc;
 	}
 	rc = bale_wds_bidx_labels(st, first, n, out);
-	return rc == BALE_OK ? rc : bale_reader_seterr(r, rc, "wds: cannot "
+	return rc == BALE_OK ? rc : bale_reader_seterr(r, rc, "cannot "
 	    "read the labels in the shards' .bidx files: %s", strerror(errno));
 }
 

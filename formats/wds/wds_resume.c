@@ -47,7 +47,7 @@ static int wds_keep_shards(struct bale_writer *w, struct wds_w *st,
 		st->shard_no++;
 	}
 	return st->list.failed ? bale_writer_seterr(w, BALE_ENOMEM,
-	    "wds: no memory") : BALE_OK;
+	    "no memory") : BALE_OK;
 }
 
 int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,

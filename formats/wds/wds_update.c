@@ -37,7 +37,7 @@ struct wds_updating {
 
 static int wds_upd_nomem(struct wds_updating *g)
 {
-	return bale_errbuf_set(g->err, BALE_ENOMEM, "wds: no memory");
+	return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
 }
 
 /* Shard number of @file, a NAME-NNNNNN.tar, .idx or .bidx, or -1. */
@@ -78,7 +78,7 @@ static int wds_upd_scan(struct wds_updating *g,
 	long no;
 
 	if (!d)
-		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot read "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot read "
 		    "'%s': %s", g->u->out, strerror(errno));
 	while ((de = readdir(d)))
 		if ((no = wds_upd_number(de->d_name, g->u->name)) >= 0)
@@ -252,7 +252,7 @@ static char *wds_upd_read_idx(struct wds_updating *g, const char *url)
 	char *text = path ? bale_file_read_all(path, &len) : NULL;
 
 	if (!text)
-		bale_errbuf_set(g->err, BALE_EIO, "wds: cannot read '%s': %s",
+		bale_errbuf_set(g->err, BALE_EIO, "cannot read '%s': %s",
 		    path ? path : url, strerror(errno));
 	free(path);
 	return text;
@@ -272,7 +272,7 @@ static int wds_upd_finish_bidx(struct wds_updating *g, struct wds_rewrite *w,
 		wds_upd_made(g, path);
 		if (bale_index_write(&w->bix, path, w->at + WDS_END_BYTES,
 		    0) != 0)
-			rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot "
+			rc = bale_errbuf_set(g->err, BALE_EIO, "cannot "
 			    "write '%s': %s", path, strerror(errno));
 	}
 	free(path);
@@ -292,7 +292,7 @@ static int wds_upd_finish(struct wds_updating *g, struct wds_rewrite *w,
 	bad |= close(w->out) != 0;
 	w->out = -1;
 	if (bad)
-		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot write "
 		    "'%s': %s", tar, strerror(errno));
 	bale_buf_printf(&head, "v1.2 %" PRIu64 "\n", w->kept);
 	bale_buf_add(&head, w->idx.data ? w->idx.data : "", w->idx.len);
@@ -300,7 +300,7 @@ static int wds_upd_finish(struct wds_updating *g, struct wds_rewrite *w,
 	if (head.failed || w->idx.failed)
 		rc = wds_upd_nomem(g);
 	else if (bale_file_write_atomic(idx, head.data, head.len, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot write "
 		    "'%s': %s", idx, strerror(errno));
 	bale_buf_release(&head);
 	return rc == BALE_OK ? wds_upd_finish_bidx(g, w, tar) : rc;
@@ -336,17 +336,17 @@ static int wds_upd_copy_shard(struct wds_updating *g,
 	    O_CLOEXEC, 0644);
 	if (w->out < 0) {
 		free(text);
-		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot open "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot open "
 		    "'%s': %s", w->in < 0 ? src : tar, strerror(errno));
 	}
 	wds_upd_made(g, tar);
 	bad = body ? wds_upd_copy(g, w, body + 1, pos, s->nsamples) : -1;
 	free(text);
 	if (bad == -1)
-		return bale_errbuf_set(g->err, BALE_EINVAL, "wds: '%s' and its "
+		return bale_errbuf_set(g->err, BALE_EINVAL, "'%s' and its "
 		    ".idx do not hold what the manifest lists", src);
 	if (bad)
-		return bale_errbuf_set(g->err, BALE_EIO, "wds: cannot copy "
+		return bale_errbuf_set(g->err, BALE_EIO, "cannot copy "
 		    "from '%s' to '%s': %s", src, tar, strerror(errno));
 	return wds_upd_finish(g, w, tar, idx);
 }
@@ -424,7 +424,7 @@ static int wds_upd_move(struct wds_updating *g, const struct wds_shard *s)
 		else if (k == 2 && access(from, F_OK) != 0)
 			;	/* no .bidx: readers take the .idx */
 		else if (rename(from, to) != 0)
-			rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot "
+			rc = bale_errbuf_set(g->err, BALE_EIO, "cannot "
 			    "move '%s' to '%s': %s", from, to, strerror(errno));
 		else
 			wds_upd_made(g, to);
@@ -451,7 +451,7 @@ static int wds_upd_delta(struct wds_updating *g)
 		return rc;
 	for (i = 0; rc == BALE_OK && i < d.n; i++)
 		rc = strchr(d.v[i].url, '/') ? bale_errbuf_set(g->err,
-		    BALE_EINVAL, "wds: the delta names '%s'", d.v[i].url) :
+		    BALE_EINVAL, "the delta names '%s'", d.v[i].url) :
 		    wds_upd_move(g, &d.v[i]);
 	bale_wds_list_release(&d);
 	return rc;
@@ -477,7 +477,7 @@ static int wds_upd_publish(struct wds_updating *g)
 	if (b.failed || cls.failed || entries.failed || g->made.failed)
 		rc = wds_upd_nomem(g);
 	else if (bale_file_write_atomic(g->list, b.data, b.len, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "wds: cannot write "
+		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot write "
 		    "'%s': %s", g->list, strerror(errno));
 	bale_buf_release(&b);
 	bale_buf_release(&cls);

@@ -49,7 +49,7 @@ static int wds_direct_option(struct bale_writer *w, struct wds_w *st,
 	else if (strcmp(value, "0") == 0)
 		st->direct_io = WDS_DIRECT_OFF;
 	else
-		return bale_writer_seterr(w, BALE_EINVAL, "wds: direct_io "
+		return bale_writer_seterr(w, BALE_EINVAL, "direct_io "
 		    "'%s' is not auto, 1 or 0", value);
 	return BALE_OK;
 }
@@ -63,9 +63,9 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 	if (strcmp(key, "shard_size") == 0) {
 		if (bale_parse_size(value, &st->max_bytes) != BALE_OK)
 			return bale_writer_seterr(w, BALE_EINVAL,
-			    "wds: shard_size '%s' is not a size", value);
+			    "shard_size '%s' is not a size", value);
 		if (st->max_bytes == 0)	/* it would mean no limit */
-			return bale_writer_seterr(w, BALE_EINVAL, "wds: "
+			return bale_writer_seterr(w, BALE_EINVAL,
 			    "shard_size must be more than 0");
 		return BALE_OK;
 	}
@@ -74,9 +74,9 @@ static int wds_option(struct bale_writer *w, void *priv, const char *key,
 		st->max_count = strtoull(value, &end, 10);
 		if (errno || end == value || *end || value[0] == '-')
 			return bale_writer_seterr(w, BALE_EINVAL,
-			    "wds: shard_count '%s' is not a count", value);
+			    "shard_count '%s' is not a count", value);
 		if (st->max_count == 0)
-			return bale_writer_seterr(w, BALE_EINVAL, "wds: "
+			return bale_writer_seterr(w, BALE_EINVAL,
 			    "shard_count must be more than 0");
 		return BALE_OK;
 	}
@@ -99,15 +99,15 @@ static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
 	int rc = BALE_OK;
 
 	if (!list)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (stat(list, &sb) != 0)
 		rc = BALE_OK;	/* nothing to claim */
 	else if (!replace)
 		rc = bale_writer_seterr(w, BALE_EEXIST,
-		    "wds: '%s' exists", list);
+		    "'%s' exists", list);
 	else if (unlink(list) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot remove '%s': %s", list, strerror(errno));
+		    "cannot remove '%s': %s", list, strerror(errno));
 	free(list);
 	return rc;
 }
@@ -120,10 +120,10 @@ int bale_wds_init(struct bale_writer *w, struct wds_w *st,
 	st->dir = strdup(dir);
 	st->name = strdup(ds->name);
 	if (!st->dir || !st->name)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	bale_meta_classes(&st->classes, ds);
 	if (st->classes.failed)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	return BALE_OK;
 }
 
@@ -145,15 +145,15 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
 	free(final);
 	if (!st->tmp)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (st->fd < 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot create '%s': %s", st->tmp, strerror(errno));
+		    "cannot create '%s': %s", st->tmp, strerror(errno));
 	if (bale_wds_out_begin(&st->out, st->fd, st->direct_io ==
 	    WDS_DIRECT_ON || (st->direct_io == WDS_DIRECT_AUTO &&
 	    st->run_bytes >= WDS_DIRECT_AFTER)) != 0)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	st->shard_open = 1;
 	st->shard_samples = 0;
 	st->shard_bytes = 0;
@@ -187,16 +187,16 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 	pieces[1].iov_base = st->idx.data;
 	pieces[1].iov_len = st->idx.len;
 	if (!idx || !tar || st->idx.failed)
-		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		rc = bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	else if (bale_wds_bidx_publish(st, st->shard_bytes) != 0)
-		rc = bale_writer_seterr(w, BALE_EIO, "wds: cannot write the "
+		rc = bale_writer_seterr(w, BALE_EIO, "cannot write the "
 		    "index of '%s': %s", tar, strerror(errno));
 	else if (bale_file_write_atomicv(idx, pieces, 2, st->sync) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot write '%s': %s", idx, strerror(errno));
+		    "cannot write '%s': %s", idx, strerror(errno));
 	else if (rename(st->tmp, tar) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot rename '%s': %s", st->tmp, strerror(errno));
+		    "cannot rename '%s': %s", st->tmp, strerror(errno));
 	free(idx);
 	free(tar);
 	return rc;
@@ -212,16 +212,16 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	st->shard_open = 0;
 	if (bale_wds_out_end(&st->out) != 0)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot finish '%s': %s", st->tmp, strerror(errno));
+		    "cannot finish '%s': %s", st->tmp, strerror(errno));
 	st->shard_bytes += WDS_END_BYTES;
 	if (fstat(st->fd, &sb) != 0 || (uint64_t)sb.st_size != st->shard_bytes)
 		return bale_writer_seterr(w, BALE_EIO,
-		    "wds: '%s' has %lld bytes, expected %" PRIu64, st->tmp,
+		    "'%s' has %lld bytes, expected %" PRIu64, st->tmp,
 		    (long long)sb.st_size, st->shard_bytes);
 	if ((st->sync && fsync(st->fd) != 0) || close(st->fd) != 0) {
 		st->fd = -1;
 		return bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot write '%s': %s", st->tmp, strerror(errno));
+		    "cannot write '%s': %s", st->tmp, strerror(errno));
 	}
 	st->fd = -1;
 	rc = wds_publish_shard(w, st);
@@ -248,16 +248,16 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 	char name[BALE_WDS_OUT_NAME_MAX + 1];
 
 	if (k + 1 + e > BALE_WDS_OUT_NAME_MAX)
-		return bale_writer_seterr(w, BALE_EINVAL, "wds: the member "
+		return bale_writer_seterr(w, BALE_EINVAL, "the member "
 		    "name '%s.%s' is too long for a ustar header", s->key, ext);
 	if ((uint64_t)n > BALE_WDS_OUT_SIZE_MAX)
-		return bale_writer_seterr(w, BALE_EINVAL, "wds: '%s.%s' is "
+		return bale_writer_seterr(w, BALE_EINVAL, "'%s.%s' is "
 		    "over 8 GiB, more than a ustar header holds", s->key, ext);
 	memcpy(name, s->key, k);
 	name[k] = '.';
 	memcpy(name + k + 1, ext, e + 1);
 	if (bale_wds_out_member(&st->out, name, data, n) != 0)
-		return bale_writer_seterr(w, BALE_EIO, "wds: '%s' in '%s': %s",
+		return bale_writer_seterr(w, BALE_EIO, "'%s' in '%s': %s",
 		    name, st->tmp, strerror(errno));
 	bale_wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
 	    (uint64_t)n, name);
@@ -311,7 +311,7 @@ static int wds_put(struct bale_writer *w, void *priv,
 	n = bale_fmt_i64(cls, s->label);
 	bale_meta_json(&st->meta, s);
 	if (st->meta.failed)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
 	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->meta.len));
 	image_at = st->shard_bytes + WDS_BLOCK;	/* the image's data */
@@ -381,10 +381,10 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 	bale_wds_list_render(&b, st->name, &st->list, st->samples,
 	    st->classes.data, st->classes.len);
 	if (!path || b.failed || st->list.failed)
-		rc = bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		rc = bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	else if (bale_file_write_partial(path, b.data, b.len, st->sync) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot write '%s': %s", path, strerror(errno));
+		    "cannot write '%s': %s", path, strerror(errno));
 	bale_buf_release(&b);
 	free(path);
 	return rc;
@@ -398,10 +398,10 @@ static int wds_publish(struct bale_writer *w, void *priv)
 	int rc = BALE_OK;
 
 	if (!path)
-		return bale_writer_seterr(w, BALE_ENOMEM, "wds: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (bale_file_publish(path, st->sync) != 0)
 		rc = bale_writer_seterr(w, BALE_EIO,
-		    "wds: cannot publish '%s': %s", path, strerror(errno));
+		    "cannot publish '%s': %s", path, strerror(errno));
 	else
 		st->published = 1;
 	free(path);

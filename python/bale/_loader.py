@@ -156,14 +156,17 @@ class Loader:
                                           torch.cuda.is_available()))
         images, labels = self._ring
         self._c = _bale.Loader(
-            os.fspath(path), batch_size, width, height, bool(train),
-            int(resize or 0), float(scale[0]), float(scale[1]),
-            float(ratio[0]), float(ratio[1]), bool(shuffle), seed, rank,
-            world_size, bool(drop_last), threads or 0, prefetch,
-            bool(channels_last), bool(exact), False, format,
-            [self._address(a) for a in images],
+            os.fspath(path), [self._address(a) for a in images],
             [self._address(a) for a in labels], self._ring,
-            exif=bool(exif), on_bad=bad, **norm)
+            batch_size=batch_size, width=width, height=height,
+            train=bool(train), resize=int(resize or 0),
+            scale_lo=float(scale[0]), scale_hi=float(scale[1]),
+            ratio_lo=float(ratio[0]), ratio_hi=float(ratio[1]),
+            shuffle=bool(shuffle), seed=seed, rank=rank,
+            world_size=world_size, drop_last=bool(drop_last),
+            threads=threads or 0, prefetch=prefetch,
+            channels_last=bool(channels_last), exact=bool(exact),
+            format=format, exif=bool(exif), on_bad=bad, **norm)
         self._on_bad = "raise" if strict else on_bad
         self.epoch, self._start = 0, 0
         self._done = 0

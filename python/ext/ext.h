@@ -19,9 +19,10 @@ extern unsigned long ext_fork_generation;
 /** Raise the exception for bale code @rc with message @msg; NULL. */
 PyObject *ext_raise(int rc, const char *msg);
 
-/** The items of @seq (str, bytes or path-like) as file-system paths:
- *  bytes objects appended to list @keep, their strings in a new array
- *  (NULL-terminated, PyMem_Free it); NULL with an exception set. */
+/** The items of @seq (str, bytes or path-like: paths, and the pack's
+ *  option strings) as the file system encodes them: bytes objects
+ *  appended to list @keep, their strings in a new array (NULL-terminated,
+ *  PyMem_Free it); NULL with an exception set. */
 const char **ext_path_array(PyObject *seq, PyObject *keep);
 
 extern PyTypeObject ext_reader_type;

@@ -4,8 +4,10 @@
  * a batch, seeking and closing release the GIL. */
 #include "ext.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define EXT_LOADER_MAX_RING 65
 
@@ -49,22 +51,135 @@ static int ext_loader_ring(PyObject *images, PyObject *labels, unsigned n,
 	return 0;
 }
 
+/* The loader's options, by keyword: one line each, what the value is
+ * and where it goes in struct bale_loader_opts. */
+enum ext_opt_kind {
+	EXT_OPT_UINT, EXT_OPT_INT, EXT_OPT_BOOL, EXT_OPT_DOUBLE, EXT_OPT_U64,
+	EXT_OPT_STR, EXT_OPT_FLOAT3,
+};
+
+#define EXT_OPT(key, kind, field) \
+	{ key, kind, offsetof(struct bale_loader_opts, field) }
+
+static const struct ext_loader_opt {
+	const char *key;
+	enum ext_opt_kind kind;
+	size_t at;
+} ext_loader_opts[] = {
+	EXT_OPT("batch_size", EXT_OPT_UINT, batch_size),
+	EXT_OPT("width", EXT_OPT_INT, width),
+	EXT_OPT("height", EXT_OPT_INT, height),
+	EXT_OPT("train", EXT_OPT_BOOL, train),
+	EXT_OPT("resize", EXT_OPT_INT, resize),
+	EXT_OPT("scale_lo", EXT_OPT_DOUBLE, scale[0]),
+	EXT_OPT("scale_hi", EXT_OPT_DOUBLE, scale[1]),
+	EXT_OPT("ratio_lo", EXT_OPT_DOUBLE, ratio[0]),
+	EXT_OPT("ratio_hi", EXT_OPT_DOUBLE, ratio[1]),
+	EXT_OPT("shuffle", EXT_OPT_BOOL, shuffle),
+	EXT_OPT("seed", EXT_OPT_U64, seed),
+	EXT_OPT("rank", EXT_OPT_UINT, rank),
+	EXT_OPT("world_size", EXT_OPT_UINT, world_size),
+	EXT_OPT("drop_last", EXT_OPT_BOOL, drop_last),
+	EXT_OPT("threads", EXT_OPT_UINT, threads),
+	EXT_OPT("prefetch", EXT_OPT_UINT, prefetch),
+	EXT_OPT("channels_last", EXT_OPT_BOOL, channels_last),
+	EXT_OPT("exact", EXT_OPT_BOOL, exact),
+	EXT_OPT("exif", EXT_OPT_BOOL, exif),
+	EXT_OPT("strict", EXT_OPT_BOOL, strict),
+	EXT_OPT("on_bad", EXT_OPT_INT, on_bad),
+	EXT_OPT("format", EXT_OPT_STR, format),
+	EXT_OPT("mean", EXT_OPT_FLOAT3, mean),
+	EXT_OPT("std", EXT_OPT_FLOAT3, std),
+};
+
+/* Three numbers of @v into @out. */
+static int ext_loader_float3(PyObject *v, float *out)
+{
+	double d[3];
+
+	if (!PyArg_ParseTuple(v, "ddd", &d[0], &d[1], &d[2]))
+		return -1;
+	out[0] = (float)d[0];
+	out[1] = (float)d[1];
+	out[2] = (float)d[2];
+	return 0;
+}
+
+/* Option @o's value @v into @opts. */
+static int ext_loader_set(struct bale_loader_opts *opts,
+    const struct ext_loader_opt *o, PyObject *v)
+{
+	char *at = (char *)opts + o->at;
+	unsigned long long u;
+	long i;
+
+	switch (o->kind) {
+	case EXT_OPT_UINT:
+		u = PyLong_AsUnsignedLongLong(v);
+		*(unsigned *)at = (unsigned)u;
+		return PyErr_Occurred() || u > UINT32_MAX ? -1 : 0;
+	case EXT_OPT_INT:
+		i = PyLong_AsLong(v);
+		*(int *)at = (int)i;
+		return PyErr_Occurred() || i < INT32_MIN || i > INT32_MAX ? -1 :
+		    0;
+	case EXT_OPT_BOOL:
+		*(int *)at = PyObject_IsTrue(v);
+		return *(int *)at < 0 ? -1 : 0;
+	case EXT_OPT_DOUBLE:
+		*(double *)at = PyFloat_AsDouble(v);
+		return PyErr_Occurred() ? -1 : 0;
+	case EXT_OPT_U64:
+		*(uint64_t *)at = PyLong_AsUnsignedLongLong(v);
+		return PyErr_Occurred() ? -1 : 0;
+	case EXT_OPT_STR:
+		*(const char **)at = v == Py_None ? NULL : PyUnicode_AsUTF8(v);
+		return PyErr_Occurred() ? -1 : 0;
+	case EXT_OPT_FLOAT3:
+		opts->normalize = 1;
+		return ext_loader_float3(v, (float *)at);
+	}
+	return -1;
+}
+
+/* @kw's options into @opts; an unknown key is a TypeError. The strings
+ * stay @kw's. */
+static int ext_loader_options(PyObject *kw, struct bale_loader_opts *opts)
+{
+	PyObject *key, *v;
+	Py_ssize_t pos = 0;
+	const char *name;
+	size_t i, n = sizeof(ext_loader_opts) / sizeof(ext_loader_opts[0]);
+
+	while (kw && PyDict_Next(kw, &pos, &key, &v)) {
+		name = PyUnicode_AsUTF8(key);
+		for (i = 0; name && i < n; i++)
+			if (strcmp(ext_loader_opts[i].key, name) == 0)
+				break;
+		if (!name || i == n) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_TypeError, "Loader: no "
+				    "option '%s'", name);
+			return -1;
+		}
+		if (ext_loader_set(opts, &ext_loader_opts[i], v) != 0) {
+			if (!PyErr_Occurred())
+				PyErr_Format(PyExc_ValueError, "Loader: "
+				    "'%s' is out of range", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Loader(path, ring_images, ring_labels, ring, **options) */
 static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "path", "batch_size", "width", "height",
-	    "train", "resize", "scale_lo", "scale_hi", "ratio_lo", "ratio_hi",
-	    "shuffle", "seed", "rank", "world_size", "drop_last", "threads",
-	    "prefetch", "channels_last", "exact", "strict", "format",
-	    "ring_images", "ring_labels", "ring", "exif", "on_bad", "mean",
-	    "std", NULL };
 	ext_loader *self = (ext_loader *)o;
 	struct bale_loader_opts opts = { 0 };
 	void *img[EXT_LOADER_MAX_RING];
 	int64_t *lab[EXT_LOADER_MAX_RING];
 	PyObject *path = NULL, *images, *labels, *ring;
-	double mean[3] = { 0, 0, 0 }, std[3] = { 0, 0, 0 };
-	int c;
-	unsigned long long seed = 0;
 	char msg[600];
 	int rc;
 
@@ -72,23 +187,12 @@ static int ext_loader_init(PyObject *o, PyObject *args, PyObject *kw)
 		PyErr_SetString(PyExc_RuntimeError, "Loader already open");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&IiiiiddddpKIIpIIppp"
-	    "zOOO|pi(ddd)(ddd)", kwlist, PyUnicode_FSConverter, &path,
-	    &opts.batch_size,
-	    &opts.width, &opts.height, &opts.train, &opts.resize,
-	    &opts.scale[0], &opts.scale[1], &opts.ratio[0], &opts.ratio[1],
-	    &opts.shuffle, &seed, &opts.rank, &opts.world_size,
-	    &opts.drop_last, &opts.threads, &opts.prefetch,
-	    &opts.channels_last, &opts.exact, &opts.strict, &opts.format,
-	    &images, &labels, &ring, &opts.exif, &opts.on_bad, &mean[0],
-	    &mean[1],
-	    &mean[2], &std[0], &std[1], &std[2]))
+	if (!PyArg_ParseTuple(args, "O&OOO", PyUnicode_FSConverter, &path,
+	    &images, &labels, &ring))
 		return -1;
-	opts.seed = seed;
-	opts.normalize = kw && PyDict_GetItemString(kw, "mean") != NULL;
-	for (c = 0; c < 3; c++) {
-		opts.mean[c] = (float)mean[c];
-		opts.std[c] = (float)std[c];
+	if (ext_loader_options(kw, &opts) != 0) {
+		Py_DECREF(path);
+		return -1;
 	}
 	opts.prefetch = opts.prefetch ? opts.prefetch : 2;
 	if (ext_loader_ring(images, labels, opts.prefetch + 1, img, lab)) {

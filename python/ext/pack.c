@@ -88,35 +88,6 @@ static int ext_run(struct ext_run *run)
 
 /* ---- arguments -------------------------------------------------------- */
 
-/* A NULL-terminated array of the str items of @seq (borrowed UTF-8). */
-static const char **ext_str_array(PyObject *seq)
-{
-	Py_ssize_t n = seq ? PySequence_Size(seq) : 0;
-	const char **a;
-	PyObject *item;
-	Py_ssize_t i;
-
-	if (n < 0)
-		return NULL;
-	a = PyMem_Calloc((size_t)n + 1, sizeof(char *));
-	if (!a)
-		return (const char **)PyErr_NoMemory();
-	for (i = 0; i < n; i++) {
-		item = PySequence_GetItem(seq, i);
-		a[i] = item && PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) :
-		    NULL;
-		Py_XDECREF(item);	/* the list keeps the str alive */
-		if (!a[i]) {
-			if (!PyErr_Occurred())
-				PyErr_SetString(PyExc_TypeError, "options "
-				    "are str items \"[fmt.]key=value\"");
-			PyMem_Free(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 /* bale_pipeline_skipped() and bale_pipeline_warning(): item @i's path
  * (or subject) and text. */
 typedef int (*ext_pair_fn)(const struct bale_pipeline *p, size_t i,
@@ -235,9 +206,9 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	    &run.o.allow_damaged, &run.o.validate, &more,
 	    &run.o.archive_root))
 		goto done;
-	if ((options && !(opts = ext_str_array(options))) ||
-	    (more && (!(keep = PyList_New(0)) ||
-	    !(more_srcs = ext_path_array(more, keep)))) ||
+	if (((options || more) && !(keep = PyList_New(0))) ||
+	    (options && !(opts = ext_path_array(options, keep))) ||
+	    (more && !(more_srcs = ext_path_array(more, keep))) ||
 	    (encode && ext_parse_encode(encode, &run.enc) != 0))
 		goto done;
 	run.o.more_srcs = more_srcs;

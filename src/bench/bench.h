@@ -7,6 +7,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_tools.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
-/* handle.h - the reader and writer handles, given their backend: what
- * core/open.c calls once it has found which backend a path or a format
- * name needs. */
+/* handle.h - the reader and writer handles' calls for src/ alone (not
+ * formats): opening with a backend found (core/open.c), and where a
+ * sample's bytes lie (a packed source reads them there). */
 #ifndef BALE_HANDLE_H
 #define BALE_HANDLE_H
 
@@ -14,5 +14,11 @@ int bale_reader_open_with(struct bale_reader *r,
 /** Write with backend @be (one with writer ops). @return BALE_OK,
  *  BALE_ESTATE (a backend was chosen), BALE_ENOMEM */
 int bale_writer_use(struct bale_writer *w, const struct bale_backend *be);
+
+/** Where the data bytes of the sample @r's last get returned lie, whole
+ *  and as stored (the where op): the reader's file descriptor in *@fd,
+ *  their offset in *@offset; valid while @r is open. @return BALE_OK, or
+ *  BALE_ENOTSUP when the backend cannot say */
+int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset);
 
 #endif

@@ -33,7 +33,7 @@ int bale_reader_option(struct bale_reader *r, const char *key,
     const char *value)
 {
 	if (r->be || r->nopts == READER_MAX_OPTIONS)
-		return bale_reader_seterr(r, BALE_ESTATE,
+		return bale_errbuf_set(&r->err, BALE_ESTATE,
 		    "reader options go before open, at most %d",
 		    READER_MAX_OPTIONS);
 	r->opt_key[r->nopts] = key;
@@ -71,6 +71,9 @@ int bale_reader_new(struct bale_reader **out)
 	return *out ? BALE_OK : BALE_ENOMEM;
 }
 
+/* A backend's message (and the handle's about a backend's output), named
+ * by the backend. The handle's messages about its own use (order of
+ * calls) go to r->err as they are. */
 int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 {
 	va_list ap;
@@ -78,6 +81,8 @@ int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	bale_errbuf_setv(&r->err, rc, fmt, ap);
 	va_end(ap);
+	if (r->be)
+		bale_errbuf_prefix(&r->err, r->be->name);
 	return rc;
 }
 
@@ -88,6 +93,8 @@ int bale_reader_setnote(struct bale_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	bale_errbuf_setv(&r->note, BALE_OK, fmt, ap);
 	va_end(ap);
+	if (r->be)
+		bale_errbuf_prefix(&r->note, r->be->name);
 	return BALE_OK;
 }
 
@@ -102,7 +109,7 @@ int bale_reader_open_with(struct bale_reader *r,
 	int rc;
 
 	if (r->be)
-		return bale_reader_seterr(r, BALE_ESTATE, "already open");
+		return bale_errbuf_set(&r->err, BALE_ESTATE, "already open");
 	r->priv = calloc(1, be->reader_priv ? be->reader_priv : 1);
 	if (!r->priv)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
@@ -120,7 +127,8 @@ int bale_reader_open_with(struct bale_reader *r,
 static int reader_check(struct bale_reader *r)
 {
 	if (!r->open)
-		return bale_reader_seterr(r, BALE_ESTATE, "reader not open");
+		return bale_errbuf_set(&r->err, BALE_ESTATE,
+		    "reader not open");
 	return BALE_OK;
 }
 

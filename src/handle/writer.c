@@ -5,6 +5,7 @@
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	bale_errbuf_setv(&w->err, rc, fmt, ap);
 	va_end(ap);
+	if (w->be)
+		bale_errbuf_prefix(&w->err, w->be->name);
 	return rc;
 }
 
@@ -54,7 +57,7 @@ static int writer_check(struct bale_writer *w, enum writer_state want,
 		return bale_writer_seterr(w, BALE_ESTATE,
 		    "%s: no format chosen", call);
 	if (w->state != want)
-		return bale_writer_seterr(w, BALE_ESTATE,
+		return bale_errbuf_set(&w->err, BALE_ESTATE,
 		    "%s: called in the wrong state", call);
 	return BALE_OK;
 }
@@ -73,10 +76,19 @@ static int writer_result(struct bale_writer *w, int rc,
 	return BALE_OK;
 }
 
+int bale_writer_publish_file(struct bale_writer *w, const char *final,
+    int sync)
+{
+	if (bale_file_publish(final, sync) != 0)
+		return bale_writer_seterr(w, BALE_EIO, "cannot rename "
+		    "'%s%s': %s", final, BALE_PARTIAL, strerror(errno));
+	return BALE_OK;
+}
+
 int bale_writer_use(struct bale_writer *w, const struct bale_backend *be)
 {
 	if (w->be)
-		return bale_writer_seterr(w, BALE_ESTATE,
+		return bale_errbuf_set(&w->err, BALE_ESTATE,
 		    "format already chosen");
 	w->priv = calloc(1, be->writer_priv ? be->writer_priv : 1);
 	if (!w->priv)

@@ -11,6 +11,7 @@
 #include "bale.h"
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_tools.h"
 #include "image.h"
 #include "jpeg.h"
 #include "png.h"

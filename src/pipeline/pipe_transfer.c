@@ -3,6 +3,7 @@
  * writer. The reorder window between them bounds the memory. */
 #include "pipeline.h"
 
+#include "bale_tools.h"
 #include "input.h"
 #include "source.h"
 #include "stream_feed.h"

@@ -476,6 +476,8 @@ static int upd_apply_formats(struct bale_pipeline *p, struct pipe_run *run,
 		rc = be && be->update ? be->update(&bu, &p->err) :
 		    bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: cannot update",
 		    name);
+		if (rc != BALE_OK)
+			bale_errbuf_prefix(&p->err, name);
 	}
 	return rc;
 }

@@ -94,6 +94,17 @@ static int merge_lists(const char *list, const char *fmt)
 	return 0;
 }
 
+/* Format @be's merge of the parts, its failure named by the format. */
+static int merge_one(const struct bale_backend *be,
+    const struct bale_merge *bm, struct bale_errbuf *err)
+{
+	int rc = be->merge(bm, err);
+
+	if (rc != BALE_OK)
+		bale_errbuf_prefix(err, be->name);
+	return rc;
+}
+
 /* Each format asked for, merged by its backend; all are checked first. */
 static int merge_formats(const struct bale_merge *bm, const char *want,
     const char *held, struct bale_errbuf *err)
@@ -118,7 +129,7 @@ static int merge_formats(const struct bale_merge *bm, const char *want,
 				    "merging parts is not supported yet (the "
 				    "other formats can be merged alone)", name);
 			else if (pass == 1)
-				rc = be->merge(bm, err);
+				rc = merge_one(be, bm, err);
 		}
 	return rc;
 }

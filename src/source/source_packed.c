@@ -10,6 +10,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "handle.h"
 #include "input.h"
 #include "source.h"
 

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *bale_version(void)
 {
@@ -48,6 +49,21 @@ int bale_errbuf_set(struct bale_errbuf *e, int rc, const char *fmt, ...)
 	bale_errbuf_setv(e, rc, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+void bale_errbuf_prefix(struct bale_errbuf *e, const char *name)
+{
+	size_t n = strlen(name), len = strlen(e->msg);
+
+	if (!e->msg[0] || (strncmp(e->msg, name, n) == 0 &&
+	    e->msg[n] == ':' && e->msg[n + 1] == ' '))
+		return;
+	if (len + n + 2 >= sizeof(e->msg))	/* the end gives way */
+		len = sizeof(e->msg) - n - 3;
+	memmove(e->msg + n + 2, e->msg, len);
+	memcpy(e->msg, name, n);
+	memcpy(e->msg + n, ": ", 2);
+	e->msg[len + n + 2] = '\0';
 }
 
 void bale_errbuf_clear(struct bale_errbuf *e)

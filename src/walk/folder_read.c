@@ -37,14 +37,14 @@ static int folder_open(struct bale_reader *r, void *priv, const char *path)
 	st->rootfd = -1;
 	st->root = strdup(path);
 	if (!st->root || bale_walk_new(&st->walk) != BALE_OK)
-		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	rc = bale_walk_folder(st->walk, path);
 	if (rc != BALE_OK)
-		return bale_reader_seterr(r, rc, "folder: %s",
+		return bale_reader_seterr(r, rc, "%s",
 		    bale_walk_errmsg(st->walk));
 	st->rootfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return st->rootfd >= 0 ? BALE_OK : bale_reader_seterr(r, BALE_EIO,
-	    "folder: cannot open '%s'", path);
+	    "cannot open '%s'", path);
 }
 
 static int folder_count(struct bale_reader *r, void *priv, uint64_t *n)
@@ -62,22 +62,22 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	struct bale_input in;
 
 	if (i >= bale_walk_count(st->walk))
-		return bale_reader_seterr(r, BALE_EINVAL, "folder: no sample %"
+		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
 		    PRIu64, i);
 	path = bale_walk_path(st->walk, (size_t)i, &st->path);
 	if (!path)
-		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	if (bale_input_open(&in, st->rootfd, path) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
+		return bale_reader_seterr(r, BALE_EIO, "'%s': %s", path,
 		    in.err.msg);
 	if (bale_grow(&st->buf, &st->bufcap, in.size ? in.size : 1) != 0 ||
 	    !(out->data = bale_reader_data_buffer(r, st->buf, in.size))) {
 		bale_input_close(&in);
-		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	}
 	out->size = in.size;
 	if (bale_input_read(&in, (unsigned char *)out->data) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "folder: '%s': %s", path,
+		return bale_reader_seterr(r, BALE_EIO, "'%s': %s", path,
 		    in.err.msg);
 	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
 	out->key = st->key;
@@ -110,11 +110,11 @@ static int folder_files(struct bale_reader *r, void *priv,
 			    path) : NULL;
 			if (!st->files[i])
 				return bale_reader_seterr(r, BALE_ENOMEM,
-				    "folder: no memory");
+				    "no memory");
 		}
 		if (!st->files)
 			return bale_reader_seterr(r, BALE_ENOMEM,
-			    "folder: no memory");
+			    "no memory");
 	}
 	*list = (const char *const *)st->files;
 	return BALE_OK;
@@ -134,7 +134,7 @@ static int folder_info(struct bale_reader *r, void *priv, const char **json)
 	}
 	bale_buf_puts(&st->info, "]}");
 	if (st->info.failed)
-		return bale_reader_seterr(r, BALE_ENOMEM, "folder: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	*json = st->info.data;
 	return BALE_OK;
 }

@@ -15,6 +15,7 @@
  */
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "handle.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -34,7 +34,7 @@ cc ${SANITIZE:+-fsanitize=$SANITIZE} -o "$T/use_bale" \
     "$TESTS/install/use_bale.c" $(pkg-config --cflags --libs bale) ||
     fail "a program using only pkg-config's flags does not build"
 # the installed command runs from wherever the prefix was put, with no
-# library path set: it finds libbale.so.0 beside its prefix
+# library path set (it links the static library)
 bindir=$T/inst$prefix/bin
 [ -x "$bindir/bale" ] || fail "bale was not installed in $prefix/bin"
 run env -u LD_LIBRARY_PATH "$bindir/bale" --version

@@ -14,7 +14,7 @@
 static int pile_bad(struct bale_reader *r, const struct pile_r *st,
     const char *why)
 {
-	return bale_reader_seterr(r, BALE_EINPUT, "pile: '%s': %s", st->path,
+	return bale_reader_seterr(r, BALE_EINPUT, "'%s': %s", st->path,
 	    why);
 }
 
@@ -26,7 +26,7 @@ static int pile_pread(struct bale_reader *r, struct pile_r *st, void *buf,
 	if (at > st->size || n > st->size - at)
 		return pile_bad(r, st, "a length points past the end");
 	if (bale_file_pread_full(st->fd, buf, (size_t)n, at, &got) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "pile: cannot read "
+		return bale_reader_seterr(r, BALE_EIO, "cannot read "
 		    "'%s': %s", st->path, strerror(errno));
 	return got == n ? BALE_OK : pile_bad(r, st, "cut short");
 }
@@ -51,7 +51,7 @@ static int pile_read_head(struct bale_reader *r, struct pile_r *st)
 	n = pile_get32(head + PILE_MAGIC_LEN);
 	st->info = calloc(1, (size_t)n + 1);
 	if (!st->info)
-		return bale_reader_seterr(r, BALE_ENOMEM, "pile: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	return pile_pread(r, st, st->info, n, sizeof(head));
 }
 
@@ -76,7 +76,7 @@ static int pile_read_index(struct bale_reader *r, struct pile_r *st)
 		return pile_bad(r, st, "its index does not fit the file");
 	st->index = malloc(st->count * 8 + 1);
 	if (!st->index)
-		return bale_reader_seterr(r, BALE_ENOMEM, "pile: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	return pile_pread(r, st, st->index, st->count * 8, at);
 }
 
@@ -89,12 +89,12 @@ static int pile_open(struct bale_reader *r, void *priv, const char *path)
 	st->fd = -1;
 	st->path = strdup(path);
 	if (!st->path)
-		return bale_reader_seterr(r, BALE_ENOMEM, "pile: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	st->files[0] = st->path;
 	st->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (st->fd < 0 || fstat(st->fd, &sb) != 0)
 		return bale_reader_seterr(r, errno == ENOENT ? BALE_ENOENT :
-		    BALE_EIO, "pile: cannot open '%s': %s", path,
+		    BALE_EIO, "cannot open '%s': %s", path,
 		    strerror(errno));
 	st->size = (uint64_t)sb.st_size;
 	rc = pile_read_head(r, st);
@@ -125,7 +125,7 @@ static int pile_string(struct bale_reader *r, struct pile_r *st,
 	free(*s);
 	*s = calloc(1, (size_t)n + 1);
 	if (!*s)
-		return bale_reader_seterr(r, BALE_ENOMEM, "pile: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	*at += 4 + (uint64_t)n;
 	return pile_pread(r, st, *s, n, *at - n);
 }
@@ -158,7 +158,7 @@ static int pile_get(struct bale_reader *r, void *priv, uint64_t i,
 		return pile_bad(r, st, "a sample's size points past the end");
 	if (bale_grow(&st->buf, &st->cap, size ? (size_t)size : 1) != 0 ||
 	    !(out->data = bale_reader_data_buffer(r, st->buf, (size_t)size)))
-		return bale_reader_seterr(r, BALE_ENOMEM, "pile: no memory");
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	out->size = (size_t)size;
 	out->key = st->key;
 	out->path = st->spath[0] ? st->spath : NULL;

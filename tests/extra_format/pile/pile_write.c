@@ -11,7 +11,7 @@
 
 static int pile_io(struct bale_writer *w, struct pile_w *st, const char *what)
 {
-	return bale_writer_seterr(w, BALE_EIO, "pile: cannot %s '%s': %s",
+	return bale_writer_seterr(w, BALE_EIO, "cannot %s '%s': %s",
 	    what, st->tmp, strerror(errno));
 }
 
@@ -55,7 +55,7 @@ static int pile_head(struct bale_writer *w, struct pile_w *st,
 	pile_u32(&st->rec, (uint32_t)json.len);
 	bale_buf_add(&st->rec, json.data, json.len);
 	rc = json.failed || st->rec.failed ? bale_writer_seterr(w,
-	    BALE_ENOMEM, "pile: no memory") : pile_write(w, st, st->rec.data,
+	    BALE_ENOMEM, "no memory") : pile_write(w, st, st->rec.data,
 	    st->rec.len);
 	bale_buf_release(&json);
 	return rc;
@@ -70,9 +70,9 @@ static int pile_open(struct bale_writer *w, void *priv, const char *dir,
 	st->final = bale_strfmt("%s/%s.pile", dir, ds->name);
 	st->tmp = bale_strfmt("%s/%s.pile%s", dir, ds->name, BALE_PARTIAL);
 	if (!st->final || !st->tmp)
-		return bale_writer_seterr(w, BALE_ENOMEM, "pile: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (access(st->final, F_OK) == 0 && !ds->replace)
-		return bale_writer_seterr(w, BALE_EEXIST, "pile: '%s' exists",
+		return bale_writer_seterr(w, BALE_EEXIST, "'%s' exists",
 		    st->final);
 	st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644);
@@ -98,7 +98,7 @@ static int pile_put(struct bale_writer *w, void *priv,
 	pile_u32(&st->rec, s->crc32);
 	pile_u64(&st->rec, s->size);
 	if (st->rec.failed || st->index.failed)
-		return bale_writer_seterr(w, BALE_ENOMEM, "pile: no memory");
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (pile_write(w, st, st->rec.data, st->rec.len) != BALE_OK)
 		return BALE_EIO;
 	return pile_write(w, st, s->data, s->size);
@@ -127,10 +127,10 @@ static int pile_publish(struct bale_writer *w, void *priv)
 {
 	struct pile_w *st = priv;
 
-	if (bale_file_publish(st->final, 0) != 0)
-		return pile_io(w, st, "rename");
-	st->published = 1;
-	return BALE_OK;
+	int rc = bale_writer_publish_file(w, st->final, 0);
+
+	st->published = rc == BALE_OK;
+	return rc;
 }
 
 static void pile_release(void *priv)
