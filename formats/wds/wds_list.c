@@ -117,6 +117,8 @@ int bale_wds_list_read(const char *path, struct wds_list *l,
 		    "%s", path, strerror(errno));
 	bad = wds_list_parse(l, text, text + len);
 	free(text);
+	if (bad)	/* nothing of a list that is not one is kept */
+		bale_wds_list_release(l);
 	return bad ? bale_errbuf_set(err, BALE_EINVAL, "'%s' is not a "
 	    "shard list bale wrote", path) : BALE_OK;
 }
