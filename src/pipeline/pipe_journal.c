@@ -88,33 +88,20 @@ static int pipe_read_journal(struct bale_pipeline *p, struct pipe_run *run)
 	return BALE_OK;
 }
 
-int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
-    const struct bale_dataset *ds)
+int bale_pipe_journal_start(struct bale_pipeline *p, struct pipe_run *run,
+    const char *name)
 {
-	int rc;
-
-	run->jr.path = bale_journal_path(run->out.dir, ds->name);
+	run->jr.path = bale_journal_path(run->out.dir, name);
 	if (!run->jr.path)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	rc = pipe_read_journal(p, run);
-	if (rc != BALE_OK)
-		return rc;
-	rc = bale_resume_open(run->out.writers, run->out.nwriters,
-	    run->opts->resume, run->out.dir, ds, &run->jr.j, &run->plan.first,
-	    p->report, &p->err);
-	if (rc != BALE_OK)
-		return rc;
-	if (run->opts->resume && run->jr.none &&
-	    bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
-	    run->plan.first == ds->nitems ? "nothing to resume: every output "
-	    "is complete already, nothing was written" : "no run to resume "
-	    "(no journal): starting from the beginning") != 0)
-		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	p->stats.resumed_at = run->plan.first;
-	p->stats.skipped += run->jr.j.nskipped;	/* those before it */
-	p->stats.resumed_kept = run->plan.first - run->jr.j.nskipped;
-	rc = pipe_journal_write(p, run);
-	run->jr.at = -PIPE_JOURNAL_SECONDS;  /* the first checkpoint
-						   * is journaled at once */
+	return pipe_read_journal(p, run);
+}
+
+int bale_pipe_journal_begin(struct bale_pipeline *p, struct pipe_run *run)
+{
+	int rc = pipe_journal_write(p, run);
+
+	run->jr.at = -PIPE_JOURNAL_SECONDS;	/* the first checkpoint is
+						 * journaled at once */
 	return rc;
 }

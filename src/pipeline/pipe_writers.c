@@ -4,6 +4,7 @@
 #include "pipeline.h"
 
 #include "registry.h"
+#include "resume.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -149,4 +150,34 @@ int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run)
 			return bale_errbuf_set(&p->err, BALE_EIO, "%s",
 			    bale_writer_errmsg(run->out.writers[i]));
 	return run->out.stage ? bale_pipe_stage_swap(p, run) : BALE_OK;
+}
+
+/* A resumed run says where it resumed, and what it found to resume. */
+static int pipe_note_resume(struct bale_pipeline *p, struct pipe_run *run,
+    const struct bale_dataset *ds)
+{
+	if (run->opts->resume && run->jr.none &&
+	    bale_report_add(p->report, BALE_NOTE_WARNING, run->opts->out,
+	    run->plan.first == ds->nitems ? "nothing to resume: every output "
+	    "is complete already, nothing was written" : "no run to resume "
+	    "(no journal): starting from the beginning") != 0)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	p->stats.resumed_at = run->plan.first;
+	p->stats.skipped += run->jr.j.nskipped;	/* those before it */
+	p->stats.resumed_kept = run->plan.first - run->jr.j.nskipped;
+	return BALE_OK;
+}
+
+int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+    const struct bale_dataset *ds)
+{
+	int rc = bale_pipe_journal_start(p, run, ds->name);
+
+	if (rc == BALE_OK)
+		rc = bale_resume_open(run->out.writers, run->out.nwriters,
+		    run->opts->resume, run->out.dir, ds, &run->jr.j,
+		    &run->plan.first, p->report, &p->err);
+	if (rc == BALE_OK)
+		rc = pipe_note_resume(p, run, ds);
+	return rc == BALE_OK ? bale_pipe_journal_begin(p, run) : rc;
 }

@@ -1,11 +1,14 @@
 /* pipeline.h - what the files of the pipeline share: one run's state.
  *
  *   pipeline.c        the public calls; setting a run up, tearing it down
+ *   pipe_plan.c       the plan of a run of the whole source (the
+ *                     planners: struct pipe_planner below)
+ *   pipe_update.c     --update's planner
  *   pipe_transfer.c   the workers (read, encode, checksum) and the writing
  *                     side (samples in order to every writer)
  *   pipe_prefetch.c   read-ahead in an archive's order
  *   pipe_writers.c    the writers: the format list, option routing,
- *                     finishing and publishing
+ *                     opening or resuming them, finishing and publishing
  *   pipe_journal.c    the resume journal: reading it, following the
  *                     writers' checkpoints, leaving or removing it
  */
@@ -246,6 +249,9 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos);
 
 /** One writer per format of the list, each given its options. */
 int bale_pipe_writers(struct bale_pipeline *p, struct pipe_run *run);
+/** Read (or start) the journal and open or resume every writer. */
+int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
+    const struct bale_dataset *ds);
 /** Finish every writer, then publish every one. */
 int bale_pipe_finish(struct bale_pipeline *p, struct pipe_run *run);
 
@@ -274,9 +280,12 @@ void bale_pipe_stage_end(struct pipe_run *run, int kept);
 
 /* pipe_journal.c */
 
-/** Read (or start) the journal and open or resume every writer. */
-int bale_pipe_open_writers(struct bale_pipeline *p, struct pipe_run *run,
-    const struct bale_dataset *ds);
+/** Before the writers open: the journal of dataset @name in the output
+ *  folder, read with --resume and checked against this run. */
+int bale_pipe_journal_start(struct bale_pipeline *p, struct pipe_run *run,
+    const char *name);
+/** Once the writers are open: write the journal as they start. */
+int bale_pipe_journal_begin(struct bale_pipeline *p, struct pipe_run *run);
 /** After each sample: follow the writers' checkpoints. */
 int bale_pipe_journal_follow(struct bale_pipeline *p, struct pipe_run *run);
 int bale_pipe_journal_has_progress(const struct pipe_run *run);
