@@ -48,28 +48,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* HDF5's message does not say why a write failed; errno, still set,
- * does when the disk is full or a file-size limit is reached. */
-static int hdf5_fail(struct bale_writer *w, struct hdf5_w *st,
-    const char *what)
-{
-	int sys = errno;
-	char why[BALE_HDF5_WHY_MAX];
-
-	bale_hdf5_why(why);
-	if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
-		return bale_writer_seterr(w, BALE_EBACKEND, "%s '%s': "
-		    "%s (%s)", what, st->tmp ? st->tmp : "", why,
-		    strerror(sys));
-	return bale_writer_seterr(w, BALE_EBACKEND, "%s '%s': %s", what,
-	    st->tmp ? st->tmp : "", why);
-}
-
-static int hdf5_nomem(struct bale_writer *w)
-{
-	return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
-}
-
 /* ---- options and open ---------------------------------------------------- */
 
 static int hdf5_option(struct bale_writer *w, void *priv, const char *key,
@@ -98,115 +76,6 @@ static int hdf5_option(struct bale_writer *w, void *priv, const char *key,
 		return BALE_OK;
 	}
 	return BALE_ENOOPT;
-}
-
-/* Creation properties: chunked, extendible, no object times. */
-static hid_t hdf5_dcpl(hsize_t chunk)
-{
-	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-
-	if (dcpl < 0)
-		return dcpl;
-	if (H5Pset_obj_track_times(dcpl, 0) < 0 ||
-	    (chunk && H5Pset_chunk(dcpl, 1, &chunk) < 0)) {
-		H5Pclose(dcpl);
-		return -1;
-	}
-	return dcpl;
-}
-
-static int hdf5_create_pixels(struct bale_writer *w, struct hdf5_w *st,
-    const struct bale_dataset *ds)
-{
-	if (st->layout_set)
-		return bale_writer_seterr(w, BALE_EINVAL, "pixel arrays "
-		    "have their own layout; drop the layout option");
-	st->images = bale_hdf5_pixels_create(st->file, ds->nitems,
-	    st->pixels_h, st->pixels_w, st->deflate);
-	return st->images < 0 ? hdf5_fail(w, st, "cannot create images in")
-	    : BALE_OK;
-}
-
-static int hdf5_create_images(struct bale_writer *w, struct hdf5_w *st)
-{
-	hsize_t zero = 0;
-	hsize_t unlimited = H5S_UNLIMITED;
-	hid_t type = st->vlen ? H5Tvlen_create(H5T_NATIVE_UINT8) :
-	    H5Tcopy(H5T_NATIVE_UINT8);
-	hid_t space = H5Screate_simple(1, &zero, &unlimited);
-	hid_t dcpl = hdf5_dcpl(st->vlen ? HDF5_VLEN_CHUNK : HDF5_CHUNK);
-
-	if (type >= 0 && space >= 0 && dcpl >= 0)
-		st->images = H5Dcreate2(st->file, "images", type, space,
-		    H5P_DEFAULT, dcpl, H5P_DEFAULT);
-	H5Pclose(dcpl);
-	H5Sclose(space);
-	H5Tclose(type);
-	return st->images < 0 ? hdf5_fail(w, st, "cannot create images in")
-	    : BALE_OK;
-}
-
-static int hdf5_keep_classes(struct hdf5_w *st, const struct bale_dataset *ds)
-{
-	size_t i;
-
-	st->nclasses = ds->nclasses;
-	st->class_copy = calloc(ds->nclasses ? ds->nclasses : 1,
-	    sizeof(char *));
-	if (!st->class_copy)
-		return -1;
-	for (i = 0; i < ds->nclasses; i++) {
-		st->class_copy[i] = strdup(ds->classes && ds->classes[i] ?
-		    ds->classes[i] : "");
-		if (!st->class_copy[i])
-			return -1;
-	}
-	return 0;
-}
-
-int bale_hdf5_paths(struct bale_writer *w, struct hdf5_w *st,
-    const char *dir, const struct bale_dataset *ds)
-{
-	st->file = st->images = -1;
-	/* A file whose close failed (a full disk) stays in HDF5's tables,
-	 * and closing it again at exit crashes: no cleanup at exit (it
-	 * only works before the library's first call; later it is a
-	 * harmless error) */
-	H5dont_atexit();
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);	/* we report, not HDF5 */
-	st->final = bale_strfmt("%s/%s.h5", dir, ds->name);
-	st->tmp = bale_strfmt("%s/%s.h5%s", dir, ds->name, BALE_PARTIAL);
-	if (!st->final || !st->tmp || hdf5_keep_classes(st, ds) != 0)
-		return hdf5_nomem(w);
-	if (ds->pixels_w) {
-		st->pixels_w = ds->pixels_w;
-		st->pixels_h = ds->pixels_h;
-		st->npy_len = bale_npy_header(st->npy_head, st->pixels_h,
-		    st->pixels_w, 3);
-	}
-	return BALE_OK;
-}
-
-/* A new file at st->tmp with empty datasets. */
-int bale_hdf5_create(struct bale_writer *w, struct hdf5_w *st,
-    const struct bale_dataset *ds)
-{
-	int rc;
-
-	st->file = bale_hdf5_file_create(st->tmp);
-	if (st->file < 0)
-		return hdf5_fail(w, st, "cannot create");
-	if (ds->pixels_w)
-		rc = hdf5_create_pixels(w, st, ds);
-	else if (st->deflate)
-		return bale_writer_seterr(w, BALE_EINVAL, "deflate "
-		    "applies to pixel arrays only");
-	else
-		rc = hdf5_create_images(w, st);
-	if (rc == BALE_OK && bale_hdf5_rows_create(&st->rows, st->file,
-	    !st->vlen && !st->pixels_w) != 0)
-		rc = hdf5_fail(w, st, "cannot create datasets in");
-	return rc;
 }
 
 static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
@@ -247,7 +116,7 @@ static int hdf5_flush_chunk(struct bale_writer *w, struct hdf5_w *st,
 	if (H5Dset_extent(st->images, &size) < 0 ||
 	    H5Dwrite_chunk(st->images, H5P_DEFAULT, 0, &offset, HDF5_CHUNK,
 	    st->chunk.data) < 0)
-		return hdf5_fail(w, st, "cannot write images to");
+		return bale_hdf5_wfail(w, st, "cannot write images to");
 	st->chunks++;
 	bale_buf_reset(&st->chunk);
 	return BALE_OK;
@@ -266,7 +135,7 @@ static int hdf5_put_encoded(struct bale_writer *w, struct hdf5_w *st,
 		n = n < left ? n : left;
 		bale_buf_add(&st->chunk, p, n);
 		if (st->chunk.failed)
-			return hdf5_nomem(w);
+			return bale_hdf5_wnomem(w);
 		p += n;
 		left -= n;
 		if (st->chunk.len == HDF5_CHUNK) {
@@ -298,7 +167,7 @@ static int hdf5_flush_batch(struct bale_writer *w, struct hdf5_w *st)
 	int ok;
 
 	if (!vl)
-		return hdf5_nomem(w);
+		return bale_hdf5_wnomem(w);
 	for (i = 0; i < n; p += lens[i], i++) {
 		vl[i].len = lens[i];
 		vl[i].p = p;
@@ -313,7 +182,7 @@ static int hdf5_flush_batch(struct bale_writer *w, struct hdf5_w *st)
 	H5Tclose(type);
 	free(vl);
 	if (!ok)
-		return hdf5_fail(w, st, "cannot write images to");
+		return bale_hdf5_wfail(w, st, "cannot write images to");
 	st->written += n;
 	bale_buf_reset(&st->batch);
 	bale_buf_reset(&st->lens);
@@ -328,7 +197,7 @@ static int hdf5_put_vlen(struct bale_writer *w, struct hdf5_w *st,
 	bale_buf_add(&st->batch, s->data, s->size);
 	bale_buf_add(&st->lens, &s->size, sizeof(s->size));
 	if (st->batch.failed || st->lens.failed)
-		return hdf5_nomem(w);
+		return bale_hdf5_wnomem(w);
 	if (st->batch.len < HDF5_VLEN_BATCH_BYTES &&
 	    st->lens.len / sizeof(size_t) < HDF5_VLEN_CHUNK)
 		return BALE_OK;
@@ -353,7 +222,7 @@ static int hdf5_put_pixels(struct bale_writer *w, struct hdf5_w *st,
 		    st->pixels_w);
 	if (bale_hdf5_pixels_put(st->images, st->count,
 	    s->data + st->npy_len) != 0)
-		return hdf5_fail(w, st, "cannot write images to");
+		return bale_hdf5_wfail(w, st, "cannot write images to");
 	*crc = bale_crc32(s->data + st->npy_len, px);
 	if ((st->count + 1) % HDF5_PIXELS_CHECKPOINT == 0)
 		hdf5_mark_durable(st, st->count + 1, st->total + s->size);
@@ -384,7 +253,7 @@ static int hdf5_write_checkpoint(struct bale_writer *w, struct hdf5_w *st)
 	st->ckpt_next = bale_hdf5_rows_index(&st->rows, rows - 1) + 1;
 	if (bale_hdf5_rows_write(&st->rows, rows) != 0 ||
 	    H5Fflush(st->file, H5F_SCOPE_LOCAL) < 0)
-		return hdf5_fail(w, st, "cannot write a checkpoint to");
+		return bale_hdf5_wfail(w, st, "cannot write a checkpoint to");
 	snprintf(state, sizeof(state), "{\"rows\":%" PRIu64 ",\"bytes\":%"
 	    PRIu64 "}", rows, st->durable_bytes);
 	bale_writer_reached(w, st->ckpt_next, state);
@@ -408,7 +277,7 @@ static int hdf5_put(struct bale_writer *w, void *priv,
 		    "key '%s' is not %zu characters", s->key,
 		    st->rows.keylen);
 	if (rc != 0)
-		return hdf5_nomem(w);
+		return bale_hdf5_wnomem(w);
 	st->total += s->size;
 	st->count++;
 	return st->flushed ? hdf5_write_checkpoint(w, st) : BALE_OK;
@@ -423,7 +292,7 @@ static int hdf5_write_attrs(struct bale_writer *w, struct hdf5_w *st)
 
 	if (bale_hdf5_write_attrs(st->file, layout, (int64_t)st->count,
 	    st->class_copy, st->nclasses) != 0)
-		return hdf5_fail(w, st, "cannot write attributes to");
+		return bale_hdf5_wfail(w, st, "cannot write attributes to");
 	return BALE_OK;
 }
 
@@ -437,7 +306,7 @@ static int hdf5_one_small_chunk(struct bale_writer *w, struct hdf5_w *st)
 	hsize_t unlimited = H5S_UNLIMITED;
 	hsize_t size = st->total;
 	hid_t space = H5Screate_simple(1, &zero, &unlimited);
-	hid_t dcpl = hdf5_dcpl(chunk);
+	hid_t dcpl = bale_hdf5_dcpl(chunk);
 
 	H5Dclose(st->images);
 	st->images = -1;
@@ -449,12 +318,12 @@ static int hdf5_one_small_chunk(struct bale_writer *w, struct hdf5_w *st)
 	H5Sclose(space);
 	bale_buf_zeros(&st->chunk, (size_t)chunk - st->chunk.len);
 	if (st->chunk.failed)
-		return hdf5_nomem(w);
+		return bale_hdf5_wnomem(w);
 	zero = 0;
 	if (st->images < 0 || H5Dset_extent(st->images, &size) < 0 ||
 	    H5Dwrite_chunk(st->images, H5P_DEFAULT, 0, &zero, (size_t)chunk,
 	    st->chunk.data) < 0)
-		return hdf5_fail(w, st, "cannot write images to");
+		return bale_hdf5_wfail(w, st, "cannot write images to");
 	return BALE_OK;
 }
 
@@ -463,21 +332,21 @@ static int hdf5_finish_images(struct bale_writer *w, struct hdf5_w *st)
 {
 	if (st->pixels_w)
 		return bale_hdf5_pixels_resize(st->images, st->count) != 0 ?
-		    hdf5_fail(w, st, "cannot size images in") : BALE_OK;
+		    bale_hdf5_wfail(w, st, "cannot size images in") : BALE_OK;
 	if (st->vlen)
 		return hdf5_flush_batch(w, st);
 	if (st->chunk.len == 0) {
 		hsize_t size = st->total;
 
 		return H5Dset_extent(st->images, &size) < 0 ?
-		    hdf5_fail(w, st, "cannot size images in") : BALE_OK;
+		    bale_hdf5_wfail(w, st, "cannot size images in") : BALE_OK;
 	}
 	if (st->chunks == 0)
 		return hdf5_one_small_chunk(w, st);
 	/* a chunk is always written whole: pad it */
 	bale_buf_zeros(&st->chunk, HDF5_CHUNK - st->chunk.len);
 	if (st->chunk.failed)
-		return hdf5_nomem(w);
+		return bale_hdf5_wnomem(w);
 	return hdf5_flush_chunk(w, st, st->total);
 }
 
@@ -488,7 +357,7 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 
 	rc = hdf5_finish_images(w, st);
 	if (rc == BALE_OK && bale_hdf5_rows_write(&st->rows, st->count) != 0)
-		rc = hdf5_fail(w, st, "cannot write datasets to");
+		rc = bale_hdf5_wfail(w, st, "cannot write datasets to");
 	if (rc == BALE_OK)
 		rc = hdf5_write_attrs(w, st);
 	if (rc != BALE_OK)
@@ -498,7 +367,7 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 	bale_hdf5_rows_release(&st->rows);
 	if (H5Fclose(st->file) < 0) {
 		st->file = -1;
-		return hdf5_fail(w, st, "cannot close");
+		return bale_hdf5_wfail(w, st, "cannot close");
 	}
 	st->file = -1;
 	if (st->sync && bale_file_sync(st->tmp) != 0)

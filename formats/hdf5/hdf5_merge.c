@@ -27,16 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int bale_hdf5_merge_fail(struct hdf5_merging *g, const char *what,
-    const char *where)
-{
-	char why[BALE_HDF5_WHY_MAX];
-
-	bale_hdf5_why(why);
-	return bale_errbuf_set(g->err, BALE_EBACKEND, "%s '%s': %s",
-	    what, where, why);
-}
-
 static int hdf5_merge_nomem(struct hdf5_merging *g)
 {
 	return bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");

@@ -6,9 +6,22 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "hdf5_common.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A merge's failure at @what of @where, with HDF5's reason (both merge
+ * files say theirs this way). */
+int bale_hdf5_merge_fail(struct hdf5_merging *g, const char *what,
+    const char *where)
+{
+	char why[BALE_HDF5_WHY_MAX];
+
+	bale_hdf5_why(why);
+	return bale_errbuf_set(g->err, BALE_EBACKEND, "%s '%s': %s",
+	    what, where, why);
+}
 
 #define HDF5_COPY_BLOCK ((size_t)4 << 20)	/* bytes read at a time */
 

@@ -47,6 +47,16 @@ struct hdf5_w {
 };
 
 /** Where the output goes: st->final and st->tmp (the .partial). */
+/** The writer failed at @what (HDF5's reason, or the disk's when it is
+ *  full). @return BALE_EBACKEND or BALE_EIO, said in @w */
+int bale_hdf5_wfail(struct bale_writer *w, struct hdf5_w *st,
+    const char *what);
+int bale_hdf5_wnomem(struct bale_writer *w);
+
+/** Dataset creation properties: chunks of @chunk (0: none),
+ *  extendible, no object times (the same input, the same bytes). */
+hid_t bale_hdf5_dcpl(hsize_t chunk);
+
 int bale_hdf5_paths(struct bale_writer *w, struct hdf5_w *st, const char *dir,
     const struct bale_dataset *ds);
 

@@ -27,16 +27,6 @@ static uint64_t wds_member_bytes(uint64_t n)
 	return WDS_BLOCK + wds_padded(n);
 }
 
-char *bale_wds_list_path(const struct wds_w *st)
-{
-	return bale_strfmt("%s/%s" WDS_LIST_SUFFIX, st->dir, st->name);
-}
-
-char *bale_wds_path(const struct wds_w *st, unsigned no, const char *ext)
-{
-	return bale_strfmt("%s/%s-%06u.%s", st->dir, st->name, no, ext);
-}
-
 /* ---- options and open ---------------------------------------------------- */
 
 static int wds_direct_option(struct bale_writer *w, struct wds_w *st,
@@ -112,21 +102,6 @@ static int wds_claim_output(struct bale_writer *w, struct wds_w *st,
 	return rc;
 }
 
-int bale_wds_init(struct bale_writer *w, struct wds_w *st,
-    const char *dir, const struct bale_dataset *ds)
-{
-	if (!st->max_bytes && !st->max_count)
-		st->max_bytes = WDS_DEFAULT_SHARD_SIZE;
-	st->dir = strdup(dir);
-	st->name = strdup(ds->name);
-	if (!st->dir || !st->name)
-		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
-	bale_meta_classes(&st->classes, ds);
-	if (st->classes.failed)
-		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
-	return BALE_OK;
-}
-
 static int wds_open(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds)
 {
@@ -162,14 +137,6 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	bale_buf_reset(&st->idx);
 	bale_index_build_reset(&st->bix);
 	return BALE_OK;
-}
-
-void bale_wds_list_entry(struct wds_w *st, uint64_t filesize)
-{
-	char url[PATH_MAX];
-
-	snprintf(url, sizeof(url), "%s-%06u.tar", st->name, st->shard_no);
-	bale_wds_list_add(&st->list, url, st->shard_samples, filesize);
 }
 
 /* Write the shard's .idx, then move the tar to its final name. */
@@ -281,22 +248,6 @@ static int wds_make_room(struct bale_writer *w, struct wds_w *st,
 			return rc;
 	}
 	return st->shard_open ? BALE_OK : wds_open_shard(w, st);
-}
-
-void bale_wds_index_sample(struct wds_w *st, int64_t label, const char *key,
-    uint64_t size, uint64_t image_at)
-{
-	struct bale_index_loc loc;
-	uint64_t tail = st->member_end - image_at - size;
-
-	if (size > UINT32_MAX || tail > UINT32_MAX) {
-		st->bix.unfit = 1;
-		return;
-	}
-	loc.off = image_at;
-	loc.size = (uint32_t)size;
-	loc.tail = (uint32_t)tail;
-	bale_index_add(&st->bix, label, &loc, key);
 }
 
 static int wds_put(struct bale_writer *w, void *priv,
