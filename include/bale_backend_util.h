@@ -85,6 +85,11 @@ void bale_errbuf_clear(struct bale_errbuf *e);
  *  handles, and the core's calls of merge and update), once. */
 void bale_errbuf_prefix(struct bale_errbuf *e, const char *name);
 
+/** bale_errbuf_setv(), then bale_errbuf_prefix() with @name (NULL:
+ *  none): how the handles keep a backend's message. */
+int bale_errbuf_setv_named(struct bale_errbuf *e, const char *name, int rc,
+    const char *fmt, va_list ap);
+
 /** Copy @from's failure (code, remedy, sentence) into @to; returns its
  *  code. */
 int bale_errbuf_copy(struct bale_errbuf *to,

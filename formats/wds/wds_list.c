@@ -61,12 +61,13 @@ static int wds_list_entry_read(struct wds_list *l, const char *e,
 {
 	char *url = bale_jsonr_key_string(e, eend, "url");
 	uint64_t nsamples, filesize = 0;
-	const char *vend;
+	const char *v, *vend;
 	int rc = url && bale_jsonr_key_u64(e, eend, "nsamples",
 	    &nsamples) == 0 ? 0 : -1;
 
-	if (rc == 0 && bale_jsonr_find(e, eend, "filesize", &vend))
-		rc = bale_jsonr_key_u64(e, eend, "filesize", &filesize);
+	v = rc == 0 ? bale_jsonr_find(e, eend, "filesize", &vend) : NULL;
+	if (v)
+		rc = bale_jsonr_u64(v, vend, &filesize);
 	if (rc == 0)
 		rc = bale_wds_list_push(l, url, nsamples, filesize);
 	free(url);

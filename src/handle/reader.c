@@ -79,10 +79,9 @@ int bale_reader_seterr(struct bale_reader *r, int rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	bale_errbuf_setv(&r->err, rc, fmt, ap);
+	bale_errbuf_setv_named(&r->err, r->be ? r->be->name : NULL, rc, fmt,
+	    ap);
 	va_end(ap);
-	if (r->be)
-		bale_errbuf_prefix(&r->err, r->be->name);
 	return rc;
 }
 
@@ -91,10 +90,9 @@ int bale_reader_setnote(struct bale_reader *r, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	bale_errbuf_setv(&r->note, BALE_OK, fmt, ap);
+	bale_errbuf_setv_named(&r->note, r->be ? r->be->name : NULL, BALE_OK,
+	    fmt, ap);
 	va_end(ap);
-	if (r->be)
-		bale_errbuf_prefix(&r->note, r->be->name);
 	return BALE_OK;
 }
 

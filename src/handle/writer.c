@@ -39,10 +39,9 @@ int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	bale_errbuf_setv(&w->err, rc, fmt, ap);
+	bale_errbuf_setv_named(&w->err, w->be ? w->be->name : NULL, rc, fmt,
+	    ap);
 	va_end(ap);
-	if (w->be)
-		bale_errbuf_prefix(&w->err, w->be->name);
 	return rc;
 }
 

@@ -66,6 +66,15 @@ void bale_errbuf_prefix(struct bale_errbuf *e, const char *name)
 	e->msg[len + n + 2] = '\0';
 }
 
+int bale_errbuf_setv_named(struct bale_errbuf *e, const char *name, int rc,
+    const char *fmt, va_list ap)
+{
+	bale_errbuf_setv(e, rc, fmt, ap);
+	if (name)
+		bale_errbuf_prefix(e, name);
+	return rc;
+}
+
 void bale_errbuf_clear(struct bale_errbuf *e)
 {
 	e->rc = 0;

@@ -211,14 +211,15 @@ static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 {
 	unsigned char head[1];
 
+	s->kind = bale_source_archive_kind(s->w->kinds, s->fd, size);
+	if (s->kind)
+		return s->kind->list(s, size, path);
+	/* no kind took it: say whether it could be read at all */
 	if (pread(s->fd, head, sizeof(head), 0) < 0)
 		return bale_errbuf_set(&s->w->err, BALE_EIO,
 		    "walk: cannot read '%s': %s", path, strerror(errno));
-	s->kind = bale_source_archive_kind(s->w->kinds, s->fd, size);
-	if (!s->kind)
-		return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
-		    "is not an archive bale reads", path);
-	return s->kind->list(s, size, path);
+	return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
+	    "is not an archive bale reads", path);
 }
 
 /* Open @path and keep it open: the samples are read from it later. */

@@ -58,7 +58,7 @@ require_backend() {
 # the formats built in that write, comma-separated, as bale formats
 # lists them (a test packs what the build has, not a list of its own)
 writers() {
-    "$BALE" formats | awk '$2 ~ /(^|,)write(,|$)/ {print $1}' | paste -sd, -
+    writers_that write
 }
 
 # writers_that CAP: the formats built in that write and can CAP (resume,
