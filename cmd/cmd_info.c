@@ -3,14 +3,13 @@
 #include "outputs.h"
 
 #include "bale_backend.h"
+#include "bale_store.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 static const char info_help[] =
 "usage: bale info OUT [-f FORMAT]\n"
@@ -22,30 +21,63 @@ static const char info_help[] =
 "...), the last two as one line of JSON each.\n"
 "\nExample: bale info out/ -f lmdb\n";
 
-/* Bytes of the file at @dir/@name, or of the files in that folder (an
- * LMDB output is a folder of two). */
+/* Bytes of the file at @path (0: none there). */
+static uint64_t info_file_bytes(const char *path)
+{
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+
+	return bale_store_stat(path, &st, &err) == BALE_OK && !st.is_dir ?
+	    st.size : 0;
+}
+
+/* The files an output's folder holds, counted and their bytes summed
+ * (an LMDB output is a folder of two). */
+struct info_walk {
+	const char *dir;
+	const char *name;		/* the output's; NULL: every file */
+	const struct bale_backend *be;
+	size_t n;
+	uint64_t bytes;
+};
+
+static uint64_t info_size(const char *dir, const char *name);
+
+static int info_entry(void *arg, const char *entry, int is_dir)
+{
+	struct info_walk *w = arg;
+	char path[4096];
+
+	if (w->name && !bale_backend_owns(w->be, w->name, entry))
+		return 0;
+	w->n++;
+	if (!w->name && is_dir)
+		return 0;
+	if (w->name) {
+		w->bytes += info_size(w->dir, entry);
+	} else if (snprintf(path, sizeof(path), "%s/%s", w->dir, entry) <
+	    (int)sizeof(path)) {
+		w->bytes += info_file_bytes(path);
+	}
+	return 0;
+}
+
+/* Bytes of the file at @dir/@name, or of the files in that folder. */
 static uint64_t info_size(const char *dir, const char *name)
 {
+	struct info_walk inner = { NULL, NULL, NULL, 0, 0 };
+	struct bale_store_stat st;
+	struct bale_errbuf err;
 	char path[4096];
-	char inner[4096 + 256];
-	struct dirent *de;
-	struct stat st;
-	uint64_t bytes = 0;
-	DIR *d;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path) || stat(path, &st) != 0)
+	    (int)sizeof(path) || bale_store_stat(path, &st, &err) != BALE_OK)
 		return 0;	/* a path too long is no file of ours */
-	d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
-	if (!d)
-		return (uint64_t)st.st_size;
-	while ((de = readdir(d))) {
-		snprintf(inner, sizeof(inner), "%s/%s", path, de->d_name);
-		if (stat(inner, &st) == 0 && S_ISREG(st.st_mode))
-			bytes += (uint64_t)st.st_size;
-	}
-	closedir(d);
-	return bytes;
+	if (!st.is_dir)
+		return st.size;
+	inner.dir = path;
+	bale_store_list(path, info_entry, &inner, &err);
+	return inner.bytes;
 }
 
 /* The output at @path as its folder and NAME (the dataset name
@@ -70,51 +102,40 @@ static int info_name(const char *path, char *dir, char *name, size_t cap)
 static size_t info_files(const char *dir, const char *name,
     const struct bale_backend *be, uint64_t *bytes)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	size_t n = 0;
+	struct info_walk w = { dir, name, be, 0, 0 };
+	struct bale_errbuf err;
 
-	*bytes = 0;
-	while (d && (de = readdir(d))) {
-		if (!bale_backend_owns(be, name, de->d_name))
-			continue;
-		n++;
-		*bytes += info_size(dir, de->d_name);
-	}
-	if (d)
-		closedir(d);
-	return n;
+	bale_store_list(dir, info_entry, &w, &err);
+	*bytes = w.bytes;
+	return w.n;
 }
 
 /* How output NAME in @dir was made: NAME-made.json's line, or NULL
  * (made before bale kept it, or not by bale). Free it. */
 static char *info_made(const char *dir, const char *name)
 {
+	struct bale_errbuf err;
 	char path[4096];
-	char line[4096];
-	FILE *f;
+	char *text;
+	size_t n;
 
 	if (snprintf(path, sizeof(path), "%s/%s-made.json", dir, name) >=
-	    (int)sizeof(path))
+	    (int)sizeof(path) ||
+	    bale_store_read_all(path, &text, &n, &err) != BALE_OK)
 		return NULL;
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	line[strcspn(line, "\n")] = '\0';
-	return line[0] ? strdup(line) : NULL;
+	text[strcspn(text, "\n")] = '\0';
+	if (text[0])
+		return text;
+	free(text);
+	return NULL;
 }
 
 static size_t info_read_files(const char *const *files, uint64_t *bytes)
 {
-	struct stat st;
 	size_t n;
 
 	for (n = 0; files[n]; n++)
-		if (stat(files[n], &st) == 0)
-			*bytes += (uint64_t)st.st_size;
+		*bytes += info_file_bytes(files[n]);
 	return n;
 }
 

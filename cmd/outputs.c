@@ -1,11 +1,11 @@
 /* outputs.c - find the outputs in a folder, open one for reading. */
 #include "outputs.h"
 
-#include <dirent.h>
+#include "bale_store.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static int outputs_add(char ***paths, size_t *n, char *path)
 {
@@ -20,46 +20,57 @@ static int outputs_add(char ***paths, size_t *n, char *path)
 	return 0;
 }
 
+static int outputs_journal(void *arg, const char *name, int is_dir)
+{
+	static const char tail[] = "-resume.json";
+	size_t len = strlen(name);
+
+	(void)arg;
+	(void)is_dir;
+	return (len > sizeof(tail) - 1 && strcmp(name + len -
+	    (sizeof(tail) - 1), tail) == 0) || (name[0] == '.' &&
+	    len > 8 && strcmp(name + len - 8, "-replace") == 0);
+}
+
 /* Does folder @dir hold what an interrupted pack leaves (a resume
  * journal, NAME-resume.json, at the top or in a replacement's staging
  * folder)? */
 static int outputs_interrupted(const char *dir)
 {
-	static const char tail[] = "-resume.json";
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	size_t len;
-	int found = 0;
+	struct bale_errbuf err;
 
-	while (d && !found && (de = readdir(d))) {
-		len = strlen(de->d_name);
-		found = (len > sizeof(tail) - 1 && strcmp(de->d_name + len -
-		    (sizeof(tail) - 1), tail) == 0) || (de->d_name[0] == '.' &&
-		    len > 8 && strcmp(de->d_name + len - 8, "-replace") == 0);
-	}
-	if (d)
-		closedir(d);
-	return found;
+	return bale_store_list(dir, outputs_journal, NULL, &err) == 1;
 }
 
-static int outputs_is_dir(const char *path)
+/* Is @path a folder? When it cannot be told, why is said. */
+static int outputs_is_dir(const char *cmd, const char *path)
 {
-	struct stat st;
+	struct bale_store_stat st;
+	struct bale_errbuf err;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (bale_store_stat(path, &st, &err) != BALE_OK) {
+		fprintf(stderr, "bale %s: '%s' is not an output nor a folder "
+		    "of outputs: %s\n", cmd, path, err.msg);
+		return -1;
+	}
+	return st.is_dir;
 }
 
 int cli_find_outputs(const char *cmd, const char *arg, const char *format,
     char ***paths, size_t *n)
 {
+	int is_dir;
+
 	*paths = NULL;
 	*n = 0;
 	if (bale_output_format(arg) ||
 	    (format && strcmp(format, "folder") == 0))
 		return outputs_add(paths, n, strdup(arg));
-	if (!outputs_is_dir(arg)) {
-		fprintf(stderr, "bale %s: '%s' is not an output nor a folder "
-		    "of outputs\n", cmd, arg);
+	is_dir = outputs_is_dir(cmd, arg);
+	if (is_dir <= 0) {
+		if (is_dir == 0)
+			fprintf(stderr, "bale %s: '%s' is not an output nor a "
+			    "folder of outputs\n", cmd, arg);
 		return -1;
 	}
 	if (bale_outputs_in(arg, format, paths, n) != BALE_OK || *n == 0) {

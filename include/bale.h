@@ -36,6 +36,7 @@ enum bale_status {
 	BALE_EINPUT = -9,	/* an input was bad and strict was set */
 	BALE_EINTR = -10,	/* stopped on request */
 	BALE_ENOTSUP = -11,	/* the backend cannot do that */
+	BALE_EAUTH = -12,	/* a store refused the credentials */
 };
 
 /** The library version, "MAJOR.MINOR.PATCH". */

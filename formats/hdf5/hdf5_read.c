@@ -11,6 +11,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 #include "hdf5_common.h"
 #include "hdf5_index.h"
 #include "hdf5_pixels.h"
@@ -491,6 +492,11 @@ static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
 	int rc;
 
 	st->file = st->images = -1;
+	st->fd = -1;
+	if (!bale_store_is_local(path))
+		return bale_reader_seterr(r, BALE_ENOTSUP, "'%s': reading "
+		    "HDF5 from an object store is not built yet: copy it to a "
+		    "local disk, or read a wds output", path);
 	st->fd = open(path, O_RDONLY | O_CLOEXEC);
 	st->files = calloc(2, sizeof(char *));
 	if (st->files)

@@ -5,6 +5,7 @@
  */
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 #include "lmdb_read.h"
 #include "lmdb_write.h"
 
@@ -24,6 +25,18 @@ static int lmdb_magic(const unsigned char *p, size_t n)
 	return n >= 20 && memcmp(p + 16, magic, sizeof(magic)) == 0;
 }
 
+/* In an object store the reader refuses LMDB, and says why: a folder
+ * holding data.mdb is taken as one, so that it gets to. */
+static int lmdb_remote_probe(char *data)
+{
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+	int found = bale_store_stat(data, &st, &err) == BALE_OK && !st.is_dir;
+
+	free(data);
+	return found;
+}
+
 /* An environment folder holding data.mdb, or a single LMDB file
  * (nosubdir=1), recognised by the meta page whatever it is named. A
  * data.mdb that exists but cannot be read is taken as one: the reader
@@ -39,6 +52,8 @@ static int lmdb_probe(const char *path, int is_dir, const unsigned char *head,
 	if (!is_dir)
 		return lmdb_magic(head, n);
 	data = bale_strfmt("%s/data.mdb", path);
+	if (data && !bale_store_is_local(path))
+		return lmdb_remote_probe(data);
 	fd = data ? open(data, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0) {
 		got = pread(fd, page, sizeof(page), 0);

@@ -30,6 +30,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -354,6 +355,12 @@ static int lmdb_ropen(struct bale_reader *r, void *priv, const char *path)
 	int err;
 	int rc;
 
+	if (!bale_store_is_local(path))
+		return bale_reader_seterr(r, BALE_ENOTSUP, "'%s': LMDB maps "
+		    "a local file into memory and cannot be read from an "
+		    "object store: copy its folder to a local disk first, or "
+		    "pack a wds or hdf5 output, which bale reads from object "
+		    "stores by ranged GETs", path);
 	if (stat(path, &sb) != 0)
 		return bale_reader_seterr(r, BALE_ENOENT,
 		    "cannot open '%s': %s", path, strerror(errno));

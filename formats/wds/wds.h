@@ -8,6 +8,7 @@
  *   wds_resume.c   picking up the shards a killed run finished
  *   wds_verify.c   reading a finished shard back to check it
  *   wds_read.c     the reader: shard list, .idx files, one pread a sample
+ *   wds_fetch.c    a shard's bytes from its store (file, S3, https)
  *   wds_list.c     the shard list, written and read
  *   wds_merge.c    bale merge: the parts' shards linked in
  *   wds_update.c   bale pack --update: shards rewritten or moved in
@@ -17,6 +18,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include "wds_idx.h"
 #include "wds_out.h"
@@ -24,6 +26,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #define WDS_BLOCK 512
 #define WDS_END_BYTES 1024		/* two zero blocks close a tar */
@@ -78,7 +81,7 @@ struct wds_w {
 /* The reader's state (wds_read.c). */
 struct wds_r {
 	char **paths;		/* shard paths, then idx paths, NULL-ended */
-	int *fds;
+	struct bale_sfile **files;	/* the shards, open in their store */
 	uint64_t *sizes;
 	size_t nshards;		/* opened so far */
 	size_t maxshards;	/* listed; idx paths from paths[maxshards] */
@@ -112,6 +115,11 @@ struct wds_r {
 
 extern const struct bale_writer_ops bale_wds_writer;
 extern const struct bale_reader_ops bale_wds_reader;
+
+/** Fill @iov from byte @off of shard @shard, in full, or say why not in
+ *  @r. @return BALE_OK or the store's error */
+int bale_wds_read_at(struct bale_reader *r, struct wds_r *st, size_t shard,
+    const struct iovec *iov, int iovcnt, uint64_t off);
 
 #define WDS_LIST_SUFFIX "-shards.json"	/* NAME-shards.json: the list */
 

@@ -51,7 +51,8 @@ static int wds_bidx_open_one(struct wds_r *st, size_t i)
 
 	if (!path)
 		return BALE_ENOMEM;
-	rc = bale_index_open(&st->ix[i], path, st->listed[i], st->sizes[i]);
+	rc = bale_store_index_open(&st->ix[i], path, st->listed[i],
+	    st->sizes[i]);
 	if (rc == BALE_OK) {
 		free(st->paths[st->maxshards + i]);
 		st->paths[st->maxshards + i] = path;	/* what get() reads */
@@ -261,8 +262,6 @@ static int wds_bidx_read(struct bale_reader *r, struct wds_r *st,
     struct bale_blob *out)
 {
 	struct iovec iov[2];
-	size_t want = loc->size + (tail ? loc->tail : 0);
-	ssize_t got;
 
 	if (bale_grow(&st->buf, &st->bufcap, (size_t)loc->size + loc->tail +
 	    1) != 0)
@@ -273,11 +272,7 @@ static int wds_bidx_read(struct bale_reader *r, struct wds_r *st,
 	out->size = loc->size;
 	iov[0] = (struct iovec){ (void *)out->data, loc->size };
 	iov[1] = (struct iovec){ st->buf + loc->size, tail ? loc->tail : 0 };
-	got = preadv(st->fds[shard], iov, tail ? 2 : 1, (off_t)loc->off);
-	if (got == (ssize_t)want)
-		return BALE_OK;
-	return bale_reader_seterr(r, BALE_EIO, "cannot read '%s': %s",
-	    st->paths[shard], got < 0 ? strerror(errno) : "short read");
+	return bale_wds_read_at(r, st, shard, iov, tail ? 2 : 1, loc->off);
 }
 
 int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,

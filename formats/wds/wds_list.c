@@ -1,6 +1,8 @@
 /* wds_list.c - the shard list, written and read (wds_list.h). */
 #include "wds_list.h"
 
+#include "bale_store.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,13 +111,13 @@ int bale_wds_list_read(const char *path, struct wds_list *l,
     struct bale_errbuf *err)
 {
 	size_t len = 0;
-	char *text = bale_file_read_all(path, &len);
+	char *text;
 	int bad;
+	int rc = bale_store_read_all(path, &text, &len, err);
 
 	memset(l, 0, sizeof(*l));
-	if (!text)
-		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': "
-		    "%s", path, strerror(errno));
+	if (rc != BALE_OK)
+		return rc;
 	bad = wds_list_parse(l, text, text + len);
 	free(text);
 	if (bad)	/* nothing of a list that is not one is kept */

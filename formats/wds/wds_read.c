@@ -10,6 +10,8 @@
 #include "wds_idx.h"
 #include "wds_list.h"
 
+#include "bale_store.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -72,16 +74,15 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
 {
 	const char *idx = st->paths[st->maxshards + shard];
 	uint64_t before = st->nentries;
+	struct bale_errbuf err;
 	char *save = NULL;
 	char *line;
 	char *text;
 	size_t n;
-	int rc = BALE_OK;
+	int rc = bale_store_read_all(idx, &text, &n, &err);
 
-	text = bale_file_read_all(idx, &n);
-	if (!text)
-		return bale_reader_seterr(r, BALE_EIO,
-		    "cannot read '%s': %s", idx, strerror(errno));
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "%s", err.msg);
 	line = strtok_r(text, "\n", &save);
 	if (!line || strncmp(line, "v1.2 ", 5) != 0)
 		rc = bale_reader_seterr(r, BALE_EINVAL,
@@ -105,6 +106,8 @@ static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
 	char *path = strchr(url, '/') || strstr(url, "..") ? NULL :
 	    bale_strfmt("%s/%s", dir, url);
 	size_t len = path ? strlen(path) : 0;
+	struct bale_errbuf err;
+	int rc;
 
 	if (!path || len < 5 || strcmp(path + len - 4, ".tar") != 0) {
 		free(path);
@@ -112,28 +115,23 @@ static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
 		    "shard '%s' is not a NAME.tar beside the list", url);
 	}
 	st->paths[i] = path;
-	st->fds[i] = open(path, O_RDONLY | O_CLOEXEC);
-	if (st->fds[i] < 0)
-		return bale_reader_seterr(r, BALE_EIO,
-		    "cannot open '%s': %s", path, strerror(errno));
-	st->sizes[i] = (uint64_t)lseek(st->fds[i], 0, SEEK_END);
+	rc = bale_sfile_open(&st->files[i], path, &err);
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "%s", err.msg);
+	st->sizes[i] = bale_sfile_size(st->files[i]);
 	st->nshards++;
 	return BALE_OK;
 }
 
-/* Room for @n shards: paths (tars, then idx files, then NULL), fds. */
+/* Room for @n shards: paths (tars, then idx files, then NULL), files. */
 static int wds_alloc_shards(struct wds_r *st, size_t n)
 {
-	size_t i;
-
 	st->maxshards = n;
 	st->paths = calloc(2 * n + 1, sizeof(char *));
-	st->fds = malloc((n ? n : 1) * sizeof(int));
+	st->files = calloc(n ? n : 1, sizeof(*st->files));
 	st->sizes = calloc(n ? n : 1, sizeof(uint64_t));
 	st->listed = calloc(n ? n : 1, sizeof(uint64_t));
-	for (i = 0; st->fds && i < n; i++)
-		st->fds[i] = -1;
-	return st->paths && st->fds && st->sizes && st->listed ? 0 : -1;
+	return st->paths && st->files && st->sizes && st->listed ? 0 : -1;
 }
 
 /* Member @key of the object at [@v, @vend), as "key":value after a
@@ -306,15 +304,6 @@ static int wds_fill_blob(struct bale_reader *r, struct wds_r *st,
 	return BALE_OK;
 }
 
-/* The error for a pread of shard @shard that returned @got bytes, not
- * all it asked for. */
-static int wds_read_failed(struct bale_reader *r, const struct wds_r *st,
-    uint32_t shard, ssize_t got)
-{
-	return bale_reader_seterr(r, BALE_EIO, "cannot read '%s': %s",
-	    st->paths[shard], got < 0 ? strerror(errno) : "short read");
-}
-
 /* Bytes [lo, hi) of @e's shard, which hold its image and the members
  * around it, with one preadv: the members into st->buf at their offset
  * in the span (where wds_fill_blob looks), the image into the data
@@ -326,7 +315,6 @@ static int wds_read_span(struct bale_reader *r, struct wds_r *st,
 	size_t before = (size_t)(e->image.off - lo);
 	size_t size = (size_t)e->image.size;
 	struct iovec iov[3];
-	ssize_t got;
 
 	if (bale_grow(&st->buf, &st->bufcap, (size_t)(hi - lo) + 1) != 0)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
@@ -338,9 +326,7 @@ static int wds_read_span(struct bale_reader *r, struct wds_r *st,
 	iov[1] = (struct iovec){ (void *)out->data, size };
 	iov[2] = (struct iovec){ st->buf + before + size,
 	    (size_t)(hi - lo) - before - size };
-	got = preadv(st->fds[e->shard], iov, 3, (off_t)lo);
-	return got == (ssize_t)(hi - lo) ? BALE_OK :
-	    wds_read_failed(r, st, e->shard, got);
+	return bale_wds_read_at(r, st, e->shard, iov, 3, lo);
 }
 
 /* 1 if member @m lies inside a shard of @size bytes (an .idx line can
@@ -435,9 +421,10 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	struct wds_r *st = priv;
 	const struct wds_entry *e;
 	char cls[32];
+	struct iovec v = { cls, 0 };
 	size_t shard;
 	uint64_t j;
-	ssize_t got;
+	int rc;
 
 	if (st->by_index) {
 		bale_wds_bidx_loc(st, i, &shard, &j);
@@ -451,10 +438,10 @@ static int wds_rlabel(struct bale_reader *r, void *priv, uint64_t i,
 	    e->cls.off + e->cls.size > st->sizes[e->shard])
 		return bale_reader_seterr(r, BALE_EINVAL, "sample %" PRIu64
 		    " has a bad .cls member", i);
-	got = pread(st->fds[e->shard], cls, (size_t)e->cls.size,
-	    (off_t)e->cls.off);
-	if (got != (ssize_t)e->cls.size)
-		return wds_read_failed(r, st, e->shard, got);
+	v.iov_len = (size_t)e->cls.size;
+	rc = bale_wds_read_at(r, st, e->shard, &v, 1, e->cls.off);
+	if (rc != BALE_OK)
+		return rc;
 	if (bale_meta_label(cls, (size_t)e->cls.size, label) != 0)
 		return bale_reader_seterr(r, BALE_EINVAL,
 		    "bad .cls member");
@@ -487,13 +474,13 @@ static void wds_rrelease(void *priv)
 	bale_buf_release(&st->info);
 	bale_wds_bidx_close(st);
 	free(st->listed);
-	for (i = 0; st->fds && i < st->nshards; i++)
-		close(st->fds[i]);
+	for (i = 0; st->files && i < st->nshards; i++)
+		bale_sfile_close(st->files[i]);
 	/* every slot: an open that failed part-way leaves gaps */
 	for (i = 0; st->paths && i < 2 * st->maxshards; i++)
 		free(st->paths[i]);
 	free(st->paths);
-	free(st->fds);
+	free(st->files);
 	free(st->sizes);
 	free(st->entries);
 	free(st->buf);

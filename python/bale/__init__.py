@@ -42,13 +42,23 @@ def output_format(path):
     return _bale.output_format(os.fspath(path))
 
 
+def _stat(path):
+    """(is_dir, size) of a path or a URL (s3://, https://), or None when
+    nothing is there; a store's refusal (credentials) raises Error."""
+    try:
+        return _bale.store_stat(path)
+    except NotFoundError:
+        return None
+
+
 def find_outputs(path, format=None):
     """The outputs path names: itself if it is one, else those in the folder."""
     path = os.fspath(path)
     found = output_format(path)
     if found:
         return [path] if format in (None, found) else []
-    if not os.path.isdir(path):
+    st = _stat(path)
+    if not st or not st[0]:
         raise NotFoundError(f"'{path}' is not an output nor a folder")
     return _bale.outputs_in(path, format)
 
@@ -66,9 +76,8 @@ def _resolve(path, format):
     _check_format(format)
     if format == "folder" or output_format(path):
         return path
-    if not os.path.exists(path):
-        raise NotFoundError(f"'{path}': no such file or folder")
-    if not os.path.isdir(path):
+    st = _bale.store_stat(path)     # a store's error says what is wrong
+    if not st[0]:
         raise Error(f"'{path}' is not a bale output: no format built in "
                     "recognises it")
     outputs = find_outputs(path, format)

@@ -3,6 +3,8 @@
  * (python/bale/__init__.py). */
 #include "ext.h"
 
+#include "bale_store.h"
+
 #include <pthread.h>
 
 PyObject *ext_error;
@@ -108,6 +110,29 @@ static PyObject *ext_outputs_in(PyObject *self, PyObject *args)
 	return list;
 }
 
+/* What is at a path or URL, through bale's stores (local files, s3://,
+ * https://): (is_dir, size); a name with nothing there raises
+ * NotFoundError, a store's refusal Error, with the store's words. */
+static PyObject *ext_store_stat(PyObject *self, PyObject *arg)
+{
+	PyObject *path = NULL;
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+	int rc;
+
+	(void)self;
+	if (!PyUnicode_FSConverter(arg, &path))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = bale_store_stat(PyBytes_AS_STRING(path), &st, &err);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path);
+	if (rc != BALE_OK)
+		return ext_raise(rc, err.msg);
+	return Py_BuildValue("(OK)", st.is_dir ? Py_True : Py_False,
+	    (unsigned long long)st.size);
+}
+
 static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
 {
 	const char *const *names = bale_backend_names();
@@ -134,6 +159,8 @@ static PyMethodDef ext_methods[] = {
 	{ "output_pick", ext_output_pick, METH_O,
 	  "output_pick(paths) -> the index of the output a reader takes (of "
 	  "one dataset's, the format that reads fastest at random), or -1" },
+	{ "store_stat", ext_store_stat, METH_O,
+	  "store_stat(path) -> (is_dir, size) of a path or URL" },
 	{ "outputs_in", ext_outputs_in, METH_VARARGS,
 	  "outputs_in(dir, format) -> the outputs in folder dir (of format, "
 	  "if not None), sorted by name" },

@@ -6,31 +6,35 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char *open_guess(const char *path)
 {
 	const char *f = bale_output_format(path);
-	struct stat st;
+	struct bale_store_stat st;
+	struct bale_errbuf err;
 
 	if (f)
 		return f;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	/* the raw folder reader walks local folders only */
+	if (bale_store_is_local(path) &&
+	    bale_store_stat(path, &st, &err) == BALE_OK && st.is_dir)
 		return "folder";
 	return NULL;
 }
 
-/* What @path is when no format recognises it: missing, or not one. */
+/* What @path is when no format recognises it: missing (or its store
+ * said why not), or not one. */
 static int open_not_an_output(struct bale_reader *r, const char *path)
 {
-	struct stat st;
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+	int rc = bale_store_stat(path, &st, &err);
 
-	if (stat(path, &st) != 0)
-		return bale_reader_seterr(r, errno == ENOENT ? BALE_ENOENT :
-		    BALE_EIO, "'%s': %s", path, strerror(errno));
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "%s", err.msg);
 	return bale_reader_seterr(r, BALE_EINPUT, "'%s' is not a bale output: "
 	    "no format built in recognises it", path);
 }

@@ -4,8 +4,9 @@
 #include "bale.h"
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
+#include "registry.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,10 @@ static int outputs_take(const char *dir, const char *name,
 	*path = NULL;
 	if (name[0] == '.')
 		return BALE_OK;
+	/* in a remote store a probe costs requests: only the names bale
+	 * gives its outputs are probed, not every shard beside them */
+	if (!bale_store_is_local(dir) && !bale_registry_by_suffix(name))
+		return BALE_OK;
 	*path = bale_strfmt("%s%s%s", dir, len && dir[len - 1] == '/' ? "" :
 	    "/", name);
 	if (!*path)
@@ -54,32 +59,43 @@ static int outputs_take(const char *dir, const char *name,
 	return BALE_OK;
 }
 
+/* Where a folder's listing gathers its outputs. */
+struct outputs_walk {
+	const char *dir;
+	const char *format;
+	char **paths;
+	size_t n;
+};
+
+static int outputs_entry(void *arg, const char *name, int is_dir)
+{
+	struct outputs_walk *w = arg;
+	char *path;
+	int rc;
+
+	(void)is_dir;
+	rc = outputs_take(w->dir, name, w->format, &path);
+	return rc == BALE_OK && path ? outputs_add(&w->paths, &w->n, path) :
+	    rc;
+}
+
 int bale_outputs_in(const char *dir, const char *format, char ***paths,
     size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char *path;
-	int rc = BALE_OK;
+	struct outputs_walk w = { dir, format, NULL, 0 };
+	struct bale_errbuf err;
+	int rc = bale_store_list(dir, outputs_entry, &w, &err);
 
 	*paths = NULL;
 	*n = 0;
-	if (!d)
-		return BALE_ENOENT;
-	while (rc == BALE_OK && (de = readdir(d))) {
-		rc = outputs_take(dir, de->d_name, format, &path);
-		if (rc == BALE_OK && path)
-			rc = outputs_add(paths, n, path);
-	}
-	closedir(d);
 	if (rc != BALE_OK) {
-		bale_outputs_free(*paths, *n);
-		*paths = NULL;
-		*n = 0;
-		return rc;
+		bale_outputs_free(w.paths, w.n);
+		return rc == BALE_ENOMEM ? rc : BALE_ENOENT;
 	}
-	if (*n > 1)
-		qsort(*paths, *n, sizeof(char *), outputs_cmp);
+	if (w.n > 1)
+		qsort(w.paths, w.n, sizeof(char *), outputs_cmp);
+	*paths = w.paths;
+	*n = w.n;
 	return BALE_OK;
 }
 

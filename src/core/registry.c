@@ -5,6 +5,8 @@
 #include "kind.h"
 #include "registry.h"
 
+#include "bale_store.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,7 +128,7 @@ static ssize_t registry_head(const char *path, unsigned char *head)
 }
 
 /* The backend whose output names end as @path's does. */
-static const char *registry_by_suffix(const char *path)
+const char *bale_registry_by_suffix(const char *path)
 {
 	const struct bale_backend *be;
 	size_t i;
@@ -137,17 +139,56 @@ static const char *registry_by_suffix(const char *path)
 	return NULL;
 }
 
+/* The format whose probe takes @path. */
+static const char *registry_probe(const char *path, int is_dir,
+    const unsigned char *head, size_t n)
+{
+	const struct bale_backend *be;
+	size_t i;
+
+	for (i = 0; (be = bale_registry_at(i)); i++)
+		if (be->probe && be->probe(path, is_dir, head, n))
+			return be->name;
+	return NULL;
+}
+
+/* The same for a name in a remote store: its head is one ranged GET. */
+static const char *registry_remote(const char *path)
+{
+	unsigned char head[BALE_PROBE_HEAD];
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+	struct bale_sfile *f;
+	size_t n;
+	int rc;
+
+	if (bale_store_stat(path, &st, &err) != BALE_OK)
+		return NULL;
+	if (st.is_dir)
+		return registry_probe(path, 1, head, 0);
+	n = st.size < sizeof(head) ? (size_t)st.size : sizeof(head);
+	rc = bale_sfile_open(&f, path, &err);
+	if (rc == BALE_OK) {
+		rc = bale_sfile_pread(f, head, n, 0, &err);
+		bale_sfile_close(f);
+	}
+	return rc == BALE_OK ? registry_probe(path, 0, head, n) :
+	    bale_registry_by_suffix(path);
+}
+
 const char *bale_output_format(const char *path)
 {
 	unsigned char head[BALE_PROBE_HEAD];
-	const struct bale_backend *be;
 	struct stat st;
 	ssize_t n = 0;
-	size_t i;
 	int is_dir;
 
 	/* an output still being written never counts as one */
-	if (registry_ends_in(path, BALE_PARTIAL, 1) || stat(path, &st) != 0)
+	if (registry_ends_in(path, BALE_PARTIAL, 1))
+		return NULL;
+	if (!bale_store_is_local(path))
+		return registry_remote(path);
+	if (stat(path, &st) != 0)
 		return NULL;
 	is_dir = S_ISDIR(st.st_mode);
 	if (!is_dir && !S_ISREG(st.st_mode))
@@ -155,11 +196,8 @@ const char *bale_output_format(const char *path)
 	if (!is_dir)
 		n = registry_head(path, head);
 	if (n < 0)
-		return registry_by_suffix(path);
-	for (i = 0; (be = bale_registry_at(i)); i++)
-		if (be->probe && be->probe(path, is_dir, head, (size_t)n))
-			return be->name;
-	return NULL;
+		return bale_registry_by_suffix(path);
+	return registry_probe(path, is_dir, head, (size_t)n);
 }
 
 int bale_registry_next_name(const char **list, char *name, size_t cap)

@@ -9,6 +9,9 @@
 /** Backend @i of the registry, in its order; NULL past the end. */
 const struct bale_backend *bale_registry_at(size_t i);
 
+/** The backend whose output names end as @path's does, NULL: none. */
+const char *bale_registry_by_suffix(const char *path);
+
 /** The next name of the comma-separated format list *@list into @name
  *  (@cap bytes); *@list moves past it. @return 1, 0 at the list's end,
  *  or -1 for an empty name or one of @cap bytes or more */

@@ -28,6 +28,7 @@ const char *bale_strerror(int rc)
 	case BALE_EINPUT: return "bad input";
 	case BALE_EINTR: return "interrupted";
 	case BALE_ENOTSUP: return "not supported by this format";
+	case BALE_EAUTH: return "credentials refused";
 	default: return "unknown error";
 	}
 }

@@ -330,26 +330,51 @@ int bale_index_open(struct bale_index *ix, const char *path, uint64_t count,
 	return rc;
 }
 
+int bale_index_adopt(struct bale_index *ix, void *data, size_t len,
+    uint64_t count, uint64_t source_size)
+{
+	int rc;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->map = data;
+	ix->maplen = len;
+	ix->fd = -1;
+	rc = ix_check(ix, (uint64_t)len, count, source_size);
+	if (rc != BALE_OK)
+		bale_index_close(ix);
+	return rc;
+}
+
 int bale_index_labels(const struct bale_index *ix, uint64_t first,
     uint64_t n, int64_t *out)
 {
 	const struct ix_head *h = ix->map;
+	uint64_t i;
 
+	if (ix->fd < 0) {	/* in memory: nothing to read */
+		for (i = 0; i < n; i++)
+			out[i] = ix->labels[first + i];
+		return BALE_OK;
+	}
 	return bale_file_pread_int32s(ix->fd, h->labels_at + first * 4, n,
 	    out) == 0 ? BALE_OK : BALE_EIO;
 }
 
 void bale_index_let_go(const struct bale_index *ix)
 {
-	if (ix->map)	/* shared and read-only: nothing is lost */
+	/* shared and read-only: nothing is lost (memory of its own is
+	 * all there is of an index read from a remote store) */
+	if (ix->map && ix->fd >= 0)
 		madvise(ix->map, ix->maplen, MADV_DONTNEED);
 }
 
 void bale_index_close(struct bale_index *ix)
 {
-	if (ix->map) {
+	if (ix->map && ix->fd >= 0) {
 		munmap(ix->map, ix->maplen);
 		close(ix->fd);
+	} else {
+		free(ix->map);
 	}
 	memset(ix, 0, sizeof(*ix));
 }

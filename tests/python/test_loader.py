@@ -20,14 +20,7 @@ from torchvision import transforms as T  # noqa: E402
 import bale  # noqa: E402
 
 
-def digests(loader, epochs=(0, 1)):
-    """[(epoch, crc32 of the images, labels)] of every batch."""
-    out = []
-    for e in epochs:
-        loader.set_epoch(e)
-        for x, y in loader:
-            out.append((e, zlib.crc32(x.numpy().tobytes()), y.tolist()))
-    return out
+digests = common.loader_digests
 
 
 class LoaderTest(common.TempTest):

@@ -1,6 +1,7 @@
 """Every test the tree holds is run: each tests/cli/*.sh (but lib.sh, which
-the others source), tests/interop/*.sh, tests/python/test_*.py and
-tests/unit/test_*.c is named in the meson.build that lists its kind, so a
+the others source), tests/interop/*.sh, tests/python/test_*.py,
+tests/unit/test_*.c, tests/s3/*.sh (but lib.sh and gateway.sh) and
+tests/s3/test_*.py is named in the meson.build that lists its kind, so a
 new test script cannot sit in the tree unrun.
     tests_run.py SOURCE_ROOT"""
 import pathlib
@@ -27,6 +28,13 @@ def main(root):
     for f in sorted((tests / "interop").glob("*.sh")):
         if f"interop/{f.name}" not in listed:
             missing.append(f"tests/interop/{f.name}")
+    for f in sorted((tests / "s3").glob("*.sh")):
+        if f.name not in ("lib.sh", "gateway.sh") and \
+                f"s3/{f.name}" not in listed and f.stem not in listed:
+            missing.append(f"tests/s3/{f.name}")
+    for f in sorted((tests / "s3").glob("test_*.py")):
+        if f"s3/{f.name}" not in listed:
+            missing.append(f"tests/s3/{f.name}")
     for f in sorted((tests / "python").glob("test_*.py")):
         if f.stem[len("test_"):] not in listed:
             missing.append(f"tests/python/{f.name}")

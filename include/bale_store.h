@@ -1,0 +1,76 @@
+/* bale_store.h - where an output's files are read from: a local file,
+ * an object in S3 (s3://bucket/key) or a plain https:// URL, behind one
+ * small interface (src/store/). A format reads its files through it and
+ * never learns which store holds them; a name is a path or a URL, and a
+ * file beside another is named by joining with '/' either way.
+ *
+ * Not part of libbale.so.0's API: the formats and the core call it. */
+#ifndef BALE_STORE_H
+#define BALE_STORE_H
+
+#include "bale.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* A file open for reading ranges. One thread at a time (a reader's). */
+struct bale_sfile;
+
+/** Open @name for reading; its size is known from here on.
+ *  @return BALE_OK, BALE_ENOENT (no such file or object), BALE_EIO,
+ *  BALE_EAUTH (the store refused the credentials) or BALE_ENOMEM, with
+ *  @err set */
+int bale_sfile_open(struct bale_sfile **f, const char *name,
+    struct bale_errbuf *err);
+uint64_t bale_sfile_size(const struct bale_sfile *f);
+const char *bale_sfile_name(const struct bale_sfile *f);
+/** Exactly @n bytes at @off into @buf: all of them, or an error (a
+ *  range past the end is one). @return BALE_OK or as open */
+int bale_sfile_pread(struct bale_sfile *f, void *buf, size_t n,
+    uint64_t off, struct bale_errbuf *err);
+/** The same into the @iovcnt pieces of @iov, one after the other. */
+int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
+    int iovcnt, uint64_t off, struct bale_errbuf *err);
+/** A local file's descriptor (the store reads it with pread), or -1. */
+int bale_sfile_fd(const struct bale_sfile *f);
+void bale_sfile_close(struct bale_sfile *f);
+
+/** 1 when @name is a path on this machine's file systems. */
+int bale_store_is_local(const char *name);
+
+/** What is at a name: a file (object) of @size bytes, or a folder (for
+ *  an object store: a prefix that objects lie under). */
+struct bale_store_stat {
+	int is_dir;
+	uint64_t size;
+};
+
+/** @return BALE_OK, BALE_ENOENT (nothing there), or an error in @err */
+int bale_store_stat(const char *name, struct bale_store_stat *st,
+    struct bale_errbuf *err);
+
+/** The whole of file @name, NUL-terminated (not counted in *@n), in
+ *  *@data to free(). @return as bale_sfile_open */
+int bale_store_read_all(const char *name, char **data, size_t *n,
+    struct bale_errbuf *err);
+
+/** Called for each entry of a folder: @entry is its name there (no
+ *  '/'), @is_dir set for a sub-folder. Non-zero stops the listing and
+ *  is returned. */
+typedef int (*bale_store_entry_fn)(void *arg, const char *entry, int is_dir);
+
+/** The entries of folder @dir, in no set order. @return BALE_OK, what
+ *  @fn stopped with, or an error in @err (BALE_ENOENT: no folder) */
+int bale_store_list(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err);
+
+/** Open the compact index (bale_backend_util.h) at @name, describing
+ *  @count samples of a file of @source_size bytes: mapped when local,
+ *  read whole into memory from a remote store. @return as
+ *  bale_index_open */
+struct bale_index;
+int bale_store_index_open(struct bale_index *ix, const char *name,
+    uint64_t count, uint64_t source_size);
+
+#endif

@@ -1,0 +1,400 @@
+/* http.c - one HTTP request through libcurl, retried until it has an
+ * answer worth acting on.
+ *
+ * Each thread keeps one easy handle, so its connection stays open from
+ * one request to the next (keep-alive); a forked child makes its own
+ * rather than talk over its parent's sockets. A range's bytes go
+ * straight into the caller's pieces; an answer that is not the range
+ * asked (another range, too many bytes, too few) is retried like a
+ * dropped connection, and said when retrying did not help.
+ */
+#include "http.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HTTP_ATTEMPTS 10
+#define HTTP_BACKOFF_MS 100
+#define HTTP_BACKOFF_CAP_MS 5000
+#define HTTP_CONNECT_TIMEOUT_MS 10000L
+#define HTTP_STALL_SECONDS 30L
+
+/* The empty payload's SHA-256: what a GET or HEAD signs. */
+#define HTTP_EMPTY_SHA256 \
+	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+static pthread_once_t http_once_init = PTHREAD_ONCE_INIT;
+static pthread_key_t http_key;
+
+struct http_handle {
+	CURL *easy;
+	pid_t pid;
+	unsigned seed;
+};
+
+/* One transfer under way. */
+struct http_xfer {
+	const struct bale_http_req *q;
+	struct bale_http_resp *r;
+	uint64_t want;		/* a range's bytes */
+	uint64_t got;
+	int piece;		/* where the next byte of a range goes */
+	size_t piece_off;
+	int to_body;		/* this answer's bytes go to q->body */
+	int has_range;
+	uint64_t range_lo, range_hi;
+	char bad[160];		/* the answer is not what was asked */
+};
+
+static void http_handle_free(void *p)
+{
+	struct http_handle *h = p;
+
+	if (h && h->pid == getpid())
+		curl_easy_cleanup(h->easy);
+	free(h);
+}
+
+static void http_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	pthread_key_create(&http_key, http_handle_free);
+}
+
+/* This thread's handle, made on first use and after a fork. */
+static struct http_handle *http_handle(void)
+{
+	struct http_handle *h;
+
+	pthread_once(&http_once_init, http_init);
+	h = pthread_getspecific(http_key);
+	if (h && h->pid == getpid())
+		return h;
+	free(h);	/* a parent's: its sockets are not this process's */
+	h = calloc(1, sizeof(*h));
+	if (h)
+		h->easy = curl_easy_init();
+	if (!h || !h->easy) {
+		free(h);
+		pthread_setspecific(http_key, NULL);
+		return NULL;
+	}
+	h->pid = getpid();
+	h->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)h;
+	pthread_setspecific(http_key, h);
+	return h;
+}
+
+static long http_env_long(const char *name, long def, long min)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtol(v, &end, 10);
+	return *end || n < min ? def : n;
+}
+
+/* "Content-Range: bytes LO-HI/TOTAL" */
+static void http_header_range(struct http_xfer *x, const char *v)
+{
+	unsigned long long lo, hi, total;
+
+	if (sscanf(v, " bytes %llu-%llu/%llu", &lo, &hi, &total) == 3) {
+		x->has_range = 1;
+		x->range_lo = lo;
+		x->range_hi = hi;
+		x->r->total = total;
+	}
+}
+
+static size_t http_on_header(char *line, size_t size, size_t n, void *arg)
+{
+	struct http_xfer *x = arg;
+	size_t len = size * n;
+	char text[256];
+	long status;
+
+	snprintf(text, sizeof(text), "%.*s", (int)(len < 255 ? len : 255),
+	    line);
+	if (sscanf(text, "HTTP/%*s %ld", &status) == 1) {
+		/* a new answer (after a 100 Continue): nothing of the last */
+		x->r->status = status;
+		x->r->has_length = 0;
+		x->has_range = 0;
+		x->to_body = !(status >= 200 && status < 300) ||
+		    x->q->iovcnt == 0;
+	} else if (strncasecmp(text, "content-length:", 15) == 0) {
+		x->r->has_length = 1;
+		x->r->length = strtoull(text + 15, NULL, 10);
+	} else if (strncasecmp(text, "content-range:", 14) == 0) {
+		http_header_range(x, text + 14);
+	} else if (strncasecmp(text, "etag:", 5) == 0) {
+		snprintf(x->r->etag, sizeof(x->r->etag), "%.*s",
+		    (int)sizeof(x->r->etag) - 1, text + 5);
+		x->r->etag[strcspn(x->r->etag, "\r\n")] = '\0';
+	}
+	return len;
+}
+
+/* A range's bytes into the caller's pieces; more than asked stops the
+ * transfer. */
+static size_t http_scatter(struct http_xfer *x, const char *p, size_t len)
+{
+	const struct bale_http_req *q = x->q;
+	size_t left = len;
+
+	if (len > x->want - x->got) {
+		snprintf(x->bad, sizeof(x->bad), "more bytes than the %"
+		    PRIu64 " asked", x->want);
+		return 0;
+	}
+	while (left) {
+		const struct iovec *v = &q->iov[x->piece];
+		size_t take = v->iov_len - x->piece_off;
+
+		take = take < left ? take : left;
+		memcpy((char *)v->iov_base + x->piece_off, p, take);
+		p += take;
+		left -= take;
+		x->piece_off += take;
+		if (x->piece_off == v->iov_len) {
+			x->piece++;
+			x->piece_off = 0;
+		}
+	}
+	x->got += len;
+	return len;
+}
+
+static size_t http_on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct http_xfer *x = arg;
+	size_t len = size * n;
+
+	if (!x->to_body)
+		return http_scatter(x, p, len);
+	if (!x->q->body || x->q->body->len + len > BALE_HTTP_BODY_MAX)
+		return x->q->body ? 0 : len;
+	bale_buf_add(x->q->body, p, len);
+	return x->q->body->failed ? 0 : len;
+}
+
+static struct curl_slist *http_headers(const struct bale_http_req *q)
+{
+	struct curl_slist *h = NULL;
+	char line[AWS_TEXT_MAX + 32];
+
+	if (!q->sign)
+		return NULL;
+	/* libcurl 7.88 signs the payload's hash but sends no header with
+	 * it, which S3 requires: say it, as the signature does */
+	h = curl_slist_append(h, "x-amz-content-sha256: " HTTP_EMPTY_SHA256);
+	if (h && q->sign->token[0]) {
+		snprintf(line, sizeof(line), "x-amz-security-token: %s",
+		    q->sign->token);
+		h = curl_slist_append(h, line);
+	}
+	return h;
+}
+
+static void http_sign(CURL *c, const struct bale_aws *a)
+{
+	char provider[96];
+
+	snprintf(provider, sizeof(provider), "aws:amz:%s:s3", a->region);
+	curl_easy_setopt(c, CURLOPT_AWS_SIGV4, provider);
+	curl_easy_setopt(c, CURLOPT_USERNAME, a->key_id);
+	curl_easy_setopt(c, CURLOPT_PASSWORD, a->secret);
+}
+
+static void http_setup(CURL *c, struct http_xfer *x, char *range,
+    char *curl_err)
+{
+	const struct bale_http_req *q = x->q;
+
+	curl_easy_reset(c);	/* keeps the connections */
+	curl_easy_setopt(c, CURLOPT_URL, q->url);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	    HTTP_CONNECT_TIMEOUT_MS);
+	/* a stall: under a byte a second for so long */
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+	    http_env_long("BALE_HTTP_STALL_SECONDS", HTTP_STALL_SECONDS, 1));
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, http_on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	if (strcmp(q->method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (q->iovcnt) {
+		snprintf(range, 64, "%" PRIu64 "-%" PRIu64, q->lo,
+		    q->lo + x->want - 1);
+		curl_easy_setopt(c, CURLOPT_RANGE, range);
+	}
+	if (q->sign && q->sign->key_id[0])
+		http_sign(c, q->sign);
+	if (q->sign && q->sign->ca_bundle[0])
+		curl_easy_setopt(c, CURLOPT_CAINFO, q->sign->ca_bundle);
+}
+
+/* A 2xx answer to a range: the bytes asked, all of them, or why not. */
+static void http_check_range(struct http_xfer *x)
+{
+	uint64_t hi = x->q->lo + x->want - 1;
+
+	if (x->bad[0])
+		return;
+	if (x->r->status == 200 && x->q->lo == 0 && x->r->has_length &&
+	    x->r->length == x->want && x->got == x->want)
+		return;		/* the whole object, which is the range */
+	if (x->r->status != 206 || !x->has_range)
+		snprintf(x->bad, sizeof(x->bad), "status %ld without the "
+		    "range asked", x->r->status);
+	else if (x->range_lo != x->q->lo || x->range_hi != hi)
+		snprintf(x->bad, sizeof(x->bad), "bytes %" PRIu64 "-%" PRIu64
+		    " in answer to %" PRIu64 "-%" PRIu64, x->range_lo,
+		    x->range_hi, x->q->lo, hi);
+	else if (x->got != x->want)
+		snprintf(x->bad, sizeof(x->bad), "%" PRIu64 " bytes of the %"
+		    PRIu64 " asked", x->got, x->want);
+}
+
+/* Is an answer with @status worth asking for again? */
+static int http_retryable(long status)
+{
+	return status >= 500 || status == 408 || status == 429;
+}
+
+/* One try. @return 0: an answer to act on; 1: try again (@why says
+ * why); -1: no memory */
+static int http_once(struct http_handle *h, const struct bale_http_req *q,
+    struct bale_http_resp *r, char *why, size_t cap)
+{
+	char curl_err[CURL_ERROR_SIZE] = "";
+	struct http_xfer x;
+	char range[64];
+	struct curl_slist *hdr = http_headers(q);
+	CURLcode cc;
+	int i;
+
+	memset(&x, 0, sizeof(x));
+	memset(r, 0, sizeof(*r));
+	x.q = q;
+	x.r = r;
+	for (i = 0; i < q->iovcnt; i++)
+		x.want += q->iov[i].iov_len;
+	if (q->body)
+		bale_buf_reset(q->body);
+	http_setup(h->easy, &x, range, curl_err);
+	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, hdr);
+	cc = curl_easy_perform(h->easy);
+	curl_slist_free_all(hdr);
+	if (q->body && q->body->failed)
+		return -1;
+	if (cc == CURLE_OK && q->iovcnt && r->status >= 200 &&
+	    r->status < 300)
+		http_check_range(&x);
+	if (x.bad[0])
+		snprintf(why, cap, "an answer not as asked (%s)", x.bad);
+	else if (cc != CURLE_OK)
+		snprintf(why, cap, "%s", curl_err[0] ? curl_err :
+		    curl_easy_strerror(cc));
+	else if (http_retryable(r->status))
+		snprintf(why, cap, "status %ld", r->status);
+	else
+		return 0;
+	return 1;
+}
+
+/* Before try @attempt (2, 3, ...): a random wait up to a cap that
+ * doubles each time ("full jitter"), so many readers that failed
+ * together do not come back together. */
+static void http_backoff(struct http_handle *h, int attempt)
+{
+	long cap = HTTP_BACKOFF_MS;
+	long ms;
+	struct timespec ts;
+	int i;
+
+	for (i = 2; i < attempt && cap < HTTP_BACKOFF_CAP_MS; i++)
+		cap *= 2;
+	cap = cap < HTTP_BACKOFF_CAP_MS ? cap : HTTP_BACKOFF_CAP_MS;
+	ms = cap / 2 + (long)(rand_r(&h->seed) % (unsigned)(cap / 2 + 1));
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
+    struct bale_errbuf *err)
+{
+	struct http_handle *h = http_handle();
+	long attempts = http_env_long("AWS_MAX_ATTEMPTS", HTTP_ATTEMPTS, 1);
+	char host[256];
+	char why[256];
+	int attempt, rc;
+
+	if (!h)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	for (attempt = 1;; attempt++) {
+		rc = http_once(h, q, r, why, sizeof(why));
+		r->attempts = attempt;
+		if (rc <= 0)
+			break;
+		if (attempt >= attempts) {
+			bale_http_host(q->url, host, sizeof(host));
+			return bale_errbuf_set(err, BALE_EIO, "%s gave no "
+			    "usable answer in %d tries: %s", host, attempt,
+			    why);
+		}
+		http_backoff(h, attempt + 1);
+	}
+	return rc < 0 ? bale_errbuf_set(err, BALE_ENOMEM, "no memory") :
+	    BALE_OK;
+}
+
+char *bale_http_escape(const char *text, int keep_slash)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct bale_buf b = BALE_BUF_INIT;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++) {
+		char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-_.~", *p) ||
+		    (keep_slash && *p == '/'))
+			bale_buf_add(&b, p, 1);
+		else
+			bale_buf_add(&b, esc, 3);
+	}
+	bale_buf_add(&b, "", 1);
+	if (b.failed) {
+		bale_buf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+void bale_http_host(const char *url, char *out, size_t cap)
+{
+	const char *p = strstr(url, "://");
+
+	p = p ? p + 3 : url;
+	snprintf(out, cap, "%.*s", (int)strcspn(p, "/?"), p);
+}

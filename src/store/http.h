@@ -1,0 +1,55 @@
+/* http.h - one HTTP request, retried (http.c): what the S3 and https
+ * stores ask of libcurl. */
+#ifndef BALE_HTTP_H
+#define BALE_HTTP_H
+
+#include "aws_config.h"
+
+#include "bale_backend_util.h"
+
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* The longest error or listing body kept: S3 lists 1000 keys in about
+ * 300 KB. */
+#define BALE_HTTP_BODY_MAX ((size_t)16 << 20)
+
+struct bale_http_req {
+	const char *method;		/* "GET" or "HEAD" */
+	const char *url;
+	const struct bale_aws *sign;	/* SigV4 with these; NULL: none */
+	/* GET of a range: bytes [lo, lo + the pieces' length) into @iov;
+	 * iovcnt 0: the whole body into @body */
+	uint64_t lo;
+	const struct iovec *iov;
+	int iovcnt;
+	struct bale_buf *body;
+};
+
+struct bale_http_resp {
+	long status;
+	int has_length;
+	uint64_t length;		/* Content-Length */
+	uint64_t total;			/* a range's: the object's size */
+	char etag[80];
+	int attempts;
+};
+
+/** Send @q until it has an answer that retrying cannot change: any 2xx,
+ *  3xx or 4xx but 408 and 429 (5xx, 408, 429, resets, timeouts and a
+ *  body other than asked are tried again, AWS_MAX_ATTEMPTS times in all,
+ *  10 by default, with exponential backoff and jitter). An error body
+ *  lands in @q->body whatever was asked. @return BALE_OK with @r set, or
+ *  BALE_EIO (no answer; @err says why, naming the host), BALE_ENOMEM */
+int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
+    struct bale_errbuf *err);
+
+/** @text with every byte but unreserved ones %-encoded (RFC 3986), '/'
+ *  kept when @keep_slash: for keys in paths and query values. NULL
+ *  without memory. */
+char *bale_http_escape(const char *text, int keep_slash);
+
+/** The host[:port] of @url, into @out. */
+void bale_http_host(const char *url, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,39 @@
+/* store.h - what a store is (one per file of src/store/, listed in
+ * stores.c) and what its files share. The API over them is
+ * include/bale_store.h. */
+#ifndef BALE_STORE_INT_H
+#define BALE_STORE_INT_H
+
+#include "bale_store.h"
+
+/* A store: the names it takes, and how it reads them. Errors are said
+ * in @err with the name, in the user's terms. */
+struct bale_store {
+	const char *name;
+	/* Is @name one of this store's? (the local store takes any) */
+	int (*claims)(const char *name);
+	/* Open @name: its handle in *@h, its size in *@size. */
+	int (*open)(const char *name, void **h, uint64_t *size,
+	    struct bale_errbuf *err);
+	/* Fill the @iovcnt pieces of @iov from byte @off of the file, in
+	 * full (the store handle knows the file's size: the range lies
+	 * inside it). */
+	int (*read)(void *h, const struct iovec *iov, int iovcnt,
+	    uint64_t off, struct bale_errbuf *err);
+	void (*close)(void *h);
+	int (*stat)(const char *name, struct bale_store_stat *st,
+	    struct bale_errbuf *err);
+	int (*list)(const char *dir, bale_store_entry_fn fn, void *arg,
+	    struct bale_errbuf *err);
+	/* The descriptor of an open handle, or NULL: it has none. */
+	int (*fd)(void *h);
+};
+
+/** The store that takes @name (the local one when no other does). */
+const struct bale_store *bale_store_for(const char *name);
+
+extern const struct bale_store bale_store_local;
+extern const struct bale_store bale_store_s3;
+extern const struct bale_store bale_store_https;
+
+#endif

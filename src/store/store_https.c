@@ -1,0 +1,57 @@
+/* store_https.c - a file at a plain https:// (or http://) URL, public,
+ * read by ranged GETs without credentials: an output's file named in
+ * full (a URL cannot be listed, so not its folder). */
+#include "remote.h"
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int https_claims(const char *name)
+{
+	return strncmp(name, "https://", 8) == 0 ||
+	    strncmp(name, "http://", 7) == 0;
+}
+
+static int https_open(const char *name, void **h, uint64_t *size,
+    struct bale_errbuf *err)
+{
+	char *url = strdup(name);
+
+	if (!url)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	return bale_remote_open(name, url, NULL, h, size, err);
+}
+
+static int https_stat(const char *name, struct bale_store_stat *st,
+    struct bale_errbuf *err)
+{
+	uint64_t size;
+	void *h;
+	int rc = https_open(name, &h, &size, err);
+
+	if (rc != BALE_OK)
+		return rc;
+	bale_remote_close(h);
+	st->size = size;
+	return BALE_OK;
+}
+
+static int https_list(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err)
+{
+	(void)fn;
+	(void)arg;
+	return bale_errbuf_set(err, BALE_ENOTSUP, "'%s': a URL cannot be "
+	    "listed: name an output's file (NAME-shards.json, NAME.h5)", dir);
+}
+
+const struct bale_store bale_store_https = {
+	.name = "https",
+	.claims = https_claims,
+	.open = https_open,
+	.read = bale_remote_read,
+	.close = bale_remote_close,
+	.stat = https_stat,
+	.list = https_list,
+};

@@ -1,0 +1,129 @@
+/* store_local.c - files on this machine's file systems: pread, stat,
+ * readdir. */
+#include "store.h"
+
+#include "bale_backend_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct local_file {
+	int fd;
+	char *name;
+};
+
+static int local_claims(const char *name)
+{
+	(void)name;
+	return 1;
+}
+
+static int local_fail(struct bale_errbuf *err, const char *what,
+    const char *name)
+{
+	return bale_errbuf_set(err, errno == ENOENT ? BALE_ENOENT : BALE_EIO,
+	    "cannot %s '%s': %s", what, name, strerror(errno));
+}
+
+static int local_open(const char *name, void **h, uint64_t *size,
+    struct bale_errbuf *err)
+{
+	struct local_file *f = malloc(sizeof(*f));
+	struct stat st;
+
+	if (f)
+		f->name = strdup(name);
+	if (!f || !f->name) {
+		free(f);
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	}
+	f->fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st) != 0) {
+		int rc = local_fail(err, "open", name);
+
+		if (f->fd >= 0)
+			close(f->fd);
+		free(f->name);
+		free(f);
+		return rc;
+	}
+	*size = (uint64_t)st.st_size;
+	*h = f;
+	return BALE_OK;
+}
+
+static int local_read(void *h, const struct iovec *iov, int iovcnt,
+    uint64_t off, struct bale_errbuf *err)
+{
+	struct local_file *f = h;
+	size_t want = 0;
+	ssize_t got;
+	int i;
+
+	for (i = 0; i < iovcnt; i++)
+		want += iov[i].iov_len;
+	got = preadv(f->fd, iov, iovcnt, (off_t)off);
+	if (got == (ssize_t)want)
+		return BALE_OK;
+	return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
+	    f->name, got < 0 ? strerror(errno) : "short read");
+}
+
+static void local_close(void *h)
+{
+	struct local_file *f = h;
+
+	close(f->fd);
+	free(f->name);
+	free(f);
+}
+
+static int local_fd(void *h)
+{
+	return ((struct local_file *)h)->fd;
+}
+
+static int local_stat(const char *name, struct bale_store_stat *st,
+    struct bale_errbuf *err)
+{
+	struct stat sb;
+
+	if (stat(name, &sb) != 0)
+		return local_fail(err, "stat", name);
+	st->is_dir = S_ISDIR(sb.st_mode);
+	st->size = (uint64_t)sb.st_size;
+	return BALE_OK;
+}
+
+static int local_list(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = BALE_OK;
+
+	if (!d)
+		return local_fail(err, "list", dir);
+	while (rc == BALE_OK && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			rc = fn(arg, de->d_name, de->d_type == DT_DIR);
+	closedir(d);
+	return rc;
+}
+
+const struct bale_store bale_store_local = {
+	.name = "file",
+	.claims = local_claims,
+	.open = local_open,
+	.read = local_read,
+	.close = local_close,
+	.stat = local_stat,
+	.list = local_list,
+	.fd = local_fd,
+};

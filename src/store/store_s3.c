@@ -1,0 +1,276 @@
+/* store_s3.c - objects in S3 and its kin (Ceph's RADOS Gateway, MinIO,
+ * R2): s3://BUCKET/KEY. Requests are signed with SigV4 (aws_config.c
+ * finds the credentials; none found: unsigned, for public buckets),
+ * addressed by path for a custom endpoint and by host name for AWS, as
+ * botocore does. A "folder" is a prefix: s3://b/out/ holds what lies
+ * under "out/", listed one level at a time with ListObjectsV2. */
+#include "remote.h"
+#include "s3_xml.h"
+#include "store.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S3_SCHEME "s3://"
+
+/* A name taken apart. */
+struct s3_name {
+	char bucket[64];
+	const char *key;	/* in the name: "" for the bucket itself */
+};
+
+static int s3_claims(const char *name)
+{
+	return strncmp(name, S3_SCHEME, strlen(S3_SCHEME)) == 0;
+}
+
+static int s3_parse(const char *name, struct s3_name *n,
+    struct bale_errbuf *err)
+{
+	const char *b = name + strlen(S3_SCHEME);
+	size_t len = strcspn(b, "/");
+
+	if (len < 3 || len > 63)
+		return bale_errbuf_set(err, BALE_EINVAL, "'%s': a bucket name "
+		    "has 3 to 63 characters", name);
+	memcpy(n->bucket, b, len);
+	n->bucket[len] = '\0';
+	n->key = b[len] ? b + len + 1 : b + len;
+	return BALE_OK;
+}
+
+/* The URL of @key (escaped, '/' kept) in @n's bucket, with @query
+ * ("" or "?..."). NULL without memory. */
+static char *s3_url(const struct bale_aws *a, const struct s3_name *n,
+    const char *key, const char *query)
+{
+	char *esc = bale_http_escape(key, 1);
+	const char *ep = a->endpoint;
+	const char *host;
+	char *url;
+
+	if (!esc)
+		return NULL;
+	if (!ep[0] && a->path_style)
+		url = bale_strfmt("https://s3.%s.amazonaws.com/%s/%s%s",
+		    a->region, n->bucket, esc, query);
+	else if (!ep[0])
+		url = bale_strfmt("https://%s.s3.%s.amazonaws.com/%s%s",
+		    n->bucket, a->region, esc, query);
+	else if (a->path_style)
+		url = bale_strfmt("%s/%s/%s%s", ep, n->bucket, esc, query);
+	else {
+		host = strstr(ep, "://");
+		host = host ? host + 3 : ep;
+		url = bale_strfmt("%.*s%s.%s/%s%s", (int)(host - ep), ep,
+		    n->bucket, host, esc, query);
+	}
+	free(esc);
+	return url;
+}
+
+/* What a listing is after. */
+struct s3_walk {
+	const char *prefix;	/* the keys' common start, "d/" */
+	bale_store_entry_fn fn;
+	void *arg;
+	int any;		/* something lies under the prefix */
+};
+
+static int s3_walk_entry(void *arg, const char *key, uint64_t size,
+    int is_prefix)
+{
+	struct s3_walk *w = arg;
+	size_t pre = strlen(w->prefix);
+	char entry[S3_KEY_MAX + 1];
+
+	(void)size;
+	w->any = 1;
+	if (!w->fn || strncmp(key, w->prefix, pre) != 0 || !key[pre])
+		return 0;	/* the folder's own marker object, "d/" */
+	snprintf(entry, sizeof(entry), "%s", key + pre);
+	if (is_prefix)
+		entry[strcspn(entry, "/")] = '\0';
+	return w->fn(w->arg, entry, is_prefix);
+}
+
+/* The ListObjectsV2 query for @w's prefix, after @token ("": first). */
+static char *s3_list_query(const struct s3_walk *w, const char *token,
+    int max_keys)
+{
+	char *pre = bale_http_escape(w->prefix, 0);
+	char *tok = bale_http_escape(token, 0);
+	char *q = pre && tok ? bale_strfmt("?continuation-token=%s&delimiter="
+	    "%%2F&list-type=2&max-keys=%d&prefix=%s", tok, max_keys, pre) :
+	    NULL;
+
+	free(pre);
+	free(tok);
+	return q;
+}
+
+/* One page of the listing (after @l->next_token), entries to @w. */
+static int s3_list_page(const char *name, const struct bale_aws *a,
+    const struct s3_name *n, struct s3_walk *w, struct bale_s3_listing *l,
+    int max_keys, struct bale_errbuf *err)
+{
+	struct bale_buf body = BALE_BUF_INIT;
+	char *query = s3_list_query(w, l->next_token, max_keys);
+	char *url = query ? s3_url(a, n, "", query) : NULL;
+	struct bale_http_req q = { "GET", url, a, 0, NULL, 0, &body };
+	struct bale_http_resp r;
+	int rc = url ? bale_http_do(&q, &r, err) :
+	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+
+	if (rc == BALE_OK && r.status != 200)
+		rc = bale_remote_failed(name, url, a, &r, &body, err);
+	if (rc == BALE_OK &&
+	    bale_s3_xml_list(body.data, body.len, s3_walk_entry, w, l) != 0)
+		rc = bale_errbuf_set(err, BALE_EIO, "'%s': the listing's "
+		    "answer is not a ListObjectsV2 result", name);
+	if (rc == BALE_OK && l->stopped)
+		rc = l->stopped;
+	if (rc == BALE_OK && l->truncated && !l->next_token[0])
+		rc = bale_errbuf_set(err, BALE_EIO, "'%s': a listing said it "
+		    "goes on but gave no continuation token", name);
+	bale_buf_release(&body);
+	free(url);
+	free(query);
+	return rc;
+}
+
+/* Every page under @w's prefix (@max_keys a page; one page only when
+ * @one). */
+static int s3_list_prefix(const char *name, const struct s3_name *n,
+    struct s3_walk *w, int max_keys, int one, struct bale_errbuf *err)
+{
+	struct bale_s3_listing l;
+	struct bale_aws a;
+	int rc = bale_aws_resolve(&a, err);
+
+	memset(&l, 0, sizeof(l));
+	while (rc == BALE_OK) {
+		rc = s3_list_page(name, &a, n, w, &l, max_keys, err);
+		if (rc != BALE_OK || !l.truncated || one)
+			break;
+		l.truncated = 0;
+	}
+	return rc;
+}
+
+/* "@key/" unless it is "" or ends in '/'. NULL without memory. */
+static char *s3_dir_prefix(const char *key)
+{
+	size_t len = strlen(key);
+
+	return bale_strfmt("%s%s", key, len && key[len - 1] != '/' ? "/" : "");
+}
+
+static int s3_list(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err)
+{
+	struct s3_name n;
+	struct s3_walk w = { NULL, fn, arg, 0 };
+	char *prefix;
+	int rc = s3_parse(dir, &n, err);
+
+	if (rc != BALE_OK)
+		return rc;
+	prefix = s3_dir_prefix(n.key);
+	if (!prefix)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	w.prefix = prefix;
+	rc = s3_list_prefix(dir, &n, &w, 1000, 0, err);
+	if (rc == BALE_OK && !w.any && prefix[0])
+		rc = bale_errbuf_set(err, BALE_ENOENT, "'%s': nothing lies "
+		    "under this prefix", dir);
+	free(prefix);
+	return rc;
+}
+
+/* Is there anything under "@key/"? (1, 0, or an error) */
+static int s3_is_prefix(const char *name, const struct s3_name *n,
+    struct bale_errbuf *err)
+{
+	char *prefix = s3_dir_prefix(n->key);
+	struct s3_walk w = { prefix, NULL, NULL, 0 };
+	int rc = prefix ? s3_list_prefix(name, n, &w, 1, 1, err) :
+	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+
+	free(prefix);
+	return rc == BALE_OK ? w.any : rc;
+}
+
+static int s3_open(const char *name, void **h, uint64_t *size,
+    struct bale_errbuf *err)
+{
+	struct s3_name n;
+	struct bale_aws a;
+	char *url;
+	int rc = s3_parse(name, &n, err);
+
+	if (rc == BALE_OK)
+		rc = bale_aws_resolve(&a, err);
+	if (rc != BALE_OK)
+		return rc;
+	url = s3_url(&a, &n, n.key, "");
+	if (!url)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	rc = bale_remote_open(name, url, &a, h, size, err);
+	/* a HEAD's failure has no body to say why: the bucket's listing
+	 * tells a missing bucket and refused credentials apart */
+	if (rc == BALE_ENOENT || rc == BALE_EAUTH) {
+		int why = s3_is_prefix(name, &n, err);
+
+		if (why >= 0)
+			rc = rc == BALE_ENOENT ? bale_errbuf_set(err,
+			    BALE_ENOENT, "'%s': no such object%s", name,
+			    why ? " (a prefix: name a file under it)" : "") :
+			    rc;
+		else
+			rc = why;
+	}
+	return rc;
+}
+
+static int s3_stat(const char *name, struct bale_store_stat *st,
+    struct bale_errbuf *err)
+{
+	struct s3_name n;
+	size_t len = strlen(name);
+	uint64_t size;
+	void *h;
+	int rc = s3_parse(name, &n, err);
+
+	if (rc != BALE_OK)
+		return rc;
+	if (n.key[0] && name[len - 1] != '/') {
+		rc = s3_open(name, &h, &size, err);
+		if (rc == BALE_OK) {
+			bale_remote_close(h);
+			st->size = size;
+			return BALE_OK;
+		}
+		if (rc != BALE_ENOENT)
+			return rc;
+	}
+	rc = s3_is_prefix(name, &n, err);
+	if (rc == 1 || (rc == 0 && !n.key[0]))
+		st->is_dir = 1;
+	else if (rc == 0)
+		rc = bale_errbuf_set(err, BALE_ENOENT, "'%s': no such object "
+		    "or prefix", name);
+	return rc < 0 ? rc : BALE_OK;
+}
+
+const struct bale_store bale_store_s3 = {
+	.name = "s3",
+	.claims = s3_claims,
+	.open = s3_open,
+	.read = bale_remote_read,
+	.close = bale_remote_close,
+	.stat = s3_stat,
+	.list = s3_list,
+};

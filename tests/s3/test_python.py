@@ -1,0 +1,121 @@
+"""bale's Python readers on S3: an output uploaded with boto3 (a second
+client besides s3cmd) opens with bale.open by prefix and by shard list
+and reads exactly as the local one; bale.Loader gives byte-identical
+batches for two thread counts, after load_state_dict and per rank;
+ImageDataset reads it; errors are bale.Error / NotFoundError with the
+store's words."""
+import os
+import sys
+import uuid
+import zlib
+
+sys.path.insert(0, os.path.join(os.environ["TESTS"], "python"))
+import common  # noqa: E402
+
+S3 = os.environ.get("BALE_TEST_S3", "")
+if not S3.startswith("http"):
+    print("skipped: no S3 gateway (scripts/test starts one)" if not S3
+          else f"the suite's S3 gateway did not start: {S3}")
+    sys.exit(77 if not S3 else 1)
+common.need_torch()
+if not common.built("wds"):
+    print("skipped: needs format wds")
+    sys.exit(77)
+
+import boto3  # noqa: E402
+import numpy  # noqa: E402
+
+import bale  # noqa: E402
+import bale.torch  # noqa: E402
+
+os.environ.update(AWS_ENDPOINT_URL=S3, AWS_ACCESS_KEY_ID="AKTEST",
+                  AWS_SECRET_ACCESS_KEY="SKTEST", AWS_REGION="us-east-1")
+for var in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION"):
+    os.environ.pop(var, None)
+
+
+digests = common.loader_digests
+
+
+class S3ReadTest(common.TempTest):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s3 = boto3.client("s3", endpoint_url=S3)
+        cls.bucket = f"bale-py-{uuid.uuid4().hex[:12]}"
+        cls.s3.create_bucket(Bucket=cls.bucket)
+
+    @classmethod
+    def tearDownClass(cls):
+        listing = cls.s3.list_objects_v2(Bucket=cls.bucket)
+        for o in listing.get("Contents", []):
+            cls.s3.delete_object(Bucket=cls.bucket, Key=o["Key"])
+        cls.s3.delete_bucket(Bucket=cls.bucket)
+
+    def setUp(self):
+        super().setUp()
+        src = os.path.join(self.tmp, "in")
+        common.mkdata("random", src, "-n", "90", "--classes", "3",
+                      "--min", "24", "--max", "80")
+        self.local = common.pack(src, f"{self.tmp}/out", "wds",
+                                 "--shard-count", "20")
+        self.prefix = f"t-{uuid.uuid4().hex[:8]}/out"
+        for name in sorted(os.listdir(f"{self.tmp}/out")):
+            self.s3.upload_file(f"{self.tmp}/out/{name}", self.bucket,
+                                f"{self.prefix}/{name}")
+        self.url = f"s3://{self.bucket}/{self.prefix}/"
+
+    def test_reads_as_local(self):
+        local = bale.open(self.local)
+        for name in (self.url, self.url + "data-shards.json"):
+            with self.subTest(name=name):
+                remote = bale.open(name)
+                self.assertEqual(len(local), len(remote))
+                for i in range(len(local)):
+                    self.assertEqual(local[i], remote[i])
+
+    def test_loader_batches_identical(self):
+        kw = dict(batch_size=16, size=32, train=True, shuffle=True, seed=5)
+        want = digests(bale.Loader(self.local, threads=1, **kw))
+        for threads in (1, 3):
+            with self.subTest(threads=threads):
+                got = digests(bale.Loader(self.url, threads=threads, **kw))
+                self.assertEqual(want, got)
+        # resumed mid-epoch, and one rank of two
+        local = bale.Loader(self.local, threads=2, **kw)
+        it = iter(local)
+        next(it)
+        state = local.state_dict()
+        rest = [zlib.crc32(x.numpy().tobytes()) for x, _ in it]
+        remote = bale.Loader(self.url, threads=2, **kw)
+        remote.load_state_dict(state)
+        self.assertEqual(rest, [zlib.crc32(x.numpy().tobytes())
+                                for x, _ in remote])
+        for rank in (0, 1):
+            a = bale.Loader(self.local, rank=rank, world_size=2, **kw)
+            b = bale.Loader(self.url, rank=rank, world_size=2, **kw)
+            self.assertEqual(digests(a, (0,)), digests(b, (0,)))
+
+    def test_image_dataset(self):
+        local = bale.torch.ImageDataset(self.local)
+        remote = bale.torch.ImageDataset(self.url)
+        self.assertEqual(len(local), len(remote))
+        for i in (0, 44, 89):
+            a, b = local[i], remote[i]
+            self.assertEqual(a[1], b[1])
+            self.assertEqual(numpy.array(a[0]).tobytes(),
+                             numpy.array(b[0]).tobytes())
+
+    def test_errors(self):
+        with self.assertRaises(bale.NotFoundError):
+            bale.open(f"s3://{self.bucket}/no-such-prefix/")
+        os.environ["AWS_SECRET_ACCESS_KEY"] = "wrong"
+        try:
+            with self.assertRaisesRegex(bale.Error, "refused key id AKTEST"):
+                bale.open(self.url + "data-shards.json")
+        finally:
+            os.environ["AWS_SECRET_ACCESS_KEY"] = "SKTEST"
+
+
+if __name__ == "__main__":
+    common.unittest.main()
