@@ -358,8 +358,8 @@ int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
 		if (attempt >= attempts) {
 			bale_http_host(q->url, host, sizeof(host));
 			return bale_errbuf_set(err, BALE_EIO, "%s gave no "
-			    "usable answer in %d tries: %s", host, attempt,
-			    why);
+			    "usable answer in %d tr%s: %s", host, attempt,
+			    attempt == 1 ? "y" : "ies", why);
 		}
 		http_backoff(h, attempt + 1);
 	}

@@ -4,7 +4,7 @@
 # bale's own JSON (json),
 # archives of a small tree (archive), a
 # small real wds output (wds), the records of real LMDB outputs (lmdb),
-# or recipes for bale-like HDF5 files (hdf5).
+# or recipes for bale-like HDF5 files (hdf5), S3's XML answers (s3_xml).
 #   tests/fuzz/run.sh TARGET       (from the fuzz build's tests folder)
 # New inputs and crashes are kept in fuzz-TARGET/ beside the fuzzer.
 set -eu
@@ -75,6 +75,11 @@ PYEOF
             { printf "\\x0$layout\\x05\\x0a\\x0b\\x0c\\x0d\\x0e"
               head -c 400 /dev/zero; } > "$work/seeds/layout$layout"
         done ;;
+    s3_xml) # S3's answers: a listing that goes on, a folder's, errors
+        printf '%s' '<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name><Prefix>o/</Prefix><IsTruncated>true</IsTruncated><NextContinuationToken>1ab/+=</NextContinuationToken><Contents><Key>o/a&amp;b.tar</Key><Size>12</Size><ETag>"e"</ETag></Contents><CommonPrefixes><Prefix>o/d/</Prefix></CommonPrefixes></ListBucketResult>' \
+            > "$work/seeds/list"
+        printf '%s' '<?xml version="1.0"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>b</BucketName></Error>' \
+            > "$work/seeds/error" ;;
     esac
 fi
 "./fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \

@@ -32,6 +32,7 @@ LOCK = threading.Lock()
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True   # no 40 ms wait between writes
 
     def log_message(self, *args):
         pass

@@ -1,0 +1,40 @@
+/* fuzz_s3_xml.c - S3's XML answers as a hostile server could send them:
+ * parsed as a listing (every entry handed over must be a string of its
+ * field's room) and as an error (code and message always terminated). */
+#include "s3_xml.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fuzz_entry(void *arg, const char *key, uint64_t size,
+    int is_prefix)
+{
+	size_t *n = arg;
+
+	(void)size;
+	(void)is_prefix;
+	if (strlen(key) > S3_KEY_MAX + 64)
+		abort();
+	return ++*n > 100000;	/* a listing stops when told */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data;
+	struct bale_s3_listing l;
+	struct bale_s3_error e;
+	size_t n = 0;
+
+	if (bale_s3_xml_list(s, size, fuzz_entry, &n, &l) == 0 &&
+	    strlen(l.next_token) >= sizeof(l.next_token))
+		abort();
+	if (bale_s3_xml_error(s, size, &e) &&
+	    (strlen(e.code) >= sizeof(e.code) ||
+	    strlen(e.message) >= sizeof(e.message)))
+		abort();
+	return 0;
+}

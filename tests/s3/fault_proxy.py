@@ -1,0 +1,157 @@
+"""A TCP proxy between bale and the S3 gateway that makes the network's
+troubles on demand (this kernel has no netem). It knows where HTTP
+requests start (bale's GETs and HEADs have no body) and counts them.
+
+    fault_proxy.py UPSTREAM_PORT [--latency MS] [--slowdown-every K]
+        [--drop-every K] [--stall-every K] [--down-after N --down-for S]
+
+prints its port, then serves until killed.
+  --latency MS       each byte arrives MS/2 later each way: a round trip
+                     of MS more, the bandwidth unchanged
+  --slowdown-every K every K-th request answered 503 SlowDown (S3's XML)
+  --drop-every K     every K-th request's answer cut after its first 100
+                     bytes, the connection closed
+  --stall-every K    every K-th request's answer never comes
+  --down-after N --down-for S
+                     after N requests, every connection refused for S
+                     seconds (a gateway restarted)"""
+import socket
+import sys
+import threading
+import time
+from collections import deque
+
+ARGS = sys.argv[2:]
+
+
+def opt(name, default=0.0):
+    return float(ARGS[ARGS.index(name) + 1]) if name in ARGS else default
+
+
+UP = int(sys.argv[1])
+DELAY = opt("--latency") / 2000.0
+SLOWDOWN, DROP, STALL = (int(opt(n)) for n in
+                         ("--slowdown-every", "--drop-every", "--stall-every"))
+DOWN_AFTER, DOWN_FOR = int(opt("--down-after")), opt("--down-for")
+state = {"requests": 0, "down_until": 0.0}
+lock = threading.Lock()
+SLOWDOWN_BODY = (b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code>"
+                 b"<Message>Please reduce your request rate.</Message>"
+                 b"</Error>")
+
+
+def count_request():
+    """This request's number, and what to do to it."""
+    with lock:
+        state["requests"] += 1
+        n = state["requests"]
+        if DOWN_AFTER and n == DOWN_AFTER:
+            state["down_until"] = time.time() + DOWN_FOR
+    if SLOWDOWN and n % SLOWDOWN == 0:
+        return "slowdown"
+    if DROP and n % DROP == 0:
+        return "drop"
+    if STALL and n % STALL == 0:
+        return "stall"
+    return None
+
+
+class Delayed:
+    """Bytes sent on after DELAY, in order, without holding the reader."""
+
+    def __init__(self, sock):
+        self.sock, self.q, self.cv = sock, deque(), threading.Condition()
+        self.closed = False
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def send(self, data):
+        with self.cv:
+            self.q.append((time.time() + DELAY, data))
+            self.cv.notify()
+
+    def close(self):
+        self.send(None)
+
+    def _run(self):
+        while True:
+            with self.cv:
+                while not self.q:
+                    self.cv.wait()
+                due, data = self.q.popleft()
+            time.sleep(max(0.0, due - time.time()))
+            try:
+                if data is None:
+                    self.sock.shutdown(socket.SHUT_RDWR)
+                    return
+                self.sock.sendall(data)
+            except OSError:
+                return
+
+
+def pump_up(client, upstream, to_up, fault):
+    """Client to gateway: requests counted at their start."""
+    buf = b""
+    try:
+        while True:
+            data = client.recv(65536)
+            if not data:
+                break
+            buf += data
+            while b"\r\n\r\n" in buf:
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                fault[0] = count_request()
+                if fault[0] == "slowdown":
+                    client.sendall(b"HTTP/1.1 503 Slow Down\r\n"
+                                   b"Content-Type: application/xml\r\n"
+                                   b"Content-Length: %d\r\n\r\n%s" %
+                                   (len(SLOWDOWN_BODY), SLOWDOWN_BODY))
+                    continue
+                to_up.send(head + b"\r\n\r\n")
+    except OSError:
+        pass
+    to_up.close()
+
+
+def pump_down(client, upstream, fault):
+    """Gateway to client: the current request's fault applied."""
+    to_client = Delayed(client)
+    sent = 0
+    try:
+        while True:
+            data = upstream.recv(65536)
+            if not data:
+                break
+            if fault[0] == "stall":
+                time.sleep(3600)
+            if fault[0] == "drop":
+                to_client.send(data[:100])
+                break
+            to_client.send(data)
+            sent += len(data)
+    except OSError:
+        pass
+    to_client.close()
+
+
+def serve(client):
+    if time.time() < state["down_until"]:
+        client.close()
+        return
+    upstream = socket.create_connection(("127.0.0.1", UP))
+    for s in (client, upstream):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    fault = [None]
+    threading.Thread(target=pump_up, daemon=True,
+                     args=(client, upstream, Delayed(upstream),
+                           fault)).start()
+    pump_down(client, upstream, fault)
+
+
+listener = socket.socket()
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", 0))
+listener.listen(256)
+print(listener.getsockname()[1], flush=True)
+while True:
+    conn, _ = listener.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()

@@ -1,0 +1,64 @@
+#!/bin/bash
+# The network's troubles between bale and the S3 gateway, made by
+# tests/s3/fault_proxy.py: 503 SlowDown answers, connections dropped
+# mid-answer, an answer that stalls, the gateway gone for seconds, 20 ms
+# more round trip. Each is retried away and the output reads exactly as
+# on disk; SlowDown for ever fails in bounded time, saying so.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/s3/lib.sh"
+require_backend wds
+make_bucket
+"$MKDATA" random "$T/in" -n 60 --classes 3 >/dev/null
+"$BALE" pack "$T/in" -o "$T/out" -f wds --shard-count 15 2>/dev/null
+upload "$T/out" "s3://$BUCKET/out"
+url="s3://$BUCKET/out/data-shards.json"
+"$BALE" ls "$T/out/data-shards.json" > "$T/ls.local"
+gateway_port=${S3_HOST##*:}
+
+proxy() { # ARGS...: AWS_ENDPOINT_URL through a new proxy
+    rm -f "$T/port"
+    "$PY" "$TESTS/s3/fault_proxy.py" "$gateway_port" "$@" > "$T/port" &
+    proxy_pid=$!
+    for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+    export AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$T/port")"
+}
+unproxy() { kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null || true; }
+
+reads_whole() { # WHAT
+    run "$BALE" ls "$url"
+    expect_status 0
+    cmp -s "$T/ls.local" "$T/stdout" || fail "$1: ls differs"
+    run "$BALE" verify "$url"
+    expect_status 0
+    rm -rf "$T/ex"
+    "$BALE" extract "$url" "$T/ex" 2>/dev/null || fail "$1: extract failed"
+    diff -r "$T/in" "$T/ex" >/dev/null || fail "$1: extract differs"
+}
+
+proxy --slowdown-every 4
+reads_whole "503 SlowDown"
+unproxy
+proxy --drop-every 5
+reads_whole "dropped connections"
+unproxy
+proxy --stall-every 25
+start=$(date +%s)
+BALE_HTTP_STALL_SECONDS=1 reads_whole "stalls"
+[ $(($(date +%s) - start)) -lt 60 ] || fail "stalls took too long"
+unproxy
+proxy --down-after 12 --down-for 3
+reads_whole "the gateway gone for 3 s"
+unproxy
+proxy --latency 20
+reads_whole "20 ms more round trip"
+unproxy
+
+# SlowDown for ever: a bounded number of tries, then said
+proxy --slowdown-every 1
+start=$(date +%s)
+run env AWS_MAX_ATTEMPTS=3 "$BALE" cat "$url" 5
+[ "$status" -ne 0 ] || fail "a gateway that only says SlowDown was read"
+expect_stderr "gave no usable answer in 3 tries: status 503"
+[ $(($(date +%s) - start)) -lt 10 ] || fail "SlowDown retried too long"
+unproxy
+echo ok
