@@ -519,6 +519,12 @@ struct bale_loader_opts {
 	int on_bad;		/* enum bale_loader_on_bad: a sample that
 				 * does not decode (each is listed once) */
 	const char *format;	/* the output's backend; NULL: recognise */
+	/* An output in an object store: its samples' GETs are sent ahead
+	 * of the threads, in the epoch's order, at most @io_requests at
+	 * once (0: 64) and @io_bytes of answers held, queued or on their
+	 * way (0: 128 MiB). */
+	unsigned io_requests;
+	uint64_t io_bytes;
 	int normalize;		/* images as float32 (v / 255 - mean) / std,
 				 * torchvision's ToTensor + Normalize, per
 				 * channel; else bytes */

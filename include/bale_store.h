@@ -32,9 +32,32 @@ int bale_sfile_pread(struct bale_sfile *f, void *buf, size_t n,
 /** The same into the @iovcnt pieces of @iov, one after the other. */
 int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
     int iovcnt, uint64_t off, struct bale_errbuf *err);
+/** Ask for the @n bytes at @off ahead of a read of exactly them, which
+ *  then finds them here (or waits for them): between
+ *  bale_store_prefetch_begin() and _end(), for a remote file. @return 1
+ *  asked (or asked already), 0 not (a local file, or prefetching off),
+ *  -1 the bounds are reached: ask again once reads took some */
+int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n);
 /** A local file's descriptor (the store reads it with pread), or -1. */
 int bale_sfile_fd(const struct bale_sfile *f);
 void bale_sfile_close(struct bale_sfile *f);
+
+/** Keep up to @max_requests GETs in flight for bale_sfile_prefetch(),
+ *  holding at most @max_bytes of answers, queued, on their way or not
+ *  yet read, in all (one I/O thread per process; nested calls share
+ *  it, with the first call's bounds). @return BALE_OK or BALE_ENOMEM */
+int bale_store_prefetch_begin(unsigned max_requests, size_t max_bytes);
+/** Let go of every answer asked for ahead and not yet read, and of
+ *  what is queued (a reader's order moved on); those on their way go
+ *  when they arrive, unless a read takes them first. */
+void bale_store_prefetch_drop(void);
+/** The end of one bale_store_prefetch_begin(): the last lets every
+ *  answer not read go. */
+void bale_store_prefetch_end(void);
+
+/** HTTP requests sent so far by this process (each try counts) and the
+ *  body bytes received: for measuring what reading cost. */
+void bale_store_counts(uint64_t *requests, uint64_t *bytes);
 
 /** 1 when @name is a path on this machine's file systems. */
 int bale_store_is_local(const char *name);

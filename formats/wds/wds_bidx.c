@@ -300,3 +300,18 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
 	rc = wds_bidx_read(r, st, shard, loc, meta, out);
 	return rc == BALE_OK && meta ? wds_bidx_meta(r, st, loc, out) : rc;
 }
+
+int bale_wds_bidx_prefetch(struct wds_r *st, uint64_t i)
+{
+	int meta = !st->images_only && !st->no_meta;
+	const struct bale_index_loc *loc;
+	size_t shard;
+	uint64_t j;
+
+	loc = bale_wds_bidx_loc(st, i, &shard, &j);
+	if (loc->off > st->sizes[shard] || (uint64_t)loc->size + loc->tail >
+	    st->sizes[shard] - loc->off)
+		return 0;	/* get() says what is wrong */
+	return bale_sfile_prefetch(st->files[shard], loc->off,
+	    (size_t)loc->size + (meta ? loc->tail : 0));
+}

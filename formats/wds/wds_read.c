@@ -466,6 +466,15 @@ static int wds_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	    "read the labels in the shards' .bidx files: %s", strerror(errno));
 }
 
+/* Sample @i's bytes asked for ahead, when the indexes say where. */
+static int wds_rprefetch(struct bale_reader *r, void *priv, uint64_t i)
+{
+	struct wds_r *st = priv;
+
+	(void)r;
+	return st->by_index ? bale_wds_bidx_prefetch(st, i) : 0;
+}
+
 static void wds_rrelease(void *priv)
 {
 	struct wds_r *st = priv;
@@ -497,4 +506,5 @@ const struct bale_reader_ops bale_wds_reader = {
 	.size = wds_rsize,
 	.label = wds_rlabel,
 	.labels = wds_rlabels,
+	.prefetch = wds_rprefetch,
 };

@@ -121,6 +121,11 @@ class Loader:
     strict=True is on_bad='raise'.
     exif=True shows JPEGs as their EXIF orientation says (torchvision's
     loader applies none, nor does the default).
+    An output in an object store (s3://, https://) is read by ranged
+    GETs sent ahead of the threads in the epoch's order: at most
+    io_requests at once (64) and io_bytes of answers held, queued or on
+    their way (128 MiB); the batches are those of the same output on
+    disk.
     """
 
     def __init__(self, path, batch_size=256, size=224, *, train=True,
@@ -129,7 +134,7 @@ class Loader:
                  scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), mean=None,
                  std=None, channels_last=False, exact=False, strict=False,
                  copy=False, pin_memory=False, format=None, exif=False,
-                 on_bad=None):
+                 on_bad=None, io_requests=None, io_bytes=None):
         from . import _check_format
         _check_format(format)
         height, width = _size(size)
@@ -139,6 +144,8 @@ class Loader:
         for name, v, lo, hi in (("batch_size", batch_size, 1, 65536),
                                 ("threads", threads or 0, 0, 256),
                                 ("prefetch", prefetch, 1, 64),
+                                ("io_requests", io_requests or 0, 0, 1024),
+                                ("io_bytes", io_bytes or 0, 0, 2**62),
                                 ("world_size", world_size, 1, 2**31),
                                 ("rank", rank, 0, world_size - 1),
                                 ("seed", seed, 0, 2**64 - 1),
@@ -166,7 +173,8 @@ class Loader:
             world_size=world_size, drop_last=bool(drop_last),
             threads=threads or 0, prefetch=prefetch,
             channels_last=bool(channels_last), exact=bool(exact),
-            format=format, exif=bool(exif), on_bad=bad, **norm)
+            format=format, exif=bool(exif), on_bad=bad,
+            io_requests=io_requests or 0, io_bytes=io_bytes or 0, **norm)
         self._on_bad = "raise" if strict else on_bad
         self.epoch, self._start = 0, 0
         self._done = 0

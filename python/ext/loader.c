@@ -82,6 +82,8 @@ static const struct ext_loader_opt {
 	EXT_OPT("drop_last", EXT_OPT_BOOL, drop_last),
 	EXT_OPT("threads", EXT_OPT_UINT, threads),
 	EXT_OPT("prefetch", EXT_OPT_UINT, prefetch),
+	EXT_OPT("io_requests", EXT_OPT_UINT, io_requests),
+	EXT_OPT("io_bytes", EXT_OPT_U64, io_bytes),
 	EXT_OPT("channels_last", EXT_OPT_BOOL, channels_last),
 	EXT_OPT("exact", EXT_OPT_BOOL, exact),
 	EXT_OPT("exif", EXT_OPT_BOOL, exif),

@@ -133,6 +133,18 @@ static PyObject *ext_store_stat(PyObject *self, PyObject *arg)
 	    (unsigned long long)st.size);
 }
 
+/* (requests, bytes) this process's stores sent and received so far. */
+static PyObject *ext_store_counts(PyObject *self, PyObject *unused)
+{
+	uint64_t requests, bytes;
+
+	(void)self;
+	(void)unused;
+	bale_store_counts(&requests, &bytes);
+	return Py_BuildValue("(KK)", (unsigned long long)requests,
+	    (unsigned long long)bytes);
+}
+
 static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
 {
 	const char *const *names = bale_backend_names();
@@ -159,6 +171,8 @@ static PyMethodDef ext_methods[] = {
 	{ "output_pick", ext_output_pick, METH_O,
 	  "output_pick(paths) -> the index of the output a reader takes (of "
 	  "one dataset's, the format that reads fastest at random), or -1" },
+	{ "store_counts", ext_store_counts, METH_NOARGS,
+	  "store_counts() -> (HTTP requests sent, body bytes received)" },
 	{ "store_stat", ext_store_stat, METH_O,
 	  "store_stat(path) -> (is_dir, size) of a path or URL" },
 	{ "outputs_in", ext_outputs_in, METH_VARARGS,

@@ -248,6 +248,14 @@ int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset)
 	return r->be->reader->where(r, r->priv, fd, offset);
 }
 
+int bale_reader_prefetch(struct bale_reader *r, uint64_t i)
+{
+	if (reader_check(r) != BALE_OK || !r->be->reader->prefetch ||
+	    reader_check_index(r, i) != BALE_OK)
+		return 0;
+	return r->be->reader->prefetch(r, r->priv, i);
+}
+
 void bale_reader_describe(struct bale_reader *r, const char *const *files,
     const char *info)
 {

@@ -11,6 +11,8 @@
 #include "loader_int.h"
 
 #include "exif.h"
+#include "bale_store.h"
+#include "handle.h"
 #include "image.h"
 
 #include <inttypes.h>
@@ -149,6 +151,35 @@ static int loader_make(struct loader_worker *w, uint64_t q, unsigned char *img,
 
 /* ---- the threads ------------------------------------------------------ */
 
+/* A remote output: the samples of the positions from @q to the ring's
+ * reach asked for ahead (in the epoch's order, which is known), so that
+ * their GETs are on their way before a thread gets to them; the store
+ * bounds what is in flight and held, and a position it has no room for
+ * is asked for again by the next thread that claims one. */
+static void loader_ask_ahead(struct loader_worker *w, uint64_t q)
+{
+	struct bale_loader *l = w->l;
+	uint64_t reach = (uint64_t)l->nring * l->o.batch_size;
+	uint64_t from, to, p;
+
+	pthread_mutex_lock(&l->lock);
+	from = l->ahead > q ? l->ahead : q;
+	to = q + reach < l->end ? q + reach : l->end;
+	if (from < to)
+		l->ahead = to;
+	pthread_mutex_unlock(&l->lock);
+	for (p = from; p < to; p++)
+		if (bale_reader_prefetch(w->r, loader_sample(l,
+		    loader_global(l, p, 0))) < 0)
+			break;
+	if (p >= to)
+		return;
+	pthread_mutex_lock(&l->lock);
+	if (l->ahead > p)
+		l->ahead = p;
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* Can a thread take position l->claim now? (under the lock) */
 static int loader_can_claim(const struct bale_loader *l)
 {
@@ -213,6 +244,8 @@ void *bale_loader_thread(void *arg)
 		}
 		l->busy++;
 		pthread_mutex_unlock(&l->lock);
+		if (l->remote)
+			loader_ask_ahead(w, q);
 		bale_errbuf_clear(&err);
 		rc = loader_make(w, q, slot->images + (q % l->o.batch_size) *
 		    l->sample_bytes, &slot->labels[q % l->o.batch_size], &err);
@@ -245,12 +278,22 @@ int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)
 		return bale_errbuf_set(&l->err, BALE_EINVAL, "batch %" PRIu64
 		    " of an epoch of %" PRIu64, batch, l->nbatches);
 	pthread_mutex_lock(&l->lock);
+	/* where the caller is already (an iteration starting where the
+	 * open left it): the batches made ahead are this order's */
+	if (l->seeked && !l->failed && epoch == l->epoch && batch == l->next) {
+		pthread_mutex_unlock(&l->lock);
+		return BALE_OK;
+	}
+	l->seeked = 1;
 	l->paused = 1;
 	while (l->busy > 0)
 		pthread_cond_wait(&l->ready, &l->lock);
 	l->epoch = epoch;
 	loader_order(l);
 	l->claim = batch * l->o.batch_size;
+	l->ahead = l->claim;
+	if (l->prefetching)	/* what the old order asked for */
+		bale_store_prefetch_drop();
 	l->released = l->next = batch;
 	for (i = 0; i < l->nring; i++)
 		l->ring[i].batch = LOADER_NONE;

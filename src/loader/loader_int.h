@@ -18,6 +18,9 @@
 #define LOADER_MAX_BAD 1000	/* bad samples listed (all are counted) */
 #define LOADER_MAX_TRIES 64	/* in a row, before the loader gives up */
 #define LOADER_NONE UINT64_MAX
+#define LOADER_IO_REQUESTS 64
+#define LOADER_IO_BYTES ((size_t)128 << 20)
+#define LOADER_MAX_IO_REQUESTS 1024
 
 struct loader_bad {
 	uint64_t sample;
@@ -60,9 +63,14 @@ struct bale_loader {
 	pthread_cond_t work;	/* threads wait on it */
 	pthread_cond_t ready;	/* the caller waits on it */
 	uint64_t epoch;
+	int seeked;		/* the first seek (the open's) was made */
 	struct bale_permutation order;	/* the epoch's, when @permuted */
 	int permuted;		/* else the output's order */
 	uint64_t claim;		/* the next position to make */
+	int remote;		/* the output is in an object store */
+	int prefetching;	/* bale_store_prefetch_begin() was called */
+	uint64_t ahead;		/* remote: positions below it were asked
+				 * for ahead */
 	uint64_t released;	/* batches below it: not the caller's */
 	uint64_t next;		/* the batch next() returns */
 	unsigned busy;		/* positions being made */

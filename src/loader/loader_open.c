@@ -3,6 +3,8 @@
  * started and, at the end, stopped. */
 #include "loader_int.h"
 
+#include "bale_store.h"
+
 #include "cpus.h"
 
 #include <inttypes.h>
@@ -62,6 +64,12 @@ static const char *loader_settle(struct bale_loader_opts *o)
 	if (o->resize < 1 || o->resize > LOADER_MAX_SIDE)
 		return "resize must be 1 to 16384";
 	o->prefetch = o->prefetch ? o->prefetch : 2;
+	o->io_requests = o->io_requests ? o->io_requests : LOADER_IO_REQUESTS;
+	o->io_bytes = o->io_bytes ? o->io_bytes : LOADER_IO_BYTES;
+	if (o->io_requests > LOADER_MAX_IO_REQUESTS)
+		return "io_requests must be at most 1024";
+	if (o->io_bytes > SIZE_MAX / 2)
+		return "io_bytes is more than this machine can hold";
 	if (o->prefetch > LOADER_MAX_PREFETCH)
 		return "prefetch must be at most 64";
 	if (o->threads > LOADER_MAX_THREADS)
@@ -252,6 +260,12 @@ int bale_loader_open(struct bale_loader *l, const char *path,
 	rc = loader_resolve(l, path, &l->path);
 	if (rc != BALE_OK)
 		return rc;
+	/* a remote output's GETs go ahead of the threads (loader.c) */
+	l->remote = !bale_store_is_local(l->path);
+	if (l->remote && bale_store_prefetch_begin(l->o.io_requests,
+	    (size_t)l->o.io_bytes) != BALE_OK)
+		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
+	l->prefetching = l->remote;
 	rc = loader_workers(l, l->path);
 	if (rc == BALE_OK)
 		rc = bale_reader_count(l->workers[0].r, &l->count);
@@ -290,6 +304,8 @@ void bale_loader_free(struct bale_loader *l)
 		free(l->ring[i].images);
 		free(l->ring[i].labels);
 	}
+	if (l->prefetching)
+		bale_store_prefetch_end();
 	bale_loader_bad_release(l);
 	free(l->path);
 	free(l->ring);

@@ -10,7 +10,6 @@
  */
 #include "http.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -31,26 +30,16 @@
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 static pthread_once_t http_once_init = PTHREAD_ONCE_INIT;
+/* every request sent (each try), and the body bytes received: what a
+ * benchmark divides by the samples read */
+static uint64_t http_requests;
+static uint64_t http_bytes;
 static pthread_key_t http_key;
 
 struct http_handle {
 	CURL *easy;
 	pid_t pid;
 	unsigned seed;
-};
-
-/* One transfer under way. */
-struct http_xfer {
-	const struct bale_http_req *q;
-	struct bale_http_resp *r;
-	uint64_t want;		/* a range's bytes */
-	uint64_t got;
-	int piece;		/* where the next byte of a range goes */
-	size_t piece_off;
-	int to_body;		/* this answer's bytes go to q->body */
-	int has_range;
-	uint64_t range_lo, range_hi;
-	char bad[160];		/* the answer is not what was asked */
 };
 
 static void http_handle_free(void *p)
@@ -68,12 +57,17 @@ static void http_init(void)
 	pthread_key_create(&http_key, http_handle_free);
 }
 
+void bale_http_global_init(void)
+{
+	pthread_once(&http_once_init, http_init);
+}
+
 /* This thread's handle, made on first use and after a fork. */
 static struct http_handle *http_handle(void)
 {
 	struct http_handle *h;
 
-	pthread_once(&http_once_init, http_init);
+	bale_http_global_init();
 	h = pthread_getspecific(http_key);
 	if (h && h->pid == getpid())
 		return h;
@@ -105,7 +99,7 @@ static long http_env_long(const char *name, long def, long min)
 }
 
 /* "Content-Range: bytes LO-HI/TOTAL" */
-static void http_header_range(struct http_xfer *x, const char *v)
+static void http_header_range(struct bale_http_xfer *x, const char *v)
 {
 	unsigned long long lo, hi, total;
 
@@ -119,7 +113,7 @@ static void http_header_range(struct http_xfer *x, const char *v)
 
 static size_t http_on_header(char *line, size_t size, size_t n, void *arg)
 {
-	struct http_xfer *x = arg;
+	struct bale_http_xfer *x = arg;
 	size_t len = size * n;
 	char text[256];
 	long status;
@@ -148,7 +142,7 @@ static size_t http_on_header(char *line, size_t size, size_t n, void *arg)
 
 /* A range's bytes into the caller's pieces; more than asked stops the
  * transfer. */
-static size_t http_scatter(struct http_xfer *x, const char *p, size_t len)
+static size_t http_scatter(struct bale_http_xfer *x, const char *p, size_t len)
 {
 	const struct bale_http_req *q = x->q;
 	size_t left = len;
@@ -178,9 +172,10 @@ static size_t http_scatter(struct http_xfer *x, const char *p, size_t len)
 
 static size_t http_on_body(char *p, size_t size, size_t n, void *arg)
 {
-	struct http_xfer *x = arg;
+	struct bale_http_xfer *x = arg;
 	size_t len = size * n;
 
+	__atomic_fetch_add(&http_bytes, len, __ATOMIC_RELAXED);
 	if (!x->to_body)
 		return http_scatter(x, p, len);
 	if (!x->q->body || x->q->body->len + len > BALE_HTTP_BODY_MAX)
@@ -217,7 +212,7 @@ static void http_sign(CURL *c, const struct bale_aws *a)
 	curl_easy_setopt(c, CURLOPT_PASSWORD, a->secret);
 }
 
-static void http_setup(CURL *c, struct http_xfer *x, char *range,
+static void http_setup(CURL *c, struct bale_http_xfer *x, char *range,
     char *curl_err)
 {
 	const struct bale_http_req *q = x->q;
@@ -251,7 +246,7 @@ static void http_setup(CURL *c, struct http_xfer *x, char *range,
 }
 
 /* A 2xx answer to a range: the bytes asked, all of them, or why not. */
-static void http_check_range(struct http_xfer *x)
+static void http_check_range(struct bale_http_xfer *x)
 {
 	uint64_t hi = x->q->lo + x->want - 1;
 
@@ -278,45 +273,63 @@ static int http_retryable(long status)
 	return status >= 500 || status == 408 || status == 429;
 }
 
-/* One try. @return 0: an answer to act on; 1: try again (@why says
- * why); -1: no memory */
-static int http_once(struct http_handle *h, const struct bale_http_req *q,
-    struct bale_http_resp *r, char *why, size_t cap)
+int bale_http_begin(struct bale_http_xfer *x, CURL *easy,
+    const struct bale_http_req *q, struct bale_http_resp *r)
 {
-	char curl_err[CURL_ERROR_SIZE] = "";
-	struct http_xfer x;
-	char range[64];
-	struct curl_slist *hdr = http_headers(q);
-	CURLcode cc;
 	int i;
 
-	memset(&x, 0, sizeof(x));
+	memset(x, 0, sizeof(*x));
 	memset(r, 0, sizeof(*r));
-	x.q = q;
-	x.r = r;
+	__atomic_fetch_add(&http_requests, 1, __ATOMIC_RELAXED);
+	x->q = q;
+	x->r = r;
 	for (i = 0; i < q->iovcnt; i++)
-		x.want += q->iov[i].iov_len;
+		x->want += q->iov[i].iov_len;
 	if (q->body)
 		bale_buf_reset(q->body);
-	http_setup(h->easy, &x, range, curl_err);
-	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, hdr);
-	cc = curl_easy_perform(h->easy);
-	curl_slist_free_all(hdr);
+	x->hdr = http_headers(q);
+	if (q->sign && !x->hdr)
+		return -1;
+	http_setup(easy, x, x->range, x->curl_err);
+	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, x->hdr);
+	return 0;
+}
+
+int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
+    size_t cap)
+{
+	const struct bale_http_req *q = x->q;
+	struct bale_http_resp *r = x->r;
+
+	curl_slist_free_all(x->hdr);
+	x->hdr = NULL;
 	if (q->body && q->body->failed)
 		return -1;
 	if (cc == CURLE_OK && q->iovcnt && r->status >= 200 &&
 	    r->status < 300)
-		http_check_range(&x);
-	if (x.bad[0])
-		snprintf(why, cap, "an answer not as asked (%s)", x.bad);
+		http_check_range(x);
+	if (x->bad[0])
+		snprintf(why, cap, "an answer not as asked (%s)", x->bad);
 	else if (cc != CURLE_OK)
-		snprintf(why, cap, "%s", curl_err[0] ? curl_err :
+		snprintf(why, cap, "%s", x->curl_err[0] ? x->curl_err :
 		    curl_easy_strerror(cc));
 	else if (http_retryable(r->status))
 		snprintf(why, cap, "status %ld", r->status);
 	else
 		return 0;
 	return 1;
+}
+
+/* One try. @return 0: an answer to act on; 1: try again (@why says
+ * why); -1: no memory */
+static int http_once(struct http_handle *h, const struct bale_http_req *q,
+    struct bale_http_resp *r, char *why, size_t cap)
+{
+	struct bale_http_xfer x;
+
+	if (bale_http_begin(&x, h->easy, q, r) != 0)
+		return -1;
+	return bale_http_end(&x, curl_easy_perform(h->easy), why, cap);
 }
 
 /* Before try @attempt (2, 3, ...): a random wait up to a cap that
@@ -365,6 +378,12 @@ int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
 	}
 	return rc < 0 ? bale_errbuf_set(err, BALE_ENOMEM, "no memory") :
 	    BALE_OK;
+}
+
+void bale_http_counts(uint64_t *requests, uint64_t *bytes)
+{
+	*requests = __atomic_load_n(&http_requests, __ATOMIC_RELAXED);
+	*bytes = __atomic_load_n(&http_bytes, __ATOMIC_RELAXED);
 }
 
 char *bale_http_escape(const char *text, int keep_slash)

@@ -7,6 +7,7 @@
 
 #include "bale_backend_util.h"
 
+#include <curl/curl.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -35,6 +36,37 @@ struct bale_http_resp {
 	int attempts;
 };
 
+/* One transfer: its request, its answer so far, and what libcurl
+ * needs kept while it runs. */
+struct bale_http_xfer {
+	const struct bale_http_req *q;
+	struct bale_http_resp *r;
+	uint64_t want;		/* a range's bytes */
+	uint64_t got;
+	int piece;		/* where the next byte of a range goes */
+	size_t piece_off;
+	int to_body;		/* this answer's bytes go to q->body */
+	int has_range;
+	uint64_t range_lo, range_hi;
+	char bad[160];		/* the answer is not what was asked */
+	char range[64];
+	char curl_err[CURL_ERROR_SIZE];
+	struct curl_slist *hdr;
+};
+
+/** libcurl's global set-up, once per process. */
+void bale_http_global_init(void);
+
+/** Set @easy up to send @q, its answer into @r, @x keeping the state:
+ *  then run it (curl_easy_perform, or a multi handle). @return 0, or -1
+ *  without memory */
+int bale_http_begin(struct bale_http_xfer *x, CURL *easy,
+    const struct bale_http_req *q, struct bale_http_resp *r);
+/** The transfer of @x ended with @cc: 0, an answer to act on (any
+ *  status); 1, one to try again (@why says why); -1 without memory. */
+int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
+    size_t cap);
+
 /** Send @q until it has an answer that retrying cannot change: any 2xx,
  *  3xx or 4xx but 408 and 429 (5xx, 408, 429, resets, timeouts and a
  *  body other than asked are tried again, AWS_MAX_ATTEMPTS times in all,
@@ -43,6 +75,10 @@ struct bale_http_resp {
  *  BALE_EIO (no answer; @err says why, naming the host), BALE_ENOMEM */
 int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
     struct bale_errbuf *err);
+
+/** Requests sent (every try) and body bytes received so far, by every
+ *  thread of this process. */
+void bale_http_counts(uint64_t *requests, uint64_t *bytes);
 
 /** @text with every byte but unreserved ones %-encoded (RFC 3986), '/'
  *  kept when @keep_slash: for keys in paths and query values. NULL

@@ -118,3 +118,12 @@ void bale_remote_close(void *h)
 	free(f->url);
 	free(f);
 }
+
+void bale_remote_request(void *h, const char **url,
+    const struct bale_aws **sign)
+{
+	const struct remote_file *f = h;
+
+	*url = f->url;
+	*sign = f->signed_ ? &f->aws : NULL;
+}

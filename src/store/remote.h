@@ -20,6 +20,8 @@ int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
 int bale_remote_read(void *h, const struct iovec *iov, int iovcnt,
     uint64_t off, struct bale_errbuf *err);
 void bale_remote_close(void *h);
+void bale_remote_request(void *h, const char **url,
+    const struct bale_aws **sign);
 
 /** @name's failed answer @r (its body in @body, if any) in words:
  *  BALE_EAUTH for 401 and 403 (naming the endpoint and key id, never the

@@ -6,6 +6,8 @@
 
 #include "bale_store.h"
 
+struct bale_aws;
+
 /* A store: the names it takes, and how it reads them. Errors are said
  * in @err with the name, in the user's terms. */
 struct bale_store {
@@ -27,6 +29,10 @@ struct bale_store {
 	    struct bale_errbuf *err);
 	/* The descriptor of an open handle, or NULL: it has none. */
 	int (*fd)(void *h);
+	/* A remote handle's URL and signature (NULL: unsigned), for GETs
+	 * sent ahead (prefetch.c); NULL: reads are local. */
+	void (*request)(void *h, const char **url,
+	    const struct bale_aws **sign);
 };
 
 /** The store that takes @name (the local one when no other does). */

@@ -52,6 +52,7 @@ const struct bale_store bale_store_https = {
 	.open = https_open,
 	.read = bale_remote_read,
 	.close = bale_remote_close,
+	.request = bale_remote_request,
 	.stat = https_stat,
 	.list = https_list,
 };

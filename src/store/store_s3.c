@@ -271,6 +271,7 @@ const struct bale_store bale_store_s3 = {
 	.open = s3_open,
 	.read = bale_remote_read,
 	.close = bale_remote_close,
+	.request = bale_remote_request,
 	.stat = s3_stat,
 	.list = s3_list,
 };

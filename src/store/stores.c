@@ -1,6 +1,7 @@
 /* stores.c - the stores bale reads from, and the calls of
  * include/bale_store.h, each handed to the store that takes the name.
  * A new store is one file and one line in the list. */
+#include "prefetch.h"
 #include "store.h"
 
 #include "bale_backend_util.h"
@@ -86,6 +87,8 @@ int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
 		    (unsigned long long)f->size);
 	if (n == 0)
 		return BALE_OK;
+	if (f->store->request && bale_prefetch_take(f->name, off, iov, iovcnt))
+		return BALE_OK;
 	return f->store->read(f->h, iov, iovcnt, off, err);
 }
 
@@ -95,6 +98,17 @@ int bale_sfile_pread(struct bale_sfile *f, void *buf, size_t n,
 	struct iovec one = { buf, n };
 
 	return bale_sfile_preadv(f, &one, 1, off, err);
+}
+
+int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n)
+{
+	const struct bale_aws *sign;
+	const char *url;
+
+	if (!f->store->request || off > f->size || n > f->size - off)
+		return 0;
+	f->store->request(f->h, &url, &sign);
+	return bale_prefetch_add(f->name, url, sign, off, n);
 }
 
 int bale_sfile_fd(const struct bale_sfile *f)
@@ -166,4 +180,9 @@ int bale_store_index_open(struct bale_index *ix, const char *name,
 	if (rc != BALE_OK)
 		return rc;
 	return bale_index_adopt(ix, data, n, count, source_size);
+}
+
+void bale_store_counts(uint64_t *requests, uint64_t *bytes)
+{
+	bale_http_counts(requests, bytes);
 }

@@ -5,6 +5,7 @@ batches for two thread counts, after load_state_dict and per rank;
 ImageDataset reads it; errors are bale.Error / NotFoundError with the
 store's words."""
 import os
+import subprocess
 import sys
 import uuid
 import zlib
@@ -95,6 +96,37 @@ class S3ReadTest(common.TempTest):
             a = bale.Loader(self.local, rank=rank, world_size=2, **kw)
             b = bale.Loader(self.url, rank=rank, world_size=2, **kw)
             self.assertEqual(digests(a, (0,)), digests(b, (0,)))
+
+    def test_loader_through_faults(self):
+        """Dropped connections and SlowDown answers under the Loader's
+        GETs in flight: retried, the batches unchanged."""
+        kw = dict(batch_size=16, size=32, train=True, seed=3)
+        want = digests(bale.Loader(self.local, threads=2, **kw))
+        proxy = subprocess.Popen(
+            [sys.executable, os.path.join(os.environ["TESTS"], "s3",
+                                          "fault_proxy.py"),
+             S3.rsplit(":", 1)[1], "--drop-every", "7",
+             "--slowdown-every", "5"], stdout=subprocess.PIPE, text=True)
+        try:
+            port = proxy.stdout.readline().strip()
+            os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
+            got = digests(bale.Loader(self.url, threads=2, io_requests=8,
+                                      **kw))
+        finally:
+            os.environ["AWS_ENDPOINT_URL"] = S3
+            proxy.kill()
+            proxy.wait()
+        self.assertEqual(want, got)
+
+    def test_loader_requests(self):
+        """One GET a sample, the index's aside; the bytes of the samples
+        and their members, no more."""
+        loader = bale.Loader(self.url, batch_size=16, size=32, threads=2)
+        before, _ = bale._bale.store_counts()
+        n = sum(x.shape[0] for x, _ in loader)
+        after, _ = bale._bale.store_counts()
+        self.assertEqual(n, 90)
+        self.assertLessEqual(after - before, n)
 
     def test_image_dataset(self):
         local = bale.torch.ImageDataset(self.local)

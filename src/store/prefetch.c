@@ -1,0 +1,433 @@
+/* prefetch.c - ranged GETs kept in flight ahead of the reads that want
+ * them, for a reader that knows its order ahead (the Loader).
+ *
+ * One I/O thread per process drives a libcurl multi handle: up to
+ * max_requests transfers at once over reused connections, their answers
+ * held until a read of exactly that range takes them, at most max_bytes
+ * held or on their way (queued requests count, so memory is bounded
+ * before a byte arrives). When they are reached, nothing more is asked
+ * until reads take some; what a reader will not take (its order moved
+ * on: a seek, a new epoch) it lets go (bale_store_prefetch_drop). A
+ * prefetch that failed is not retried here: the read
+ * that wanted it asks again itself, with the retries and the words a
+ * failure needs. Entries are found by name and offset, so the readers of
+ * every Loader thread share them.
+ */
+#include "prefetch.h"
+#include "store.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PF_BUCKETS 4096
+#define PF_SIGNS 8
+#define PF_POLL_MS 100
+
+enum { PF_QUEUED, PF_FLIGHT, PF_DONE, PF_FAILED };
+
+struct pf_entry {
+	struct pf_entry *hnext;		/* its hash bucket's chain */
+	struct pf_entry *prev, *next;	/* the queue or the done list */
+	char *name;
+	char *url;
+	uint64_t off;
+	size_t len;
+	unsigned char *buf;
+	int state;
+	int waiters;
+	int unwanted;		/* dropped on its way: let go on arrival */
+	struct bale_http_req q;
+	struct bale_http_resp r;
+	struct iovec iov;
+	struct bale_http_xfer x;
+	CURL *easy;
+};
+
+struct pf_list {
+	struct pf_entry *head, *tail;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;		/* an entry is done or failed */
+	unsigned users;
+	unsigned max_requests;
+	size_t max_bytes;
+	size_t bytes;			/* held, on their way or queued */
+	unsigned inflight;
+	struct pf_entry *buckets[PF_BUCKETS];
+	struct pf_list queued, flight, done;
+	struct bale_aws signs[PF_SIGNS];
+	int nsigns;
+	CURLM *multi;
+	pthread_t thread;
+	int stop;
+} pf = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	.changed = PTHREAD_COND_INITIALIZER };
+
+static pthread_once_t pf_fork_once = PTHREAD_ONCE_INIT;
+
+/* ---- entries ---------------------------------------------------------- */
+
+static size_t pf_hash(const char *name, uint64_t off)
+{
+	uint64_t h = 1469598103934665603ULL ^ off;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return (size_t)(h % PF_BUCKETS);
+}
+
+static struct pf_entry **pf_slot(const char *name, uint64_t off)
+{
+	struct pf_entry **p = &pf.buckets[pf_hash(name, off)];
+
+	while (*p && ((*p)->off != off || strcmp((*p)->name, name) != 0))
+		p = &(*p)->hnext;
+	return p;
+}
+
+static void pf_push(struct pf_list *l, struct pf_entry *e)
+{
+	e->next = NULL;
+	e->prev = l->tail;
+	if (l->tail)
+		l->tail->next = e;
+	else
+		l->head = e;
+	l->tail = e;
+}
+
+static void pf_unlink(struct pf_list *l, struct pf_entry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		l->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		l->tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+/* Forget a done or failed entry (under the lock). */
+static void pf_drop(struct pf_entry *e)
+{
+	struct pf_entry **p = pf_slot(e->name, e->off);
+
+	*p = e->hnext;
+	pf_unlink(&pf.done, e);
+	pf.bytes -= e->len;
+	free(e->buf);
+	free(e->url);
+	free(e->name);
+	free(e);
+}
+
+/* The copy of @sign the entries point at, or -1 when all are taken. */
+static int pf_sign(const struct bale_aws *sign)
+{
+	int i;
+
+	for (i = 0; i < pf.nsigns; i++)
+		if (memcmp(&pf.signs[i], sign, sizeof(*sign)) == 0)
+			return i;
+	if (pf.nsigns == PF_SIGNS)
+		return -1;
+	pf.signs[pf.nsigns] = *sign;
+	return pf.nsigns++;
+}
+
+/* ---- the I/O thread ------------------------------------------------- */
+
+/* Start what the queue holds while transfers are free (under the lock). */
+static void pf_start(void)
+{
+	struct pf_entry *e;
+
+	while (pf.inflight < pf.max_requests && (e = pf.queued.head)) {
+		pf_unlink(&pf.queued, e);
+		e->buf = malloc(e->len ? e->len : 1);
+		e->easy = e->buf ? curl_easy_init() : NULL;
+		e->iov = (struct iovec){ e->buf, e->len };
+		e->q.iov = &e->iov;
+		e->q.iovcnt = 1;
+		if (!e->easy || bale_http_begin(&e->x, e->easy, &e->q,
+		    &e->r) != 0 ||
+		    curl_multi_add_handle(pf.multi, e->easy) != CURLM_OK) {
+			curl_easy_cleanup(e->easy);
+			e->easy = NULL;
+			e->state = PF_FAILED;
+			pf_push(&pf.done, e);
+			continue;
+		}
+		curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
+		e->state = PF_FLIGHT;
+		pf_push(&pf.flight, e);
+		pf.inflight++;
+	}
+}
+
+/* A transfer ended: its entry done, or failed (under the lock). */
+static void pf_finish(struct pf_entry *e, CURLcode cc)
+{
+	char why[256];
+	int rc = bale_http_end(&e->x, cc, why, sizeof(why));
+
+	curl_multi_remove_handle(pf.multi, e->easy);
+	curl_easy_cleanup(e->easy);
+	e->easy = NULL;
+	pf_unlink(&pf.flight, e);
+	pf.inflight--;
+	e->state = rc == 0 && e->r.status >= 200 && e->r.status < 300 ?
+	    PF_DONE : PF_FAILED;
+	pf_push(&pf.done, e);
+	pthread_cond_broadcast(&pf.changed);
+	if (e->unwanted && e->waiters == 0)
+		pf_drop(e);
+}
+
+static void pf_collect(void)
+{
+	struct pf_entry *e;
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(pf.multi, &left))) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &e);
+		pthread_mutex_lock(&pf.lock);
+		pf_finish(e, m->data.result);
+		pthread_mutex_unlock(&pf.lock);
+	}
+}
+
+static void *pf_run(void *arg)
+{
+	int running;
+
+	(void)arg;
+	pthread_mutex_lock(&pf.lock);
+	while (!pf.stop) {
+		pf_start();
+		pthread_mutex_unlock(&pf.lock);
+		curl_multi_perform(pf.multi, &running);
+		pf_collect();
+		curl_multi_poll(pf.multi, NULL, 0, PF_POLL_MS, NULL);
+		pthread_mutex_lock(&pf.lock);
+	}
+	pthread_mutex_unlock(&pf.lock);
+	return NULL;
+}
+
+/* ---- begin and end -------------------------------------------------- */
+
+/* A forked child has no I/O thread: it starts afresh, its parent's
+ * entries and transfers left alone (their sockets are the parent's). */
+static void pf_after_fork(void)
+{
+	pthread_mutex_init(&pf.lock, NULL);
+	pthread_cond_init(&pf.changed, NULL);
+	pf.users = 0;
+	pf.bytes = 0;
+	pf.inflight = 0;
+	pf.nsigns = 0;
+	memset(pf.buckets, 0, sizeof(pf.buckets));
+	memset(&pf.queued, 0, sizeof(pf.queued));
+	memset(&pf.flight, 0, sizeof(pf.flight));
+	memset(&pf.done, 0, sizeof(pf.done));
+	pf.multi = NULL;
+}
+
+static void pf_fork_guard(void)
+{
+	pthread_atfork(NULL, NULL, pf_after_fork);
+}
+
+int bale_store_prefetch_begin(unsigned max_requests, size_t max_bytes)
+{
+	int rc = BALE_OK;
+
+	pthread_once(&pf_fork_once, pf_fork_guard);
+	pthread_mutex_lock(&pf.lock);
+	if (pf.users++ == 0) {
+		pf.max_requests = max_requests ? max_requests : 1;
+		pf.max_bytes = max_bytes;
+		pf.stop = 0;
+		bale_http_global_init();
+		pf.multi = curl_multi_init();
+		if (pf.multi)
+			curl_multi_setopt(pf.multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+			    (long)pf.max_requests);
+		if (!pf.multi ||
+		    pthread_create(&pf.thread, NULL, pf_run, NULL) != 0) {
+			curl_multi_cleanup(pf.multi);
+			pf.multi = NULL;
+			pf.users = 0;
+			rc = BALE_ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&pf.lock);
+	return rc;
+}
+
+/* Let every entry go (the thread stopped: under the lock). */
+static void pf_clear(void)
+{
+	struct pf_entry *e;
+
+	while ((e = pf.queued.head)) {
+		pf_unlink(&pf.queued, e);
+		pf_push(&pf.done, e);
+	}
+	for (e = pf.done.head; e; e = pf.done.head)
+		pf_drop(e);
+	memset(pf.buckets, 0, sizeof(pf.buckets));
+	pf.nsigns = 0;
+}
+
+void bale_store_prefetch_end(void)
+{
+	int last;
+
+	pthread_mutex_lock(&pf.lock);
+	last = pf.users > 0 && --pf.users == 0;
+	if (last)
+		pf.stop = 1;
+	pthread_mutex_unlock(&pf.lock);
+	if (!last)
+		return;
+	curl_multi_wakeup(pf.multi);
+	pthread_join(pf.thread, NULL);
+	pthread_mutex_lock(&pf.lock);
+	while (pf.flight.head)	/* the transfers still on their way */
+		pf_finish(pf.flight.head, CURLE_ABORTED_BY_CALLBACK);
+	pf_clear();
+	curl_multi_cleanup(pf.multi);
+	pf.multi = NULL;
+	pthread_mutex_unlock(&pf.lock);
+}
+
+void bale_store_prefetch_drop(void)
+{
+	struct pf_entry *e, *next;
+
+	pthread_mutex_lock(&pf.lock);
+	while ((e = pf.queued.head)) {
+		pf_unlink(&pf.queued, e);
+		e->state = PF_FAILED;
+		pf_push(&pf.done, e);
+	}
+	for (e = pf.done.head; e; e = next) {
+		next = e->next;
+		if (e->waiters == 0)
+			pf_drop(e);
+	}
+	for (e = pf.flight.head; e; e = e->next)
+		e->unwanted = 1;
+	pthread_mutex_unlock(&pf.lock);
+}
+
+/* ---- what stores.c asks ------------------------------------------- */
+
+/* A new entry for [@off, @off + @len) of @name (under the lock, with
+ * room made). NULL without memory */
+static struct pf_entry *pf_new(const char *name, const char *url,
+    const struct bale_aws *sign, uint64_t off, size_t len)
+{
+	struct pf_entry *e = calloc(1, sizeof(*e));
+
+	if (e) {
+		e->name = strdup(name);
+		e->url = strdup(url);
+	}
+	if (!e || !e->name || !e->url) {
+		if (e) {
+			free(e->name);
+			free(e->url);
+		}
+		free(e);
+		return NULL;
+	}
+	e->off = off;
+	e->len = len;
+	e->q = (struct bale_http_req){ "GET", e->url, sign, off, NULL, 0,
+	    NULL };
+	e->state = PF_QUEUED;
+	return e;
+}
+
+int bale_prefetch_add(const char *name, const char *url,
+    const struct bale_aws *sign, uint64_t off, size_t len)
+{
+	struct pf_entry **slot;
+	struct pf_entry *e = NULL;
+	int si = -1;
+
+	pthread_mutex_lock(&pf.lock);
+	if (!pf.users || !pf.multi) {
+		pthread_mutex_unlock(&pf.lock);
+		return 0;
+	}
+	slot = pf_slot(name, off);
+	if (*slot) {		/* asked already */
+		pthread_mutex_unlock(&pf.lock);
+		return 1;
+	}
+	if (sign)
+		si = pf_sign(sign);
+	if (pf.bytes + len <= pf.max_bytes && (!sign || si >= 0))
+		e = pf_new(name, url, si >= 0 ? &pf.signs[si] : NULL, off,
+		    len);
+	if (e) {
+		*slot = e;
+		pf.bytes += len;
+		pf_push(&pf.queued, e);
+	}
+	pthread_mutex_unlock(&pf.lock);
+	if (!e)
+		return -1;
+	curl_multi_wakeup(pf.multi);
+	return 1;
+}
+
+static void pf_copy(const struct pf_entry *e, const struct iovec *iov,
+    int iovcnt)
+{
+	size_t at = 0;
+	int i;
+
+	for (i = 0; i < iovcnt; i++) {
+		memcpy(iov[i].iov_base, e->buf + at, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+}
+
+int bale_prefetch_take(const char *name, uint64_t off,
+    const struct iovec *iov, int iovcnt)
+{
+	struct pf_entry *e;
+	size_t want = 0;
+	int i, got = 0;
+
+	for (i = 0; i < iovcnt; i++)
+		want += iov[i].iov_len;
+	pthread_mutex_lock(&pf.lock);
+	e = pf.users ? *pf_slot(name, off) : NULL;
+	if (e) {
+		e->waiters++;
+		while (e->state == PF_QUEUED || e->state == PF_FLIGHT)
+			pthread_cond_wait(&pf.changed, &pf.lock);
+		e->waiters--;
+		got = e->state == PF_DONE && e->len == want;
+		if (got)
+			pf_copy(e, iov, iovcnt);
+		if (e->waiters == 0)
+			pf_drop(e);
+	}
+	pthread_mutex_unlock(&pf.lock);
+	return got;
+}
