@@ -1,6 +1,7 @@
 """bale.Loader reading an output from S3 (a Ceph gateway on this
 machine) against the same output on local disk, and with 20 ms more
-round trip (tests/s3/fault_proxy.py): samples/s of training input
+round trip (tests/s3/fault_proxy.py), in the sample order and the run
+order (runs of 64, 16 at a time): samples/s of training input
 (RandomResizedCrop(224) + flip, batch 64, warm page cache for the local
 output), and per epoch the HTTP requests and bytes per sample, and the
 gateway's CPU share while the Loader ran (it competes for the same two
@@ -30,16 +31,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROXY = os.path.join(HERE, "..", "tests", "s3", "fault_proxy.py")
 
 
-def gateway_cpu():
-    """CPU seconds the gateway's daemons (radosgw, ceph-osd, ceph-mon)
-    have used so far."""
+def gateway_cpu(names=("radosgw", "ceph-osd", "ceph-mon")):
+    """CPU seconds the gateway's daemons (or the processes called
+    @names) have used so far."""
     total = 0.0
     tick = os.sysconf("SC_CLK_TCK")
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/comm") as f:
                 name = f.read().strip()
-            if name not in ("radosgw", "ceph-osd", "ceph-mon"):
+            with open(f"/proc/{pid}/cmdline") as f:
+                cmd = f.read()
+            if name not in names and not any(n in cmd for n in names):
                 continue
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -49,15 +52,17 @@ def gateway_cpu():
     return total
 
 
-def epoch_cell(path, endpoint, args, n, size_sum):
-    """One cell: the Loader over @path for args.epochs epochs."""
+def epoch_cell(path, endpoint, order, args, size_sum):
+    """One cell: the Loader over @path for args.epochs epochs, in @order
+    ("sample", or "runs" of 64 samples, 16 at a time)."""
     if endpoint:
         os.environ["AWS_ENDPOINT_URL"] = endpoint
     req0, bytes0 = _bale.store_counts()
     cpu0, t0 = gateway_cpu(), time.perf_counter()
+    proxy0 = gateway_cpu(("fault_proxy.py",))
     seen = 0
     with bale.Loader(path, batch_size=64, size=224, threads=args.threads,
-                     seed=7) as loader:
+                     seed=7, order=order) as loader:
         for e in range(args.epochs):
             loader.set_epoch(e)
             for x, _ in loader:
@@ -67,7 +72,9 @@ def epoch_cell(path, endpoint, args, n, size_sum):
     return {"samples_s": seen / wall,
             "requests_per_sample": (req1 - req0) / seen,
             "bytes_ratio": (bytes1 - bytes0) / (size_sum * args.epochs),
-            "gateway_cpu_share": (gateway_cpu() - cpu0) / wall / 2}
+            "gateway_cpu_share": (gateway_cpu() - cpu0) / wall / 2,
+            "proxy_cpu_share": (gateway_cpu(("fault_proxy.py",)) - proxy0) /
+            wall / 2}
 
 
 def main():
@@ -105,14 +112,19 @@ def main():
                              text=True)
     slow = f"http://127.0.0.1:{proxy.stdout.readline().strip()}"
     url = f"s3://{bucket}/out/"
-    cells = {"local": (os.path.join(out, "data-shards.json"), None),
-             "s3": (url, args.endpoint), "s3_20ms": (url, slow)}
+    listed = os.path.join(out, "data-shards.json")
+    cells = {"local": (listed, None, "sample"),
+             "s3": (url, args.endpoint, "sample"),
+             "s3_20ms": (url, slow, "sample"),
+             "local_runs": (listed, None, "runs"),
+             "s3_runs": (url, args.endpoint, "runs"),
+             "s3_20ms_runs": (url, slow, "runs")}
     results = {k: [] for k in cells}
     try:
         for _ in range(args.runs):
-            for name, (path, endpoint) in cells.items():
-                results[name].append(epoch_cell(path, endpoint, args, n,
-                                                size_sum))
+            for name, (path, endpoint, order) in cells.items():
+                results[name].append(epoch_cell(path, endpoint, order,
+                                                args, size_sum))
     finally:
         proxy.kill()
         for o in s3.list_objects_v2(Bucket=bucket).get("Contents", []):
@@ -125,7 +137,11 @@ def main():
                "s3_vs_local": med["s3"]["samples_s"] /
                med["local"]["samples_s"],
                "s3_20ms_vs_s3": med["s3_20ms"]["samples_s"] /
-               med["s3"]["samples_s"], "all": results}
+               med["s3"]["samples_s"],
+               "s3_runs_vs_local_runs": med["s3_runs"]["samples_s"] /
+               med["local_runs"]["samples_s"],
+               "s3_20ms_runs_vs_s3_runs": med["s3_20ms_runs"]["samples_s"] /
+               med["s3_runs"]["samples_s"], "all": results}
     print(json.dumps({k: v for k, v in summary.items() if k != "all"},
                      indent=1))
     if args.json:

@@ -525,6 +525,13 @@ struct bale_loader_opts {
 	 * way (0: 128 MiB). */
 	unsigned io_requests;
 	uint64_t io_bytes;
+	/* The run order (train, or shuffle): runs of @run_samples
+	 * consecutive samples (one GET each from an object store) in a
+	 * seeded order, the samples of @run_window runs at a time (0: 16)
+	 * shuffled among themselves; 0: the sample order, each sample
+	 * anywhere in the epoch (one GET a sample). */
+	unsigned run_samples;
+	unsigned run_window;
 	int normalize;		/* images as float32 (v / 255 - mean) / std,
 				 * torchvision's ToTensor + Normalize, per
 				 * channel; else bytes */

@@ -112,12 +112,15 @@ struct bale_reader_ops {
 	 * BALE_ENOTSUP when they do not lie so. */
 	int (*where)(struct bale_reader *r, void *st, int *fd,
 	    uint64_t *offset);
-	/* Optional: sample @i will be read soon: ask for its bytes ahead
-	 * (bale_sfile_prefetch(), with the range get() will read), when
-	 * its files lie in a remote store. @return 1 asked, 0 nothing to
-	 * ask, -1 the store's bounds are reached (the caller asks again
-	 * later) */
-	int (*prefetch)(struct bale_reader *r, void *st, uint64_t i);
+	/* Optional: samples [@first, @first + @n) will be read soon (@n
+	 * 1: one; more: a run, read in any order): ask for their bytes
+	 * ahead, in as few GETs as their files allow (one per file they
+	 * lie in), with bale_sfile_prefetch() and the ranges get() will
+	 * read, when their files lie in a remote store. @return 1 asked,
+	 * 0 nothing to ask, -1 the store's bounds are reached (the caller
+	 * asks again later) */
+	int (*prefetch)(struct bale_reader *r, void *st, uint64_t first,
+	    uint64_t n);
 };
 
 enum bale_caps {

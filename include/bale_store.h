@@ -32,12 +32,14 @@ int bale_sfile_pread(struct bale_sfile *f, void *buf, size_t n,
 /** The same into the @iovcnt pieces of @iov, one after the other. */
 int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
     int iovcnt, uint64_t off, struct bale_errbuf *err);
-/** Ask for the @n bytes at @off ahead of a read of exactly them, which
- *  then finds them here (or waits for them): between
+/** Ask for the @n bytes at @off in one GET ahead of @reads reads of
+ *  parts of them (1: a read of exactly them; a run of samples: one
+ *  each), which then find them here (or wait for them): between
  *  bale_store_prefetch_begin() and _end(), for a remote file. @return 1
  *  asked (or asked already), 0 not (a local file, or prefetching off),
  *  -1 the bounds are reached: ask again once reads took some */
-int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n);
+int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n,
+    unsigned reads);
 /** A local file's descriptor (the store reads it with pread), or -1. */
 int bale_sfile_fd(const struct bale_sfile *f);
 void bale_sfile_close(struct bale_sfile *f);

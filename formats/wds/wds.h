@@ -147,9 +147,10 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
  *  @out) against its .bidx entry, when the shard has one. */
 int bale_wds_bidx_compare(struct bale_reader *r, const struct wds_r *st,
     uint64_t i, const struct wds_entry *e, const struct bale_blob *out);
-/** Ask for sample @i's bytes ahead, the range get() reads (the prefetch
- *  op, through the indexes): 1, 0 or -1 as bale_sfile_prefetch(). */
-int bale_wds_bidx_prefetch(struct wds_r *st, uint64_t i);
+/** Ask for samples [@first, @first + @n)'s bytes ahead, one GET per
+ *  shard they lie in, spanning the ranges get() reads (the prefetch op,
+ *  through the indexes): 1, 0 or -1 as bale_sfile_prefetch(). */
+int bale_wds_bidx_prefetch(struct wds_r *st, uint64_t first, uint64_t n);
 /** Labels [@first, @first + @n) from the indexes. BALE_OK or BALE_EIO */
 int bale_wds_bidx_labels(const struct wds_r *st, uint64_t first,
     uint64_t n, int64_t *out);

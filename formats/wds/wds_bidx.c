@@ -301,17 +301,45 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
 	return rc == BALE_OK && meta ? wds_bidx_meta(r, st, loc, out) : rc;
 }
 
-int bale_wds_bidx_prefetch(struct wds_r *st, uint64_t i)
+/* The span of the samples of one shard from @first on, @n at most: its
+ * start and end in the shard, and how many samples it holds. @return 0,
+ * or -1 when the index puts one past the shard's end (get() says) */
+static int wds_bidx_span(const struct wds_r *st, uint64_t first,
+    uint64_t n, size_t *shard, uint64_t *lo, uint64_t *hi, uint64_t *k)
 {
 	int meta = !st->images_only && !st->no_meta;
 	const struct bale_index_loc *loc;
-	size_t shard;
-	uint64_t j;
+	uint64_t j, end;
+	size_t s;
 
-	loc = bale_wds_bidx_loc(st, i, &shard, &j);
-	if (loc->off > st->sizes[shard] || (uint64_t)loc->size + loc->tail >
-	    st->sizes[shard] - loc->off)
-		return 0;	/* get() says what is wrong */
-	return bale_sfile_prefetch(st->files[shard], loc->off,
-	    (size_t)loc->size + (meta ? loc->tail : 0));
+	for (*k = 0; *k < n; (*k)++) {
+		loc = bale_wds_bidx_loc(st, first + *k, &s, &j);
+		if (*k > 0 && s != *shard)
+			break;
+		*shard = s;
+		if (loc->off > st->sizes[s] || (uint64_t)loc->size + loc->tail >
+		    st->sizes[s] - loc->off)
+			return -1;
+		end = loc->off + loc->size + (meta ? loc->tail : 0);
+		*lo = *k == 0 || loc->off < *lo ? loc->off : *lo;
+		*hi = *k == 0 || end > *hi ? end : *hi;
+	}
+	return 0;
+}
+
+int bale_wds_bidx_prefetch(struct wds_r *st, uint64_t first, uint64_t n)
+{
+	uint64_t lo = 0, hi = 0, k = 0;
+	size_t shard = 0;
+	int rc = 0;
+
+	while (n > 0 && rc >= 0) {
+		if (wds_bidx_span(st, first, n, &shard, &lo, &hi, &k) != 0)
+			return rc;
+		rc = bale_sfile_prefetch(st->files[shard], lo,
+		    (size_t)(hi - lo), (unsigned)k);
+		first += k;
+		n -= k;
+	}
+	return rc;
 }

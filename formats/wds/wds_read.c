@@ -466,13 +466,14 @@ static int wds_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	    "read the labels in the shards' .bidx files: %s", strerror(errno));
 }
 
-/* Sample @i's bytes asked for ahead, when the indexes say where. */
-static int wds_rprefetch(struct bale_reader *r, void *priv, uint64_t i)
+/* Samples' bytes asked for ahead, when the indexes say where. */
+static int wds_rprefetch(struct bale_reader *r, void *priv, uint64_t first,
+    uint64_t n)
 {
 	struct wds_r *st = priv;
 
 	(void)r;
-	return st->by_index ? bale_wds_bidx_prefetch(st, i) : 0;
+	return st->by_index ? bale_wds_bidx_prefetch(st, first, n) : 0;
 }
 
 static void wds_rrelease(void *priv)

@@ -126,6 +126,13 @@ class Loader:
     io_requests at once (64) and io_bytes of answers held, queued or on
     their way (128 MiB); the batches are those of the same output on
     disk.
+    order='runs' (train, or shuffle): the epoch reads runs of run_samples
+    consecutive samples, each one GET from an object store, in a seeded
+    order, and shuffles the samples of run_window runs at a time among
+    themselves (a batch draws from at most run_window runs: pack with
+    --shuffle so that a run is not one class); deterministic and
+    resumable as the default order='sample', where any sample can come
+    anywhere in the epoch and each costs a GET.
     """
 
     def __init__(self, path, batch_size=256, size=224, *, train=True,
@@ -134,7 +141,8 @@ class Loader:
                  scale=(0.08, 1.0), ratio=(3 / 4, 4 / 3), mean=None,
                  std=None, channels_last=False, exact=False, strict=False,
                  copy=False, pin_memory=False, format=None, exif=False,
-                 on_bad=None, io_requests=None, io_bytes=None):
+                 on_bad=None, io_requests=None, io_bytes=None,
+                 order="sample", run_samples=64, run_window=16):
         from . import _check_format
         _check_format(format)
         height, width = _size(size)
@@ -146,11 +154,15 @@ class Loader:
                                 ("prefetch", prefetch, 1, 64),
                                 ("io_requests", io_requests or 0, 0, 1024),
                                 ("io_bytes", io_bytes or 0, 0, 2**62),
+                                ("run_samples", run_samples, 1, 65536),
+                                ("run_window", run_window, 1, 65536),
                                 ("world_size", world_size, 1, 2**31),
                                 ("rank", rank, 0, world_size - 1),
                                 ("seed", seed, 0, 2**64 - 1),
                                 ("resize", resize or 0, 0, _MAX_SIDE)):
             _whole(name, v, lo, hi)
+        if order not in ("sample", "runs"):
+            raise ValueError(f"order={order!r}: 'sample' or 'runs'")
         if (mean is None) != (std is None):
             raise ValueError("mean and std go together")
         norm = {} if mean is None else {"mean": _three("mean", mean),
@@ -174,7 +186,9 @@ class Loader:
             threads=threads or 0, prefetch=prefetch,
             channels_last=bool(channels_last), exact=bool(exact),
             format=format, exif=bool(exif), on_bad=bad,
-            io_requests=io_requests or 0, io_bytes=io_bytes or 0, **norm)
+            io_requests=io_requests or 0, io_bytes=io_bytes or 0,
+            run_samples=run_samples if order == "runs" else 0,
+            run_window=run_window, **norm)
         self._on_bad = "raise" if strict else on_bad
         self.epoch, self._start = 0, 0
         self._done = 0

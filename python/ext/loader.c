@@ -84,6 +84,8 @@ static const struct ext_loader_opt {
 	EXT_OPT("prefetch", EXT_OPT_UINT, prefetch),
 	EXT_OPT("io_requests", EXT_OPT_UINT, io_requests),
 	EXT_OPT("io_bytes", EXT_OPT_U64, io_bytes),
+	EXT_OPT("run_samples", EXT_OPT_UINT, run_samples),
+	EXT_OPT("run_window", EXT_OPT_UINT, run_window),
 	EXT_OPT("channels_last", EXT_OPT_BOOL, channels_last),
 	EXT_OPT("exact", EXT_OPT_BOOL, exact),
 	EXT_OPT("exif", EXT_OPT_BOOL, exif),

@@ -21,9 +21,10 @@ int bale_writer_use(struct bale_writer *w, const struct bale_backend *be);
  *  BALE_ENOTSUP when the backend cannot say */
 int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset);
 
-/** Sample @i will be read soon: its bytes asked for ahead when its
- *  format can (the prefetch op) and they lie in a remote store. @return
- *  1 asked, 0 nothing asked, -1 the store's bounds are reached */
-int bale_reader_prefetch(struct bale_reader *r, uint64_t i);
+/** Samples [@first, @first + @n) will be read soon: their bytes asked
+ *  for ahead when their format can (the prefetch op) and they lie in a
+ *  remote store. @return 1 asked, 0 nothing asked, -1 the store's
+ *  bounds are reached */
+int bale_reader_prefetch(struct bale_reader *r, uint64_t first, uint64_t n);
 
 #endif

@@ -248,12 +248,13 @@ int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset)
 	return r->be->reader->where(r, r->priv, fd, offset);
 }
 
-int bale_reader_prefetch(struct bale_reader *r, uint64_t i)
+int bale_reader_prefetch(struct bale_reader *r, uint64_t first, uint64_t n)
 {
-	if (reader_check(r) != BALE_OK || !r->be->reader->prefetch ||
-	    reader_check_index(r, i) != BALE_OK)
+	if (reader_check(r) != BALE_OK || !r->be->reader->prefetch || n == 0 ||
+	    first + n < first || reader_check_index(r, first + n - 1) !=
+	    BALE_OK)
 		return 0;
-	return r->be->reader->prefetch(r, r->priv, i);
+	return r->be->reader->prefetch(r, r->priv, first, n);
 }
 
 void bale_reader_describe(struct bale_reader *r, const char *const *files,

@@ -43,7 +43,10 @@ static uint64_t loader_global(const struct bale_loader *l, uint64_t q,
 
 static uint64_t loader_sample(const struct bale_loader *l, uint64_t g)
 {
-	return l->permuted ? bale_permutation_at(&l->order, g) : g;
+	if (!l->permuted)
+		return g;
+	return l->o.run_samples ? bale_loader_run_sample(l, g) :
+	    bale_permutation_at(&l->order, g);
 }
 
 /* An image shown turned (EXIF orientation @o): the box, drawn on the
@@ -151,33 +154,42 @@ static int loader_make(struct loader_worker *w, uint64_t q, unsigned char *img,
 
 /* ---- the threads ------------------------------------------------------ */
 
+/* Ask for sample @s ahead: in the run order, the whole run holding it
+ * (one GET; asking again for a run asked already costs nothing). */
+static int loader_ask(const struct bale_loader *l, struct bale_reader *r,
+    uint64_t s)
+{
+	uint64_t len = l->o.run_samples, first;
+
+	if (!len || !l->permuted)
+		return bale_reader_prefetch(r, s, 1);
+	first = s - s % len;
+	return bale_reader_prefetch(r, first, first + len <= l->count ? len :
+	    l->count - first);
+}
+
 /* A remote output: the samples of the positions from @q to the ring's
  * reach asked for ahead (in the epoch's order, which is known), so that
  * their GETs are on their way before a thread gets to them; the store
  * bounds what is in flight and held, and a position it has no room for
- * is asked for again by the next thread that claims one. */
+ * is asked for by the next thread that claims one. Under the lock: a
+ * position below l->ahead is asked for before any thread reads it. */
 static void loader_ask_ahead(struct loader_worker *w, uint64_t q)
 {
 	struct bale_loader *l = w->l;
 	uint64_t reach = (uint64_t)l->nring * l->o.batch_size;
-	uint64_t from, to, p;
+	uint64_t p, to;
 
-	pthread_mutex_lock(&l->lock);
-	from = l->ahead > q ? l->ahead : q;
+	/* in the run order, the next window's runs too: a window's
+	 * GETs are a few large ones, on their way a window ahead */
+	if (l->o.run_samples && l->permuted)
+		reach += (uint64_t)l->o.run_samples * l->o.run_window;
 	to = q + reach < l->end ? q + reach : l->end;
-	if (from < to)
-		l->ahead = to;
-	pthread_mutex_unlock(&l->lock);
-	for (p = from; p < to; p++)
-		if (bale_reader_prefetch(w->r, loader_sample(l,
-		    loader_global(l, p, 0))) < 0)
+	for (p = l->ahead > q ? l->ahead : q; p < to; p++)
+		if (loader_ask(l, w->r, loader_sample(l, loader_global(l, p,
+		    0))) < 0)
 			break;
-	if (p >= to)
-		return;
-	pthread_mutex_lock(&l->lock);
-	if (l->ahead > p)
-		l->ahead = p;
-	pthread_mutex_unlock(&l->lock);
+	l->ahead = p;
 }
 
 /* Can a thread take position l->claim now? (under the lock) */
@@ -243,9 +255,9 @@ void *bale_loader_thread(void *arg)
 			memset(slot->left_out, 0, l->o.batch_size);
 		}
 		l->busy++;
-		pthread_mutex_unlock(&l->lock);
 		if (l->remote)
 			loader_ask_ahead(w, q);
+		pthread_mutex_unlock(&l->lock);
 		bale_errbuf_clear(&err);
 		rc = loader_make(w, q, slot->images + (q % l->o.batch_size) *
 		    l->sample_bytes, &slot->labels[q % l->o.batch_size], &err);
@@ -267,7 +279,8 @@ static void loader_order(struct bale_loader *l)
 
 	l->permuted = l->box.train || l->o.shuffle;
 	bale_loader_rng_init(&r, l->o.seed, l->epoch, LOADER_NONE);
-	bale_permutation_init(&l->order, l->count, r.s);
+	bale_permutation_init(&l->order, l->o.run_samples ?
+	    bale_loader_runs_count(l) : l->count, r.s);
 }
 
 int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)

@@ -21,6 +21,8 @@
 #define LOADER_IO_REQUESTS 64
 #define LOADER_IO_BYTES ((size_t)128 << 20)
 #define LOADER_MAX_IO_REQUESTS 1024
+#define LOADER_RUN_WINDOW 16
+#define LOADER_MAX_RUN 65536
 
 struct loader_bad {
 	uint64_t sample;
@@ -116,5 +118,12 @@ int bale_loader_bad_outcome(struct bale_loader *l, uint64_t sample,
 unsigned bale_loader_compact(const struct bale_loader *l,
     struct loader_slot *slot, unsigned n);
 void bale_loader_bad_release(struct bale_loader *l);
+
+/* loader_runs.c: the run order (o.run_samples > 0, when permuted) */
+
+/** The whole runs of the output, which l->order permutes. */
+uint64_t bale_loader_runs_count(const struct bale_loader *l);
+/** The sample at epoch-order position @g. */
+uint64_t bale_loader_run_sample(const struct bale_loader *l, uint64_t g);
 
 #endif

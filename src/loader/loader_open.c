@@ -70,6 +70,9 @@ static const char *loader_settle(struct bale_loader_opts *o)
 		return "io_requests must be at most 1024";
 	if (o->io_bytes > SIZE_MAX / 2)
 		return "io_bytes is more than this machine can hold";
+	o->run_window = o->run_window ? o->run_window : LOADER_RUN_WINDOW;
+	if (o->run_samples > LOADER_MAX_RUN || o->run_window > LOADER_MAX_RUN)
+		return "run_samples and run_window must be at most 65536";
 	if (o->prefetch > LOADER_MAX_PREFETCH)
 		return "prefetch must be at most 64";
 	if (o->threads > LOADER_MAX_THREADS)

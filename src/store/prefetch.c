@@ -3,7 +3,8 @@
  *
  * One I/O thread per process drives a libcurl multi handle: up to
  * max_requests transfers at once over reused connections, their answers
- * held until a read of exactly that range takes them, at most max_bytes
+ * held until the reads of that range (one, or each sample of a run
+ * asked for at once) have taken them, at most max_bytes
  * held or on their way (queued requests count, so memory is bounded
  * before a byte arrives). When they are reached, nothing more is asked
  * until reads take some; what a reader will not take (its order moved
@@ -37,6 +38,7 @@ struct pf_entry {
 	int state;
 	int waiters;
 	int unwanted;		/* dropped on its way: let go on arrival */
+	unsigned reads_left;	/* reads of parts of it still to come */
 	struct bale_http_req q;
 	struct bale_http_resp r;
 	struct iovec iov;
@@ -260,7 +262,8 @@ int bale_store_prefetch_begin(unsigned max_requests, size_t max_bytes)
 		bale_http_global_init();
 		pf.multi = curl_multi_init();
 		if (pf.multi)
-			curl_multi_setopt(pf.multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+			curl_multi_setopt(pf.multi,
+			    CURLMOPT_MAX_HOST_CONNECTIONS,
 			    (long)pf.max_requests);
 		if (!pf.multi ||
 		    pthread_create(&pf.thread, NULL, pf_run, NULL) != 0) {
@@ -361,7 +364,7 @@ static struct pf_entry *pf_new(const char *name, const char *url,
 }
 
 int bale_prefetch_add(const char *name, const char *url,
-    const struct bale_aws *sign, uint64_t off, size_t len)
+    const struct bale_aws *sign, uint64_t off, size_t len, unsigned reads)
 {
 	struct pf_entry **slot;
 	struct pf_entry *e = NULL;
@@ -384,6 +387,7 @@ int bale_prefetch_add(const char *name, const char *url,
 		    len);
 	if (e) {
 		*slot = e;
+		e->reads_left = reads ? reads : 1;
 		pf.bytes += len;
 		pf_push(&pf.queued, e);
 	}
@@ -394,16 +398,41 @@ int bale_prefetch_add(const char *name, const char *url,
 	return 1;
 }
 
-static void pf_copy(const struct pf_entry *e, const struct iovec *iov,
-    int iovcnt)
+static void pf_copy(const struct pf_entry *e, uint64_t off,
+    const struct iovec *iov, int iovcnt)
 {
-	size_t at = 0;
+	size_t at = (size_t)(off - e->off);
 	int i;
 
 	for (i = 0; i < iovcnt; i++) {
 		memcpy(iov[i].iov_base, e->buf + at, iov[i].iov_len);
 		at += iov[i].iov_len;
 	}
+}
+
+static int pf_holds(const struct pf_entry *e, const char *name,
+    uint64_t off, size_t want)
+{
+	return off >= e->off && want <= e->len && off - e->off <= e->len -
+	    want && strcmp(e->name, name) == 0;
+}
+
+/* The entry asked for that holds [@off, @off + @want) of @name: the one
+ * starting there, else a run's that spans it (under the lock). */
+static struct pf_entry *pf_find(const char *name, uint64_t off,
+    size_t want)
+{
+	const struct pf_list *lists[] = { &pf.done, &pf.flight, &pf.queued };
+	struct pf_entry *e = *pf_slot(name, off);
+	size_t i;
+
+	if (e)
+		return pf_holds(e, name, off, want) ? e : NULL;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		for (e = lists[i]->head; e; e = e->next)
+			if (pf_holds(e, name, off, want))
+				return e;
+	return NULL;
 }
 
 int bale_prefetch_take(const char *name, uint64_t off,
@@ -416,16 +445,18 @@ int bale_prefetch_take(const char *name, uint64_t off,
 	for (i = 0; i < iovcnt; i++)
 		want += iov[i].iov_len;
 	pthread_mutex_lock(&pf.lock);
-	e = pf.users ? *pf_slot(name, off) : NULL;
+	e = pf.users ? pf_find(name, off, want) : NULL;
 	if (e) {
 		e->waiters++;
 		while (e->state == PF_QUEUED || e->state == PF_FLIGHT)
 			pthread_cond_wait(&pf.changed, &pf.lock);
 		e->waiters--;
-		got = e->state == PF_DONE && e->len == want;
+		got = e->state == PF_DONE;
 		if (got)
-			pf_copy(e, iov, iovcnt);
-		if (e->waiters == 0)
+			pf_copy(e, off, iov, iovcnt);
+		if (e->reads_left)
+			e->reads_left--;
+		if (e->waiters == 0 && (e->reads_left == 0 || !got))
 			pf_drop(e);
 	}
 	pthread_mutex_unlock(&pf.lock);

@@ -9,15 +9,17 @@
 #include <stdint.h>
 
 /** Queue a GET of bytes [@off, @off + @len) of @name at @url, signed
- *  with @sign (NULL: not). @return 1 queued or already there, 0 not
- *  (prefetching is off), -1 full (the bounds are reached: later) */
+ *  with @sign (NULL: not), for @reads reads of parts of it (then it
+ *  goes). @return 1 queued or already there, 0 not (prefetching is
+ *  off), -1 full (the bounds are reached: later) */
 int bale_prefetch_add(const char *name, const char *url,
-    const struct bale_aws *sign, uint64_t off, size_t len);
+    const struct bale_aws *sign, uint64_t off, size_t len,
+    unsigned reads);
 
 /** Take the bytes of [@off, @off + the pieces' length) of @name if they
- *  were asked for ahead: waits while they are on their way. @return 1
- *  copied into @iov, 0 not there (or their GET failed: read them
- *  yourself, which retries and says why) */
+ *  were asked for ahead (alone, or in a run's range): waits while they
+ *  are on their way. @return 1 copied into @iov, 0 not there (or their
+ *  GET failed: read them yourself, which retries and says why) */
 int bale_prefetch_take(const char *name, uint64_t off,
     const struct iovec *iov, int iovcnt);
 

@@ -100,7 +100,8 @@ int bale_sfile_pread(struct bale_sfile *f, void *buf, size_t n,
 	return bale_sfile_preadv(f, &one, 1, off, err);
 }
 
-int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n)
+int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n,
+    unsigned reads)
 {
 	const struct bale_aws *sign;
 	const char *url;
@@ -108,7 +109,7 @@ int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n)
 	if (!f->store->request || off > f->size || n > f->size - off)
 		return 0;
 	f->store->request(f->h, &url, &sign);
-	return bale_prefetch_add(f->name, url, sign, off, n);
+	return bale_prefetch_add(f->name, url, sign, off, n, reads);
 }
 
 int bale_sfile_fd(const struct bale_sfile *f)

@@ -128,6 +128,24 @@ class S3ReadTest(common.TempTest):
         self.assertEqual(n, 90)
         self.assertLessEqual(after - before, n)
 
+    def test_run_order(self):
+        """order='runs': the batches of the same output on disk, for any
+        thread count; a GET a run (two where a run crosses a shard), not
+        one a sample."""
+        kw = dict(batch_size=16, size=32, train=True, seed=9,
+                  order="runs", run_samples=8, run_window=3)
+        want = digests(bale.Loader(self.local, threads=1, **kw))
+        self.assertNotEqual(want, digests(bale.Loader(
+            self.local, threads=1, **dict(kw, order="sample"))))
+        for threads in (1, 3):
+            loader = bale.Loader(self.url, threads=threads, **kw)
+            before, _ = bale._bale.store_counts()
+            got = digests(loader)
+            after, _ = bale._bale.store_counts()
+            self.assertEqual(want, got)
+            runs = -(-90 // 8)
+            self.assertLessEqual(after - before, 2 * 2 * runs)  # 2 epochs
+
     def test_image_dataset(self):
         local = bale.torch.ImageDataset(self.local)
         remote = bale.torch.ImageDataset(self.url)
