@@ -1,6 +1,7 @@
 """ShardStream: WebDataset shards read in sequence, split across DataLoader
 workers and distributed ranks, every sample exactly once per epoch."""
 import gzip
+import io
 import json
 import os
 import random
@@ -10,6 +11,7 @@ import torch.distributed
 import torch.utils.data
 
 import bale
+from . import _bale
 from ._decode import DECODERS, decode_sample
 
 # the member that holds the image, by preference
@@ -32,28 +34,55 @@ def _expand_braces(pattern):
     return [p for item in items for p in _expand_braces(head + item + tail)]
 
 
+def _remote(path):
+    """Is @path a URL of an object store (s3://, https://)?"""
+    return "://" in path
+
+
+class _StoreStream(io.RawIOBase):
+    """A file in an object store read front to back, a large ranged GET
+    at a time (wrapped in a BufferedReader: reads of any size)."""
+
+    def __init__(self, path):
+        self.path, self.at = path, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        data = _bale.store_read(self.path, self.at, len(b))
+        b[:len(data)] = data
+        self.at += len(data)
+        return len(data)
+
+
+def _open_any(path):
+    return io.BufferedReader(_StoreStream(path), 8 << 20) \
+        if _remote(path) else open(path, "rb", buffering=1 << 20)
+
+
 def _shard_list(path):
     """The shards a wids shard list (bale's NAME-shards.json) names, with
     the sample count it records for each (None where it records none)."""
-    with open(path, encoding="utf-8") as f:
-        index = json.load(f)
-    base = os.path.dirname(path)
+    with _open_any(path) as f:
+        index = json.loads(f.read().decode("utf-8"))
+    base = path.rsplit("/", 1)[0] if "/" in path else ""
     try:
         entries = [(s["url"], s.get("nsamples")) for s in index["shardlist"]]
     except (KeyError, TypeError, AttributeError):
         raise bale.Error(f"'{path}': not a shard list (no shardlist urls)")
-    return [(u if os.path.isabs(u) else os.path.join(base, u), n)
-            for u, n in entries]
+    return [(u if os.path.isabs(u) or _remote(u) else
+             f"{base}/{u}" if base else u, n) for u, n in entries]
 
 
 def _idx_count(tar):
     """The sample count in the .idx bale writes beside a shard, or None."""
     idx = tar[:-len(".tar")] + ".idx" if tar.endswith(".tar") else None
     try:
-        with open(idx, "rb") as f:
+        with _open_any(idx) as f:
             head = f.readline().split()
         return int(head[1]) if head[:1] == [b"v1.2"] else None
-    except (OSError, TypeError, ValueError, IndexError):
+    except (OSError, TypeError, ValueError, IndexError, bale.Error):
         return None
 
 
@@ -68,18 +97,20 @@ def list_shards_counted(urls):
             raise bale.NotFoundError("no shard in the list given")
         return found
     path = os.fspath(urls)
-    if os.path.isdir(path):
-        names = sorted(n for n in os.listdir(path)
-                       if n.endswith((".tar", ".tar.gz", ".tgz")))
+    st = bale._stat(path)
+    if st and st[0]:
+        names = sorted(n for n, is_dir in _bale.store_list(path)
+                       if not is_dir and
+                       n.endswith((".tar", ".tar.gz", ".tgz")))
         if not names:
             raise bale.NotFoundError(f"no shard (.tar, .tar.gz) in the "
                                      f"folder '{path}'")
-        return [(os.path.join(path, n), _idx_count(os.path.join(path, n)))
-                for n in names]
+        base = path.rstrip("/")
+        return [(f"{base}/{n}", _idx_count(f"{base}/{n}")) for n in names]
     if path.endswith(".json"):
         return _shard_list(path)
     paths = _expand_braces(path)
-    missing = [p for p in paths if not os.path.exists(p)]
+    missing = [p for p in paths if not bale._stat(p)]
     if missing:
         raise bale.NotFoundError(f"no such shard: '{missing[0]}'")
     return [(p, _idx_count(p)) for p in paths]
@@ -163,8 +194,8 @@ def tar_files(f):
 
 def _open_shard(path):
     if path.endswith((".gz", ".tgz")):
-        return gzip.open(path, "rb")
-    return open(path, "rb", buffering=1 << 20)
+        return gzip.open(_open_any(path) if _remote(path) else path, "rb")
+    return _open_any(path)
 
 
 def read_shard(path):

@@ -145,6 +145,76 @@ static PyObject *ext_store_counts(PyObject *self, PyObject *unused)
 	    (unsigned long long)bytes);
 }
 
+/* Bytes [off, off + n) of a file in any store, fewer at its end: what
+ * ShardStream reads an object store's shards with, in large pieces. */
+static PyObject *ext_store_read(PyObject *self, PyObject *args)
+{
+	PyObject *path = NULL, *out = NULL;
+	unsigned long long off, n;
+	struct bale_errbuf err;
+	struct bale_sfile *f = NULL;
+	int rc;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "O&KK", PyUnicode_FSConverter, &path,
+	    &off, &n))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	rc = bale_sfile_open(&f, PyBytes_AS_STRING(path), &err);
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path);
+	if (rc != BALE_OK)
+		return ext_raise(rc, err.msg);
+	off = off < bale_sfile_size(f) ? off : bale_sfile_size(f);
+	n = n < bale_sfile_size(f) - off ? n : bale_sfile_size(f) - off;
+	out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+	if (out) {
+		Py_BEGIN_ALLOW_THREADS
+		rc = bale_sfile_pread(f, PyBytes_AS_STRING(out), (size_t)n, off,
+		    &err);
+		Py_END_ALLOW_THREADS
+	}
+	bale_sfile_close(f);
+	if (out && rc != BALE_OK) {
+		Py_CLEAR(out);
+		ext_raise(rc, err.msg);
+	}
+	return out;
+}
+
+static int ext_list_entry(void *arg, const char *entry, int is_dir)
+{
+	PyObject *item = Py_BuildValue("(sO)", entry, is_dir ? Py_True :
+	    Py_False);
+	int rc = item ? PyList_Append(arg, item) : -1;
+
+	Py_XDECREF(item);
+	return rc == 0 ? 0 : BALE_ENOMEM;
+}
+
+/* [(name, is_dir)] of a folder (an object store's prefix) in any store. */
+static PyObject *ext_store_list(PyObject *self, PyObject *arg)
+{
+	PyObject *path = NULL, *list = PyList_New(0);
+	struct bale_errbuf err;
+	int rc;
+
+	(void)self;
+	if (!list || !PyUnicode_FSConverter(arg, &path)) {
+		Py_XDECREF(list);
+		return NULL;
+	}
+	/* the callback makes Python objects: the GIL stays held */
+	rc = bale_store_list(PyBytes_AS_STRING(path), ext_list_entry, list,
+	    &err);
+	Py_DECREF(path);
+	if (rc != BALE_OK) {
+		Py_DECREF(list);
+		return PyErr_Occurred() ? NULL : ext_raise(rc, err.msg);
+	}
+	return list;
+}
+
 static PyObject *ext_backend_names(PyObject *self, PyObject *unused)
 {
 	const char *const *names = bale_backend_names();
@@ -173,6 +243,10 @@ static PyMethodDef ext_methods[] = {
 	  "one dataset's, the format that reads fastest at random), or -1" },
 	{ "store_counts", ext_store_counts, METH_NOARGS,
 	  "store_counts() -> (HTTP requests sent, body bytes received)" },
+	{ "store_read", ext_store_read, METH_VARARGS,
+	  "store_read(path, off, n) -> bytes of a file in any store" },
+	{ "store_list", ext_store_list, METH_O,
+	  "store_list(dir) -> [(name, is_dir)] of a folder in any store" },
 	{ "store_stat", ext_store_stat, METH_O,
 	  "store_stat(path) -> (is_dir, size) of a path or URL" },
 	{ "outputs_in", ext_outputs_in, METH_VARARGS,

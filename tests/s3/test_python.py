@@ -25,6 +25,7 @@ if not common.built("wds"):
 
 import boto3  # noqa: E402
 import numpy  # noqa: E402
+import torch  # noqa: E402
 
 import bale  # noqa: E402
 import bale.torch  # noqa: E402
@@ -155,6 +156,36 @@ class S3ReadTest(common.TempTest):
             self.assertEqual(a[1], b[1])
             self.assertEqual(numpy.array(a[0]).tobytes(),
                              numpy.array(b[0]).tobytes())
+
+    def test_shard_stream(self):
+        """ShardStream over the shard list, the prefix and a brace
+        pattern of s3:// shards, split across two DataLoader workers:
+        every sample once, the bytes and labels of the local shards."""
+        def epoch(urls):
+            stream = bale.torch.ShardStream(urls, decode="raw")
+            dl = torch.utils.data.DataLoader(stream, batch_size=None,
+                                             num_workers=2)
+            return sorted((zlib.crc32(d), label) for d, label in dl)
+        want = epoch(self.local)
+        self.assertEqual(len(want), 90)
+        for urls in (self.url + "data-shards.json", self.url,
+                     self.url + "data-{000000..000004}.tar"):
+            with self.subTest(urls=urls):
+                self.assertEqual(want, epoch(urls))
+
+    def test_dataset_in_forked_workers(self):
+        """ImageDataset in a DataLoader of forked workers: each worker
+        reads with connections of its own (none of its parent's)."""
+        import torchvision.transforms as T
+        tf = T.Compose([T.Resize((16, 16)), T.PILToTensor()])
+        local = bale.torch.ImageDataset(self.local, transform=tf)
+        remote = bale.torch.ImageDataset(self.url, transform=tf)
+        remote[0]       # the parent reads first: its connection exists
+        def batches(ds):
+            dl = torch.utils.data.DataLoader(ds, batch_size=10,
+                                             num_workers=2)
+            return [(x.numpy().tobytes(), y.tolist()) for x, y in dl]
+        self.assertEqual(batches(local), batches(remote))
 
     def test_errors(self):
         with self.assertRaises(bale.NotFoundError):
