@@ -12,17 +12,19 @@ static const char formats_help[] =
 "\n"
 "One line per format built in: its name, what it can do (write, read,\n"
 "random: any sample at the same cost, threads: several readers at once,\n"
-"empty: stores 0-byte samples, resume: pack --resume carries on what it\n"
-"wrote, merge: bale merge joins its parts, update: pack --update\n"
-"changes it in place), its library and what it is.\n"
+"empty: stores 0-byte samples, remote: reads from object stores (s3://,\n"
+"https://), resume: pack --resume carries on what it wrote, merge: bale\n"
+"merge joins its parts, update: pack --update changes it in place), its\n"
+"library and what it is.\n"
 "\nExample: bale formats\n";
 
 static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 {
-	snprintf(out, n, "%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
+	snprintf(out, n, "%s%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
 	    be->reader ? "read," : "", be->caps & BALE_CAP_RANDOM ?
 	    "random," : "", be->caps & BALE_CAP_THREADS ? "threads," : "",
 	    be->caps & BALE_CAP_EMPTY ? "empty," : "",
+	    be->caps & BALE_CAP_REMOTE ? "remote," : "",
 	    be->writer && be->writer->resume ? "resume," : "",
 	    be->merge ? "merge," : "", be->update ? "update," : "");
 	if (out[0])
@@ -46,7 +48,7 @@ int cmd_formats(int argc, char **argv)
 	for (i = 0; names[i]; i++) {
 		be = bale_backend_find(names[i]);
 		formats_caps(caps, sizeof(caps), be);
-		printf("%-7s %-51s %-11s %s\n", be->name, caps,
+		printf("%-7s %-58s %-11s %s\n", be->name, caps,
 		    be->library ? be->library : "-", be->summary);
 	}
 	return CLI_OK;

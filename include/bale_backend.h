@@ -132,6 +132,10 @@ enum bale_caps {
 					 * without it */
 	BALE_CAP_EMPTY = 1 << 2,	/* stores 0-byte payloads; without it
 					 * the core refuses one before put() */
+	BALE_CAP_REMOTE = 1 << 3,	/* the reader reads its files through
+					 * bale_store.h: outputs in object
+					 * stores read; without it, a folder
+					 * in one never picks this format */
 };
 
 /** How many leading bytes of a file the core hands to a probe. */

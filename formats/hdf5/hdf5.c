@@ -473,7 +473,8 @@ const struct bale_backend bale_backend_hdf5 = {
 	.name = "hdf5",
 	.summary = "HDF5 file (encoded bytes + offsets, vlen uint8, or "
 	    "N x H x W x 3 pixels)",
-	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS |
+	    BALE_CAP_REMOTE,
 	.probe = hdf5_probe,
 	.suffix = ".h5",
 	.read_rank = 20,	/* one file, chunk addresses read once */

@@ -42,7 +42,7 @@ static uint64_t le(const unsigned char *p, int n)
 
 /* A dataset's tree: where its root is, and how long a key is. */
 struct bt_tree {
-	int fd;
+	struct bale_sfile *sf;
 	uint64_t root;
 	size_t key_len;		/* chunk size, filter mask, offsets */
 	size_t ndims;		/* the dataset's rank + 1 */
@@ -108,8 +108,23 @@ static int bt_header_v1(const unsigned char *h, size_t n, struct bt_tree *t)
 	return -1;
 }
 
+/* Up to @n bytes at @at of @sf, fewer at its end. @return the count, or
+ * -1 */
+static ssize_t bt_pread(struct bale_sfile *sf, void *buf, size_t n,
+    uint64_t at)
+{
+	uint64_t size = bale_sfile_size(sf);
+	struct bale_errbuf err;
+
+	if (at >= size)
+		return 0;
+	n = size - at < n ? (size_t)(size - at) : n;
+	return bale_sfile_pread(sf, buf, n, at, &err) == BALE_OK ?
+	    (ssize_t)n : -1;
+}
+
 /* @dset's tree, from its object header. */
-static int bt_find_root(hid_t dset, int fd, struct bt_tree *t)
+static int bt_find_root(hid_t dset, struct bale_sfile *sf, struct bt_tree *t)
 {
 	unsigned char h[OHDR_READ];
 	H5O_info_t oi;
@@ -127,8 +142,8 @@ static int bt_find_root(hid_t dset, int fd, struct bt_tree *t)
 		H5Fclose(file);
 	if (!ok)
 		return -1;
-	t->fd = fd;
-	n = pread(fd, h, sizeof(h), (off_t)oi.addr);
+	t->sf = sf;
+	n = bt_pread(sf, h, sizeof(h), oi.addr);
 	if (n >= 16 && memcmp(h, "OHDR", 4) == 0 && h[4] == 2)
 		return bt_header_v2(h, (size_t)n, t);
 	if (n >= 16 && h[0] == 1)
@@ -153,7 +168,7 @@ static int bt_read_node(const struct bt_tree *t, uint64_t at,
 	size_t need;
 	unsigned char *grown;
 
-	if (pread(t->fd, head, sizeof(head), (off_t)at) != sizeof(head) ||
+	if (bt_pread(t->sf, head, sizeof(head), at) != sizeof(head) ||
 	    memcmp(head, "TREE", 4) != 0 || head[4] != RAW_DATA_NODE)
 		return -1;
 	nd->level = head[5];
@@ -168,7 +183,7 @@ static int bt_read_node(const struct bt_tree *t, uint64_t at,
 		nd->body = grown;
 		nd->cap = need;
 	}
-	return pread(t->fd, nd->body, need, (off_t)at + sizeof(head)) ==
+	return bt_pread(t->sf, nd->body, need, at + sizeof(head)) ==
 	    (ssize_t)need ? 0 : -1;
 }
 
@@ -246,8 +261,8 @@ static int bt_agrees(hid_t dset, hsize_t chunk, uint64_t c, haddr_t a)
 	    &bytes) >= 0 && addr == a && mask == 0 && bytes == chunk;
 }
 
-int bale_hdf5_chunk_addrs(hid_t dset, int fd, hsize_t chunk, uint64_t first,
-    uint64_t n, haddr_t *addr)
+int bale_hdf5_chunk_addrs(hid_t dset, struct bale_sfile *sf, hsize_t chunk,
+    uint64_t first, uint64_t n, haddr_t *addr)
 {
 	struct bt_tree t;
 	struct bt_node nd;
@@ -256,7 +271,7 @@ int bale_hdf5_chunk_addrs(hid_t dset, int fd, hsize_t chunk, uint64_t first,
 	if (n == 0)
 		return 0;
 	memset(&nd, 0, sizeof(nd));
-	rc = bt_find_root(dset, fd, &t);
+	rc = bt_find_root(dset, sf, &t);
 	if (rc == 0)
 		rc = bt_descend(&t, first * chunk, &nd);
 	if (rc == 0)

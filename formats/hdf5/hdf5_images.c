@@ -75,16 +75,16 @@ static int hdf5_seg_lookup(struct hdf5_seg *g, hid_t images)
 }
 
 /* Segment @g: bytes [g->src_start, + g->len) of @images, in the file
- * @path, open as @fd, whose size is @size. */
+ * @path, open as @sf. */
 static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
-    hid_t images, const char *path, int fd, uint64_t size)
+    hid_t images, const char *path, struct bale_sfile *sf)
 {
-	uint64_t c, end = g->src_start + g->len;
+	uint64_t c, end = g->src_start + g->len, size = bale_sfile_size(sf);
 	int ok;
 	int bad = hdf5_encoded_check(images, end, &g->chunk);
-	const char *q = g->fd >= 0 ? "'" : "";	/* a source's: named */
-	const char *part = g->fd >= 0 ? path : "";
-	const char *in = g->fd >= 0 ? " in part " : "";
+	const char *q = g->sf ? "'" : "";	/* a source's: named */
+	const char *part = g->sf ? path : "";
+	const char *in = g->sf ? " in part " : "";
 
 	if (bad < 0)
 		return bale_reader_seterr(r, BALE_EBACKEND,
@@ -99,7 +99,7 @@ static int hdf5_seg_locate(struct bale_reader *r, struct hdf5_seg *g,
 	g->addr = calloc(g->nchunks + 1, sizeof(haddr_t));
 	if (!g->addr)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
-	ok = bale_hdf5_chunk_addrs(images, fd, g->chunk, g->first_chunk,
+	ok = bale_hdf5_chunk_addrs(images, sf, g->chunk, g->first_chunk,
 	    g->nchunks, g->addr) == 0 || hdf5_seg_lookup(g, images) == 0;
 	for (c = 0; ok && c < g->nchunks; c++)
 		ok = g->addr[c] != HADDR_UNDEF &&
@@ -160,7 +160,7 @@ static int hdf5_src_open(struct bale_reader *r, struct hdf5_r *st,
     const char *path, const char *dset, struct hdf5_src **out)
 {
 	struct hdf5_src *s;
-	struct stat sb;
+	struct bale_errbuf err;
 	hsize_t dims[32];
 	hid_t space;
 	size_t i;
@@ -171,20 +171,19 @@ static int hdf5_src_open(struct bale_reader *r, struct hdf5_r *st,
 			return BALE_OK;
 		}
 	s = &st->srcs[st->nparts];
-	s->fd = -1;
+	s->sf = NULL;
 	s->file = s->dset = -1;
 	if (!(s->path = strdup(path)))
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	st->files[++st->nparts] = s->path;
-	if (stat(path, &sb) != 0)
+	if (bale_sfile_open(&s->sf, path, &err) != BALE_OK)
 		return bale_reader_seterr(r, BALE_EIO, "part '%s' of "
 		    "this merged file is missing (%s): was it moved or "
 		    "deleted? Its images would read as zeros", path,
-		    strerror(errno));
-	s->size = (uint64_t)sb.st_size;
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	s->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	if (s->fd < 0 || s->file < 0)
+		    err.msg);
+	s->size = bale_sfile_size(s->sf);
+	s->file = bale_hdf5_open_read(path);
+	if (s->file < 0)
 		return hdf5_images_fail(r, "cannot open part", path);
 	s->dset = H5Dopen2(s->file, dset, H5P_DEFAULT);
 	space = s->dset >= 0 ? H5Dget_space(s->dset) : -1;
@@ -216,8 +215,8 @@ static int hdf5_source_check(struct bale_reader *r, struct hdf5_r *st,
 	g->start = mp->vstart;
 	g->len = mp->vend - mp->vstart;
 	g->src_start = mp->sstart;
-	g->fd = s->fd;
-	return hdf5_seg_locate(r, g, s->dset, src, s->fd, s->size);
+	g->sf = s->sf;
+	return hdf5_seg_locate(r, g, s->dset, src, s->sf);
 }
 
 /* The sources' HDF5 handles, once every mapping is checked. */
@@ -293,10 +292,10 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st)
 			    "memory");
 		else {
 			st->nsegs = 1;
-			st->segs[0].fd = -1;	/* st->fd */
+			st->segs[0].sf = NULL;	/* st->sf */
 			st->segs[0].len = end;
 			rc = hdf5_seg_locate(r, &st->segs[0], st->images,
-			    st->files[0], st->fd, st->size);
+			    st->files[0], st->sf);
 		}
 	}
 	H5Pclose(dcpl);
@@ -328,10 +327,10 @@ static const struct hdf5_seg *hdf5_seg_at(const struct hdf5_r *st,
 static int hdf5_seg_read(struct bale_reader *r, const struct hdf5_r *st,
     const struct hdf5_seg *g, unsigned char *to, uint64_t lo, uint64_t hi)
 {
-	int fd = g->fd >= 0 ? g->fd : st->fd;
+	struct bale_sfile *sf = g->sf ? g->sf : st->sf;
 	uint64_t pos = g->src_start + lo, end = g->src_start + hi;
 	uint64_t c, run_end;
-	ssize_t got;
+	struct bale_errbuf err;
 
 	while (pos < end) {
 		c = pos / g->chunk - g->first_chunk;
@@ -342,12 +341,10 @@ static int hdf5_seg_read(struct bale_reader *r, const struct hdf5_r *st,
 			run_end += g->chunk;
 		}
 		run_end = run_end < end ? run_end : end;
-		got = pread(fd, to, run_end - pos, (off_t)(g->addr[pos /
-		    g->chunk - g->first_chunk] + pos % g->chunk));
-		if (got != (ssize_t)(run_end - pos))
-			return bale_reader_seterr(r, BALE_EIO,
-			    "cannot read: %s",
-			    got < 0 ? strerror(errno) : "short read");
+		if (bale_sfile_pread(sf, to, (size_t)(run_end - pos),
+		    g->addr[pos / g->chunk - g->first_chunk] + pos % g->chunk,
+		    &err) != BALE_OK)
+			return bale_reader_seterr(r, err.rc, "%s", err.msg);
 		to += run_end - pos;
 		pos = run_end;
 	}
@@ -375,6 +372,29 @@ int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
 	return rc;
 }
 
+int bale_hdf5_images_prefetch(const struct hdf5_r *st, uint64_t lo,
+    uint64_t hi, unsigned reads)
+{
+	const struct hdf5_seg *g;
+	uint64_t pos, end, c, last;
+
+	if (!st->nsegs || lo >= hi)
+		return 0;
+	g = hdf5_seg_at(st, lo);
+	if (lo < g->start || hi > g->start + g->len)
+		return 0;	/* across parts: read as it comes */
+	pos = g->src_start + (lo - g->start);
+	end = g->src_start + (hi - g->start);
+	c = pos / g->chunk - g->first_chunk;
+	last = (end - 1) / g->chunk - g->first_chunk;
+	for (; c < last; c++)
+		if (g->addr[c + 1] != g->addr[c] + g->chunk)
+			return 0;	/* not one run of the file */
+	c = pos / g->chunk - g->first_chunk;
+	return bale_sfile_prefetch(g->sf ? g->sf : st->sf, g->addr[c] +
+	    pos % g->chunk, (size_t)(end - pos), reads);
+}
+
 void bale_hdf5_images_release(struct hdf5_r *st)
 {
 	size_t k;
@@ -384,8 +404,7 @@ void bale_hdf5_images_release(struct hdf5_r *st)
 	if (st->srcs)
 		hdf5_srcs_close(st);
 	for (k = 0; st->srcs && k < st->nparts; k++) {
-		if (st->srcs[k].fd >= 0)
-			close(st->srcs[k].fd);
+		bale_sfile_close(st->srcs[k].sf);
 		free(st->srcs[k].path);	/* also files[k + 1] */
 	}
 	if (st->files)

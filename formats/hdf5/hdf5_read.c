@@ -11,7 +11,6 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
-#include "bale_store.h"
 #include "hdf5_common.h"
 #include "hdf5_index.h"
 #include "hdf5_pixels.h"
@@ -211,7 +210,7 @@ static int hdf5_take_index(struct hdf5_r *st, const char *path)
 {
 	char *ix = bale_hdf5_index_path(path);
 	const struct bale_index_loc *last;
-	int rc = ix ? bale_index_open(&st->ix, ix, st->n, st->size) :
+	int rc = ix ? bale_store_index_open(&st->ix, ix, st->n, st->size) :
 	    BALE_ENOMEM;
 
 	free(ix);
@@ -301,7 +300,6 @@ static int hdf5_read_count(struct bale_reader *r, struct hdf5_r *st)
 {
 	hid_t a = H5Aopen(st->file, "count", H5P_DEFAULT);
 	int64_t count = -1;
-	struct stat sb;
 
 	if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &count) < 0)
 		count = -1;
@@ -309,14 +307,11 @@ static int hdf5_read_count(struct bale_reader *r, struct hdf5_r *st)
 	if (count < 0)
 		return bale_reader_seterr(r, BALE_EBACKEND, "not a bale "
 		    "HDF5 file: no attribute 'count' (samples, an integer)");
-	if (fstat(st->fd, &sb) != 0)
-		return bale_reader_seterr(r, BALE_EIO, "cannot stat "
-		    "'%s': %s", st->files[0], strerror(errno));
-	st->size = (uint64_t)sb.st_size;
+	st->size = bale_sfile_size(st->sf);
 	if ((uint64_t)count > st->size / sizeof(int64_t))
 		return bale_reader_seterr(r, BALE_EBACKEND, "count says "
-		    "%" PRId64 " samples, more than a file of %lld bytes holds",
-		    count, (long long)sb.st_size);
+		    "%" PRId64 " samples, more than a file of %" PRIu64
+		    " bytes holds", count, st->size);
 	st->n = (uint64_t)count;
 	return BALE_OK;
 }
@@ -413,15 +408,16 @@ static int hdf5_rget_pixels(struct bale_reader *r, struct hdf5_r *st,
 
 /* The end of file address the superblock at byte 0 records (versions
  * 0 to 3), or 0 when it cannot be read. */
-static uint64_t hdf5_superblock_eof(int fd)
+static uint64_t hdf5_superblock_eof(struct bale_sfile *sf)
 {
 	unsigned char sb[64];
+	struct bale_errbuf err;
 	unsigned off_size;
 	size_t at;
 	uint64_t eof = 0;
 	unsigned i;
 
-	if (pread(fd, sb, sizeof(sb), 0) != (ssize_t)sizeof(sb) ||
+	if (bale_sfile_pread(sf, sb, sizeof(sb), 0, &err) != BALE_OK ||
 	    memcmp(sb, "\211HDF\r\n\032\n", 8) != 0 || sb[8] > 3)
 		return 0;
 	off_size = sb[8] < 2 ? sb[13] : sb[9];
@@ -441,13 +437,12 @@ static uint64_t hdf5_superblock_eof(int fd)
 static int hdf5_open_failed(struct bale_reader *r, const struct hdf5_r *st,
     const char *path)
 {
-	struct stat sb;
-	uint64_t eof = hdf5_superblock_eof(st->fd);
+	uint64_t eof = hdf5_superblock_eof(st->sf);
 
-	if (eof && fstat(st->fd, &sb) == 0 && (uint64_t)sb.st_size < eof)
+	if (eof && bale_sfile_size(st->sf) < eof)
 		return bale_reader_seterr(r, BALE_EBACKEND, "'%s' is cut "
-		    "short: %llu bytes, its superblock says %" PRIu64, path,
-		    (unsigned long long)sb.st_size, eof);
+		    "short: %" PRIu64 " bytes, its superblock says %" PRIu64,
+		    path, bale_sfile_size(st->sf), eof);
 	return hdf5_rfail(r, path);
 }
 
@@ -457,7 +452,7 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 	int rc;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	st->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	st->file = bale_hdf5_open_read(path);
 	if (st->file < 0)
 		return hdf5_open_failed(r, st, path);
 	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);
@@ -489,21 +484,18 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 static int hdf5_ropen(struct bale_reader *r, void *priv, const char *path)
 {
 	struct hdf5_r *st = priv;
+	struct bale_errbuf err;
 	int rc;
 
 	st->file = st->images = -1;
-	st->fd = -1;
-	if (!bale_store_is_local(path))
-		return bale_reader_seterr(r, BALE_ENOTSUP, "'%s': reading "
-		    "HDF5 from an object store is not built yet: copy it to a "
-		    "local disk, or read a wds output", path);
-	st->fd = open(path, O_RDONLY | O_CLOEXEC);
 	st->files = calloc(2, sizeof(char *));
 	if (st->files)
 		st->files[0] = strdup(path);
-	if (st->fd < 0 || !st->files || !st->files[0])
-		return bale_reader_seterr(r, BALE_EIO,
-		    "cannot open '%s': %s", path, strerror(errno));
+	if (!st->files || !st->files[0])
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
+	rc = bale_sfile_open(&st->sf, path, &err);
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "%s", err.msg);
 	pthread_once(&hdf5_fork_once, hdf5_fork_guard);
 	pthread_mutex_lock(&hdf5_lock);
 	rc = hdf5_ropen_locked(r, st, path);
@@ -685,6 +677,23 @@ static int hdf5_rlabels(struct bale_reader *r, void *priv, uint64_t first,
 	    "in its .bidx: %s", strerror(errno));
 }
 
+/* Samples [@first, @first + @n) asked for ahead, through the index (the
+ * Loader's reader: meta=0), in the encoded layout. */
+static int hdf5_rprefetch(struct bale_reader *r, void *priv, uint64_t first,
+    uint64_t n)
+{
+	struct hdf5_r *st = priv;
+	uint64_t lo, hi, lo2, hi2;
+
+	(void)r;
+	if (!st->by_index || st->vlen || st->pixels)
+		return 0;
+	hdf5_span(st, first, &lo, &hi);
+	hdf5_span(st, first + n - 1, &lo2, &hi2);
+	return bale_hdf5_images_prefetch(st, lo, hi2 > hi ? hi2 : hi,
+	    (unsigned)n);
+}
+
 static void hdf5_rrelease(void *priv)
 {
 	struct hdf5_r *st = priv;
@@ -697,8 +706,7 @@ static void hdf5_rrelease(void *priv)
 	if (st->file > 0)
 		H5Fclose(st->file);
 	pthread_mutex_unlock(&hdf5_lock);
-	if (st->fd > 0)
-		close(st->fd);
+	bale_sfile_close(st->sf);
 	bale_index_close(&st->ix);
 	free(st->buf);
 	bale_hdf5_images_release(st);
@@ -713,4 +721,5 @@ const struct bale_reader_ops bale_hdf5_reader = {
 	.release = hdf5_rrelease,
 	.size = hdf5_rsize,
 	.label = hdf5_rlabel,
+	.prefetch = hdf5_rprefetch,
 };

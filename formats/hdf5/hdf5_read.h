@@ -6,6 +6,7 @@
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 
 #include <hdf5.h>
@@ -15,7 +16,8 @@
 struct hdf5_seg {
 	uint64_t start, len;	/* its bytes of images */
 	uint64_t src_start;	/* where they start in the source's */
-	int fd;			/* the source's (not owned); -1: the file's */
+	struct bale_sfile *sf;	/* the source's (not owned); NULL: the
+				 * file's */
 	hsize_t chunk;
 	uint64_t first_chunk;	/* of the source's, addr[0]'s */
 	haddr_t *addr;		/* file address of each chunk it spans */
@@ -26,7 +28,7 @@ struct hdf5_seg {
  * mappings read from it. */
 struct hdf5_src {
 	char *path;		/* as found, from the file's folder */
-	int fd;
+	struct bale_sfile *sf;	/* in its store */
 	hid_t file, dset;	/* open while the mappings are checked */
 	uint64_t size;		/* of the file, bytes */
 	hsize_t extent;		/* of its dataset's first dimension */
@@ -38,7 +40,7 @@ struct hdf5_r {
 	int vlen;
 	int pixels;		/* layout "pixels" */
 	int pixels_w, pixels_h;
-	int fd;
+	struct bale_sfile *sf;	/* the file, in its store */
 	uint64_t size;		/* of the file, bytes */
 	uint64_t n;
 	uint64_t *offsets;	/* encoded: n + 1 */
@@ -86,6 +88,18 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st);
 int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
     unsigned char *to, uint64_t lo, uint64_t hi);
 
+/** Ask for bytes [@lo, @hi) of the encoded images ahead, in one GET,
+ *  for @reads reads of parts of them, when they lie in one run of one
+ *  file (as bale writes them). @return as bale_sfile_prefetch(); 0 when
+ *  they do not lie so */
+int bale_hdf5_images_prefetch(const struct hdf5_r *st, uint64_t lo,
+    uint64_t hi, unsigned reads);
+
 void bale_hdf5_images_release(struct hdf5_r *st);
+
+/** Open the HDF5 file at @path read-only: a local path as HDF5 does, an
+ *  object store's name through bale's stores (hdf5_vfd.c). Under the
+ *  HDF5 lock. @return the file, or a negative id */
+hid_t bale_hdf5_open_read(const char *path);
 
 #endif

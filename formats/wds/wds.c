@@ -76,7 +76,8 @@ const struct bale_backend bale_backend_wds = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "wds",
 	.summary = "WebDataset tar shards with .idx files and a wids list",
-	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS |
+	    BALE_CAP_REMOTE,
 	.probe = wds_probe,
 	.suffix = WDS_LIST_SUFFIX,
 	.read_rank = 30,	/* many shards, each opened */

@@ -123,12 +123,15 @@ static size_t outputs_dataset_name(const char *path, const char **base)
 }
 
 /* The rank readers take @path's format by (struct bale_backend
- * read_rank; unranked and unknown last). */
+ * read_rank; unranked and unknown last, and in an object store a format
+ * that reads local files only). */
 static unsigned outputs_rank(const char *path)
 {
 	const char *f = bale_output_format(path);
 	const struct bale_backend *be = f ? bale_backend_find(f) : NULL;
 
+	if (be && !(be->caps & BALE_CAP_REMOTE) && !bale_store_is_local(path))
+		return UINT_MAX;
 	return be && be->read_rank ? be->read_rank : UINT_MAX;
 }
 

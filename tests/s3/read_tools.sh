@@ -1,9 +1,10 @@
 #!/bin/bash
-# The read tools on an output in S3: a wds output uploaded with s3cmd
-# reads through info, ls, cat, extract and verify (--decode too) exactly
-# as the local one, by the folder's prefix and by its shard list; the
-# same over plain http:// without credentials when the objects are
-# public; an LMDB output is refused, saying why and what to do.
+# The read tools on an output in S3: wds and HDF5 outputs uploaded with
+# s3cmd read through info, ls, cat, extract and verify (--decode too)
+# exactly as the local ones, by the folder's prefix and by the output's
+# file; the same over plain http:// without credentials when the
+# objects are public; an LMDB output is refused, saying why and what to
+# do, and a folder holding one reads another format.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds
@@ -11,6 +12,7 @@ make_bucket
 "$MKDATA" random "$T/in" -n 120 --classes 3 >/dev/null
 formats=wds
 built lmdb && formats=$formats,lmdb
+built hdf5 && formats=$formats,hdf5
 "$BALE" pack "$T/in" -o "$T/out" -f "$formats" --shard-count 25 2>/dev/null
 upload "$T/out" "s3://$BUCKET/out"
 local_list="$T/out/data-shards.json"
@@ -39,6 +41,28 @@ run "$BALE" verify --decode "$url"
 expect_status 0
 "$BALE" extract "$url" "$T/ex" 2>/dev/null
 diff -r "$T/in" "$T/ex" >/dev/null || fail "extract from S3 differs from the tree"
+
+# HDF5 through bale's own HDF5 driver: the same bytes, verified
+if built hdf5; then
+    h5="s3://$BUCKET/out/data.h5"
+    "$BALE" ls "$T/out/data.h5" > "$T/ls5.local"
+    run "$BALE" ls "$h5"
+    expect_status 0
+    cmp "$T/ls5.local" "$T/stdout" || fail "bale ls of $h5 differs"
+    for i in 0 64 119; do
+        "$BALE" cat "$h5" "$i" > "$T/remote.bin"
+        "$BALE" cat "$T/out/data.h5" "$i" > "$T/local.bin"
+        cmp "$T/local.bin" "$T/remote.bin" || fail "hdf5 sample $i differs"
+    done
+    run "$BALE" verify --decode "$h5"
+    expect_status 0
+    grep -q "120 samples, 0 bad" "$T/stdout" || fail "verify: $(cat "$T/stdout")"
+fi
+# the folder: a format that reads from object stores is picked
+run "$BALE" ls "s3://$BUCKET/out/"
+expect_status 0
+cmp "$T/ls.local" "$T/stdout" || fail "bale ls of the folder differs"
+expect_no_stderr "LMDB"
 
 # a damaged shard in the store is found as on disk
 head -c 20000 "$T/out/data-000001.tar" > "$T/cut.tar"

@@ -62,6 +62,13 @@ class S3ReadTest(common.TempTest):
         self.local = common.pack(src, f"{self.tmp}/out", "wds",
                                  "--shard-count", "20")
         self.prefix = f"t-{uuid.uuid4().hex[:8]}/out"
+        self.h5 = None
+        if common.built("hdf5"):
+            self.h5 = common.pack(src, f"{self.tmp}/h5", "hdf5")
+            self.s3.upload_file(self.h5, self.bucket, f"{self.prefix}/h5/"
+                                "data.h5")
+            self.s3.upload_file(self.h5 + ".bidx", self.bucket,
+                                f"{self.prefix}/h5/data.h5.bidx")
         for name in sorted(os.listdir(f"{self.tmp}/out")):
             self.s3.upload_file(f"{self.tmp}/out/{name}", self.bucket,
                                 f"{self.prefix}/{name}")
@@ -146,6 +153,27 @@ class S3ReadTest(common.TempTest):
             self.assertEqual(want, got)
             runs = -(-90 // 8)
             self.assertLessEqual(after - before, 2 * 2 * runs)  # 2 epochs
+
+    def test_hdf5(self):
+        """An HDF5 output through bale's HDF5 driver: bale.open and the
+        Loader as on disk, the Loader's GETs sent ahead (one a sample,
+        one a run in the run order)."""
+        if not self.h5:
+            self.skipTest("needs format hdf5")
+        url = self.url + "h5/data.h5"
+        local, remote = bale.open(self.h5), bale.open(url)
+        self.assertEqual([local[i] for i in range(90)],
+                         [remote[i] for i in range(90)])
+        for order, most in (("sample", 90), ("runs", 12)):
+            kw = dict(batch_size=16, size=32, seed=4, order=order,
+                      run_samples=8)
+            want = digests(bale.Loader(self.h5, **kw), (0,))
+            loader = bale.Loader(url, threads=2, **kw)
+            before, _ = bale._bale.store_counts()
+            got = digests(loader, (0,))
+            after, _ = bale._bale.store_counts()
+            self.assertEqual(want, got)
+            self.assertLessEqual(after - before, most, order)
 
     def test_image_dataset(self):
         local = bale.torch.ImageDataset(self.local)

@@ -84,7 +84,9 @@ static int read_chunks(uint64_t first, uint64_t n)
 {
 	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	hid_t images = H5Dopen2(file, "images", H5P_DEFAULT);
-	int fd = open(path, O_RDONLY);
+	struct bale_sfile *sf = NULL;
+	struct bale_errbuf err;
+	int opened = bale_sfile_open(&sf, path, &err) == BALE_OK;
 	haddr_t *addr = calloc(n + 1, sizeof(*addr));
 	haddr_t want;
 	hsize_t off, bytes;
@@ -92,8 +94,8 @@ static int read_chunks(uint64_t first, uint64_t n)
 	uint64_t c;
 	int rc;
 
-	CHECK(file >= 0 && images >= 0 && fd >= 0 && addr);
-	rc = bale_hdf5_chunk_addrs(images, fd, CHUNK, first, n, addr);
+	CHECK(file >= 0 && images >= 0 && opened && addr);
+	rc = bale_hdf5_chunk_addrs(images, sf, CHUNK, first, n, addr);
 	for (c = 0; rc == 0 && c < n; c++) {
 		off = (first + c) * CHUNK;
 		if (H5Dget_chunk_info_by_coord(images, &off, &mask, &want,
@@ -101,7 +103,7 @@ static int read_chunks(uint64_t first, uint64_t n)
 			rc = 1;
 	}
 	free(addr);
-	close(fd);
+	bale_sfile_close(sf);
 	H5Dclose(images);
 	H5Fclose(file);
 	return rc;
