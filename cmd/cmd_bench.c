@@ -6,9 +6,11 @@
 
 #include "bale.h"
 #include "bale_backend.h"
+#include "bale_store.h"
 #include "bale_tools.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +254,48 @@ static int bench_option_lines(struct bale_bench *b,
 	return rc;
 }
 
+/* Can format @f's reader read @path where it is? In an object store,
+ * an output of a format that reads local files only is left out, said
+ * so. */
+static int bench_readable(const char *f, const char *path)
+{
+	const struct bale_backend *be = bale_backend_find(f);
+
+	if (bale_store_is_local(path) || (be->caps & BALE_CAP_REMOTE))
+		return 1;
+	fprintf(stderr, "bale bench: '%s' left out: %s outputs are not read "
+	    "from object stores\n", path, f);
+	return 0;
+}
+
+/* A folder of small objects in an object store: what listing it took
+ * (a loader of such a tree pays it each time it starts), and what a cold
+ * run there means. */
+static void bench_remote_folder(const struct bench_args *a)
+{
+	struct bale_reader *r = NULL;
+	const char *json = NULL, *at;
+	double secs = -1;
+	uint64_t n = 0;
+
+	if (bale_store_is_local(a->against))
+		return;
+	if (bale_reader_new(&r) == BALE_OK &&
+	    bale_reader_open(r, "folder", a->against) == BALE_OK &&
+	    bale_reader_count(r, &n) == BALE_OK &&
+	    bale_reader_info(r, &json) == BALE_OK &&
+	    (at = strstr(json, "\"listed_in_s\":")))
+		secs = strtod(at + strlen("\"listed_in_s\":"), NULL);
+	if (secs >= 0)
+		fprintf(stderr, "bale bench: listing '%s' (%" PRIu64
+		    " objects) took %.3f s\n", a->against, n, secs);
+	bale_reader_free(r);
+	if (a->cold)
+		fprintf(stderr, "bale bench: note: a cold run drops this "
+		    "machine's page cache; an object store's own caches stay "
+		    "as they are\n");
+}
+
 /* The folder, every output, and the formats' measured reader options. */
 static int bench_targets(const struct bench_args *a, struct bale_bench *b)
 {
@@ -264,11 +308,15 @@ static int bench_targets(const struct bench_args *a, struct bale_bench *b)
 	size_t i;
 	int rc = bench_add(b, "folder", "folder", a->against, NULL);
 
+	if (rc == 0)
+		bench_remote_folder(a);
 	for (o = 0; rc == 0 && o < a->nouts; o++) {
 		rc = cli_find_outputs("bench", a->outs[o], NULL, &paths[o],
 		    &n[o]);
 		for (i = 0; rc == 0 && i < n[o]; i++) {
 			f = bale_output_format(paths[o][i]);
+			if (!bench_readable(f, paths[o][i]))
+				continue;
 			rc = bench_add(b, f, f, paths[o][i], NULL);
 			bench_note_first(first, &nfirst, sizeof(first) /
 			    sizeof(first[0]), f, paths[o][i]);

@@ -90,6 +90,12 @@ typedef int (*bale_store_entry_fn)(void *arg, const char *entry, int is_dir);
 int bale_store_list(const char *dir, bale_store_entry_fn fn, void *arg,
     struct bale_errbuf *err);
 
+/** Every file under folder @dir at any depth (an object store's keys
+ *  under a prefix, in their order), @entry named from @dir on; object
+ *  stores only. @return as bale_store_list, BALE_ENOTSUP elsewhere */
+int bale_store_walk(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err);
+
 /** Open the compact index (bale_backend_util.h) at @name, describing
  *  @count samples of a file of @source_size bytes: mapped when local,
  *  read whole into memory from a remote store. @return as

@@ -3,8 +3,11 @@
  * pack skipped files of the tree (the folder then holds more, and its
  * index i is another image than the output's) or shuffled them. */
 #include "bench.h"
+#include "folder_remote.h"
 #include "path_index.h"
 #include "walk.h"
+
+#include "bale_store.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,36 @@ static const char *pair_walk_path(const void *walk, size_t i,
     struct bale_buf *scratch)
 {
 	return bale_walk_path(walk, i, scratch);
+}
+
+static const char *pair_remote_path(const void *fr, size_t i,
+    struct bale_buf *scratch)
+{
+	(void)scratch;
+	return bale_folder_remote_path(fr, i);
+}
+
+/* The folder's paths, indexed: walked on disk, listed in a store. */
+static int pair_index(const char *folder, struct bale_walk *walk,
+    struct folder_remote **fr, struct bale_path_index *x,
+    struct bale_errbuf *err)
+{
+	int rc;
+
+	if (!bale_store_is_local(folder)) {
+		rc = bale_folder_remote_open(fr, folder, err);
+		if (rc == BALE_OK && bale_path_index_build(x,
+		    bale_folder_remote_count(*fr), pair_remote_path, *fr) != 0)
+			rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		return rc;
+	}
+	rc = bale_walk_folder(walk, folder);
+	if (rc != BALE_OK)
+		return bale_errbuf_set(err, rc, "%s", bale_walk_errmsg(walk));
+	if (bale_path_index_build(x, bale_walk_count(walk), pair_walk_path,
+	    walk) != 0)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	return BALE_OK;
 }
 
 /* Each of the first @k samples of @order in @ref: its path's index in
@@ -48,6 +81,7 @@ int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
     struct bale_errbuf *err)
 {
 	struct bale_path_index x = BALE_PATH_INDEX_INIT;
+	struct folder_remote *fr = NULL;
 	struct bale_walk *walk = NULL;
 	struct bale_reader *r = NULL;
 	int rc;
@@ -58,16 +92,9 @@ int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
 		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 		goto out_free;
 	}
-	rc = bale_walk_folder(walk, folder);
-	if (rc != BALE_OK) {
-		bale_errbuf_set(err, rc, "%s", bale_walk_errmsg(walk));
+	rc = pair_index(folder, walk, &fr, &x, err);
+	if (rc != BALE_OK)
 		goto out_free;
-	}
-	if (bale_path_index_build(&x, bale_walk_count(walk), pair_walk_path,
-	    walk) != 0) {
-		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-		goto out_free;
-	}
 	rc = bale_reader_open(r, ref->format, ref->path);
 	if (rc != BALE_OK)
 		bale_errbuf_set(err, rc, "%s", bale_reader_errmsg(r));
@@ -81,5 +108,6 @@ out_free:
 	bale_path_index_release(&x);
 	bale_reader_free(r);
 	bale_walk_free(walk);
+	bale_folder_remote_free(fr);
 	return rc;
 }

@@ -18,9 +18,7 @@ static const char *open_guess(const char *path)
 
 	if (f)
 		return f;
-	/* the raw folder reader walks local folders only */
-	if (bale_store_is_local(path) &&
-	    bale_store_stat(path, &st, &err) == BALE_OK && st.is_dir)
+	if (bale_store_stat(path, &st, &err) == BALE_OK && st.is_dir)
 		return "folder";
 	return NULL;
 }

@@ -174,11 +174,12 @@ static size_t http_on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct bale_http_xfer *x = arg;
 	size_t len = size * n;
+	size_t max = x->q->body_max ? x->q->body_max : BALE_HTTP_BODY_MAX;
 
 	__atomic_fetch_add(&http_bytes, len, __ATOMIC_RELAXED);
 	if (!x->to_body)
 		return http_scatter(x, p, len);
-	if (!x->q->body || x->q->body->len + len > BALE_HTTP_BODY_MAX)
+	if (!x->q->body || x->q->body->len + len > max)
 		return x->q->body ? 0 : len;
 	bale_buf_add(x->q->body, p, len);
 	return x->q->body->failed ? 0 : len;

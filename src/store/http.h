@@ -25,6 +25,8 @@ struct bale_http_req {
 	const struct iovec *iov;
 	int iovcnt;
 	struct bale_buf *body;
+	size_t body_max;	/* the most @body takes (0: the limit
+				 * BALE_HTTP_BODY_MAX) */
 };
 
 struct bale_http_resp {

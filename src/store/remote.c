@@ -4,6 +4,7 @@
 
 #include "s3_xml.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
     void **h, uint64_t *size, struct bale_errbuf *err)
 {
 	struct remote_file *f = calloc(1, sizeof(*f));
-	struct bale_http_req q = { "HEAD", url, aws, 0, NULL, 0, NULL };
+	struct bale_http_req q = { "HEAD", url, aws, 0, NULL, 0, NULL, 0 };
 	struct bale_http_resp r;
 	int rc;
 
@@ -97,7 +98,7 @@ int bale_remote_read(void *h, const struct iovec *iov, int iovcnt,
 	struct remote_file *f = h;
 	struct bale_buf body = BALE_BUF_INIT;
 	struct bale_http_req q = { "GET", f->url, f->signed_ ? &f->aws : NULL,
-	    off, iov, iovcnt, &body };
+	    off, iov, iovcnt, &body, 0 };
 	struct bale_http_resp r;
 	int rc = bale_http_do(&q, &r, err);
 
@@ -106,6 +107,31 @@ int bale_remote_read(void *h, const struct iovec *iov, int iovcnt,
 		    err);
 	bale_buf_release(&body);
 	return rc;
+}
+
+int bale_remote_get_all(const char *name, const char *url,
+    const struct bale_aws *aws, char **data, size_t *n,
+    struct bale_errbuf *err)
+{
+	struct bale_buf body = BALE_BUF_INIT;
+	struct bale_http_req q = { "GET", url, aws, 0, NULL, 0, &body,
+	    SIZE_MAX / 2 };
+	struct bale_http_resp r;
+	int rc = bale_http_do(&q, &r, err);
+
+	if (rc == BALE_OK && r.status != 200)
+		rc = bale_remote_failed(name, url, aws, &r, &body, err);
+	if (rc == BALE_OK)
+		bale_buf_add(&body, "", 1);
+	if (rc == BALE_OK && body.failed)
+		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	if (rc != BALE_OK) {
+		bale_buf_release(&body);
+		return rc;
+	}
+	*n = body.len - 1;
+	*data = body.data;
+	return BALE_OK;
 }
 
 void bale_remote_close(void *h)

@@ -20,6 +20,11 @@ int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
 int bale_remote_read(void *h, const struct iovec *iov, int iovcnt,
     uint64_t off, struct bale_errbuf *err);
 void bale_remote_close(void *h);
+/** The whole of @url (known as @name) in one GET, NUL-terminated (not
+ *  counted in *@n), in *@data to free(). @return as a store's open */
+int bale_remote_get_all(const char *name, const char *url,
+    const struct bale_aws *aws, char **data, size_t *n,
+    struct bale_errbuf *err);
 void bale_remote_request(void *h, const char **url,
     const struct bale_aws **sign);
 

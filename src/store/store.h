@@ -29,6 +29,14 @@ struct bale_store {
 	    struct bale_errbuf *err);
 	/* The descriptor of an open handle, or NULL: it has none. */
 	int (*fd)(void *h);
+	/* Optional: every file under @dir at any depth, named from @dir
+	 * on ("a/b.jpg"); without it, bale_store_walk() says it cannot. */
+	int (*walk)(const char *dir, bale_store_entry_fn fn, void *arg,
+	    struct bale_errbuf *err);
+	/* Optional: the whole of @name at once (one request); without
+	 * it, open and read. */
+	int (*read_all)(const char *name, char **data, size_t *n,
+	    struct bale_errbuf *err);
 	/* A remote handle's URL and signature (NULL: unsigned), for GETs
 	 * sent ahead (prefetch.c); NULL: reads are local. */
 	void (*request)(void *h, const char **url,

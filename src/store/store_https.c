@@ -46,6 +46,12 @@ static int https_list(const char *dir, bale_store_entry_fn fn, void *arg,
 	    "listed: name an output's file (NAME-shards.json, NAME.h5)", dir);
 }
 
+static int https_read_all(const char *name, char **data, size_t *len,
+    struct bale_errbuf *err)
+{
+	return bale_remote_get_all(name, name, NULL, data, len, err);
+}
+
 const struct bale_store bale_store_https = {
 	.name = "https",
 	.claims = https_claims,
@@ -55,4 +61,5 @@ const struct bale_store bale_store_https = {
 	.request = bale_remote_request,
 	.stat = https_stat,
 	.list = https_list,
+	.read_all = https_read_all,
 };

@@ -77,6 +77,7 @@ struct s3_walk {
 	bale_store_entry_fn fn;
 	void *arg;
 	int any;		/* something lies under the prefix */
+	int deep;		/* every key under it, not one level */
 };
 
 static int s3_walk_entry(void *arg, const char *key, uint64_t size,
@@ -96,15 +97,16 @@ static int s3_walk_entry(void *arg, const char *key, uint64_t size,
 	return w->fn(w->arg, entry, is_prefix);
 }
 
-/* The ListObjectsV2 query for @w's prefix, after @token ("": first). */
+/* The ListObjectsV2 query for @w's prefix, after @token ("": first):
+ * one level ("/" the delimiter), or every key under it (@w->deep). */
 static char *s3_list_query(const struct s3_walk *w, const char *token,
     int max_keys)
 {
 	char *pre = bale_http_escape(w->prefix, 0);
 	char *tok = bale_http_escape(token, 0);
-	char *q = pre && tok ? bale_strfmt("?continuation-token=%s&delimiter="
-	    "%%2F&list-type=2&max-keys=%d&prefix=%s", tok, max_keys, pre) :
-	    NULL;
+	char *q = pre && tok ? bale_strfmt("?continuation-token=%s%s"
+	    "&list-type=2&max-keys=%d&prefix=%s", tok, w->deep ? "" :
+	    "&delimiter=%2F", max_keys, pre) : NULL;
 
 	free(pre);
 	free(tok);
@@ -119,7 +121,7 @@ static int s3_list_page(const char *name, const struct bale_aws *a,
 	struct bale_buf body = BALE_BUF_INIT;
 	char *query = s3_list_query(w, l->next_token, max_keys);
 	char *url = query ? s3_url(a, n, "", query) : NULL;
-	struct bale_http_req q = { "GET", url, a, 0, NULL, 0, &body };
+	struct bale_http_req q = { "GET", url, a, 0, NULL, 0, &body, 0 };
 	struct bale_http_resp r;
 	int rc = url ? bale_http_do(&q, &r, err) :
 	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
@@ -168,11 +170,12 @@ static char *s3_dir_prefix(const char *key)
 	return bale_strfmt("%s%s", key, len && key[len - 1] != '/' ? "/" : "");
 }
 
-static int s3_list(const char *dir, bale_store_entry_fn fn, void *arg,
-    struct bale_errbuf *err)
+/* The entries under @dir: one level, or every key (@deep). */
+static int s3_list_under(const char *dir, bale_store_entry_fn fn, void *arg,
+    int deep, struct bale_errbuf *err)
 {
 	struct s3_name n;
-	struct s3_walk w = { NULL, fn, arg, 0 };
+	struct s3_walk w = { NULL, fn, arg, 0, deep };
 	char *prefix;
 	int rc = s3_parse(dir, &n, err);
 
@@ -190,17 +193,38 @@ static int s3_list(const char *dir, bale_store_entry_fn fn, void *arg,
 	return rc;
 }
 
+static int s3_list(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err)
+{
+	return s3_list_under(dir, fn, arg, 0, err);
+}
+
 /* Is there anything under "@key/"? (1, 0, or an error) */
 static int s3_is_prefix(const char *name, const struct s3_name *n,
     struct bale_errbuf *err)
 {
 	char *prefix = s3_dir_prefix(n->key);
-	struct s3_walk w = { prefix, NULL, NULL, 0 };
+	struct s3_walk w = { prefix, NULL, NULL, 0, 0 };
 	int rc = prefix ? s3_list_prefix(name, n, &w, 1, 1, err) :
 	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 
 	free(prefix);
 	return rc == BALE_OK ? w.any : rc;
+}
+
+/* Object @name taken apart in @n, its credentials in @a, its URL in
+ * *@url (to free). */
+static int s3_object(const char *name, struct s3_name *n,
+    struct bale_aws *a, char **url, struct bale_errbuf *err)
+{
+	int rc = s3_parse(name, n, err);
+
+	if (rc == BALE_OK)
+		rc = bale_aws_resolve(a, err);
+	if (rc != BALE_OK)
+		return rc;
+	*url = s3_url(a, n, n->key, "");
+	return *url ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 }
 
 static int s3_open(const char *name, void **h, uint64_t *size,
@@ -209,15 +233,10 @@ static int s3_open(const char *name, void **h, uint64_t *size,
 	struct s3_name n;
 	struct bale_aws a;
 	char *url;
-	int rc = s3_parse(name, &n, err);
+	int rc = s3_object(name, &n, &a, &url, err);
 
-	if (rc == BALE_OK)
-		rc = bale_aws_resolve(&a, err);
 	if (rc != BALE_OK)
 		return rc;
-	url = s3_url(&a, &n, n.key, "");
-	if (!url)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	rc = bale_remote_open(name, url, &a, h, size, err);
 	/* a HEAD's failure has no body to say why: the bucket's listing
 	 * tells a missing bucket and refused credentials apart */
@@ -265,6 +284,28 @@ static int s3_stat(const char *name, struct bale_store_stat *st,
 	return rc < 0 ? rc : BALE_OK;
 }
 
+/* Every object under @dir, at any depth, named from @dir on. */
+static int s3_walk_all(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err)
+{
+	return s3_list_under(dir, fn, arg, 1, err);
+}
+
+/* The object in one GET (not a HEAD, then a GET). */
+static int s3_read_all(const char *name, char **data, size_t *len,
+    struct bale_errbuf *err)
+{
+	struct bale_aws a;
+	struct s3_name n;
+	char *url = NULL;
+	int rc = s3_object(name, &n, &a, &url, err);
+
+	if (rc == BALE_OK)
+		rc = bale_remote_get_all(name, url, &a, data, len, err);
+	free(url);
+	return rc;
+}
+
 const struct bale_store bale_store_s3 = {
 	.name = "s3",
 	.claims = s3_claims,
@@ -274,4 +315,6 @@ const struct bale_store bale_store_s3 = {
 	.request = bale_remote_request,
 	.stat = s3_stat,
 	.list = s3_list,
+	.walk = s3_walk_all,
+	.read_all = s3_read_all,
 };

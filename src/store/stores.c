@@ -139,14 +139,29 @@ int bale_store_list(const char *dir, bale_store_entry_fn fn, void *arg,
 	return bale_store_for(dir)->list(dir, fn, arg, err);
 }
 
+int bale_store_walk(const char *dir, bale_store_entry_fn fn, void *arg,
+    struct bale_errbuf *err)
+{
+	const struct bale_store *store = bale_store_for(dir);
+
+	if (!store->walk)
+		return bale_errbuf_set(err, BALE_ENOTSUP, "'%s': the %s store "
+		    "cannot list every file below a folder", dir, store->name);
+	return store->walk(dir, fn, arg, err);
+}
+
 int bale_store_read_all(const char *name, char **data, size_t *n,
     struct bale_errbuf *err)
 {
+	const struct bale_store *store = bale_store_for(name);
 	struct bale_sfile *f;
-	int rc = bale_sfile_open(&f, name, err);
+	int rc;
 
 	*data = NULL;
 	*n = 0;
+	if (store->read_all)
+		return store->read_all(name, data, n, err);
+	rc = bale_sfile_open(&f, name, err);
 	if (rc != BALE_OK)
 		return rc;
 	if (f->size >= SIZE_MAX) {

@@ -2,11 +2,15 @@
  * folder source kind's reader (source_folder.c).
  *
  * The benchmark's baseline: samples in torchvision order (walk.c),
- * each read as a PyTorch ImageFolder does, open + fstat + read + close.
+ * each read as a PyTorch ImageFolder does, open + fstat + read + close;
+ * in an object store, the tree's objects listed (folder_remote.c) and
+ * each read with one GET, as a loader of small objects does.
  */
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
+#include "folder_remote.h"
 #include "input.h"
 #include "walk.h"
 
@@ -27,7 +31,18 @@ struct folder_r {
 	char **files;		/* built on first files() call */
 	struct bale_buf info;
 	struct bale_buf path;	/* the sample's, decoded from the walk */
+	struct folder_remote *remote;	/* in an object store: no walk */
+	char *data;		/* remote: the last sample's bytes */
 };
+
+static int folder_open_remote(struct bale_reader *r, struct folder_r *st,
+    const char *path)
+{
+	struct bale_errbuf err;
+	int rc = bale_folder_remote_open(&st->remote, path, &err);
+
+	return rc == BALE_OK ? rc : bale_reader_seterr(r, rc, "%s", err.msg);
+}
 
 static int folder_open(struct bale_reader *r, void *priv, const char *path)
 {
@@ -36,6 +51,8 @@ static int folder_open(struct bale_reader *r, void *priv, const char *path)
 
 	st->rootfd = -1;
 	st->root = strdup(path);
+	if (st->root && !bale_store_is_local(path))
+		return folder_open_remote(r, st, path);
 	if (!st->root || bale_walk_new(&st->walk) != BALE_OK)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	rc = bale_walk_folder(st->walk, path);
@@ -49,8 +66,37 @@ static int folder_open(struct bale_reader *r, void *priv, const char *path)
 
 static int folder_count(struct bale_reader *r, void *priv, uint64_t *n)
 {
+	const struct folder_r *st = priv;
+
 	(void)r;
-	*n = bale_walk_count(((struct folder_r *)priv)->walk);
+	*n = st->remote ? bale_folder_remote_count(st->remote) :
+	    bale_walk_count(st->walk);
+	return BALE_OK;
+}
+
+/* Sample @i of a tree in an object store: one GET. */
+static int folder_get_remote(struct bale_reader *r, struct folder_r *st,
+    uint64_t i, struct bale_blob *out)
+{
+	struct bale_errbuf err;
+	size_t n;
+	int rc;
+
+	free(st->data);
+	st->data = NULL;
+	rc = bale_folder_remote_read(st->remote, i, &st->data, &n, &err);
+	if (rc != BALE_OK)
+		return bale_reader_seterr(r, rc, "%s", err.msg);
+	out->data = bale_reader_data_buffer(r, (unsigned char *)st->data, n);
+	if (!out->data)
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
+	if (out->data != (const unsigned char *)st->data)
+		memcpy((void *)out->data, st->data, n);
+	out->size = n;
+	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
+	out->key = st->key;
+	out->path = bale_folder_remote_path(st->remote, i);
+	out->label = bale_folder_remote_label(st->remote, i);
 	return BALE_OK;
 }
 
@@ -61,6 +107,8 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	const char *path;
 	struct bale_input in;
 
+	if (st->remote)
+		return folder_get_remote(r, st, i, out);
 	if (i >= bale_walk_count(st->walk))
 		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
 		    PRIu64, i);
@@ -89,8 +137,11 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 static int folder_label(struct bale_reader *r, void *priv, uint64_t i,
     int64_t *label)
 {
+	const struct folder_r *st = priv;
+
 	(void)r;
-	*label = bale_walk_label(((struct folder_r *)priv)->walk, (size_t)i);
+	*label = st->remote ? bale_folder_remote_label(st->remote, i) :
+	    bale_walk_label(st->walk, (size_t)i);
 	return BALE_OK;
 }
 
@@ -98,14 +149,16 @@ static int folder_files(struct bale_reader *r, void *priv,
     const char *const **list)
 {
 	struct folder_r *st = priv;
-	size_t n = bale_walk_count(st->walk);
+	size_t n = st->remote ? bale_folder_remote_count(st->remote) :
+	    bale_walk_count(st->walk);
 	const char *path;
 	size_t i;
 
 	if (!st->files) {
 		st->files = calloc(n + 1, sizeof(char *));
 		for (i = 0; st->files && i < n; i++) {
-			path = bale_walk_path(st->walk, i, &st->path);
+			path = st->remote ? bale_folder_remote_path(st->remote,
+			    i) : bale_walk_path(st->walk, i, &st->path);
 			st->files[i] = path ? bale_strfmt("%s/%s", st->root,
 			    path) : NULL;
 			if (!st->files[i])
@@ -123,16 +176,22 @@ static int folder_files(struct bale_reader *r, void *priv,
 static int folder_info(struct bale_reader *r, void *priv, const char **json)
 {
 	struct folder_r *st = priv;
-	const char *const *classes = bale_walk_classes(st->walk);
-	size_t i;
+	size_t i, n = st->remote ? 0 : bale_walk_nclasses(st->walk);
+	const char *const *classes = st->remote ?
+	    bale_folder_remote_classes(st->remote, &n) :
+	    bale_walk_classes(st->walk);
 
 	bale_buf_reset(&st->info);
 	bale_buf_puts(&st->info, "{\"classes\":[");
-	for (i = 0; i < bale_walk_nclasses(st->walk); i++) {
+	for (i = 0; i < n; i++) {
 		bale_buf_puts(&st->info, i ? "," : "");
 		bale_json_str(&st->info, classes[i]);
 	}
-	bale_buf_puts(&st->info, "]}");
+	bale_buf_puts(&st->info, "]");
+	if (st->remote)	/* what the listing cost, in a store */
+		bale_buf_printf(&st->info, ",\"listed_in_s\":%.3f",
+		    bale_folder_remote_list_seconds(st->remote));
+	bale_buf_puts(&st->info, "}");
 	if (st->info.failed)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	*json = st->info.data;
@@ -152,6 +211,8 @@ static void folder_release(void *priv)
 	if (st->rootfd >= 0)
 		close(st->rootfd);
 	bale_walk_free(st->walk);
+	bale_folder_remote_free(st->remote);
+	free(st->data);
 	free(st->root);
 	free(st->buf);
 }
@@ -170,7 +231,7 @@ const struct bale_backend bale_backend_folder = {
 	.abi = BALE_BACKEND_ABI,
 	.name = "folder",
 	.summary = "the raw ImageFolder tree, read file by file (baseline)",
-	.caps = BALE_CAP_RANDOM | BALE_CAP_THREADS,
+	.caps = BALE_CAP_RANDOM | BALE_CAP_THREADS | BALE_CAP_REMOTE,
 	.reader_priv = sizeof(struct folder_r),
 	.reader = &folder_reader,
 };

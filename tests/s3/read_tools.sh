@@ -64,6 +64,25 @@ expect_status 0
 cmp "$T/ls.local" "$T/stdout" || fail "bale ls of the folder differs"
 expect_no_stderr "LMDB"
 
+# the tree as small objects (a prefix a class): the folder reader lists
+# it as torchvision orders it, and bench reads outputs and tree there,
+# the listing's time said
+upload "$T/in" "s3://$BUCKET/train"
+"$BALE" ls -f folder "$T/in" > "$T/lsf.local"
+run "$BALE" ls -f folder "s3://$BUCKET/train/"
+expect_status 0
+cmp "$T/lsf.local" "$T/stdout" || fail "the tree in S3 lists otherwise"
+run "$BALE" bench "s3://$BUCKET/out/" --against "s3://$BUCKET/train/" \
+    -t 1,4 -r 1 -k 30
+expect_status 0
+expect_stderr "listing 's3://$BUCKET/train/' (120 objects) took"
+grep -q "^wds .*warm    4" "$T/stdout" || fail "bench: $(cat "$T/stdout")"
+if built lmdb; then expect_stderr "data.lmdb' left out"; fi
+run "$BALE" bench "s3://$BUCKET/out/data-shards.json" --against "$T/in" \
+    -r 1 -k 30
+expect_status 0
+grep -q "^wds " "$T/stdout" || fail "bench: $(cat "$T/stdout")"
+
 # a damaged shard in the store is found as on disk
 head -c 20000 "$T/out/data-000001.tar" > "$T/cut.tar"
 s3 put "$T/cut.tar" "s3://$BUCKET/cut/data-000001.tar" >/dev/null
