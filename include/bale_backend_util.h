@@ -214,6 +214,8 @@ struct bale_index {
 	void *map;
 	size_t maplen;
 	int fd;			/* -1: map is memory of its own */
+	void (*release)(void *data, void *arg);	/* fd -1: how it goes */
+	void *release_arg;
 	uint64_t count;
 	const int32_t *labels;
 	const struct bale_index_loc *locs;
@@ -236,10 +238,12 @@ void bale_index_let_go(const struct bale_index *ix);
  *  BALE_EINVAL (damaged, or written for other data: stale), BALE_EIO */
 int bale_index_open(struct bale_index *ix, const char *path, uint64_t count,
     uint64_t source_size);
-/** The same for an index read into memory: @data (malloc'd, @len
- *  bytes) is the index's from here on, freed at close or on failure. */
+/** The same for an index read into memory: @data (@len bytes) is the
+ *  index's from here on, handed to @release (with @arg) at close or on
+ *  failure; NULL @release: free()d. */
 int bale_index_adopt(struct bale_index *ix, void *data, size_t len,
-    uint64_t count, uint64_t source_size);
+    uint64_t count, uint64_t source_size,
+    void (*release)(void *data, void *arg), void *arg);
 /** The labels of samples [@first, @first + @n) into @out, read with
  *  pread (only those bytes: no read-around). BALE_OK or BALE_EIO */
 int bale_index_labels(const struct bale_index *ix, uint64_t first,

@@ -6,6 +6,7 @@
 
 #include "bale_backend_util.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,20 +183,99 @@ int bale_store_read_all(const char *name, char **data, size_t *n,
 	return rc;
 }
 
+/* An index read from a remote store, shared by the readers of this
+ * process that open it (a Loader's threads each open the output): one
+ * download and one copy in memory, however many read it. */
+struct index_copy {
+	struct index_copy *next;
+	char *name;
+	void *data;
+	size_t len;
+	unsigned refs;
+};
+
+static pthread_mutex_t index_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t index_fork_once = PTHREAD_ONCE_INIT;
+static struct index_copy *index_copies;
+
+/* A fork while another thread reads an index in would leave the child's
+ * lock held for ever: held across fork(), released on both sides. */
+static void index_fork_prepare(void)
+{
+	pthread_mutex_lock(&index_lock);
+}
+
+static void index_fork_done(void)
+{
+	pthread_mutex_unlock(&index_lock);
+}
+
+static void index_fork_guard(void)
+{
+	pthread_atfork(index_fork_prepare, index_fork_done, index_fork_done);
+}
+
+static void index_copy_release(void *data, void *arg)
+{
+	struct index_copy **p, *c = arg;
+
+	(void)data;
+	pthread_mutex_lock(&index_lock);
+	if (--c->refs == 0) {
+		for (p = &index_copies; *p != c; p = &(*p)->next)
+			;
+		*p = c->next;
+		free(c->data);
+		free(c->name);
+		free(c);
+	}
+	pthread_mutex_unlock(&index_lock);
+}
+
+/* The copy of @name, read now unless held (under the lock). */
+static struct index_copy *index_copy_get(const char *name, int *rc)
+{
+	struct bale_errbuf err;
+	struct index_copy *c;
+
+	for (c = index_copies; c; c = c->next)
+		if (strcmp(c->name, name) == 0) {
+			c->refs++;
+			return c;
+		}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->name = strdup(name);
+	*rc = c && c->name ? bale_store_read_all(name, (char **)&c->data,
+	    &c->len, &err) : BALE_ENOMEM;
+	if (*rc != BALE_OK) {
+		if (c)
+			free(c->name);
+		free(c);
+		return NULL;
+	}
+	c->refs = 1;
+	c->next = index_copies;
+	index_copies = c;
+	return c;
+}
+
 int bale_store_index_open(struct bale_index *ix, const char *name,
     uint64_t count, uint64_t source_size)
 {
-	struct bale_errbuf err;
-	char *data;
-	size_t n;
-	int rc;
+	struct index_copy *c;
+	int rc = BALE_OK;
 
 	if (bale_store_is_local(name))
 		return bale_index_open(ix, name, count, source_size);
-	rc = bale_store_read_all(name, &data, &n, &err);
-	if (rc != BALE_OK)
+	pthread_once(&index_fork_once, index_fork_guard);
+	pthread_mutex_lock(&index_lock);
+	c = index_copy_get(name, &rc);
+	pthread_mutex_unlock(&index_lock);
+	if (!c)
 		return rc;
-	return bale_index_adopt(ix, data, n, count, source_size);
+	return bale_index_adopt(ix, c->data, c->len, count, source_size,
+	    index_copy_release, c);
 }
 
 void bale_store_counts(uint64_t *requests, uint64_t *bytes)

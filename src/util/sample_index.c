@@ -331,7 +331,8 @@ int bale_index_open(struct bale_index *ix, const char *path, uint64_t count,
 }
 
 int bale_index_adopt(struct bale_index *ix, void *data, size_t len,
-    uint64_t count, uint64_t source_size)
+    uint64_t count, uint64_t source_size,
+    void (*release)(void *data, void *arg), void *arg)
 {
 	int rc;
 
@@ -339,6 +340,8 @@ int bale_index_adopt(struct bale_index *ix, void *data, size_t len,
 	ix->map = data;
 	ix->maplen = len;
 	ix->fd = -1;
+	ix->release = release;
+	ix->release_arg = arg;
 	rc = ix_check(ix, (uint64_t)len, count, source_size);
 	if (rc != BALE_OK)
 		bale_index_close(ix);
@@ -373,6 +376,8 @@ void bale_index_close(struct bale_index *ix)
 	if (ix->map && ix->fd >= 0) {
 		munmap(ix->map, ix->maplen);
 		close(ix->fd);
+	} else if (ix->release) {
+		ix->release(ix->map, ix->release_arg);
 	} else {
 		free(ix->map);
 	}
