@@ -3,7 +3,8 @@
  * with other thread counts, or resumed, can be compared byte for byte.
  *   bale-loader-run OUT THREADS EPOCHS [--from EPOCH BATCH] [--eval]
  *       [--size N] [--batch B] [--rank R --world W] [--drop-last]
- *       [--exact] [--strict | --skip | --replace] [--hwc] */
+ *       [--exact] [--strict | --skip | --replace] [--hwc]
+ *       [--runs LEN] [--io-requests N] */
 #include "bale.h"
 
 #include <inttypes.h>
@@ -60,6 +61,11 @@ static void parse(int argc, char **argv, struct bale_loader_opts *o,
 			o->on_bad = BALE_BAD_REPLACE;
 		} else if (!strcmp(argv[i], "--hwc")) {
 			o->channels_last = 1;
+		} else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+			o->run_samples = (unsigned)atoi(argv[++i]);
+			o->run_window = 3;
+		} else if (!strcmp(argv[i], "--io-requests") && i + 1 < argc) {
+			o->io_requests = (unsigned)atoi(argv[++i]);
 		}
 	}
 }

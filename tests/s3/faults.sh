@@ -53,6 +53,20 @@ proxy --latency 20
 reads_whole "20 ms more round trip"
 unproxy
 
+# the Loader's GETs in flight ahead of its threads, through drops and
+# SlowDown: the batches of the output on disk, in both orders
+for order in "" "--runs 6"; do
+    # shellcheck disable=SC2086
+    "$LOADER_RUN" "$T/out/data-shards.json" 1 2 $order > "$T/batches.local"
+    proxy --drop-every 6 --slowdown-every 4
+    # shellcheck disable=SC2086
+    "$LOADER_RUN" "$url" 3 2 --io-requests 8 $order > "$T/batches.s3" ||
+        fail "the Loader failed through faults ($order)"
+    unproxy
+    cmp -s "$T/batches.local" "$T/batches.s3" ||
+        fail "the Loader's batches from S3 differ ($order)"
+done
+
 # SlowDown for ever: a bounded number of tries, then said
 proxy --slowdown-every 1
 start=$(date +%s)
