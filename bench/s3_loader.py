@@ -4,7 +4,8 @@ round trip (tests/s3/fault_proxy.py), in the sample order and the run
 order (runs of 64, 16 at a time): samples/s of training input
 (RandomResizedCrop(224) + flip, batch 64, warm page cache for the local
 output) after the first batch, the time to that first batch (opening
-included), the HTTP requests and bytes per sample, and the gateway's
+included), the share of the threads' time spent waiting for bytes from
+the store, the HTTP requests and bytes per sample, and the gateway's
 and the proxy's CPU shares while the Loader ran (they compete for the
 same two cores). Cells rotate; medians of RUNS.
 
@@ -60,7 +61,7 @@ def epoch_cell(path, endpoint, order, args, size_sum):
     first batch (opening included), then samples/s over the rest."""
     if endpoint:
         os.environ["AWS_ENDPOINT_URL"] = endpoint
-    req0, bytes0 = _bale.store_counts()
+    req0, bytes0, _ = _bale.store_counts()
     t_open = time.perf_counter()
     seen, t0 = 0, None
     with bale.Loader(path, batch_size=64, size=224, threads=args.threads,
@@ -72,11 +73,14 @@ def epoch_cell(path, endpoint, order, args, size_sum):
                 if t0 is None:      # the rest is timed from here
                     first = time.perf_counter() - t_open
                     cpu0, proxy0 = gateway_cpu(), gateway_cpu(PROXY_NAME)
+                    wait0 = _bale.store_counts()[2]
                     t0, after = time.perf_counter(), seen
         wall = time.perf_counter() - t0
+        waited = _bale.store_counts()[2] - wait0
     timed = seen - after
-    req1, bytes1 = _bale.store_counts()
+    req1, bytes1, _ = _bale.store_counts()
     return {"samples_s": timed / wall, "first_batch_s": first,
+            "io_wait_share": waited / (wall * args.threads),
             "requests_per_sample": (req1 - req0) / seen,
             "bytes_ratio": (bytes1 - bytes0) / (size_sum * args.epochs),
             "gateway_cpu_share": (gateway_cpu() - cpu0) / wall / 2,

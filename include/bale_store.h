@@ -57,9 +57,11 @@ void bale_store_prefetch_drop(void);
  *  answer not read go. */
 void bale_store_prefetch_end(void);
 
-/** HTTP requests sent so far by this process (each try counts) and the
- *  body bytes received: for measuring what reading cost. */
-void bale_store_counts(uint64_t *requests, uint64_t *bytes);
+/** HTTP requests sent so far by this process (each try counts), the
+ *  body bytes received, and the nanoseconds its readers waited for
+ *  remote bytes (summed over threads): what reading cost. */
+void bale_store_counts(uint64_t *requests, uint64_t *bytes,
+    uint64_t *wait_ns);
 
 /** 1 when @name is a path on this machine's file systems. */
 int bale_store_is_local(const char *name);

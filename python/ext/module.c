@@ -133,16 +133,16 @@ static PyObject *ext_store_stat(PyObject *self, PyObject *arg)
 	    (unsigned long long)st.size);
 }
 
-/* (requests, bytes) this process's stores sent and received so far. */
+/* (requests, bytes, seconds waited) of this process's stores so far. */
 static PyObject *ext_store_counts(PyObject *self, PyObject *unused)
 {
-	uint64_t requests, bytes;
+	uint64_t requests, bytes, wait_ns;
 
 	(void)self;
 	(void)unused;
-	bale_store_counts(&requests, &bytes);
-	return Py_BuildValue("(KK)", (unsigned long long)requests,
-	    (unsigned long long)bytes);
+	bale_store_counts(&requests, &bytes, &wait_ns);
+	return Py_BuildValue("(KKd)", (unsigned long long)requests,
+	    (unsigned long long)bytes, (double)wait_ns / 1e9);
 }
 
 /* Bytes [off, off + n) of a file in any store, fewer at its end: what
@@ -242,7 +242,8 @@ static PyMethodDef ext_methods[] = {
 	  "output_pick(paths) -> the index of the output a reader takes (of "
 	  "one dataset's, the format that reads fastest at random), or -1" },
 	{ "store_counts", ext_store_counts, METH_NOARGS,
-	  "store_counts() -> (HTTP requests sent, body bytes received)" },
+	  "store_counts() -> (HTTP requests sent, body bytes received, "
+	  "seconds readers waited for them)" },
 	{ "store_read", ext_store_read, METH_VARARGS,
 	  "store_read(path, off, n) -> bytes of a file in any store" },
 	{ "store_list", ext_store_list, METH_O,

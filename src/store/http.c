@@ -217,6 +217,7 @@ static void http_setup(CURL *c, struct bale_http_xfer *x, char *range,
     char *curl_err)
 {
 	const struct bale_http_req *q = x->q;
+	const char *ca;
 
 	curl_easy_reset(c);	/* keeps the connections */
 	curl_easy_setopt(c, CURLOPT_URL, q->url);
@@ -242,8 +243,11 @@ static void http_setup(CURL *c, struct bale_http_xfer *x, char *range,
 	}
 	if (q->sign && q->sign->key_id[0])
 		http_sign(c, q->sign);
-	if (q->sign && q->sign->ca_bundle[0])
-		curl_easy_setopt(c, CURLOPT_CAINFO, q->sign->ca_bundle);
+	/* the CAs to trust: the signature's settings, else (a plain URL)
+	 * AWS_CA_BUNDLE alone; else the system's */
+	ca = q->sign ? q->sign->ca_bundle : getenv("AWS_CA_BUNDLE");
+	if (ca && ca[0])
+		curl_easy_setopt(c, CURLOPT_CAINFO, ca);
 }
 
 /* A 2xx answer to a range: the bytes asked, all of them, or why not. */
@@ -266,6 +270,16 @@ static void http_check_range(struct bale_http_xfer *x)
 	else if (x->got != x->want)
 		snprintf(x->bad, sizeof(x->bad), "%" PRIu64 " bytes of the %"
 		    PRIu64 " asked", x->got, x->want);
+}
+
+/* A failure no retry can mend: the TLS peer not trusted, a URL or
+ * protocol libcurl refuses. */
+static int http_final(CURLcode cc)
+{
+	return cc == CURLE_PEER_FAILED_VERIFICATION ||
+	    cc == CURLE_SSL_CACERT_BADFILE || cc == CURLE_SSL_CERTPROBLEM ||
+	    cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_URL_MALFORMAT ||
+	    cc == CURLE_NOT_BUILT_IN;
 }
 
 /* Is an answer with @status worth asking for again? */
@@ -312,13 +326,16 @@ int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
 	if (x->bad[0])
 		snprintf(why, cap, "an answer not as asked (%s)", x->bad);
 	else if (cc != CURLE_OK)
-		snprintf(why, cap, "%s", x->curl_err[0] ? x->curl_err :
-		    curl_easy_strerror(cc));
+		snprintf(why, cap, "%s%s", x->curl_err[0] ? x->curl_err :
+		    curl_easy_strerror(cc),
+		    cc == CURLE_PEER_FAILED_VERIFICATION ? " (AWS_CA_BUNDLE, "
+		    "or ca_bundle in ~/.aws/config, names the CAs to trust)" :
+		    "");
 	else if (http_retryable(r->status))
 		snprintf(why, cap, "status %ld", r->status);
 	else
 		return 0;
-	return 1;
+	return cc != CURLE_OK && http_final(cc) ? 2 : 1;
 }
 
 /* One try. @return 0: an answer to act on; 1: try again (@why says
@@ -369,7 +386,7 @@ int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
 		r->attempts = attempt;
 		if (rc <= 0)
 			break;
-		if (attempt >= attempts) {
+		if (attempt >= attempts || rc == 2) {
 			bale_http_host(q->url, host, sizeof(host));
 			return bale_errbuf_set(err, BALE_EIO, "%s gave no "
 			    "usable answer in %d tr%s: %s", host, attempt,

@@ -65,14 +65,16 @@ void bale_http_global_init(void);
 int bale_http_begin(struct bale_http_xfer *x, CURL *easy,
     const struct bale_http_req *q, struct bale_http_resp *r);
 /** The transfer of @x ended with @cc: 0, an answer to act on (any
- *  status); 1, one to try again (@why says why); -1 without memory. */
+ *  status); 1, one to try again (@why says why); 2, a failure no retry
+ *  mends (an untrusted TLS peer: @why says so); -1 without memory. */
 int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
     size_t cap);
 
 /** Send @q until it has an answer that retrying cannot change: any 2xx,
  *  3xx or 4xx but 408 and 429 (5xx, 408, 429, resets, timeouts and a
  *  body other than asked are tried again, AWS_MAX_ATTEMPTS times in all,
- *  10 by default, with exponential backoff and jitter). An error body
+ *  10 by default, with exponential backoff and jitter; an untrusted TLS
+ *  peer fails at once). An error body
  *  lands in @q->body whatever was asked. @return BALE_OK with @r set, or
  *  BALE_EIO (no answer; @err says why, naming the host), BALE_ENOMEM */
 int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,

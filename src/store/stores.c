@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct bale_sfile {
 	const struct bale_store *store;
@@ -73,6 +74,30 @@ const char *bale_sfile_name(const struct bale_sfile *f)
 	return f->name;
 }
 
+/* Nanoseconds readers of this process spent waiting for remote bytes
+ * (a prefetched answer still on its way, or a GET of their own). */
+static uint64_t stores_wait_ns;
+
+static uint64_t stores_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int stores_read_remote(struct bale_sfile *f, const struct iovec *iov,
+    int iovcnt, uint64_t off, struct bale_errbuf *err)
+{
+	uint64_t t0 = stores_now_ns();
+	int rc = bale_prefetch_take(f->name, off, iov, iovcnt) ? BALE_OK :
+	    f->store->read(f->h, iov, iovcnt, off, err);
+
+	__atomic_fetch_add(&stores_wait_ns, stores_now_ns() - t0,
+	    __ATOMIC_RELAXED);
+	return rc;
+}
+
 int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
     int iovcnt, uint64_t off, struct bale_errbuf *err)
 {
@@ -88,9 +113,9 @@ int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
 		    (unsigned long long)f->size);
 	if (n == 0)
 		return BALE_OK;
-	if (f->store->request && bale_prefetch_take(f->name, off, iov, iovcnt))
-		return BALE_OK;
-	return f->store->read(f->h, iov, iovcnt, off, err);
+	if (!f->store->request)		/* local: no waiting counted */
+		return f->store->read(f->h, iov, iovcnt, off, err);
+	return stores_read_remote(f, iov, iovcnt, off, err);
 }
 
 int bale_sfile_pread(struct bale_sfile *f, void *buf, size_t n,
@@ -278,7 +303,9 @@ int bale_store_index_open(struct bale_index *ix, const char *name,
 	    index_copy_release, c);
 }
 
-void bale_store_counts(uint64_t *requests, uint64_t *bytes)
+void bale_store_counts(uint64_t *requests, uint64_t *bytes,
+    uint64_t *wait_ns)
 {
 	bale_http_counts(requests, bytes);
+	*wait_ns = __atomic_load_n(&stores_wait_ns, __ATOMIC_RELAXED);
 }

@@ -8,11 +8,7 @@
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds
-make_bucket
-"$MKDATA" random "$T/in" -n 20 --classes 2 >/dev/null
-"$BALE" pack "$T/in" -o "$T/out" -f wds 2>/dev/null
-upload "$T/out" "s3://$BUCKET/out"
-url="s3://$BUCKET/out/data-shards.json"
+s3_output 20 2
 
 # a wrong secret: refused at once, the key id named, the secret not
 start=$(date +%s)

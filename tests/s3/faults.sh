@@ -7,11 +7,7 @@
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds
-make_bucket
-"$MKDATA" random "$T/in" -n 60 --classes 3 >/dev/null
-"$BALE" pack "$T/in" -o "$T/out" -f wds --shard-count 15 2>/dev/null
-upload "$T/out" "s3://$BUCKET/out"
-url="s3://$BUCKET/out/data-shards.json"
+s3_output 60 3 --shard-count 15
 "$BALE" ls "$T/out/data-shards.json" > "$T/ls.local"
 gateway_port=${S3_HOST##*:}
 

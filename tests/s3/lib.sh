@@ -2,7 +2,8 @@
 # tests/cli/lib.sh. The gateway is the suite's: scripts/test starts one
 # (tests/s3/gateway.sh) and exports its URL in BALE_TEST_S3; each test
 # makes a bucket of its own, removed at the end, and sees no ~/.aws but
-# the one it writes.
+# the one it writes. BALE_TEST_S3_DIR, the gateway's folder, lets a
+# test restart it.
 S3_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 case "${BALE_TEST_S3:-}" in
@@ -47,4 +48,17 @@ make_bucket() {
 # upload DIR URL: the folder's files as objects under URL/ (s3cmd)
 upload() {
     s3 sync --no-preserve "$1/" "$2/" >/dev/null
+}
+
+# s3_output N CLASSES [PACK FLAGS...]: a bucket of this test's own
+# holding a wds output of N random images in CLASSES classes, packed in
+# $T/out and uploaded to s3://$BUCKET/out; its shard list in $url
+s3_output() {
+    local n=$1 classes=$2
+    shift 2
+    make_bucket
+    "$MKDATA" random "$T/in" -n "$n" --classes "$classes" >/dev/null
+    "$BALE" pack "$T/in" -o "$T/out" -f wds "$@" 2>/dev/null
+    upload "$T/out" "s3://$BUCKET/out"
+    url="s3://$BUCKET/out/data-shards.json"
 }

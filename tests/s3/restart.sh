@@ -1,0 +1,32 @@
+#!/bin/bash
+# The gateway killed and started again in the middle of an epoch (the
+# suite's own gateway, so this test runs alone): the Loader's requests
+# in flight and those that follow fail, are retried with backoff until
+# the gateway answers again, and the epoch's batches are those of the
+# output on disk.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/s3/lib.sh"
+require_backend wds
+[ -n "${BALE_TEST_S3_DIR:-}" ] || {
+    echo "skipped: the gateway's folder is not known (BALE_TEST_S3_DIR)"
+    exit 77
+}
+make_bucket
+"$MKDATA" random "$T/in" -n 400 --classes 4 --min 32 --max 96 >/dev/null
+"$BALE" pack "$T/in" -o "$T/out" -f wds --shard-count 100 2>/dev/null
+upload "$T/out" "s3://$BUCKET/out"
+"$LOADER_RUN" "$T/out/data-shards.json" 2 8 > "$T/batches.local"
+
+"$LOADER_RUN" "s3://$BUCKET/out/" 2 8 > "$T/batches.s3" 2>"$T/loader.err" &
+loader=$!
+sleep 0.5
+"$TESTS/s3/gateway.sh" stop-rgw "$BALE_TEST_S3_DIR"
+# the restart must fall inside the run, or this tests nothing
+kill -0 "$loader" 2>/dev/null || fail "the Loader ended before the restart"
+sleep 2
+"$TESTS/s3/gateway.sh" start-rgw "$BALE_TEST_S3_DIR" ||
+    fail "the gateway did not start again"
+wait "$loader" || { cat "$T/loader.err" >&2; fail "the Loader failed"; }
+cmp -s "$T/batches.local" "$T/batches.s3" ||
+    fail "the batches read across the restart differ"
+echo ok
