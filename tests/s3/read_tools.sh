@@ -2,8 +2,8 @@
 # The read tools on an output in S3: wds and HDF5 outputs uploaded with
 # s3cmd read through info, ls, cat, extract and verify (--decode too)
 # exactly as the local ones, by the folder's prefix and by the output's
-# file; the same over plain http:// without credentials when the
-# objects are public; an LMDB output is refused, saying why and what to
+# file; the same over plain http:// and unsigned s3:// names without
+# credentials when the objects are public; an LMDB output is refused, saying why and what to
 # do, and a folder holding one reads another format.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
@@ -109,4 +109,13 @@ cmp "$T/ls.local" "$T/stdout" || fail "bale ls over http differs"
 run env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY \
     "$BALE" verify "$BALE_TEST_S3/$BUCKET/pub/data-shards.json"
 expect_status 0
+# and by s3:// names, unsigned (no credentials found), the bucket
+# public: a public dataset's bucket read as awscli's --no-sign-request
+s3 setacl --acl-public "s3://$BUCKET" >/dev/null
+for name in "s3://$BUCKET/pub/data-shards.json" "s3://$BUCKET/pub/"; do
+    run env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$BALE" ls \
+        -f wds "$name"
+    expect_status 0
+    cmp "$T/ls.local" "$T/stdout" || fail "unsigned ls of $name differs"
+done
 echo ok
