@@ -5,8 +5,11 @@
 # XML. Each is refused with words saying what was wrong, after a bounded
 # number of tries, without a hang and without wrong bytes handed on; the
 # same faults now and then are retried away and the output reads whole.
+# The same server checks S3's two addressings: by path, by host name.
 . "$TESTS/cli/lib.sh"
 require_backend wds
+export HOME="$T/home"
+mkdir -p "$HOME"
 "$MKDATA" random "$T/in" -n 40 --classes 2 >/dev/null
 "$BALE" pack "$T/in" -o "$T/out" -f wds --shard-count 10 2>/dev/null
 "$BALE" ls "$T/out/data-shards.json" > "$T/ls.local"
@@ -52,4 +55,28 @@ for mode in long-length other-range html-503 whole; do
     diff -r "$T/in" "$T/ex-$mode" >/dev/null || fail "$mode: extract differs"
     stop
 done
+# addressing: by path for a custom endpoint (the bucket first in the
+# path), by host name when the profile's s3 block says virtual (the
+# bucket in the host name, bucket.localhost): this server serves the
+# output at /out/ and at /bkt/out/ only as each style names it
+mkdir -p "$T/root/bkt" "$HOME/.aws"
+ln -s "$T/out" "$T/root/out"
+ln -s "$T/out" "$T/root/bkt/out"
+rm -f "$T/port"
+"$PY" "$TESTS/s3/hostile_http.py" "$T/root" fine > "$T/port" &
+server=$!
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+export AWS_ENDPOINT_URL="http://localhost:$(cat "$T/port")"
+export AWS_ACCESS_KEY_ID=AKTEST AWS_SECRET_ACCESS_KEY=SKTEST
+rm "$T/root/out"
+run "$BALE" ls "s3://bkt/out/data-shards.json"
+expect_status 0
+cmp -s "$T/ls.local" "$T/stdout" || fail "path-style ls differs"
+ln -s "$T/out" "$T/root/out"
+rm -r "$T/root/bkt"
+printf '[default]\ns3 =\n  addressing_style = virtual\n' > "$HOME/.aws/config"
+run "$BALE" ls "s3://bkt/out/data-shards.json"
+expect_status 0
+cmp -s "$T/ls.local" "$T/stdout" || fail "virtual-hosted ls differs"
+stop
 echo ok
