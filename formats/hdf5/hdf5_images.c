@@ -372,27 +372,49 @@ int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
 	return rc;
 }
 
-int bale_hdf5_images_prefetch(const struct hdf5_r *st, uint64_t lo,
-    uint64_t hi, unsigned reads)
+/* How many of the @n samples (@lo[k], @hi[k]) overlap [@a, @b). */
+static unsigned hdf5_overlaps(const uint64_t *lo, const uint64_t *hi,
+    uint64_t n, uint64_t a, uint64_t b)
+{
+	unsigned count = 0;
+	uint64_t k;
+
+	for (k = 0; k < n; k++)
+		count += lo[k] < b && hi[k] > a;
+	return count;
+}
+
+int bale_hdf5_images_prefetch(const struct hdf5_r *st, const uint64_t *lo,
+    const uint64_t *hi, uint64_t n)
 {
 	const struct hdf5_seg *g;
-	uint64_t pos, end, c, last;
+	uint64_t a = lo[0], b = hi[n - 1], pos, end, c, piece_end;
+	int rc = 0;
 
-	if (!st->nsegs || lo >= hi)
+	if (!st->nsegs || a >= b)
 		return 0;
-	g = hdf5_seg_at(st, lo);
-	if (lo < g->start || hi > g->start + g->len)
+	g = hdf5_seg_at(st, a);
+	if (a < g->start || b > g->start + g->len)
 		return 0;	/* across parts: read as it comes */
-	pos = g->src_start + (lo - g->start);
-	end = g->src_start + (hi - g->start);
-	c = pos / g->chunk - g->first_chunk;
-	last = (end - 1) / g->chunk - g->first_chunk;
-	for (; c < last; c++)
-		if (g->addr[c + 1] != g->addr[c] + g->chunk)
-			return 0;	/* not one run of the file */
-	c = pos / g->chunk - g->first_chunk;
-	return bale_sfile_prefetch(g->sf ? g->sf : st->sf, g->addr[c] +
-	    pos % g->chunk, (size_t)(end - pos), reads);
+	/* one GET per run of chunks that lie end to end in the file: the
+	 * reads of the samples there take their bytes from it */
+	for (pos = a; pos < b && rc >= 0; pos = piece_end) {
+		c = (g->src_start + pos - g->start) / g->chunk -
+		    g->first_chunk;
+		end = c + 1;
+		while (end < g->nchunks && g->addr[end] == g->addr[end - 1] +
+		    g->chunk && (g->first_chunk + end) * g->chunk <
+		    g->src_start + b - g->start)
+			end++;
+		piece_end = (g->first_chunk + end) * g->chunk - g->src_start +
+		    g->start;
+		piece_end = piece_end < b ? piece_end : b;
+		rc = bale_sfile_prefetch(g->sf ? g->sf : st->sf, g->addr[c] +
+		    (g->src_start + pos - g->start) % g->chunk,
+		    (size_t)(piece_end - pos),
+		    hdf5_overlaps(lo, hi, n, pos, piece_end));
+	}
+	return rc;
 }
 
 void bale_hdf5_images_release(struct hdf5_r *st)

@@ -683,15 +683,21 @@ static int hdf5_rprefetch(struct bale_reader *r, void *priv, uint64_t first,
     uint64_t n)
 {
 	struct hdf5_r *st = priv;
-	uint64_t lo, hi, lo2, hi2;
+	uint64_t *lo, *hi, k;
+	int rc;
 
 	(void)r;
 	if (!st->by_index || st->vlen || st->pixels)
 		return 0;
-	hdf5_span(st, first, &lo, &hi);
-	hdf5_span(st, first + n - 1, &lo2, &hi2);
-	return bale_hdf5_images_prefetch(st, lo, hi2 > hi ? hi2 : hi,
-	    (unsigned)n);
+	lo = malloc(2 * n * sizeof(*lo));
+	if (!lo)
+		return -1;
+	hi = lo + n;
+	for (k = 0; k < n; k++)
+		hdf5_span(st, first + k, &lo[k], &hi[k]);
+	rc = bale_hdf5_images_prefetch(st, lo, hi, n);
+	free(lo);
+	return rc;
 }
 
 static void hdf5_rrelease(void *priv)

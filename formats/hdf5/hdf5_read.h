@@ -88,12 +88,12 @@ int bale_hdf5_images_open(struct bale_reader *r, struct hdf5_r *st);
 int bale_hdf5_images_pread(struct bale_reader *r, const struct hdf5_r *st,
     unsigned char *to, uint64_t lo, uint64_t hi);
 
-/** Ask for bytes [@lo, @hi) of the encoded images ahead, in one GET,
- *  for @reads reads of parts of them, when they lie in one run of one
- *  file (as bale writes them). @return as bale_sfile_prefetch(); 0 when
- *  they do not lie so */
-int bale_hdf5_images_prefetch(const struct hdf5_r *st, uint64_t lo,
-    uint64_t hi, unsigned reads);
+/** Ask for the encoded images of @n consecutive samples ahead (sample
+ *  k's bytes [@lo[k], @hi[k])): one GET per run of chunks that lie end
+ *  to end in their file, for the reads of the samples there. @return as
+ *  bale_sfile_prefetch(); 0 when they lie in several parts */
+int bale_hdf5_images_prefetch(const struct hdf5_r *st, const uint64_t *lo,
+    const uint64_t *hi, uint64_t n);
 
 void bale_hdf5_images_release(struct hdf5_r *st);
 
