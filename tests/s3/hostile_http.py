@@ -16,7 +16,8 @@ prints its port, then serves until killed. MODE:
   html-503     a 503 whose body is HTML, not S3's XML
   garbage-403  a 403 whose body is not XML at all
   fine         nothing wrong
---every K: only every K-th .tar GET is answered wrongly (1: all)."""
+--every K: only every K-th .tar GET is answered wrongly (1: all).
+--only NAME: only the GETs of the file NAME are."""
 import http.server
 import os
 import re
@@ -26,6 +27,8 @@ import threading
 ROOT, MODE = sys.argv[1], sys.argv[2]
 EVERY = int(sys.argv[sys.argv.index("--every") + 1]) \
     if "--every" in sys.argv else 1
+ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv \
+    else None
 COUNT = [0]
 LOCK = threading.Lock()
 
@@ -75,6 +78,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         part = data[lo:hi + 1]
         total = len(data)
         wrong = self.path.endswith(".tar") and MODE != "fine" and \
+            (ONLY is None or self.path.endswith("/" + ONLY)) and \
             self._wrong()
         rng = ("Content-Range", f"bytes {lo}-{hi}/{total}")
         if not wrong:

@@ -175,6 +175,33 @@ class S3ReadTest(common.TempTest):
             self.assertEqual(want, got)
             self.assertLessEqual(after - before, most, order)
 
+    def test_loader_bad_samples(self):
+        """Samples whose GETs keep failing go through the Loader's
+        bad-sample rules: skipped and listed with the store's words (a
+        server that answers one shard's reads with 503, tried once),
+        the other samples all there."""
+        server = subprocess.Popen(
+            [sys.executable, os.path.join(os.environ["TESTS"], "s3",
+                                          "hostile_http.py"),
+             f"{self.tmp}/out", "html-503", "--only", "data-000002.tar"],
+            stdout=subprocess.PIPE, text=True)
+        os.environ["AWS_MAX_ATTEMPTS"] = "1"
+        try:
+            port = server.stdout.readline().strip()
+            loader = bale.Loader(f"http://127.0.0.1:{port}/"
+                                 "data-shards.json", batch_size=16,
+                                 size=32, threads=2, on_bad="skip")
+            with self.assertWarns(bale.BadSampleWarning):
+                n = sum(x.shape[0] for x, _ in loader)
+        finally:
+            del os.environ["AWS_MAX_ATTEMPTS"]
+            server.kill()
+            server.wait()
+        self.assertEqual(n, 70)     # the 20 of data-000002.tar left out
+        bad = loader.bad_samples
+        self.assertEqual(sorted(i for i, _ in bad), list(range(40, 60)))
+        self.assertIn("status 503", bad[0][1])
+
     def test_image_dataset(self):
         local = bale.torch.ImageDataset(self.local)
         remote = bale.torch.ImageDataset(self.url)
