@@ -1,6 +1,7 @@
-/* hdf5_read.h - the HDF5 backend's reader (hdf5_read.c, and where the
- * images are, hdf5_images.c), for the backend table in hdf5.c, which
- * needs the handle's size. */
+/* hdf5_read.h - the HDF5 backend's reader (hdf5_read.c, where the
+ * images are, hdf5_images.c, and opening a file in an object store,
+ * hdf5_vfd.c), for the backend table in hdf5.c, which needs the
+ * handle's size. */
 #ifndef BALE_HDF5_READ_H
 #define BALE_HDF5_READ_H
 
