@@ -23,6 +23,12 @@ struct bale_sfile;
  *  @err set */
 int bale_sfile_open(struct bale_sfile **f, const char *name,
     struct bale_errbuf *err);
+/** The same for a file of @size bytes, as a list recorded it (0: not
+ *  known): a remote store is not asked now (the size is taken as it
+ *  is: a read past the object's real end fails then, saying so); a
+ *  local file's own size wins. */
+int bale_sfile_open_sized(struct bale_sfile **f, const char *name,
+    uint64_t size, struct bale_errbuf *err);
 uint64_t bale_sfile_size(const struct bale_sfile *f);
 const char *bale_sfile_name(const struct bale_sfile *f);
 /** Exactly @n bytes at @off into @buf: all of them, or an error (a

@@ -100,8 +100,9 @@ static int wds_read_idx(struct bale_reader *r, struct wds_r *st,
 }
 
 static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
-    const char *dir, char *url)
+    const char *dir, const struct wds_shard *shard)
 {
+	char *url = shard->url;
 	size_t i = st->nshards;
 	char *path = strchr(url, '/') || strstr(url, "..") ? NULL :
 	    bale_strfmt("%s/%s", dir, url);
@@ -115,7 +116,8 @@ static int wds_add_shard(struct bale_reader *r, struct wds_r *st,
 		    "shard '%s' is not a NAME.tar beside the list", url);
 	}
 	st->paths[i] = path;
-	rc = bale_sfile_open(&st->files[i], path, &err);
+	/* the list's size: in an object store, no request a shard now */
+	rc = bale_sfile_open_sized(&st->files[i], path, shard->filesize, &err);
 	if (rc != BALE_OK)
 		return bale_reader_seterr(r, rc, "%s", err.msg);
 	st->sizes[i] = bale_sfile_size(st->files[i]);
@@ -248,7 +250,7 @@ static int wds_open_list(struct bale_reader *r, struct wds_r *st,
 	if (wds_alloc_shards(st, l.n) != 0)
 		rc = bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	for (i = 0; rc == BALE_OK && i < l.n; i++) {
-		rc = wds_add_shard(r, st, dir, l.v[i].url);
+		rc = wds_add_shard(r, st, dir, &l.v[i]);
 		if (rc == BALE_OK)
 			st->listed[st->nshards - 1] = l.v[i].nsamples;
 	}

@@ -58,25 +58,37 @@ int bale_remote_failed(const char *name, const char *url,
 	    name, host, r->status, detail);
 }
 
-int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
-    void **h, uint64_t *size, struct bale_errbuf *err)
+/* A handle for @url (taken), known as @name. NULL without memory. */
+static struct remote_file *remote_new(const char *name, char *url,
+    const struct bale_aws *aws)
 {
 	struct remote_file *f = calloc(1, sizeof(*f));
-	struct bale_http_req q = { "HEAD", url, aws, 0, NULL, 0, NULL, 0 };
-	struct bale_http_resp r;
-	int rc;
 
 	if (f)
 		f->name = strdup(name);
 	if (!f || !f->name) {
 		free(url);
 		free(f);
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		return NULL;
 	}
 	f->url = url;
 	f->signed_ = aws != NULL;
 	if (aws)
 		f->aws = *aws;
+	return f;
+}
+
+int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
+    void **h, uint64_t *size, struct bale_errbuf *err)
+{
+	struct remote_file *f = remote_new(name, url, aws);
+	struct bale_http_req q;
+	struct bale_http_resp r;
+	int rc;
+
+	if (!f)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	q = (struct bale_http_req){ "HEAD", f->url, aws, 0, NULL, 0, NULL, 0 };
 	rc = bale_http_do(&q, &r, err);
 	if (rc == BALE_OK && r.status != 200)
 		rc = bale_remote_failed(name, url, aws, &r, NULL, err);
@@ -88,6 +100,17 @@ int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
 		return rc;
 	}
 	*size = r.length;
+	*h = f;
+	return BALE_OK;
+}
+
+int bale_remote_open_known(const char *name, char *url,
+    const struct bale_aws *aws, void **h, struct bale_errbuf *err)
+{
+	struct remote_file *f = remote_new(name, url, aws);
+
+	if (!f)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	*h = f;
 	return BALE_OK;
 }

@@ -17,6 +17,9 @@ struct remote_file {
  *  NULL; its size from a HEAD. @return as a store's open */
 int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
     void **h, uint64_t *size, struct bale_errbuf *err);
+/** The same for a file whose size the caller knows: no request now. */
+int bale_remote_open_known(const char *name, char *url,
+    const struct bale_aws *aws, void **h, struct bale_errbuf *err);
 int bale_remote_read(void *h, const struct iovec *iov, int iovcnt,
     uint64_t off, struct bale_errbuf *err);
 void bale_remote_close(void *h);

@@ -17,6 +17,11 @@ struct bale_store {
 	/* Open @name: its handle in *@h, its size in *@size. */
 	int (*open)(const char *name, void **h, uint64_t *size,
 	    struct bale_errbuf *err);
+	/* Optional: open @name whose size is known (a list recorded it)
+	 * without asking the store: its first read is its first request.
+	 * Without it, open() is called and the size it finds wins. */
+	int (*open_known)(const char *name, void **h,
+	    struct bale_errbuf *err);
 	/* Fill the @iovcnt pieces of @iov from byte @off of the file, in
 	 * full (the store handle knows the file's size: the range lies
 	 * inside it). */

@@ -23,6 +23,16 @@ static int https_open(const char *name, void **h, uint64_t *size,
 	return bale_remote_open(name, url, NULL, h, size, err);
 }
 
+static int https_open_known(const char *name, void **h,
+    struct bale_errbuf *err)
+{
+	char *url = strdup(name);
+
+	if (!url)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	return bale_remote_open_known(name, url, NULL, h, err);
+}
+
 static int https_stat(const char *name, struct bale_store_stat *st,
     struct bale_errbuf *err)
 {
@@ -56,6 +66,7 @@ const struct bale_store bale_store_https = {
 	.name = "https",
 	.claims = https_claims,
 	.open = https_open,
+	.open_known = https_open_known,
 	.read = bale_remote_read,
 	.close = bale_remote_close,
 	.request = bale_remote_request,

@@ -254,6 +254,18 @@ static int s3_open(const char *name, void **h, uint64_t *size,
 	return rc;
 }
 
+static int s3_open_known(const char *name, void **h,
+    struct bale_errbuf *err)
+{
+	struct s3_name n;
+	struct bale_aws a;
+	char *url = NULL;
+	int rc = s3_object(name, &n, &a, &url, err);
+
+	return rc == BALE_OK ? bale_remote_open_known(name, url, &a, h, err) :
+	    rc;
+}
+
 static int s3_stat(const char *name, struct bale_store_stat *st,
     struct bale_errbuf *err)
 {
@@ -310,6 +322,7 @@ const struct bale_store bale_store_s3 = {
 	.name = "s3",
 	.claims = s3_claims,
 	.open = s3_open,
+	.open_known = s3_open_known,
 	.read = bale_remote_read,
 	.close = bale_remote_close,
 	.request = bale_remote_request,

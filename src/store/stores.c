@@ -43,6 +43,12 @@ int bale_store_is_local(const char *name)
 int bale_sfile_open(struct bale_sfile **f, const char *name,
     struct bale_errbuf *err)
 {
+	return bale_sfile_open_sized(f, name, 0, err);
+}
+
+int bale_sfile_open_sized(struct bale_sfile **f, const char *name,
+    uint64_t size, struct bale_errbuf *err)
+{
 	struct bale_sfile *s = calloc(1, sizeof(*s));
 	int rc;
 
@@ -54,7 +60,10 @@ int bale_sfile_open(struct bale_sfile **f, const char *name,
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	}
 	s->store = bale_store_for(name);
-	rc = s->store->open(name, &s->h, &s->size, err);
+	s->size = size;
+	rc = size && s->store->open_known ?
+	    s->store->open_known(name, &s->h, err) :
+	    s->store->open(name, &s->h, &s->size, err);
 	if (rc != BALE_OK) {
 		free(s->name);
 		free(s);
