@@ -112,4 +112,14 @@ struct bale_index;
 int bale_store_index_open(struct bale_index *ix, const char *name,
     uint64_t count, uint64_t source_size);
 
+/** Read the remote ones of the @n indexes @names at once, ahead of
+ *  their bale_store_index_open(), which then finds them (one after
+ *  another, each would cost a round trip); local ones are left to their
+ *  map. Keep what is returned until they are open, then
+ *  bale_store_index_unpin() it (NULL is fine: nothing was warmed). */
+struct bale_index_pins;
+struct bale_index_pins *bale_store_index_warm(const char *const *names,
+    size_t n);
+void bale_store_index_unpin(struct bale_index_pins *p);
+
 #endif

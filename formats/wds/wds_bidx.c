@@ -62,8 +62,33 @@ static int wds_bidx_open_one(struct wds_r *st, size_t i)
 	return rc;
 }
 
+/* In an object store, every shard's .bidx read at once, ahead of the
+ * opens that take them one by one (each alone would be a round trip).
+ * NULL: nothing warmed. */
+static struct bale_index_pins *wds_bidx_warm(const struct wds_r *st)
+{
+	struct bale_index_pins *pins = NULL;
+	char **names;
+	size_t i;
+
+	if (!st->nshards || bale_store_is_local(st->paths[0]))
+		return NULL;
+	names = calloc(st->nshards, sizeof(*names));
+	for (i = 0; names && i < st->nshards; i++)
+		names[i] = wds_bidx_path_of(st->paths[i]);
+	for (i = 0; names && i < st->nshards && names[i]; i++)
+		;
+	if (names && i == st->nshards)
+		pins = bale_store_index_warm((const char *const *)names, i);
+	for (i = 0; names && i < st->nshards; i++)
+		free(names[i]);
+	free(names);
+	return pins;
+}
+
 int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st)
 {
+	struct bale_index_pins *pins;
 	size_t i;
 	int rc = BALE_OK;
 
@@ -72,6 +97,7 @@ int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st)
 	st->ix_bad = calloc(st->nshards + 1, 1);
 	if (!st->ix || !st->first || !st->ix_bad)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
+	pins = wds_bidx_warm(st);
 	for (i = 0; i < st->nshards; i++) {
 		rc = wds_bidx_open_one(st, i);
 		st->first[i + 1] = st->first[i] + st->listed[i];
@@ -79,6 +105,7 @@ int bale_wds_bidx_open(struct bale_reader *r, struct wds_r *st)
 		if (rc != BALE_OK && !st->check)
 			break;
 	}
+	bale_store_index_unpin(pins);
 	if (st->check)
 		return 0;	/* the .idx files too, compared in get() */
 	if (rc == BALE_OK) {

@@ -24,6 +24,7 @@
 #define HTTP_BACKOFF_CAP_MS 5000
 #define HTTP_CONNECT_TIMEOUT_MS 10000L
 #define HTTP_STALL_SECONDS 30L
+#define HTTP_MANY_CONNECTIONS 16	/* bale_http_do_many() at once */
 
 /* The empty payload's SHA-256: what a GET or HEAD signs. */
 #define HTTP_EMPTY_SHA256 \
@@ -326,7 +327,7 @@ int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
 	if (x->bad[0])
 		snprintf(why, cap, "an answer not as asked (%s)", x->bad);
 	else if (cc != CURLE_OK)
-		snprintf(why, cap, "%s%s", x->curl_err[0] ? x->curl_err :
+		snprintf(why, cap, "%.160s%s", x->curl_err[0] ? x->curl_err :
 		    curl_easy_strerror(cc),
 		    cc == CURLE_PEER_FAILED_VERIFICATION ? " (AWS_CA_BUNDLE, "
 		    "or ca_bundle in ~/.aws/config, names the CAs to trust)" :
@@ -396,6 +397,84 @@ int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
 	}
 	return rc < 0 ? bale_errbuf_set(err, BALE_ENOMEM, "no memory") :
 	    BALE_OK;
+}
+
+/* Start request @i of @q on a new handle of @m, @x and @r its state.
+ * @return 0, or -1 (it is left to the caller to ask alone) */
+static int http_many_start(CURLM *m, const struct bale_http_req *q,
+    struct bale_http_xfer *x, struct bale_http_resp *r, CURL **easy)
+{
+	*easy = curl_easy_init();
+	if (!*easy || bale_http_begin(x, *easy, q, r) != 0 ||
+	    curl_multi_add_handle(m, *easy) != CURLM_OK) {
+		curl_easy_cleanup(*easy);
+		*easy = NULL;
+		return -1;
+	}
+	curl_easy_setopt(*easy, CURLOPT_PRIVATE, x);
+	return 0;
+}
+
+/* Run @m until its transfers end, each's outcome in @done (1: an answer
+ * to act on, 0: to ask again alone). */
+static void http_many_run(CURLM *m, struct bale_http_xfer *x, CURL **easy,
+    int *done)
+{
+	char why[256];
+	struct bale_http_xfer *t;
+	int running = 1, left;
+	CURLMsg *msg;
+
+	while (running) {
+		curl_multi_perform(m, &running);
+		while ((msg = curl_multi_info_read(m, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+			    &t);
+			done[t - x] = bale_http_end(t, msg->data.result, why,
+			    sizeof(why)) == 0;
+			curl_multi_remove_handle(m, msg->easy_handle);
+			curl_easy_cleanup(msg->easy_handle);
+			easy[t - x] = NULL;
+		}
+		if (running)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+}
+
+int bale_http_do_many(const struct bale_http_req *q, struct bale_http_resp *r,
+    size_t n, struct bale_errbuf *err)
+{
+	struct bale_http_xfer *x = calloc(n ? n : 1, sizeof(*x));
+	CURL **easy = calloc(n ? n : 1, sizeof(*easy));
+	int *done = calloc(n ? n : 1, sizeof(*done));
+	CURLM *m;
+	size_t i;
+	int rc = BALE_OK;
+
+	bale_http_global_init();
+	m = x && easy && done ? curl_multi_init() : NULL;
+	if (m)
+		curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+		    (long)HTTP_MANY_CONNECTIONS);
+	for (i = 0; done && i < n; i++)
+		done[i] = q[i].url == NULL;	/* nothing to ask */
+	for (i = 0; m && i < n; i++)
+		if (!done[i])
+			http_many_start(m, &q[i], &x[i], &r[i], &easy[i]);
+	if (m)
+		http_many_run(m, x, easy, done);
+	/* what did not answer at once (or could not start): alone, with
+	 * the retries */
+	for (i = 0; rc == BALE_OK && i < n; i++)
+		if (!done || !done[i])
+			rc = bale_http_do(&q[i], &r[i], err);
+	curl_multi_cleanup(m);
+	free(done);
+	free(easy);
+	free(x);
+	return rc;
 }
 
 void bale_http_counts(uint64_t *requests, uint64_t *bytes)

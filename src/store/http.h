@@ -80,6 +80,13 @@ int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
 int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
     struct bale_errbuf *err);
 
+/** The @n requests @q at once (16 connections at most; one with no url
+ *  is skipped), their answers in @r: those that fail or want retrying are
+ *  then sent alone, with bale_http_do()'s retries. @return BALE_OK, or
+ *  the first such one's error */
+int bale_http_do_many(const struct bale_http_req *q, struct bale_http_resp *r,
+    size_t n, struct bale_errbuf *err);
+
 /** Requests sent (every try) and body bytes received so far, by every
  *  thread of this process. */
 void bale_http_counts(uint64_t *requests, uint64_t *bytes);

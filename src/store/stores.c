@@ -294,6 +294,145 @@ static struct index_copy *index_copy_get(const char *name, int *rc)
 	return c;
 }
 
+/* The copy of @name held, pinned (under the lock), or NULL. */
+static struct index_copy *index_copy_pin(const char *name)
+{
+	struct index_copy *c;
+
+	for (c = index_copies; c; c = c->next)
+		if (strcmp(c->name, name) == 0) {
+			c->refs++;
+			return c;
+		}
+	return NULL;
+}
+
+/* What warming got: the copies it pinned. */
+struct bale_index_pins {
+	struct index_copy **pinned;
+	size_t n;
+};
+
+/* Answer @body for @name as a copy (under the lock), pinned; the held
+ * one when another reader was quicker. */
+static struct index_copy *index_copy_keep(const char *name,
+    struct bale_buf *body)
+{
+	struct index_copy *c = index_copy_pin(name);
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->name = strdup(name);
+	if (!c || !c->name || body->failed) {
+		if (c)
+			free(c->name);
+		free(c);
+		return NULL;
+	}
+	c->data = body->data;	/* the answer is the copy from here on */
+	c->len = body->len;
+	body->data = NULL;
+	c->refs = 1;
+	c->next = index_copies;
+	index_copies = c;
+	return c;
+}
+
+/* One of index_fetch()'s GETs: the handle its URL lives in. */
+struct index_get {
+	const struct bale_store *store;
+	void *h;
+	struct bale_buf body;
+};
+
+/* The @n GETs of @names' objects (remote, not held), at once; those
+ * answered kept as copies, pinned in @p. */
+static void index_fetch(const char *const *names, size_t n,
+    struct bale_index_pins *p)
+{
+	struct bale_http_req *q = calloc(n, sizeof(*q));
+	struct bale_http_resp *r = calloc(n, sizeof(*r));
+	struct index_get *g = calloc(n, sizeof(*g));
+	const struct bale_aws *sign;
+	struct bale_errbuf err;
+	struct index_copy *c;
+	const char *url;
+	size_t i;
+
+	for (i = 0; q && r && g && i < n; i++) {
+		g[i].store = bale_store_for(names[i]);
+		if (!g[i].store->open_known || !g[i].store->request ||
+		    g[i].store->open_known(names[i], &g[i].h, &err) != BALE_OK)
+			continue;
+		g[i].store->request(g[i].h, &url, &sign);
+		q[i] = (struct bale_http_req){ "GET", url, sign, 0, NULL, 0,
+		    &g[i].body, SIZE_MAX / 2 };
+	}
+	if (q && r && g)
+		bale_http_do_many(q, r, n, &err);
+	pthread_mutex_lock(&index_lock);
+	for (i = 0; q && r && g && i < n; i++) {
+		c = q[i].url && r[i].status == 200 ?
+		    index_copy_keep(names[i], &g[i].body) : NULL;
+		if (c)
+			p->pinned[p->n++] = c;
+	}
+	pthread_mutex_unlock(&index_lock);
+	for (i = 0; g && i < n; i++) {
+		if (g[i].h)
+			g[i].store->close(g[i].h);
+		bale_buf_release(&g[i].body);
+	}
+	free(g);
+	free(r);
+	free(q);
+}
+
+struct bale_index_pins *bale_store_index_warm(const char *const *names,
+    size_t n)
+{
+	struct bale_index_pins *p = calloc(1, sizeof(*p));
+	const char **want = calloc(n ? n : 1, sizeof(*want));
+	size_t i, k = 0;
+	struct index_copy *c;
+
+	if (p)
+		p->pinned = calloc(n ? n : 1, sizeof(*p->pinned));
+	if (!p || !p->pinned || !want) {
+		free(want);
+		bale_store_index_unpin(p);
+		return NULL;
+	}
+	pthread_once(&index_fork_once, index_fork_guard);
+	pthread_mutex_lock(&index_lock);
+	for (i = 0; i < n; i++) {
+		c = bale_store_is_local(names[i]) ? NULL :
+		    index_copy_pin(names[i]);
+		if (c)
+			p->pinned[p->n++] = c;
+		else if (!bale_store_is_local(names[i]))
+			want[k++] = names[i];
+	}
+	pthread_mutex_unlock(&index_lock);
+	if (k)
+		index_fetch(want, k, p);
+	free(want);
+	return p;
+}
+
+void bale_store_index_unpin(struct bale_index_pins *p)
+{
+	size_t i;
+
+	for (i = 0; p && p->pinned && i < p->n; i++)
+		index_copy_release(NULL, p->pinned[i]);
+	if (p)
+		free(p->pinned);
+	free(p);
+}
+
 int bale_store_index_open(struct bale_index *ix, const char *name,
     uint64_t count, uint64_t source_size)
 {
