@@ -351,9 +351,9 @@ static int http_once(struct http_handle *h, const struct bale_http_req *q,
 	return bale_http_end(&x, curl_easy_perform(h->easy), why, cap);
 }
 
-/* Before try @attempt (2, 3, ...): a random wait up to a cap that
- * doubles each time ("full jitter"), so many readers that failed
- * together do not come back together. */
+/* Before try @attempt (2, 3, ...): a random wait between half the cap
+ * and the cap, which doubles each time (100 ms to 5 s), so many readers
+ * that failed together do not come back together. */
 static void http_backoff(struct http_handle *h, int attempt)
 {
 	long cap = HTTP_BACKOFF_MS;
