@@ -63,10 +63,16 @@ int cli_find_outputs(const char *cmd, const char *arg, const char *format,
 
 	*paths = NULL;
 	*n = 0;
+	/* in an object store, what is there comes first: a store that
+	 * cannot be reached, or refuses, is said once, not after a probe's
+	 * retries as well */
+	is_dir = bale_store_is_local(arg) ? 0 : outputs_is_dir(cmd, arg);
+	if (is_dir < 0)
+		return -1;
 	if (bale_output_format(arg) ||
 	    (format && strcmp(format, "folder") == 0))
 		return outputs_add(paths, n, strdup(arg));
-	is_dir = outputs_is_dir(cmd, arg);
+	is_dir = is_dir ? is_dir : outputs_is_dir(cmd, arg);
 	if (is_dir <= 0) {
 		if (is_dir == 0)
 			fprintf(stderr, "bale %s: '%s' is not an output nor a "

@@ -74,9 +74,13 @@ def _check_format(format):
 def _resolve(path, format):
     """The one output path names; a folder holding none is a raw tree."""
     _check_format(format)
+    path = os.fspath(path)
+    # a store's error says what is wrong, and in an object store comes
+    # first: said once, not after a probe's retries as well
+    st = _bale.store_stat(path) if "://" in path else None
     if format == "folder" or output_format(path):
         return path
-    st = _bale.store_stat(path)     # a store's error says what is wrong
+    st = st or _bale.store_stat(path)
     if not st[0]:
         raise Error(f"'{path}' is not a bale output: no format built in "
                     "recognises it")
