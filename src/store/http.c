@@ -399,45 +399,61 @@ int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
 	    BALE_OK;
 }
 
-/* Start request @i of @q on a new handle of @m, @x and @r its state.
- * @return 0, or -1 (it is left to the caller to ask alone) */
-static int http_many_start(CURLM *m, const struct bale_http_req *q,
-    struct bale_http_xfer *x, struct bale_http_resp *r, CURL **easy)
+int bale_http_multi_add(CURLM *m, struct bale_http_xfer *x,
+    const struct bale_http_req *q, struct bale_http_resp *r, void *owner)
 {
-	*easy = curl_easy_init();
-	if (!*easy || bale_http_begin(x, *easy, q, r) != 0 ||
-	    curl_multi_add_handle(m, *easy) != CURLM_OK) {
-		curl_easy_cleanup(*easy);
-		*easy = NULL;
+	CURL *easy = curl_easy_init();
+
+	if (!easy || bale_http_begin(x, easy, q, r) != 0 ||
+	    curl_multi_add_handle(m, easy) != CURLM_OK) {
+		curl_slist_free_all(easy ? x->hdr : NULL);
+		curl_easy_cleanup(easy);
 		return -1;
 	}
-	curl_easy_setopt(*easy, CURLOPT_PRIVATE, x);
+	x->easy = easy;
+	x->owner = owner;
+	curl_easy_setopt(easy, CURLOPT_PRIVATE, x);
 	return 0;
 }
 
-/* Run @m until its transfers end, each's outcome in @done (1: an answer
- * to act on, 0: to ask again alone). */
-static void http_many_run(CURLM *m, struct bale_http_xfer *x, CURL **easy,
-    int *done)
+void bale_http_multi_drop(CURLM *m, struct bale_http_xfer *x)
 {
+	curl_multi_remove_handle(m, x->easy);
+	curl_easy_cleanup(x->easy);
+	curl_slist_free_all(x->hdr);
+	x->easy = NULL;
+	x->hdr = NULL;
+}
+
+void *bale_http_multi_next(CURLM *m, int *rc)
+{
+	struct bale_http_xfer *x;
 	char why[256];
-	struct bale_http_xfer *t;
-	int running = 1, left;
 	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(m, &left))) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
+		*rc = bale_http_end(x, msg->data.result, why, sizeof(why));
+		bale_http_multi_drop(m, x);
+		return x->owner;
+	}
+	return NULL;
+}
+
+/* Run @m until its transfers end, each's outcome in the int its owner
+ * is (1: an answer to act on, 0: to ask again alone). */
+static void http_many_run(CURLM *m)
+{
+	int running = 1, rc;
+	int *done;
 
 	while (running) {
 		curl_multi_perform(m, &running);
-		while ((msg = curl_multi_info_read(m, &left))) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
-			    &t);
-			done[t - x] = bale_http_end(t, msg->data.result, why,
-			    sizeof(why)) == 0;
-			curl_multi_remove_handle(m, msg->easy_handle);
-			curl_easy_cleanup(msg->easy_handle);
-			easy[t - x] = NULL;
-		}
+		while ((done = bale_http_multi_next(m, &rc)))
+			*done = rc == 0;
 		if (running)
 			curl_multi_poll(m, NULL, 0, 100, NULL);
 	}
@@ -447,14 +463,13 @@ int bale_http_do_many(const struct bale_http_req *q, struct bale_http_resp *r,
     size_t n, struct bale_errbuf *err)
 {
 	struct bale_http_xfer *x = calloc(n ? n : 1, sizeof(*x));
-	CURL **easy = calloc(n ? n : 1, sizeof(*easy));
 	int *done = calloc(n ? n : 1, sizeof(*done));
 	CURLM *m;
 	size_t i;
 	int rc = BALE_OK;
 
 	bale_http_global_init();
-	m = x && easy && done ? curl_multi_init() : NULL;
+	m = x && done ? curl_multi_init() : NULL;
 	if (m)
 		curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS,
 		    (long)HTTP_MANY_CONNECTIONS);
@@ -462,9 +477,9 @@ int bale_http_do_many(const struct bale_http_req *q, struct bale_http_resp *r,
 		done[i] = q[i].url == NULL;	/* nothing to ask */
 	for (i = 0; m && i < n; i++)
 		if (!done[i])
-			http_many_start(m, &q[i], &x[i], &r[i], &easy[i]);
+			bale_http_multi_add(m, &x[i], &q[i], &r[i], &done[i]);
 	if (m)
-		http_many_run(m, x, easy, done);
+		http_many_run(m);
 	/* what did not answer at once (or could not start): alone, with
 	 * the retries */
 	for (i = 0; rc == BALE_OK && i < n; i++)
@@ -472,7 +487,6 @@ int bale_http_do_many(const struct bale_http_req *q, struct bale_http_resp *r,
 			rc = bale_http_do(&q[i], &r[i], err);
 	curl_multi_cleanup(m);
 	free(done);
-	free(easy);
 	free(x);
 	return rc;
 }

@@ -54,6 +54,8 @@ struct bale_http_xfer {
 	char range[64];
 	char curl_err[CURL_ERROR_SIZE];
 	struct curl_slist *hdr;
+	CURL *easy;		/* on a multi handle: its own */
+	void *owner;		/* on a multi handle: handed back at its end */
 };
 
 /** libcurl's global set-up, once per process. */
@@ -69,6 +71,17 @@ int bale_http_begin(struct bale_http_xfer *x, CURL *easy,
  *  mends (an untrusted TLS peer: @why says so); -1 without memory. */
 int bale_http_end(struct bale_http_xfer *x, CURLcode cc, char *why,
     size_t cap);
+
+/** Start @q on a new handle added to multi handle @m, @x and @r its
+ *  state, @owner what bale_http_multi_next() hands back at its end.
+ *  @return 0, or -1: nothing started (no memory) */
+int bale_http_multi_add(CURLM *m, struct bale_http_xfer *x,
+    const struct bale_http_req *q, struct bale_http_resp *r, void *owner);
+/** A transfer of @m that ended: its handle gone, its outcome in *@rc (as
+ *  bale_http_end()), its owner returned; NULL when none has ended. */
+void *bale_http_multi_next(CURLM *m, int *rc);
+/** Stop transfer @x of @m on its way, its handle gone. */
+void bale_http_multi_drop(CURLM *m, struct bale_http_xfer *x);
 
 /** Send @q until it has an answer that retrying cannot change: any 2xx,
  *  3xx or 4xx but 408 and 429 (5xx, 408, 429, resets, timeouts and a

@@ -43,7 +43,6 @@ struct pf_entry {
 	struct bale_http_resp r;
 	struct iovec iov;
 	struct bale_http_xfer x;
-	CURL *easy;
 };
 
 struct pf_list {
@@ -152,35 +151,25 @@ static void pf_start(void)
 	while (pf.inflight < pf.max_requests && (e = pf.queued.head)) {
 		pf_unlink(&pf.queued, e);
 		e->buf = malloc(e->len ? e->len : 1);
-		e->easy = e->buf ? curl_easy_init() : NULL;
 		e->iov = (struct iovec){ e->buf, e->len };
 		e->q.iov = &e->iov;
 		e->q.iovcnt = 1;
-		if (!e->easy || bale_http_begin(&e->x, e->easy, &e->q,
-		    &e->r) != 0 ||
-		    curl_multi_add_handle(pf.multi, e->easy) != CURLM_OK) {
-			curl_easy_cleanup(e->easy);
-			e->easy = NULL;
+		if (!e->buf || bale_http_multi_add(pf.multi, &e->x, &e->q,
+		    &e->r, e) != 0) {
 			e->state = PF_FAILED;
 			pf_push(&pf.done, e);
 			continue;
 		}
-		curl_easy_setopt(e->easy, CURLOPT_PRIVATE, e);
 		e->state = PF_FLIGHT;
 		pf_push(&pf.flight, e);
 		pf.inflight++;
 	}
 }
 
-/* A transfer ended: its entry done, or failed (under the lock). */
-static void pf_finish(struct pf_entry *e, CURLcode cc)
+/* A transfer ended (@rc as bale_http_end(): 0, an answer): its entry
+ * done, or failed (under the lock). */
+static void pf_finish(struct pf_entry *e, int rc)
 {
-	char why[256];
-	int rc = bale_http_end(&e->x, cc, why, sizeof(why));
-
-	curl_multi_remove_handle(pf.multi, e->easy);
-	curl_easy_cleanup(e->easy);
-	e->easy = NULL;
 	pf_unlink(&pf.flight, e);
 	pf.inflight--;
 	e->state = rc == 0 && e->r.status >= 200 && e->r.status < 300 ?
@@ -194,15 +183,11 @@ static void pf_finish(struct pf_entry *e, CURLcode cc)
 static void pf_collect(void)
 {
 	struct pf_entry *e;
-	CURLMsg *m;
-	int left;
+	int rc;
 
-	while ((m = curl_multi_info_read(pf.multi, &left))) {
-		if (m->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &e);
+	while ((e = bale_http_multi_next(pf.multi, &rc))) {
 		pthread_mutex_lock(&pf.lock);
-		pf_finish(e, m->data.result);
+		pf_finish(e, rc);
 		pthread_mutex_unlock(&pf.lock);
 	}
 }
@@ -306,8 +291,10 @@ void bale_store_prefetch_end(void)
 	curl_multi_wakeup(pf.multi);
 	pthread_join(pf.thread, NULL);
 	pthread_mutex_lock(&pf.lock);
-	while (pf.flight.head)	/* the transfers still on their way */
-		pf_finish(pf.flight.head, CURLE_ABORTED_BY_CALLBACK);
+	while (pf.flight.head) {	/* the transfers still on their way */
+		bale_http_multi_drop(pf.multi, &pf.flight.head->x);
+		pf_finish(pf.flight.head, -1);
+	}
 	pf_clear();
 	curl_multi_cleanup(pf.multi);
 	pf.multi = NULL;
