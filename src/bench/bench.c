@@ -1,5 +1,6 @@
 /* bench.c - timed random reads through the readers, N threads. */
 #include "bench.h"
+#include "clock.h"
 
 #include "bale_backend.h"
 #include "bale_backend_util.h"
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <turbojpeg.h>
 
 struct bench_shared {
@@ -32,14 +32,6 @@ struct bench_thread {
 	unsigned char *pixels;
 	size_t pixcap;
 };
-
-static double bench_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static int bench_claim(struct bench_shared *sh, uint64_t *pos)
 {
@@ -93,7 +85,7 @@ static void *bench_worker(void *arg)
 	double t0;
 
 	while (bench_claim(t->sh, &pos)) {
-		t0 = bench_now();
+		t0 = bale_clock_now();
 		if (bale_reader_get(t->r, o->order[pos], &b) != BALE_OK) {
 			bench_fail(t->sh, bale_reader_errmsg(t->r));
 			break;
@@ -103,7 +95,7 @@ static void *bench_worker(void *arg)
 		t->bytes += b.size;
 		if (tj)
 			bench_decode(t, tj, &b);
-		t->lat[t->nlat++] = (bench_now() - t0) * 1e3;
+		t->lat[t->nlat++] = (bale_clock_now() - t0) * 1e3;
 	}
 	if (tj)
 		tjDestroy(tj);
@@ -238,10 +230,10 @@ int bale_bench_handles_read(struct bench_handles *h, const struct bench_pass *p,
 		th[i].lat = malloc((p->k ? p->k : 1) * sizeof(double));
 		rc = th[i].lat ? BALE_OK : BALE_ENOMEM;
 	}
-	t0 = bench_now();
+	t0 = bale_clock_now();
 	if (rc == BALE_OK)
 		bench_threads(th, h->n);
-	out->seconds = bench_now() - t0;
+	out->seconds = bale_clock_now() - t0;
 	if (rc != BALE_OK)
 		bale_errbuf_set(err, rc, "no memory");
 	else if (sh.failed)

@@ -10,6 +10,7 @@
 #ifndef BALE_FEED_INT_H
 #define BALE_FEED_INT_H
 
+#include "clock.h"
 #include "stream_feed.h"
 
 #include <pthread.h>
@@ -118,7 +119,6 @@ int bale_feed_state(struct bale_stream_feed *f, uint64_t i);
  * place). */
 void bale_feed_advance(struct bale_stream_feed *f);
 
-double bale_feed_now(void);
 
 /* feed_map.c */
 

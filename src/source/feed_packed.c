@@ -58,7 +58,7 @@ static void feed_packed_read(struct bale_stream_feed *f, uint64_t i,
 void *bale_feed_packed_main(void *arg)
 {
 	struct bale_stream_feed *f = arg;
-	double t0 = bale_feed_now();
+	double t0 = bale_clock_now();
 	struct feed_slot *s;
 	uint64_t sample = 0;
 	uint64_t want = 0;
@@ -81,6 +81,6 @@ void *bale_feed_packed_main(void *arg)
 		if (fed)
 			feed_packed_read(f, i, sample, want);
 	}
-	f->stats.seconds = bale_feed_now() - t0;
+	f->stats.seconds = bale_clock_now() - t0;
 	return NULL;
 }

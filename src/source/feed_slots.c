@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i)
 {
@@ -97,10 +96,3 @@ int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i)
 	return feed_fits(f, i) && !f->aborted;
 }
 
-double bale_feed_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}

@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Read the member the stream is at into index @i (of @want bytes). */
 static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
@@ -147,7 +146,7 @@ static int feed_pass(struct bale_stream_feed *f, struct feed_stream *s)
 static void *feed_main(void *arg)
 {
 	struct bale_stream_feed *f = arg;
-	double t0 = bale_feed_now();
+	double t0 = bale_clock_now();
 	size_t k;
 	int rc = BALE_OK;
 
@@ -161,7 +160,7 @@ static void *feed_main(void *arg)
 			feed_fail_rest(f, NULL, "not found when the archive "
 			    "was read again (did it change?)");
 	}
-	f->stats.seconds = bale_feed_now() - t0;
+	f->stats.seconds = bale_clock_now() - t0;
 	return NULL;
 }
 

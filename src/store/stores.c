@@ -5,11 +5,11 @@
 #include "store.h"
 
 #include "bale_backend_util.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct bale_sfile {
 	const struct bale_store *store;
@@ -87,23 +87,15 @@ const char *bale_sfile_name(const struct bale_sfile *f)
  * (a prefetched answer still on its way, or a GET of their own). */
 static uint64_t stores_wait_ns;
 
-static uint64_t stores_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static int stores_read_remote(struct bale_sfile *f, const struct iovec *iov,
     int iovcnt, uint64_t off, struct bale_errbuf *err)
 {
-	uint64_t t0 = stores_now_ns();
+	double t0 = bale_clock_now();
 	int rc = bale_prefetch_take(f->name, off, iov, iovcnt) ? BALE_OK :
 	    f->store->read(f->h, iov, iovcnt, off, err);
 
-	__atomic_fetch_add(&stores_wait_ns, stores_now_ns() - t0,
-	    __ATOMIC_RELAXED);
+	__atomic_fetch_add(&stores_wait_ns,
+	    (uint64_t)((bale_clock_now() - t0) * 1e9), __ATOMIC_RELAXED);
 	return rc;
 }
 

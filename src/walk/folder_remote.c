@@ -9,13 +9,13 @@
  */
 #include "folder_remote.h"
 
+#include "clock.h"
 #include "walk.h"
 
 #include "bale_store.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct folder_remote {
 	char *root;		/* no '/' at the end */
@@ -110,8 +110,8 @@ int bale_folder_remote_open(struct folder_remote **out, const char *root,
     struct bale_errbuf *err)
 {
 	struct folder_remote *fr = calloc(1, sizeof(*fr));
-	struct timespec t0, t1;
 	size_t len = strlen(root);
+	double t0;
 	int rc;
 
 	*out = NULL;
@@ -123,11 +123,9 @@ int bale_folder_remote_open(struct folder_remote **out, const char *root,
 		free(fr);
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = bale_clock_now();
 	rc = remote_list(fr, err);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	fr->list_seconds = (double)(t1.tv_sec - t0.tv_sec) +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	fr->list_seconds = bale_clock_now() - t0;
 	if (rc != BALE_OK) {
 		bale_folder_remote_free(fr);
 		return rc;
