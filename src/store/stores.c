@@ -258,34 +258,6 @@ static void index_copy_release(void *data, void *arg)
 	pthread_mutex_unlock(&index_lock);
 }
 
-/* The copy of @name, read now unless held (under the lock). */
-static struct index_copy *index_copy_get(const char *name, int *rc)
-{
-	struct bale_errbuf err;
-	struct index_copy *c;
-
-	for (c = index_copies; c; c = c->next)
-		if (strcmp(c->name, name) == 0) {
-			c->refs++;
-			return c;
-		}
-	c = calloc(1, sizeof(*c));
-	if (c)
-		c->name = strdup(name);
-	*rc = c && c->name ? bale_store_read_all(name, (char **)&c->data,
-	    &c->len, &err) : BALE_ENOMEM;
-	if (*rc != BALE_OK) {
-		if (c)
-			free(c->name);
-		free(c);
-		return NULL;
-	}
-	c->refs = 1;
-	c->next = index_copies;
-	index_copies = c;
-	return c;
-}
-
 /* The copy of @name held, pinned (under the lock), or NULL. */
 static struct index_copy *index_copy_pin(const char *name)
 {
@@ -297,6 +269,49 @@ static struct index_copy *index_copy_pin(const char *name)
 			return c;
 		}
 	return NULL;
+}
+
+/* @data (@len bytes) held as @name's copy, pinned (under the lock): the
+ * copy's from here on. NULL without memory (@data is still the
+ * caller's). */
+static struct index_copy *index_copy_add(const char *name, void *data,
+    size_t len)
+{
+	struct index_copy *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->name = strdup(name);
+	if (!c || !c->name) {
+		free(c);
+		return NULL;
+	}
+	c->data = data;
+	c->len = len;
+	c->refs = 1;
+	c->next = index_copies;
+	index_copies = c;
+	return c;
+}
+
+/* The copy of @name, read now unless held (under the lock). */
+static struct index_copy *index_copy_get(const char *name, int *rc)
+{
+	struct index_copy *c = index_copy_pin(name);
+	struct bale_errbuf err;
+	char *data;
+	size_t len;
+
+	if (c)
+		return c;
+	*rc = bale_store_read_all(name, &data, &len, &err);
+	if (*rc != BALE_OK)
+		return NULL;
+	c = index_copy_add(name, data, len);
+	if (!c) {
+		free(data);
+		*rc = BALE_ENOMEM;
+	}
+	return c;
 }
 
 /* What warming got: the copies it pinned. */
@@ -312,23 +327,11 @@ static struct index_copy *index_copy_keep(const char *name,
 {
 	struct index_copy *c = index_copy_pin(name);
 
-	if (c)
+	if (c || body->failed)
 		return c;
-	c = calloc(1, sizeof(*c));
+	c = index_copy_add(name, body->data, body->len);
 	if (c)
-		c->name = strdup(name);
-	if (!c || !c->name || body->failed) {
-		if (c)
-			free(c->name);
-		free(c);
-		return NULL;
-	}
-	c->data = body->data;	/* the answer is the copy from here on */
-	c->len = body->len;
-	body->data = NULL;
-	c->refs = 1;
-	c->next = index_copies;
-	index_copies = c;
+		body->data = NULL;	/* the answer is the copy now */
 	return c;
 }
 
