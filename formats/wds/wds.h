@@ -26,7 +26,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <stdint.h>
-#include <sys/uio.h>
 
 #define WDS_BLOCK 512
 #define WDS_END_BYTES 1024		/* two zero blocks close a tar */

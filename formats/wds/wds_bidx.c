@@ -69,19 +69,20 @@ static struct bale_index_pins *wds_bidx_warm(const struct wds_r *st)
 {
 	struct bale_index_pins *pins = NULL;
 	char **names;
-	size_t i;
+	size_t i, k;
 
 	if (!st->nshards || bale_store_is_local(st->paths[0]))
 		return NULL;
 	names = calloc(st->nshards, sizeof(*names));
-	for (i = 0; names && i < st->nshards; i++)
+	for (i = 0; names && i < st->nshards; i++) {
 		names[i] = wds_bidx_path_of(st->paths[i]);
-	for (i = 0; names && i < st->nshards && names[i]; i++)
-		;
+		if (!names[i])
+			break;
+	}
 	if (names && i == st->nshards)
 		pins = bale_store_index_warm((const char *const *)names, i);
-	for (i = 0; names && i < st->nshards; i++)
-		free(names[i]);
+	for (k = 0; names && k < i; k++)
+		free(names[k]);
 	free(names);
 	return pins;
 }
@@ -302,6 +303,15 @@ static int wds_bidx_read(struct bale_reader *r, struct wds_r *st,
 	return bale_wds_read_at(r, st, shard, iov, tail ? 2 : 1, loc->off);
 }
 
+/* Does sample @loc (its image and the members after it) lie inside
+ * shard @shard as it is? (an index can say anything) */
+static int wds_loc_inside(const struct wds_r *st, size_t shard,
+    const struct bale_index_loc *loc)
+{
+	return loc->off <= st->sizes[shard] && (uint64_t)loc->size +
+	    loc->tail <= st->sizes[shard] - loc->off;
+}
+
 int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
     struct bale_blob *out)
 {
@@ -312,8 +322,7 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
 	int rc;
 
 	loc = bale_wds_bidx_loc(st, i, &shard, &j);
-	if (loc->off > st->sizes[shard] || (uint64_t)loc->size + loc->tail >
-	    st->sizes[shard] - loc->off)
+	if (!wds_loc_inside(st, shard, loc))
 		return bale_reader_seterr(r, BALE_EINVAL, "'%s' (%" PRIu64
 		    " bytes) is cut short, or its .bidx damaged: sample %"
 		    PRIu64 " lies past its end", st->paths[shard],
@@ -344,8 +353,7 @@ static int wds_bidx_span(const struct wds_r *st, uint64_t first,
 		if (*k > 0 && s != *shard)
 			break;
 		*shard = s;
-		if (loc->off > st->sizes[s] || (uint64_t)loc->size + loc->tail >
-		    st->sizes[s] - loc->off)
+		if (!wds_loc_inside(st, s, loc))
 			return -1;
 		end = loc->off + loc->size + (meta ? loc->tail : 0);
 		*lo = *k == 0 || loc->off < *lo ? loc->off : *lo;
