@@ -41,11 +41,18 @@ static uint64_t loader_global(const struct bale_loader *l, uint64_t q,
 	return (l->o.rank + (q + k) * world) % l->count;
 }
 
+/* Is the epoch read in the run order? (a run length given, and an
+ * order that is not the output's) */
+static int loader_in_runs(const struct bale_loader *l)
+{
+	return l->o.run_samples && l->permuted;
+}
+
 static uint64_t loader_sample(const struct bale_loader *l, uint64_t g)
 {
 	if (!l->permuted)
 		return g;
-	return l->o.run_samples ? bale_loader_run_sample(l, g) :
+	return loader_in_runs(l) ? bale_loader_run_sample(l, g) :
 	    bale_permutation_at(&l->order, g);
 }
 
@@ -161,7 +168,7 @@ static int loader_ask(const struct bale_loader *l, struct bale_reader *r,
 {
 	uint64_t len = l->o.run_samples, first;
 
-	if (!len || !l->permuted)
+	if (!loader_in_runs(l))
 		return bale_reader_prefetch(r, s, 1);
 	first = s - s % len;
 	return bale_reader_prefetch(r, first, first + len <= l->count ? len :
@@ -182,7 +189,7 @@ static void loader_ask_ahead(struct loader_worker *w, uint64_t q)
 
 	/* in the run order, the next window's runs too: a window's
 	 * GETs are a few large ones, on their way a window ahead */
-	if (l->o.run_samples && l->permuted)
+	if (loader_in_runs(l))
 		reach += (uint64_t)l->o.run_samples * l->o.run_window;
 	to = q + reach < l->end ? q + reach : l->end;
 	for (p = l->ahead > q ? l->ahead : q; p < to; p++)
@@ -305,7 +312,7 @@ int bale_loader_seek(struct bale_loader *l, uint64_t epoch, uint64_t batch)
 	loader_order(l);
 	l->claim = batch * l->o.batch_size;
 	l->ahead = l->claim;
-	if (l->prefetching)	/* what the old order asked for */
+	if (l->remote)	/* what the old order asked for */
 		bale_store_prefetch_drop();
 	l->released = l->next = batch;
 	for (i = 0; i < l->nring; i++)

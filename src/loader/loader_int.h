@@ -69,8 +69,8 @@ struct bale_loader {
 	struct bale_permutation order;	/* the epoch's, when @permuted */
 	int permuted;		/* else the output's order */
 	uint64_t claim;		/* the next position to make */
-	int remote;		/* the output is in an object store */
-	int prefetching;	/* bale_store_prefetch_begin() was called */
+	int remote;		/* the output is in an object store (and
+				 * bale_store_prefetch_begin() was called) */
 	uint64_t ahead;		/* remote: positions below it were asked
 				 * for ahead */
 	uint64_t released;	/* batches below it: not the caller's */

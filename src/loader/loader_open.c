@@ -264,11 +264,13 @@ int bale_loader_open(struct bale_loader *l, const char *path,
 	if (rc != BALE_OK)
 		return rc;
 	/* a remote output's GETs go ahead of the threads (loader.c) */
-	l->remote = !bale_store_is_local(l->path);
-	if (l->remote && bale_store_prefetch_begin(l->o.io_requests,
-	    (size_t)l->o.io_bytes) != BALE_OK)
-		return bale_errbuf_set(&l->err, BALE_ENOMEM, "no memory");
-	l->prefetching = l->remote;
+	if (!bale_store_is_local(l->path)) {
+		if (bale_store_prefetch_begin(l->o.io_requests,
+		    (size_t)l->o.io_bytes) != BALE_OK)
+			return bale_errbuf_set(&l->err, BALE_ENOMEM,
+			    "no memory");
+		l->remote = 1;
+	}
 	rc = loader_workers(l, l->path);
 	if (rc == BALE_OK)
 		rc = bale_reader_count(l->workers[0].r, &l->count);
@@ -307,7 +309,7 @@ void bale_loader_free(struct bale_loader *l)
 		free(l->ring[i].images);
 		free(l->ring[i].labels);
 	}
-	if (l->prefetching)
+	if (l->remote)
 		bale_store_prefetch_end();
 	bale_loader_bad_release(l);
 	free(l->path);
