@@ -182,7 +182,7 @@ static int hdf5_src_open(struct bale_reader *r, struct hdf5_r *st,
 		    "deleted? Its images would read as zeros", path,
 		    err.msg);
 	s->size = bale_sfile_size(s->sf);
-	s->file = bale_hdf5_open_read(path);
+	s->file = bale_hdf5_open_read(path, s->size);
 	if (s->file < 0)
 		return hdf5_images_fail(r, "cannot open part", path);
 	s->dset = H5Dopen2(s->file, dset, H5P_DEFAULT);

@@ -452,7 +452,7 @@ static int hdf5_ropen_locked(struct bale_reader *r, struct hdf5_r *st,
 	int rc;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	st->file = bale_hdf5_open_read(path);
+	st->file = bale_hdf5_open_read(path, bale_sfile_size(st->sf));
 	if (st->file < 0)
 		return hdf5_open_failed(r, st, path);
 	st->images = H5Dopen2(st->file, "images", H5P_DEFAULT);

@@ -99,8 +99,9 @@ int bale_hdf5_images_prefetch(const struct hdf5_r *st, const uint64_t *lo,
 void bale_hdf5_images_release(struct hdf5_r *st);
 
 /** Open the HDF5 file at @path read-only: a local path as HDF5 does, an
- *  object store's name through bale's stores (hdf5_vfd.c). Under the
- *  HDF5 lock. @return the file, or a negative id */
-hid_t bale_hdf5_open_read(const char *path);
+ *  object store's name through bale's stores (hdf5_vfd.c), @size its
+ *  size when known (0: asked). Under the HDF5 lock. @return the file, or
+ *  a negative id */
+hid_t bale_hdf5_open_read(const char *path, uint64_t size);
 
 #endif

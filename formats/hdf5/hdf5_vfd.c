@@ -39,15 +39,16 @@ static pthread_once_t vfd_once = PTHREAD_ONCE_INIT;
 static H5FD_t *vfd_open(const char *name, unsigned flags, hid_t fapl,
     haddr_t maxaddr)
 {
+	const uint64_t *size = H5Pget_driver_info(fapl);
 	struct vfd_file *v;
 	struct bale_errbuf err;
 
-	(void)fapl;
 	(void)maxaddr;
 	if (flags & (H5F_ACC_RDWR | H5F_ACC_TRUNC | H5F_ACC_CREAT))
 		return NULL;	/* read-only */
 	v = calloc(1, sizeof(*v));
-	if (!v || bale_sfile_open(&v->f, name, &err) != BALE_OK) {
+	if (!v || bale_sfile_open_sized(&v->f, name, size ? *size : 0,
+	    &err) != BALE_OK) {
 		free(v);
 		return NULL;
 	}
@@ -179,6 +180,9 @@ static const H5FD_class_t vfd_class = {
 	.name = "bale_store",
 	.maxaddr = (haddr_t)1 << 62,
 	.fc_degree = H5F_CLOSE_WEAK,
+	/* the driver's information: the file's size, when the reader knows
+	 * it (it opened the file itself), so that opening asks nothing */
+	.fapl_size = sizeof(uint64_t),
 	.open = vfd_open,
 	.close = vfd_close,
 	.cmp = vfd_cmp,
@@ -196,7 +200,7 @@ static void vfd_register(void)
 	vfd_id = H5FDregister(&vfd_class);
 }
 
-hid_t bale_hdf5_open_read(const char *path)
+hid_t bale_hdf5_open_read(const char *path, uint64_t size)
 {
 	hid_t fapl, file;
 
@@ -204,7 +208,7 @@ hid_t bale_hdf5_open_read(const char *path)
 		return H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	pthread_once(&vfd_once, vfd_register);
 	fapl = vfd_id >= 0 ? H5Pcreate(H5P_FILE_ACCESS) : -1;
-	if (fapl < 0 || H5Pset_driver(fapl, vfd_id, NULL) < 0) {
+	if (fapl < 0 || H5Pset_driver(fapl, vfd_id, &size) < 0) {
 		if (fapl >= 0)
 			H5Pclose(fapl);
 		return -1;

@@ -44,13 +44,16 @@ class _StoreStream(io.RawIOBase):
     at a time (wrapped in a BufferedReader: reads of any size)."""
 
     def __init__(self, path):
-        self.path, self.at = path, 0
+        is_dir, size = _bale.store_stat(path)   # the store's words if not
+        if is_dir:
+            raise bale.NotFoundError(f"'{path}' is a folder, not a shard")
+        self.path, self.at, self.size = path, 0, size
 
     def readable(self):
         return True
 
     def readinto(self, b):
-        data = _bale.store_read(self.path, self.at, len(b))
+        data = _bale.store_read(self.path, self.at, len(b), self.size)
         b[:len(data)] = data
         self.at += len(data)
         return len(data)

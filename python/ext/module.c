@@ -146,21 +146,22 @@ static PyObject *ext_store_counts(PyObject *self, PyObject *unused)
 }
 
 /* Bytes [off, off + n) of a file in any store, fewer at its end: what
- * ShardStream reads an object store's shards with, in large pieces. */
+ * ShardStream reads an object store's shards with, in large pieces; with
+ * the file's size given, a remote store is not asked for it each time. */
 static PyObject *ext_store_read(PyObject *self, PyObject *args)
 {
 	PyObject *path = NULL, *out = NULL;
-	unsigned long long off, n;
+	unsigned long long off, n, size = 0;
 	struct bale_errbuf err;
 	struct bale_sfile *f = NULL;
 	int rc;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "O&KK", PyUnicode_FSConverter, &path,
-	    &off, &n))
+	if (!PyArg_ParseTuple(args, "O&KK|K", PyUnicode_FSConverter, &path,
+	    &off, &n, &size))
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
-	rc = bale_sfile_open(&f, PyBytes_AS_STRING(path), &err);
+	rc = bale_sfile_open_sized(&f, PyBytes_AS_STRING(path), size, &err);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(path);
 	if (rc != BALE_OK)
@@ -245,7 +246,8 @@ static PyMethodDef ext_methods[] = {
 	  "store_counts() -> (HTTP requests sent, body bytes received, "
 	  "seconds readers waited for them)" },
 	{ "store_read", ext_store_read, METH_VARARGS,
-	  "store_read(path, off, n) -> bytes of a file in any store" },
+	  "store_read(path, off, n, size=0) -> bytes of a file in any store "
+	  "(its size, when known, spares asking it)" },
 	{ "store_list", ext_store_list, METH_O,
 	  "store_list(dir) -> [(name, is_dir)] of a folder in any store" },
 	{ "store_stat", ext_store_stat, METH_O,

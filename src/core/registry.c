@@ -167,7 +167,8 @@ static const char *registry_remote(const char *path)
 	if (st.is_dir)
 		return registry_probe(path, 1, head, 0);
 	n = st.size < sizeof(head) ? (size_t)st.size : sizeof(head);
-	rc = bale_sfile_open(&f, path, &err);
+	/* its size is known: opening asks the store nothing more */
+	rc = bale_sfile_open_sized(&f, path, st.size, &err);
 	if (rc == BALE_OK) {
 		rc = bale_sfile_pread(f, head, n, 0, &err);
 		bale_sfile_close(f);
