@@ -98,10 +98,23 @@ typedef int (*bale_store_entry_fn)(void *arg, const char *entry, int is_dir);
 int bale_store_list(const char *dir, bale_store_entry_fn fn, void *arg,
     struct bale_errbuf *err);
 
+/** A file as bale_store_walk() finds it. */
+struct bale_store_object {
+	const char *name;	/* from the folder walked on: "a/b.jpg" */
+	uint64_t size;
+	const char *etag;	/* the store's tag of its bytes, as the
+				 * store quotes it ("": none given) */
+};
+
+/** Called for each file of a walk; non-zero stops it and is returned. */
+typedef int (*bale_store_object_fn)(void *arg,
+    const struct bale_store_object *o);
+
 /** Every file under folder @dir at any depth (an object store's keys
- *  under a prefix, in their order), @entry named from @dir on; object
- *  stores only. @return as bale_store_list, BALE_ENOTSUP elsewhere */
-int bale_store_walk(const char *dir, bale_store_entry_fn fn, void *arg,
+ *  under a prefix, in their order; folder marker objects left out);
+ *  object stores only. @return as bale_store_list, BALE_ENOTSUP
+ *  elsewhere */
+int bale_store_walk(const char *dir, bale_store_object_fn fn, void *arg,
     struct bale_errbuf *err);
 
 /** Open the compact index (bale_backend_util.h) at @name, describing
@@ -121,5 +134,43 @@ struct bale_index_pins;
 struct bale_index_pins *bale_store_index_warm(const char *const *names,
     size_t n);
 void bale_store_index_unpin(struct bale_index_pins *p);
+
+/* ---- writing -------------------------------------------------------- */
+
+/* A file (object) written front to back: nothing is under its name
+ * until bale_swrite_finish() makes it whole there at once (a local
+ * file's "NAME.partial" renamed; an S3 multipart upload completed, each
+ * part's MD5 checked), and bale_swrite_abort() leaves nothing of it. */
+struct bale_swrite;
+
+/** @return BALE_OK, BALE_ENOTSUP (a read-only store: https), BALE_EIO,
+ *  BALE_ENOMEM, with @err set */
+int bale_swrite_open(struct bale_swrite **w, const char *name,
+    struct bale_errbuf *err);
+int bale_swrite_write(struct bale_swrite *w, const void *p, size_t n,
+    struct bale_errbuf *err);
+/** Bytes written so far. */
+uint64_t bale_swrite_bytes(const struct bale_swrite *w);
+/** Make it whole under its name; @w is gone, failing or not (failing,
+ *  nothing of it is left). */
+int bale_swrite_finish(struct bale_swrite *w, struct bale_errbuf *err);
+/** Stop: nothing of it is left, @w is gone (NULL is fine). */
+void bale_swrite_abort(struct bale_swrite *w);
+
+/** The whole of @name at once: @n bytes at @p. */
+int bale_store_put(const char *name, const void *p, size_t n,
+    struct bale_errbuf *err);
+/** Remove @name (one not there is no error). */
+int bale_store_remove(const char *name, struct bale_errbuf *err);
+/** Let go of what unfinished writes of names beginning with @prefix
+ *  left behind (a killed run's multipart uploads: their parts). */
+int bale_store_clean(const char *prefix, struct bale_errbuf *err);
+
+/** Uploads to an object store from here on: parts of @part_size bytes
+ *  (0: as is; 8 MiB at first), @in_flight of them sent at once (0: as
+ *  is; 4 at first): an object being written holds (@in_flight + 1) x
+ *  @part_size bytes at most. @return BALE_OK, or BALE_EINVAL: a part
+ *  size S3 refuses (5 MiB to 5 GiB) */
+int bale_store_set_uploads(size_t part_size, unsigned in_flight);
 
 #endif

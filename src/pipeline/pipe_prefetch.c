@@ -9,9 +9,15 @@
  * merged where they (nearly) touch, and handed to posix_fadvise as a few
  * large reads, ahead of the workers. Files of a folder source have no use
  * for it: each is read whole, with its own read-ahead.
+ *
+ * A remote source's members (a bucket's objects) are asked for by their
+ * kind instead: one GET each, sent now by the store's prefetch thread,
+ * up to PREFETCH_REQUESTS in flight and PREFETCH_HELD bytes held or on
+ * their way; a worker's read then takes the answer, or waits for it.
  */
 #include "pipeline.h"
 
+#include "bale_store.h"
 #include "source.h"
 
 #include <fcntl.h>
@@ -22,6 +28,9 @@
 #define PREFETCH_BYTES ((uint64_t)32 << 20)
 /* Members closer than this are read as one stretch. */
 #define PREFETCH_GAP ((uint64_t)256 << 10)
+/* A remote source: GETs in flight, and bytes of answers held. */
+#define PREFETCH_REQUESTS 64
+#define PREFETCH_HELD ((size_t)64 << 20)
 
 struct prefetch_extent {
 	int fd;
@@ -39,23 +48,42 @@ static int prefetch_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* Gather the members at output positions from @from on (one batch).
+/* Ask member @m at walk index @wi ahead, by its kind. @return as its
+ * ahead() (-1: the store holds enough for now) */
+static int prefetch_ask(struct pipe_run *run, size_t wi,
+    const struct bale_walk_member *m)
+{
+	const char *rel = bale_walk_path(run->in.walk, wi, &run->pf.path);
+
+	return rel ? m->kind->ahead(run->opts->src, rel, m) : 0;
+}
+
+/* Gather the members at output positions from @from on (one batch);
+ * those asked for by their kind are asked now.
  * @return the position after the last one gathered */
-static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
+static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
     struct prefetch_extent *ext, size_t *n)
 {
 	uint64_t total = run->plan.count;
 	struct bale_walk_member m;
 	uint64_t bytes = 0;
 	uint64_t pos;
+	size_t wi;
 
 	*n = 0;
 	for (pos = from; pos < total && *n < PREFETCH_SAMPLES &&
 	    bytes < PREFETCH_BYTES; pos++) {
-		if (!bale_walk_member(run->in.walk,
-		    bale_order_at(&run->plan.order, pos), &m) ||
+		wi = bale_order_at(&run->plan.order, pos);
+		if (!bale_walk_member(run->in.walk, wi, &m) ||
 		    bale_source_member_fed(&m))
 			continue;
+		if (m.kind->ahead) {
+			if (prefetch_ask(run, wi, &m) < 0)
+				break;	/* asked again from here */
+			bytes += m.size;
+			(*n)++;
+			continue;
+		}
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;
 		ext[*n].end = m.offset + m.csize;
@@ -66,13 +94,14 @@ static uint64_t prefetch_gather(const struct pipe_run *run, uint64_t from,
 }
 
 /* Merge the sorted extents that nearly touch, and read each ahead. */
-static void prefetch_issue(struct prefetch_extent *ext, size_t n)
+static void prefetch_issue(const struct pipe_run *run,
+    struct prefetch_extent *ext, size_t n)
 {
 	struct prefetch_extent cur;
 	size_t i;
 
-	if (n == 0)
-		return;
+	if (n == 0 || run->pf.remote)
+		return;	/* asked for already, by their kind */
 	qsort(ext, n, sizeof(*ext), prefetch_cmp);
 	cur = ext[0];
 	for (i = 1; i <= n; i++) {
@@ -107,7 +136,32 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 			run->pf.upto = pos;
 		run->pf.upto = prefetch_gather(run, run->pf.upto, ext,
 		    &n);
-		prefetch_issue(ext, n);
+		prefetch_issue(run, ext, n);
 	}
 	pthread_mutex_unlock(&run->pf.lock);
+}
+
+int bale_pipe_prefetch_begin(struct pipe_run *run)
+{
+	pthread_mutex_init(&run->pf.lock, NULL);
+	run->pf.upto = 0;
+	run->pf.path = (struct bale_buf)BALE_BUF_INIT;
+	run->pf.remote = run->in.source.kind && run->in.source.kind->ahead;
+	if (!run->pf.remote)
+		return BALE_OK;
+	if (bale_store_prefetch_begin(PREFETCH_REQUESTS, PREFETCH_HELD) ==
+	    BALE_OK)
+		return BALE_OK;
+	run->pf.remote = 0;
+	pthread_mutex_destroy(&run->pf.lock);
+	return BALE_ENOMEM;
+}
+
+void bale_pipe_prefetch_end(struct pipe_run *run)
+{
+	if (run->pf.remote)
+		bale_store_prefetch_end();
+	run->pf.remote = 0;
+	bale_buf_release(&run->pf.path);
+	pthread_mutex_destroy(&run->pf.lock);
 }

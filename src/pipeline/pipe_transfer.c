@@ -106,7 +106,7 @@ static int pipe_input_open(struct pipe_run *run, uint64_t pos,
 		return bale_input_open_in(in, dir, run->in.rootfd, path);
 	if (bale_source_member_fed(&m))
 		return pipe_input_fed(run, pos, in);
-	return bale_input_member(in, &m);
+	return bale_input_member(in, &m, run->opts->src, path);
 }
 
 /* What a worker thread turns inputs into samples with. */
@@ -425,15 +425,18 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	    (size_t)run->wk.threads * PIPE_SLOTS_PER_THREAD, window);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "no memory");
-	pthread_mutex_init(&run->pf.lock, NULL);
-	run->pf.upto = 0;
+	if (bale_pipe_prefetch_begin(run) != BALE_OK) {
+		bale_reorder_free(run->wk.ro);
+		run->wk.ro = NULL;
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	}
 	rc = bale_stream_feed_start(&run->in.feed, run->in.walk,
 	    &run->plan.order, run->plan.first, run->plan.count, window,
 	    &p->err);
 	if (rc != BALE_OK) {
 		bale_reorder_free(run->wk.ro);
 		run->wk.ro = NULL;
-		pthread_mutex_destroy(&run->pf.lock);
+		bale_pipe_prefetch_end(run);
 		return rc;
 	}
 	for (; started < run->wk.threads; started++) {
@@ -458,6 +461,6 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 		pipe_sample_free(bale_reorder_leftover(run->wk.ro, i));
 	bale_reorder_free(run->wk.ro);
 	run->wk.ro = NULL;
-	pthread_mutex_destroy(&run->pf.lock);
+	bale_pipe_prefetch_end(run);
 	return rc;
 }

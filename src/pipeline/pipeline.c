@@ -7,6 +7,8 @@
  */
 #include "pipeline.h"
 
+#include "bale_store.h"
+
 #include "cpus.h"
 #include "relpath.h"
 #include "resume.h"
@@ -202,6 +204,18 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 /* Every source path named is there: a missing one is a mistyped
  * argument, told before anything else (a brace pattern names shards:
  * its kind checks them). */
+/* A source in a store other than the local one: its store says whether
+ * it is there, and why not. */
+static int pipe_check_remote_src(struct bale_pipeline *p, const char *path)
+{
+	struct bale_store_stat st;
+	int rc = bale_store_stat(path, &st, &p->err);
+
+	if (rc == BALE_ENOENT)
+		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
+	return rc;
+}
+
 static int pipe_check_srcs(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
@@ -210,6 +224,11 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 	size_t i;
 
 	for (i = 0; path; path = o->more_srcs ? o->more_srcs[i++] : NULL) {
+		if (!bale_store_is_local(path)) {
+			if (pipe_check_remote_src(p, path) != BALE_OK)
+				return p->err.rc;
+			continue;
+		}
 		if (strchr(path, '{') || stat(path, &sb) == 0)
 			continue;
 		bale_errbuf_set(&p->err, errno == ENOENT ? BALE_ENOENT :

@@ -59,6 +59,9 @@ struct pipe_journal {
 struct pipe_prefetch {
 	pthread_mutex_t lock;	/* one worker issues a batch */
 	uint64_t upto;		/* read ahead up to this position */
+	int remote;		/* members are asked for ahead of their
+				 * reads (the store's prefetch thread) */
+	struct bale_buf path;	/* scratch: a member's path */
 };
 
 /* What a run reads: the source, its samples, and how they are read. */
@@ -241,9 +244,15 @@ int bale_pipe_stop_error(struct bale_pipeline *p, const struct pipe_run *run,
 
 /* pipe_prefetch.c */
 
+/** Before the workers start: set up reading ahead (for a source whose
+ *  members are remote: the store's GETs in flight). @return BALE_OK or
+ *  BALE_ENOMEM */
+int bale_pipe_prefetch_begin(struct pipe_run *run);
 /** A worker took output position run->plan.first + @pos: read ahead what
- *  follows, for an archive source read in place. */
+ *  follows, for an archive source read in place, or a remote one. */
 void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos);
+/** After the workers stopped. */
+void bale_pipe_prefetch_end(struct pipe_run *run);
 
 /* pipe_writers.c */
 

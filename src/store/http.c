@@ -186,16 +186,44 @@ static size_t http_on_body(char *p, size_t size, size_t n, void *arg)
 	return x->q->body->failed ? 0 : len;
 }
 
+/* 1 when @q sends a body. */
+static int http_sends(const struct bale_http_req *q)
+{
+	return strcmp(q->method, "PUT") == 0 || strcmp(q->method, "POST") == 0;
+}
+
+/* A body's headers: its type, its MD5, and no "Expect: 100-continue"
+ * (a round trip more before each part). NULL without memory. */
+static struct curl_slist *http_send_headers(const struct bale_http_req *q,
+    struct curl_slist *h)
+{
+	char line[96];
+
+	h = curl_slist_append(h, "Content-Type: application/octet-stream");
+	h = h ? curl_slist_append(h, "Expect:") : NULL;
+	if (h && q->content_md5) {
+		snprintf(line, sizeof(line), "Content-MD5: %s",
+		    q->content_md5);
+		h = curl_slist_append(h, line);
+	}
+	return h;
+}
+
 static struct curl_slist *http_headers(const struct bale_http_req *q)
 {
 	struct curl_slist *h = NULL;
 	char line[AWS_TEXT_MAX + 32];
 
-	if (!q->sign)
-		return NULL;
-	/* libcurl 7.88 signs the payload's hash but sends no header with
-	 * it, which S3 requires: say it, as the signature does */
-	h = curl_slist_append(h, "x-amz-content-sha256: " HTTP_EMPTY_SHA256);
+	if (http_sends(q))
+		h = http_send_headers(q, NULL);
+	if (!q->sign || (http_sends(q) && !h))
+		return h;
+	/* libcurl 7.88 signs the payload's hash as this header says (it
+	 * sends none itself, which S3 requires): a body is signed as
+	 * unsigned, its MD5 checks it */
+	h = curl_slist_append(h, http_sends(q) ?
+	    "x-amz-content-sha256: UNSIGNED-PAYLOAD" :
+	    "x-amz-content-sha256: " HTTP_EMPTY_SHA256);
 	if (h && q->sign->token[0]) {
 		snprintf(line, sizeof(line), "x-amz-security-token: %s",
 		    q->sign->token);
@@ -237,6 +265,15 @@ static void http_setup(CURL *c, struct bale_http_xfer *x, char *range,
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
 	if (strcmp(q->method, "HEAD") == 0)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	else if (strcmp(q->method, "GET") != 0)
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, q->method);
+	if (http_sends(q)) {
+		/* not copied: the caller keeps it until the answer */
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)q->send_len);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS,
+		    q->send_len ? q->send : "");
+	}
 	if (q->iovcnt) {
 		snprintf(range, 64, "%" PRIu64 "-%" PRIu64, q->lo,
 		    q->lo + x->want - 1);
@@ -304,7 +341,7 @@ int bale_http_begin(struct bale_http_xfer *x, CURL *easy,
 	if (q->body)
 		bale_buf_reset(q->body);
 	x->hdr = http_headers(q);
-	if (q->sign && !x->hdr)
+	if ((q->sign || http_sends(q)) && !x->hdr)
 		return -1;
 	http_setup(easy, x, x->range, x->curl_err);
 	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, x->hdr);

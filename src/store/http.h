@@ -16,7 +16,8 @@
 #define BALE_HTTP_BODY_MAX ((size_t)16 << 20)
 
 struct bale_http_req {
-	const char *method;		/* "GET" or "HEAD" */
+	const char *method;		/* "GET", "HEAD", "PUT", "POST",
+					 * "DELETE" */
 	const char *url;
 	const struct bale_aws *sign;	/* SigV4 with these; NULL: none */
 	/* GET of a range: bytes [lo, lo + the pieces' length) into @iov;
@@ -27,6 +28,12 @@ struct bale_http_req {
 	struct bale_buf *body;
 	size_t body_max;	/* the most @body takes (0: the limit
 				 * BALE_HTTP_BODY_MAX) */
+	/* PUT or POST: the @send_len bytes at @send sent (signed as an
+	 * unsigned payload), and its MD5 in base64 (NULL: none), which the
+	 * store checks the bytes it got against */
+	const void *send;
+	size_t send_len;
+	const char *content_md5;
 };
 
 struct bale_http_resp {

@@ -22,10 +22,23 @@ struct xml_walk {
 	struct bale_s3_listing *list;
 	char key[S3_KEY_MAX + 1];
 	uint64_t size;
+	char etag[S3_ETAG_MAX + 1];
 	int is_list;
 	/* error */
 	struct bale_s3_error *err;
 	int is_error;
+	/* one field of the root */
+	const char *root, *field;
+	char *out;
+	size_t cap;
+	int found;
+	/* multipart uploads */
+	bale_s3_upload_fn on_upload;
+	char upload_id[S3_KEY_MAX + 1];
+	int *truncated;
+	char *next_key, *next_id;
+	int stopped;
+	int is_uploads;
 };
 
 /* Is the element just closed @name, inside @parent (NULL: any)? */
@@ -49,6 +62,8 @@ static void xml_start(void *arg, const char *name, const char **attrs)
 	if (w->depth == 0) {
 		w->is_list = strcmp(name, "ListBucketResult") == 0;
 		w->is_error = strcmp(name, "Error") == 0;
+		w->is_uploads = strcmp(name,
+		    "ListMultipartUploadsResult") == 0;
 	}
 	w->depth++;
 	w->len = 0;
@@ -76,6 +91,16 @@ static void xml_copy(struct xml_walk *w, char *to, size_t cap)
 		memcpy(to, w->text, w->len + 1);
 }
 
+/* The entry just closed to the listing's callback. */
+static void xml_hand(struct xml_walk *w, const char *key, int is_prefix)
+{
+	struct bale_s3_entry e = { key, is_prefix ? 0 : w->size,
+	    is_prefix ? "" : w->etag, is_prefix };
+
+	if (!w->list->stopped)
+		w->list->stopped = w->fn(w->arg, &e);
+}
+
 static void xml_end_list(struct xml_walk *w)
 {
 	struct bale_s3_listing *l = w->list;
@@ -84,18 +109,41 @@ static void xml_end_list(struct xml_walk *w)
 		xml_copy(w, w->key, sizeof(w->key));
 	else if (xml_at(w, "Contents", "Size"))
 		w->size = strtoull(w->text, NULL, 10);
-	else if (xml_at(w, "ListBucketResult", "Contents") && !l->stopped)
-		l->stopped = w->fn(w->arg, w->key, w->size, 0);
-	else if (xml_at(w, "CommonPrefixes", "Prefix") && !l->stopped)
-		l->stopped = w->fn(w->arg, w->text, 0, 1);
+	else if (xml_at(w, "Contents", "ETag"))
+		xml_copy(w, w->etag, sizeof(w->etag));
+	else if (xml_at(w, "ListBucketResult", "Contents"))
+		xml_hand(w, w->key, 0);
+	else if (xml_at(w, "CommonPrefixes", "Prefix"))
+		xml_hand(w, w->text, 1);
 	else if (xml_at(w, "ListBucketResult", "IsTruncated"))
 		l->truncated = strcmp(w->text, "true") == 0;
 	else if (xml_at(w, "ListBucketResult", "NextContinuationToken"))
 		xml_copy(w, l->next_token, sizeof(l->next_token));
 	if (xml_at(w, "ListBucketResult", "Contents")) {
 		w->key[0] = '\0';
+		w->etag[0] = '\0';
 		w->size = 0;
 	}
+}
+
+static void xml_end_uploads(struct xml_walk *w)
+{
+	if (xml_at(w, "Upload", "Key"))
+		xml_copy(w, w->key, sizeof(w->key));
+	else if (xml_at(w, "Upload", "UploadId"))
+		xml_copy(w, w->upload_id, sizeof(w->upload_id));
+	else if (xml_at(w, "ListMultipartUploadsResult", "Upload") &&
+	    !w->stopped)
+		w->stopped = w->on_upload(w->arg, w->key, w->upload_id);
+	else if (xml_at(w, "ListMultipartUploadsResult", "IsTruncated"))
+		*w->truncated = strcmp(w->text, "true") == 0;
+	else if (xml_at(w, "ListMultipartUploadsResult", "NextKeyMarker"))
+		xml_copy(w, w->next_key, S3_KEY_MAX + 1);
+	else if (xml_at(w, "ListMultipartUploadsResult",
+	    "NextUploadIdMarker"))
+		xml_copy(w, w->next_id, S3_KEY_MAX + 1);
+	if (xml_at(w, "ListMultipartUploadsResult", "Upload"))
+		w->key[0] = w->upload_id[0] = '\0';
 }
 
 static void xml_end(void *arg, const char *name)
@@ -105,6 +153,13 @@ static void xml_end(void *arg, const char *name)
 	(void)name;
 	if (w->list && w->is_list)
 		xml_end_list(w);
+	if (w->on_upload && w->is_uploads)
+		xml_end_uploads(w);
+	if (w->field && w->depth == 2 && !w->found &&
+	    strcmp(w->path[0], w->root) == 0 && xml_at(w, NULL, w->field)) {
+		xml_copy(w, w->out, w->cap);
+		w->found = !w->overflow;
+	}
 	if (w->err && w->is_error && xml_at(w, "Error", "Code"))
 		xml_copy(w, w->err->code, sizeof(w->err->code));
 	/* a long message may be cut: it is prose */
@@ -164,6 +219,43 @@ int bale_s3_xml_list(const char *body, size_t n, bale_s3_entry_fn fn,
 	w->arg = arg;
 	w->list = out;
 	rc = xml_run(w, body, n) == 0 && w->is_list ? 0 : -1;
+	free(w);
+	return rc;
+}
+
+int bale_s3_xml_field(const char *body, size_t n, const char *root,
+    const char *field, char *out, size_t cap)
+{
+	struct xml_walk *w = calloc(1, sizeof(*w));
+	int found;
+
+	if (!w)
+		return 0;
+	w->root = root;
+	w->field = field;
+	w->out = out;
+	w->cap = cap;
+	found = body && xml_run(w, body, n) == 0 && w->found;
+	free(w);
+	return found;
+}
+
+int bale_s3_xml_uploads(const char *body, size_t n, bale_s3_upload_fn fn,
+    void *arg, int *truncated, char *next_key, char *next_id)
+{
+	struct xml_walk *w = calloc(1, sizeof(*w));
+	int rc;
+
+	*truncated = 0;
+	next_key[0] = next_id[0] = '\0';
+	if (!w)
+		return -1;
+	w->on_upload = fn;
+	w->arg = arg;
+	w->truncated = truncated;
+	w->next_key = next_key;
+	w->next_id = next_id;
+	rc = xml_run(w, body, n) == 0 && w->is_uploads ? 0 : -1;
 	free(w);
 	return rc;
 }

@@ -36,7 +36,7 @@ struct bale_store {
 	int (*fd)(void *h);
 	/* Optional: every file under @dir at any depth, named from @dir
 	 * on ("a/b.jpg"); without it, bale_store_walk() says it cannot. */
-	int (*walk)(const char *dir, bale_store_entry_fn fn, void *arg,
+	int (*walk)(const char *dir, bale_store_object_fn fn, void *arg,
 	    struct bale_errbuf *err);
 	/* Optional: the whole of @name at once (one request); without
 	 * it, open and read. */
@@ -46,6 +46,20 @@ struct bale_store {
 	 * sent ahead (prefetch.c); NULL: reads are local. */
 	void (*request)(void *h, const char **url,
 	    const struct bale_aws **sign);
+
+	/* Writing (NULL: the store is read-only). An object made front
+	 * to back: nothing under @name until wfinish() (which ends @h,
+	 * failing or not); wabort() leaves nothing of it. */
+	int (*wopen)(const char *name, void **h, struct bale_errbuf *err);
+	int (*wwrite)(void *h, const void *p, size_t n,
+	    struct bale_errbuf *err);
+	int (*wfinish)(void *h, struct bale_errbuf *err);
+	void (*wabort)(void *h);
+	/* Remove @name; one not there is no error. */
+	int (*remove)(const char *name, struct bale_errbuf *err);
+	/* Optional: what unfinished writes of objects whose names begin
+	 * with @prefix left in the store (a killed run's uploads) goes. */
+	int (*clean)(const char *prefix, struct bale_errbuf *err);
 };
 
 /** The store that takes @name (the local one when no other does). */

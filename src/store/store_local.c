@@ -1,5 +1,5 @@
 /* store_local.c - files on this machine's file systems: pread, stat,
- * readdir. */
+ * readdir; written as "NAME.partial", renamed when whole. */
 #include "store.h"
 
 #include "bale_backend_util.h"
@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,6 +118,88 @@ static int local_list(const char *dir, bale_store_entry_fn fn, void *arg,
 	return rc;
 }
 
+/* A file being written. */
+struct local_out {
+	int fd;
+	char *name;
+	char *tmp;		/* NAME.partial */
+};
+
+static void local_out_free(struct local_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->name);
+	free(o->tmp);
+	free(o);
+}
+
+static int local_wopen(const char *name, void **h, struct bale_errbuf *err)
+{
+	struct local_out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	o->fd = -1;
+	o->name = strdup(name);
+	o->tmp = bale_strfmt("%s" BALE_PARTIAL, name);
+	if (!o->name || !o->tmp) {
+		local_out_free(o);
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		int rc = local_fail(err, "create", o->tmp);
+
+		local_out_free(o);
+		return rc;
+	}
+	*h = o;
+	return BALE_OK;
+}
+
+static int local_wwrite(void *h, const void *p, size_t n,
+    struct bale_errbuf *err)
+{
+	struct local_out *o = h;
+
+	return bale_file_write_all(o->fd, p, n) == 0 ? BALE_OK :
+	    local_fail(err, "write", o->tmp);
+}
+
+static void local_wabort(void *h)
+{
+	struct local_out *o = h;
+
+	unlink(o->tmp);
+	local_out_free(o);
+}
+
+static int local_wfinish(void *h, struct bale_errbuf *err)
+{
+	struct local_out *o = h;
+	int rc = BALE_OK;
+
+	if (close(o->fd) != 0)
+		rc = local_fail(err, "write", o->tmp);
+	o->fd = -1;
+	if (rc == BALE_OK && rename(o->tmp, o->name) != 0)
+		rc = local_fail(err, "rename", o->tmp);
+	if (rc != BALE_OK) {
+		local_wabort(o);
+		return rc;
+	}
+	local_out_free(o);
+	return BALE_OK;
+}
+
+static int local_remove(const char *name, struct bale_errbuf *err)
+{
+	if (unlink(name) == 0 || errno == ENOENT)
+		return BALE_OK;
+	return local_fail(err, "remove", name);
+}
+
 const struct bale_store bale_store_local = {
 	.name = "file",
 	.claims = local_claims,
@@ -126,4 +209,9 @@ const struct bale_store bale_store_local = {
 	.stat = local_stat,
 	.list = local_list,
 	.fd = local_fd,
+	.wopen = local_wopen,
+	.wwrite = local_wwrite,
+	.wfinish = local_wfinish,
+	.wabort = local_wabort,
+	.remove = local_remove,
 };

@@ -4,6 +4,7 @@
  * addressed by path for a custom endpoint and by host name for AWS, as
  * botocore does. A "folder" is a prefix: s3://b/out/ holds what lies
  * under "out/", listed one level at a time with ListObjectsV2. */
+#include "multipart.h"
 #include "remote.h"
 #include "s3_xml.h"
 #include "store.h"
@@ -71,30 +72,33 @@ static char *s3_url(const struct bale_aws *a, const struct s3_name *n,
 	return url;
 }
 
-/* What a listing is after. */
+/* What a listing is after: one level's entries (@fn), or every object
+ * under the prefix (@deep, to @obj). */
 struct s3_walk {
 	const char *prefix;	/* the keys' common start, "d/" */
 	bale_store_entry_fn fn;
+	bale_store_object_fn obj;
 	void *arg;
 	int any;		/* something lies under the prefix */
-	int deep;		/* every key under it, not one level */
+	int deep;
 };
 
-static int s3_walk_entry(void *arg, const char *key, uint64_t size,
-    int is_prefix)
+static int s3_walk_entry(void *arg, const struct bale_s3_entry *e)
 {
 	struct s3_walk *w = arg;
 	size_t pre = strlen(w->prefix);
 	char entry[S3_KEY_MAX + 1];
+	struct bale_store_object o = { entry, e->size, e->etag };
 
-	(void)size;
 	w->any = 1;
-	if (!w->fn || strncmp(key, w->prefix, pre) != 0 || !key[pre])
+	if (strncmp(e->key, w->prefix, pre) != 0 || !e->key[pre])
 		return 0;	/* the folder's own marker object, "d/" */
-	snprintf(entry, sizeof(entry), "%s", key + pre);
-	if (is_prefix)
+	snprintf(entry, sizeof(entry), "%s", e->key + pre);
+	if (e->is_prefix)
 		entry[strcspn(entry, "/")] = '\0';
-	return w->fn(w->arg, entry, is_prefix);
+	if (w->obj)	/* a folder's marker below it ("d/sub/") is none */
+		return entry[strlen(entry) - 1] == '/' ? 0 : w->obj(w->arg, &o);
+	return w->fn ? w->fn(w->arg, entry, e->is_prefix) : 0;
 }
 
 /* The ListObjectsV2 query for @w's prefix, after @token ("": first):
@@ -121,7 +125,8 @@ static int s3_list_page(const char *name, const struct bale_aws *a,
 	struct bale_buf body = BALE_BUF_INIT;
 	char *query = s3_list_query(w, l->next_token, max_keys);
 	char *url = query ? s3_url(a, n, "", query) : NULL;
-	struct bale_http_req q = { "GET", url, a, 0, NULL, 0, &body, 0 };
+	struct bale_http_req q = { "GET", url, a, 0, NULL, 0, &body, 0, NULL,
+	    0, NULL };
 	struct bale_http_resp r;
 	int rc = url ? bale_http_do(&q, &r, err) :
 	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
@@ -171,11 +176,10 @@ static char *s3_dir_prefix(const char *key)
 }
 
 /* The entries under @dir: one level, or every key (@deep). */
-static int s3_list_under(const char *dir, bale_store_entry_fn fn, void *arg,
-    int deep, struct bale_errbuf *err)
+static int s3_list_under(const char *dir, struct s3_walk *w,
+    struct bale_errbuf *err)
 {
 	struct s3_name n;
-	struct s3_walk w = { NULL, fn, arg, 0, deep };
 	char *prefix;
 	int rc = s3_parse(dir, &n, err);
 
@@ -184,9 +188,9 @@ static int s3_list_under(const char *dir, bale_store_entry_fn fn, void *arg,
 	prefix = s3_dir_prefix(n.key);
 	if (!prefix)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	w.prefix = prefix;
-	rc = s3_list_prefix(dir, &n, &w, 1000, 0, err);
-	if (rc == BALE_OK && !w.any && prefix[0])
+	w->prefix = prefix;
+	rc = s3_list_prefix(dir, &n, w, 1000, 0, err);
+	if (rc == BALE_OK && !w->any && prefix[0])
 		rc = bale_errbuf_set(err, BALE_ENOENT, "'%s': nothing lies "
 		    "under this prefix", dir);
 	free(prefix);
@@ -196,7 +200,9 @@ static int s3_list_under(const char *dir, bale_store_entry_fn fn, void *arg,
 static int s3_list(const char *dir, bale_store_entry_fn fn, void *arg,
     struct bale_errbuf *err)
 {
-	return s3_list_under(dir, fn, arg, 0, err);
+	struct s3_walk w = { NULL, fn, NULL, arg, 0, 0 };
+
+	return s3_list_under(dir, &w, err);
 }
 
 /* Is there anything under "@key/"? (1, 0, or an error) */
@@ -204,7 +210,7 @@ static int s3_is_prefix(const char *name, const struct s3_name *n,
     struct bale_errbuf *err)
 {
 	char *prefix = s3_dir_prefix(n->key);
-	struct s3_walk w = { prefix, NULL, NULL, 0, 0 };
+	struct s3_walk w = { prefix, NULL, NULL, NULL, 0, 0 };
 	int rc = prefix ? s3_list_prefix(name, n, &w, 1, 1, err) :
 	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 
@@ -297,10 +303,12 @@ static int s3_stat(const char *name, struct bale_store_stat *st,
 }
 
 /* Every object under @dir, at any depth, named from @dir on. */
-static int s3_walk_all(const char *dir, bale_store_entry_fn fn, void *arg,
+static int s3_walk_all(const char *dir, bale_store_object_fn fn, void *arg,
     struct bale_errbuf *err)
 {
-	return s3_list_under(dir, fn, arg, 1, err);
+	struct s3_walk w = { NULL, NULL, fn, arg, 0, 1 };
+
+	return s3_list_under(dir, &w, err);
 }
 
 /* The object in one GET (not a HEAD, then a GET). */
@@ -318,6 +326,137 @@ static int s3_read_all(const char *name, char **data, size_t *len,
 	return rc;
 }
 
+/* ---- writing ------------------------------------------------------------ */
+
+static int s3_wopen(const char *name, void **h, struct bale_errbuf *err)
+{
+	struct s3_name n;
+	struct bale_aws a;
+	char *url = NULL;
+	int rc = s3_object(name, &n, &a, &url, err);
+
+	if (rc == BALE_OK && !n.key[0])
+		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s': a bucket, not "
+		    "an object's name", name);
+	if (rc == BALE_OK)
+		rc = bale_mpu_open((struct bale_mpu **)h, name, url, &a,
+		    err);
+	free(url);
+	return rc;
+}
+
+static int s3_wwrite(void *h, const void *p, size_t n,
+    struct bale_errbuf *err)
+{
+	return bale_mpu_write(h, p, n, err);
+}
+
+static int s3_wfinish(void *h, struct bale_errbuf *err)
+{
+	return bale_mpu_finish(h, err);
+}
+
+static void s3_wabort(void *h)
+{
+	bale_mpu_abort(h);
+}
+
+static int s3_remove(const char *name, struct bale_errbuf *err)
+{
+	struct bale_buf body = BALE_BUF_INIT;
+	struct bale_http_resp r;
+	struct s3_name n;
+	struct bale_aws a;
+	char *url = NULL;
+	int rc = s3_object(name, &n, &a, &url, err);
+	struct bale_http_req q = { "DELETE", url, &a, 0, NULL, 0, &body, 0,
+	    NULL, 0, NULL };
+
+	if (rc == BALE_OK)
+		rc = bale_http_do(&q, &r, err);
+	if (rc == BALE_OK && r.status != 204 && r.status != 200 &&
+	    r.status != 404)
+		rc = bale_remote_failed(name, url, q.sign, &r, &body, err);
+	bale_buf_release(&body);
+	free(url);
+	return rc;
+}
+
+/* One page of the uploads in progress under @prefix: each aborted. */
+struct s3_clean {
+	const char *name;	/* the prefix, as the user names it */
+	const struct s3_name *n;
+	const struct bale_aws *a;
+	struct bale_errbuf *err;
+};
+
+static int s3_clean_one(void *arg, const char *key, const char *upload_id)
+{
+	struct s3_clean *c = arg;
+	struct s3_name obj = *c->n;
+	char *url, *name;
+	int rc;
+
+	obj.key = key;
+	url = s3_url(c->a, &obj, key, "");
+	name = bale_strfmt("s3://%s/%s", obj.bucket, key);
+	rc = url && name ? bale_mpu_abort_id(name, url, c->a, upload_id,
+	    c->err) : bale_errbuf_set(c->err, BALE_ENOMEM, "no memory");
+	free(url);
+	free(name);
+	return rc;
+}
+
+/* ListMultipartUploads under @n's key, a page at a time. */
+static int s3_clean_pages(struct s3_clean *c, char *key_at, char *id_at)
+{
+	struct bale_buf body = BALE_BUF_INIT;
+	char *pre = bale_http_escape(c->n->key, 0);
+	char *km = bale_http_escape(key_at, 0);
+	char *im = bale_http_escape(id_at, 0);
+	char *query = pre && km && im ? bale_strfmt("?key-marker=%s&prefix=%s"
+	    "&upload-id-marker=%s&uploads=", km, pre, im) : NULL;
+	char *url = query ? s3_url(c->a, c->n, "", query) : NULL;
+	struct bale_http_req q = { "GET", url, c->a, 0, NULL, 0, &body, 0,
+	    NULL, 0, NULL };
+	struct bale_http_resp r;
+	int more = 0;
+	int rc = url ? bale_http_do(&q, &r, c->err) :
+	    bale_errbuf_set(c->err, BALE_ENOMEM, "no memory");
+
+	if (rc == BALE_OK && r.status != 200)
+		rc = bale_remote_failed(c->name, url, c->a, &r, &body, c->err);
+	else if (rc == BALE_OK && bale_s3_xml_uploads(body.data, body.len,
+	    s3_clean_one, c, &more, key_at, id_at) != 0)
+		rc = bale_errbuf_set(c->err, BALE_EIO, "'%s': the answer to "
+		    "a listing of uploads is not one", c->name);
+	if (rc == BALE_OK && more && !key_at[0])
+		rc = bale_errbuf_set(c->err, BALE_EIO, "'%s': a listing of "
+		    "uploads said it goes on but not from where", c->name);
+	bale_buf_release(&body);
+	free(url);
+	free(query);
+	free(pre);
+	free(km);
+	free(im);
+	return rc == BALE_OK && more ? 1 : rc;
+}
+
+static int s3_clean(const char *prefix, struct bale_errbuf *err)
+{
+	char key_at[S3_KEY_MAX + 1] = "", id_at[S3_KEY_MAX + 1] = "";
+	struct s3_name n;
+	struct bale_aws a;
+	struct s3_clean c = { prefix, &n, &a, err };
+	int rc = s3_parse(prefix, &n, err);
+
+	if (rc == BALE_OK)
+		rc = bale_aws_resolve(&a, err);
+	while (rc == BALE_OK && (rc = s3_clean_pages(&c, key_at, id_at)) == 1)
+		rc = BALE_OK;	/* another page */
+	return rc;
+}
+
 const struct bale_store bale_store_s3 = {
 	.name = "s3",
 	.claims = s3_claims,
@@ -330,4 +469,10 @@ const struct bale_store bale_store_s3 = {
 	.list = s3_list,
 	.walk = s3_walk_all,
 	.read_all = s3_read_all,
+	.wopen = s3_wopen,
+	.wwrite = s3_wwrite,
+	.wfinish = s3_wfinish,
+	.wabort = s3_wabort,
+	.remove = s3_remove,
+	.clean = s3_clean,
 };

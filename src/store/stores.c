@@ -166,7 +166,7 @@ int bale_store_list(const char *dir, bale_store_entry_fn fn, void *arg,
 	return bale_store_for(dir)->list(dir, fn, arg, err);
 }
 
-int bale_store_walk(const char *dir, bale_store_entry_fn fn, void *arg,
+int bale_store_walk(const char *dir, bale_store_object_fn fn, void *arg,
     struct bale_errbuf *err)
 {
 	const struct bale_store *store = bale_store_for(dir);
@@ -363,7 +363,7 @@ static void index_fetch(const char *const *names, size_t n,
 			continue;
 		g[i].store->request(g[i].h, &url, &sign);
 		q[i] = (struct bale_http_req){ "GET", url, sign, 0, NULL, 0,
-		    &g[i].body, SIZE_MAX / 2 };
+		    &g[i].body, SIZE_MAX / 2, NULL, 0, NULL };
 	}
 	if (q && r && g)
 		bale_http_do_many(q, r, n, &err);

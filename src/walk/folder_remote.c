@@ -47,12 +47,13 @@ static int remote_add_class(void *arg, const char *entry, int is_dir)
 	return fr->classes[fr->nclasses++] ? 0 : BALE_ENOMEM;
 }
 
-static int remote_add_sample(void *arg, const char *entry, int is_dir)
+static int remote_add_sample(void *arg, const struct bale_store_object *o)
 {
 	struct folder_remote *fr = arg;
 	const char *cls = fr->classes[fr->label];
+	const char *entry = o->name;
 
-	if (is_dir || !bale_walk_is_image(entry))
+	if (!bale_walk_is_image(entry))
 		return 0;
 	if (fr->n == fr->cap) {
 		size_t cap = fr->cap ? 2 * fr->cap : 4096;

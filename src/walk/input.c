@@ -111,8 +111,11 @@ void bale_input_dir_release(struct bale_input_dir *d)
 	bale_buf_release(&d->path);
 }
 
-int bale_input_member(struct bale_input *in, const struct bale_walk_member *m)
+int bale_input_member(struct bale_input *in, const struct bale_walk_member *m,
+    const char *root, const char *rel)
 {
+	in->root = root;
+	in->rel = rel;
 	bale_errbuf_clear(&in->err);
 	in->fd = -1;
 	in->data = NULL;

@@ -24,6 +24,9 @@ struct bale_input {
 	uint32_t crc;
 	int is_member;		/* an archive member: @member says where */
 	struct bale_walk_member member;
+	const char *root;	/* a member: the source it lies in, and */
+	const char *rel;	/* its path there (a kind that reads its
+				 * members by name: a bucket's objects) */
 };
 
 /** Open @rel below folder @dirfd and learn its size.
@@ -56,9 +59,10 @@ int bale_input_open_in(struct bale_input *in, struct bale_input_dir *d,
 void bale_input_dir_release(struct bale_input_dir *d);
 
 /** Take archive member @m (its archive stays open, owned by the walk),
- *  for its kind to read.
+ *  at path @rel of the source @root, for its kind to read.
  *  @return BALE_OK, or BALE_EINPUT when it must be skipped (empty) */
-int bale_input_member(struct bale_input *in, const struct bale_walk_member *m);
+int bale_input_member(struct bale_input *in, const struct bale_walk_member *m,
+    const char *root, const char *rel);
 
 /** Take the @size bytes at @data (malloc'd), read already: in->data.
  *  @return BALE_OK, or BALE_EINPUT when they must be skipped (empty) */

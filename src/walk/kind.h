@@ -74,6 +74,12 @@ struct bale_source_kind {
 	 *  when its members come from the feed. @return as
 	 *  bale_input_read() */
 	int (*read)(struct bale_input *in, unsigned char *buf);
+	/** Optional: ask for member @m, at path @rel of the source @root,
+	 *  ahead of its read (a remote object's GET, sent now). @return 1
+	 *  asked, 0 not, -1 the bounds of what may be held are reached:
+	 *  ask again later (bale_sfile_prefetch()) */
+	int (*ahead)(const char *root, const char *rel,
+	    const struct bale_walk_member *m);
 };
 
 /** The kinds of source read from files, in the order they are tried,

@@ -1,5 +1,6 @@
 /* kinds.c - the kinds of source read from files, in the order they are
- * tried: WebDataset shards are recognised before what they also are
+ * tried: a remote folder first (a bucket's objects: no other kind reads
+ * it), WebDataset shards are recognised before what they also are
  * (tars), the archive kinds by their first bytes (a compressed tar last:
  * whatever libarchive may read), a list file before the bare folder. */
 #include "kind.h"
@@ -7,6 +8,7 @@
 #include "bale_backend_util.h"
 #include "shard_set.h"
 
+extern const struct bale_source_kind bale_source_bucket;
 extern const struct bale_source_kind bale_source_shards;
 extern const struct bale_source_kind bale_source_tar;
 extern const struct bale_source_kind bale_source_zip;
@@ -15,6 +17,7 @@ extern const struct bale_source_kind bale_source_list;
 extern const struct bale_source_kind bale_source_folder;
 
 static const struct bale_source_kind *const kinds[] = {
+	&bale_source_bucket,
 	&bale_source_shards,
 	&bale_source_tar,
 	&bale_source_zip,

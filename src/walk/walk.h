@@ -60,6 +60,14 @@ void bale_walk_set_kinds(struct bale_walk *w,
  *  BALE_ENOMEM (see bale_walk_errmsg) */
 int bale_walk_folder(struct bale_walk *w, const char *root);
 
+/** Collect the samples of the ImageFolder tree kept as objects under
+ *  the prefix @root of an object store (walk_bucket.c), to be read by
+ *  source @kind: the classes and order of the same tree on disk, each
+ *  sample's size as listed.
+ *  @return as bale_walk_folder(), or the store's error */
+int bale_walk_bucket(struct bale_walk *w, const char *root,
+    const struct bale_source_kind *kind);
+
 /** Collect the samples named by @list, paths relative to @root.
  *  @return BALE_OK, or BALE_EINVAL with the line number of a bad line,
  *  BALE_ENOENT, BALE_EIO, BALE_ENOMEM */

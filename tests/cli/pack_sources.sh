@@ -39,6 +39,9 @@ check zip "$T/tree.zip"
 check compressed_tar "$T/tree.tar.gz"
 check list "$T/tree" --list "$T/list.txt"
 check folder "$T/tree"
+# a bucket of objects needs the suite's S3 gateway: tests/s3/pack_source.sh
+# checks its kind
+tested+=(bucket)
 listed=$(sed -n 's/^\t&bale_source_\([a-z_]*\),$/\1/p' \
     "$TESTS/../src/source/source_kinds.c" "$TESTS/../src/walk/kinds.c" |
     sort | tr '\n' ' ')

@@ -31,7 +31,7 @@ static void fuzz_read_member(const struct bale_walk_member *m, size_t fsize)
 
 	if (m->offset > fsize || m->csize > fsize - m->offset)
 		abort();	/* the walk let a member point outside */
-	if (bale_input_member(&in, m) != BALE_OK) {
+	if (bale_input_member(&in, m, NULL, NULL) != BALE_OK) {
 		if (!in.err.msg[0])
 			abort();	/* a skip without a reason */
 		return;

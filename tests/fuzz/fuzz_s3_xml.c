@@ -10,14 +10,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int fuzz_entry(void *arg, const char *key, uint64_t size,
-    int is_prefix)
+static int fuzz_entry(void *arg, const struct bale_s3_entry *e)
 {
 	size_t *n = arg;
 
-	(void)size;
-	(void)is_prefix;
-	if (strlen(key) > S3_KEY_MAX + 64)
+	if (strlen(e->key) > S3_KEY_MAX + 64 ||
+	    strlen(e->etag) > S3_ETAG_MAX)
 		abort();
 	return ++*n > 100000;	/* a listing stops when told */
 }

@@ -15,12 +15,12 @@ struct seen {
 	int n;
 };
 
-static int on_entry(void *arg, const char *key, uint64_t size, int prefix)
+static int on_entry(void *arg, const struct bale_s3_entry *e)
 {
 	struct seen *s = arg;
 
-	bale_buf_printf(&s->text, "%s%s:%llu;", prefix ? "P " : "", key,
-	    (unsigned long long)size);
+	bale_buf_printf(&s->text, "%s%s:%llu%s;", e->is_prefix ? "P " : "",
+	    e->key, (unsigned long long)e->size, e->etag);
 	return ++s->n == s->stop_after ? 7 : 0;
 }
 
@@ -41,7 +41,7 @@ static void test_list(void)
 
 	CHECK_EQ(0, bale_s3_xml_list(xml, strlen(xml), on_entry, &s, &l));
 	bale_buf_add(&s.text, "", 1);
-	CHECK_STR("d/a&b.tar:12;d/c:5;P d/sub/:0;", s.text.data);
+	CHECK_STR("d/a&b.tar:12\"x\";d/c:5;P d/sub/:0;", s.text.data);
 	CHECK_EQ(1, l.truncated);
 	CHECK_STR("tok/+=", l.next_token);
 	/* the callback stops it: said, and nothing more is handed over */

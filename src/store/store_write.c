@@ -1,0 +1,116 @@
+/* store_write.c - the writing calls of include/bale_store.h, each handed
+ * to the store that takes the name. */
+#include "multipart.h"
+#include "store.h"
+
+#include <stdlib.h>
+
+struct bale_swrite {
+	const struct bale_store *store;
+	void *h;
+	uint64_t bytes;
+};
+
+/* The store of @name, when it writes; else said in @err. */
+static const struct bale_store *write_store(const char *name,
+    struct bale_errbuf *err)
+{
+	const struct bale_store *store = bale_store_for(name);
+
+	if (!store->wopen)
+		bale_errbuf_set(err, BALE_ENOTSUP, "'%s': the %s store is "
+		    "read-only", name, store->name);
+	return store->wopen ? store : NULL;
+}
+
+int bale_swrite_open(struct bale_swrite **w, const char *name,
+    struct bale_errbuf *err)
+{
+	const struct bale_store *store = write_store(name, err);
+	struct bale_swrite *s;
+	int rc;
+
+	*w = NULL;
+	if (!store)
+		return err->rc;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	s->store = store;
+	rc = store->wopen(name, &s->h, err);
+	if (rc != BALE_OK) {
+		free(s);
+		return rc;
+	}
+	*w = s;
+	return BALE_OK;
+}
+
+int bale_swrite_write(struct bale_swrite *w, const void *p, size_t n,
+    struct bale_errbuf *err)
+{
+	int rc = w->store->wwrite(w->h, p, n, err);
+
+	w->bytes += rc == BALE_OK ? n : 0;
+	return rc;
+}
+
+uint64_t bale_swrite_bytes(const struct bale_swrite *w)
+{
+	return w->bytes;
+}
+
+int bale_swrite_finish(struct bale_swrite *w, struct bale_errbuf *err)
+{
+	int rc = w->store->wfinish(w->h, err);
+
+	free(w);
+	return rc;
+}
+
+void bale_swrite_abort(struct bale_swrite *w)
+{
+	if (!w)
+		return;
+	w->store->wabort(w->h);
+	free(w);
+}
+
+int bale_store_put(const char *name, const void *p, size_t n,
+    struct bale_errbuf *err)
+{
+	struct bale_swrite *w;
+	int rc = bale_swrite_open(&w, name, err);
+
+	if (rc == BALE_OK)
+		rc = bale_swrite_write(w, p, n, err);
+	if (rc == BALE_OK)
+		return bale_swrite_finish(w, err);
+	bale_swrite_abort(w);
+	return rc;
+}
+
+int bale_store_remove(const char *name, struct bale_errbuf *err)
+{
+	const struct bale_store *store = write_store(name, err);
+
+	return store ? store->remove(name, err) : err->rc;
+}
+
+int bale_store_clean(const char *prefix, struct bale_errbuf *err)
+{
+	const struct bale_store *store = write_store(prefix, err);
+
+	if (!store)
+		return err->rc;
+	return store->clean ? store->clean(prefix, err) : BALE_OK;
+}
+
+int bale_store_set_uploads(size_t part_size, unsigned in_flight)
+{
+	if (part_size && (part_size < BALE_MPU_PART_MIN ||
+	    part_size > BALE_MPU_PART_MAX))
+		return BALE_EINVAL;
+	bale_mpu_configure(part_size, in_flight);
+	return BALE_OK;
+}

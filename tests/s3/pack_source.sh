@@ -1,0 +1,86 @@
+#!/bin/bash
+# An ImageFolder tree kept as small objects in a bucket, packed in place
+# (bale pack s3://bucket/train/): the same classes, order, labels and
+# bytes as packing the tree on disk, in every format; the same notes
+# (a stray image, a non-image, an empty object); through SlowDown
+# answers and dropped connections; and clear refusals (no such prefix,
+# no class, wrong credentials).
+. "$TESTS/cli/lib.sh"
+. "$TESTS/s3/lib.sh"
+make_bucket
+
+"$MKDATA" random "$T/in" -n 120 --classes 3 >/dev/null
+one=$(ls "$T/in/n00000001" | head -1)
+# torchvision orders a class by folder, then file name: S3's key order
+# differs ("sub-x.jpg" < "sub/" < "sub.d/" by folder, not by key)
+mkdir -p "$T/in/n00000001/sub" "$T/in/n00000001/sub.d" "$T/in/.hidden"
+cp "$T/in/n00000001/$one" "$T/in/n00000001/sub/zz.jpg"
+cp "$T/in/n00000001/$one" "$T/in/n00000001/sub.d/a.JPG"
+cp "$T/in/n00000001/$one" "$T/in/n00000001/sub-x.jpg"
+cp "$T/in/n00000001/$one" "$T/in/.hidden/h.jpg"
+echo notes > "$T/in/n00000000/readme.txt"
+echo stray > "$T/in/stray.jpg"
+: > "$T/in/n00000002/empty.jpg"
+upload "$T/in" "s3://$BUCKET/train"
+
+formats=$(writers | grep -v '^empty$' | paste -sd, -)
+run "$BALE" pack "$T/in" -o "$T/local" -f "$formats"
+expect_status 3
+grep '^bale pack' "$T/stderr" | sed 's/ in [0-9.]* s.*//' > "$T/said.local"
+run "$BALE" pack "s3://$BUCKET/train/" -o "$T/remote" -f "$formats" \
+    --report "$T/report.json"
+expect_status 3
+[ "$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["source_kind"])' \
+    "$T/report.json")" = bucket ] || fail "the run's source kind is not bucket"
+grep '^bale pack' "$T/stderr" | sed 's/ in [0-9.]* s.*//; s/remote/local/' \
+    > "$T/said.remote"
+diff "$T/said.local" "$T/said.remote" || fail "the runs said different things"
+grep -q "skipped 'n00000002/empty.jpg': empty file" "$T/stderr" ||
+    fail "the empty object was not reported"
+
+# every file of every format, byte for byte (the record of how it was
+# made names its source)
+(cd "$T/local" && find . -type f ! -name data-made.json ! -name lock.mdb) \
+    > "$T/files"
+[ "$(wc -l < "$T/files")" -ge 3 ] || fail "the local pack wrote too little"
+while read -r f; do
+    cmp -s "$T/local/$f" "$T/remote/$f" ||
+        fail "$f differs from the local pack's"
+done < "$T/files"
+"$BALE" ls "$T/remote" > "$T/ls"
+# .hidden sorts first: a class, as torchvision takes it
+[ "$(awk -F'\t' '$6 == ".hidden/h.jpg" { print $3 }' "$T/ls")" = 0 ] ||
+    fail "the hidden class folder is not class 0"
+[ "$(awk -F'\t' '$6 == "n00000001/sub-x.jpg" { print $3 }' "$T/ls")" = 2 ] ||
+    fail "n00000001/sub-x.jpg is not in class 2"
+
+# the bytes come through faults unchanged
+gateway_port=${S3_HOST##*:}
+rm -f "$T/port"
+"$PY" "$TESTS/s3/fault_proxy.py" "$gateway_port" --slowdown-every 5 \
+    --drop-every 7 > "$T/port" &
+proxy_pid=$!
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$T/port")" \
+    run "$BALE" pack "s3://$BUCKET/train" -o "$T/faults" -f wds
+expect_status 3
+kill "$proxy_pid"
+wait "$proxy_pid" 2>/dev/null || true
+cmp -s "$T/local/data-000000.tar" "$T/faults/data-000000.tar" ||
+    fail "the shard packed through faults differs"
+
+# refusals: no such prefix, no class below it, refused credentials
+run "$BALE" pack "s3://$BUCKET/nothing/" -o "$T/x1" -f wds
+expect_status 2
+expect_stderr "nothing/': no such object or prefix"
+[ ! -e "$T/x1" ] || fail "a refused run made its output folder"
+printf 'x' > "$T/flat.jpg"
+s3 put "$T/flat.jpg" "s3://$BUCKET/flat/a.jpg" >/dev/null
+run "$BALE" pack "s3://$BUCKET/flat/" -o "$T/x2" -f wds
+expect_status 1
+expect_stderr "no class folder in 's3://$BUCKET/flat/'"
+AWS_SECRET_ACCESS_KEY=wrong run "$BALE" pack "s3://$BUCKET/train/" \
+    -o "$T/x3" -f wds
+expect_status 1
+expect_stderr "AKTEST"
+echo ok
