@@ -63,6 +63,11 @@ static const char pack_help_options[] =
 "                        which grows by itself anyway); sizes take\n"
 "                        K/M/G/T suffixes, powers of 1024\n"
 "      --window SIZE     read-ahead memory bound (default 256M)\n"
+"      --upload-part SIZE  OUTDIR in an object store (s3://): each\n"
+"                        shard goes up as a multipart upload of parts\n"
+"                        of SIZE (default 8M; S3 takes 5M to 5G)\n"
+"      --uploads N       and N parts at once (default 4): a shard going\n"
+"                        up holds (N + 1) x SIZE of memory at most\n"
 "      --validate        decode every image (stored as it is) and skip\n"
 "                        those that do not decode (cut, corrupt, not an\n"
 "                        image), with why; JPEG and PNG are checked\n"
@@ -111,7 +116,7 @@ enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_WINDOW,
 	OPT_STRICT, OPT_FORCE, OPT_REPORT, OPT_RESUME, OPT_PART, OPT_UPDATE,
 	OPT_RELABEL, OPT_ALLOW_DAMAGED, OPT_VALIDATE,
-	OPT_ARCHIVE_ROOT,
+	OPT_ARCHIVE_ROOT, OPT_UPLOAD_PART, OPT_UPLOADS,
 };
 
 static const struct option pack_longopts[] = {
@@ -137,6 +142,8 @@ static const struct option pack_longopts[] = {
 	{ "allow-damaged", no_argument, NULL, OPT_ALLOW_DAMAGED },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
 	{ "archive-root", required_argument, NULL, OPT_ARCHIVE_ROOT },
+	{ "upload-part", required_argument, NULL, OPT_UPLOAD_PART },
+	{ "uploads", required_argument, NULL, OPT_UPLOADS },
 	ENCODE_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -215,6 +222,19 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 		if (cli_flag_number("pack", "--window", arg, &n, 1))
 			return CLI_USAGE;
 		a->opts.window_bytes = (size_t)n;
+		return 0;
+	case OPT_UPLOAD_PART:
+		if (cli_flag_number("pack", "--upload-part", arg, &n, 1))
+			return CLI_USAGE;
+		a->opts.upload_part = (size_t)n;
+		return 0;
+	case OPT_UPLOADS:
+		if (cli_flag_number("pack", "--uploads", arg, &n, 0))
+			return CLI_USAGE;
+		if (n < 1 || n > 64)
+			return cli_usage_error("pack", "--uploads: '%s': 1 to "
+			    "64 parts at once", arg);
+		a->opts.uploads = (unsigned)n;
 		return 0;
 	default:
 		return cli_usage_error("pack", "bad option");

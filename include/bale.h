@@ -338,6 +338,14 @@ struct bale_pack_opts {
 					 * its top level, or its one top
 					 * folder when every image is below
 					 * it and some in its sub-folders */
+	size_t upload_part;		/* an output in an object store:
+					 * the bytes of each part of a
+					 * shard's multipart upload (0: 8
+					 * MiB; S3 takes 5 MiB to 5 GiB) */
+	unsigned uploads;		/* and the parts sent at once (0:
+					 * 4): a shard being uploaded holds
+					 * (uploads + 1) x upload_part bytes
+					 * of memory at most */
 };
 
 /** The default read-ahead bound of the reorder window. */

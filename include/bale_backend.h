@@ -136,6 +136,10 @@ enum bale_caps {
 					 * bale_store.h: outputs in object
 					 * stores read; without it, a folder
 					 * in one never picks this format */
+	BALE_CAP_WRITE_REMOTE = 1 << 4,	/* the writer writes its files
+					 * through bale_store.h (given a
+					 * folder in an object store); without
+					 * it, the core refuses one */
 };
 
 /** How many leading bytes of a file the core hands to a probe. */

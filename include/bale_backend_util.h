@@ -181,6 +181,10 @@ void bale_index_add(struct bale_index_build *b, int64_t label,
  *  errno (EINVAL: a label did not fit; ENOMEM) */
 int bale_index_write(struct bale_index_build *b, const char *path,
     uint64_t source_size, int sync);
+/** The bytes bale_index_write() writes, appended to @out (for a store
+ *  that takes a file whole). @return 0, or -1 with errno */
+int bale_index_render(const struct bale_index_build *b, uint64_t source_size,
+    struct bale_buf *out);
 void bale_index_build_reset(struct bale_index_build *b);
 void bale_index_build_release(struct bale_index_build *b);
 

@@ -157,6 +157,12 @@ int bale_swrite_finish(struct bale_swrite *w, struct bale_errbuf *err);
 /** Stop: nothing of it is left, @w is gone (NULL is fine). */
 void bale_swrite_abort(struct bale_swrite *w);
 
+/** Can files be written in folder @dir? A local one: it is a folder
+ *  (or not there yet: it is made); an object store's: its bucket is
+ *  there, and the credentials are taken. @return BALE_OK, or why not in
+ *  @err (BALE_ENOTSUP: a read-only store) */
+int bale_store_writable(const char *dir, struct bale_errbuf *err);
+
 /** The whole of @name at once: @n bytes at @p. */
 int bale_store_put(const char *name, const void *p, size_t n,
     struct bale_errbuf *err);

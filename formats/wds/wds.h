@@ -75,6 +75,13 @@ struct wds_w {
 				 * writes to reach this length (0: none) */
 	uint64_t pend_samples;
 	uint64_t pend_index;
+	/* in an object store (wds_remote.c) */
+	int remote;
+	struct bale_swrite *sw;	/* the open shard's upload */
+	char *stem;		/* shards' names: NAME, or a replacing
+				 * run's own (NULL: NAME) */
+	struct bale_buf done;	/* each closed shard's [count,size] */
+	struct bale_buf doc;	/* the shard list, rendered at finish */
 };
 
 /* The reader's state (wds_read.c). */
@@ -195,6 +202,31 @@ int bale_wds_partial_checkpoint(struct bale_writer *w, struct wds_w *st);
  *  @rs->note). @return BALE_OK, or BALE_ENOMEM */
 int bale_wds_partial_resume(struct bale_writer *w, struct wds_w *st,
     const char *state, struct bale_resume *rs);
+
+/* wds_remote.c: an output in an object store */
+
+/** Open: an existing output refused (or, @replace, kept until publish,
+ *  the new shards named afresh), a killed run's uploads let go. */
+int bale_wds_remote_claim(struct bale_writer *w, struct wds_w *st,
+    int replace);
+/** Start shard object @tar's upload. */
+int bale_wds_remote_open_shard(struct bale_writer *w, struct wds_w *st,
+    const char *tar);
+/** Complete it (its size checked), then its .bidx and its .idx (the
+ *  @head_len bytes at @idx_head, then the lines). */
+int bale_wds_remote_close_shard(struct bale_writer *w, struct wds_w *st,
+    const char *idx_head, size_t head_len);
+/** The checkpoint's state for the journal, into @b. */
+void bale_wds_remote_state(const struct wds_w *st, struct bale_buf *b);
+/** Put the list (st->doc) up, then remove every shard object of the
+ *  output's name it does not name (a replaced output's, a killed
+ *  run's). */
+int bale_wds_remote_publish(struct bale_writer *w, struct wds_w *st);
+/** Resume from the journal's @state: keep the shards it lists that the
+ *  store holds at their size. */
+int bale_wds_remote_resume(struct bale_writer *w, struct wds_w *st,
+    const char *state, struct bale_resume *rs);
+void bale_wds_remote_release(struct wds_w *st);
 
 /* wds_merge.c */
 

@@ -1,6 +1,8 @@
 /* wds_out.c - ustar members written by hand (see wds_out.h). */
 #include "wds_out.h"
 
+#include "bale_store.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,19 @@ static int wds_out_writev(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
+/* The buffer, then @p[0..n) if not NULL, to the upload. */
+static int wds_out_upload(struct wds_out *o, const void *p, size_t n)
+{
+	if (bale_swrite_write(o->sw, o->buf, o->len, &o->err) != BALE_OK ||
+	    (p && bale_swrite_write(o->sw, p, n, &o->err) != BALE_OK)) {
+		errno = EIO;
+		return -1;
+	}
+	o->written += o->len + (p ? n : 0);
+	o->len = 0;
+	return 0;
+}
+
 /* The buffer, then @p[0..n) if not NULL, to the file. Direct, only a
  * full buffer goes (whole blocks): it is handed to the dio thread, and
  * the next one is filled. */
@@ -64,6 +79,8 @@ static int wds_out_flush(struct wds_out *o, const void *p, size_t n)
 	struct iovec iov[2] = { { o->buf, o->len }, { (void *)p, n } };
 	int rc;
 
+	if (o->sw)
+		return wds_out_upload(o, p, n);
 	if (o->direct) {
 		rc = bale_wds_dio_hand(&o->dio);
 		o->buf = bale_wds_dio_buf(&o->dio);
@@ -104,6 +121,7 @@ int bale_wds_out_begin(struct wds_out *o, int fd, int direct)
 			return -1;
 	}
 	o->fd = fd;
+	o->sw = NULL;
 	o->len = 0;
 	o->written = 0;
 	/* a file system without O_DIRECT is written through the cache */
@@ -111,6 +129,19 @@ int bale_wds_out_begin(struct wds_out *o, int fd, int direct)
 	o->buf = o->direct ? bale_wds_dio_buf(&o->dio) : o->own;
 	o->cap = o->direct ? BALE_WDS_DIO_BUF : WDS_OUT_CAP;
 	return 0;
+}
+
+int bale_wds_out_begin_upload(struct wds_out *o, struct bale_swrite *sw)
+{
+	if (bale_wds_out_begin(o, -1, 0) != 0)
+		return -1;
+	o->sw = sw;
+	return 0;
+}
+
+const char *bale_wds_out_why(const struct wds_out *o)
+{
+	return o->sw ? o->err.msg : strerror(errno);
 }
 
 /* @v in @width octal digits at @f. */

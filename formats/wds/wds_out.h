@@ -16,6 +16,8 @@
 
 #include "wds_dio.h"
 
+#include "bale_backend_util.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,11 +30,21 @@ struct wds_out {
 	int direct;		/* the file is written by dio */
 	struct wds_dio dio;
 	uint64_t written;	/* through the cache: the file's length */
+	struct bale_swrite *sw;	/* uploaded (an object store's shard):
+				 * the bytes go there, not to fd */
+	struct bale_errbuf err;	/* why an upload's write failed */
 };
 
 /** Start writing a tar to @fd (empty), with @direct past the page cache
  *  (wds_dio.h) if the file system lets it. @return 0, or -1 with errno */
 int bale_wds_out_begin(struct wds_out *o, int fd, int direct);
+
+/** Start writing a tar into the upload @sw (bale_store.h), borrowed.
+ *  @return 0, or -1 with errno */
+int bale_wds_out_begin_upload(struct wds_out *o, struct bale_swrite *sw);
+
+/** Why the last call failed: the upload's words, or errno's. */
+const char *bale_wds_out_why(const struct wds_out *o);
 
 #define BALE_WDS_OUT_NAME_MAX 99	/* bytes of a member's name */
 #define BALE_WDS_OUT_SIZE_MAX ((UINT64_C(1) << 33) - 1)	/* 11 octal

@@ -61,6 +61,8 @@ int bale_wds_resume(struct bale_writer *w, void *priv, const char *dir,
 
 	if (rc != BALE_OK)
 		return rc;
+	if (st->remote)
+		return bale_wds_remote_resume(w, st, rs->state, rs);
 	v = rs->state ? bale_jsonr_find(rs->state, rs->state +
 	    strlen(rs->state), "shards", &vend) : NULL;
 	if (v && bale_jsonr_u64(v, vend, &nshards) != 0)

@@ -108,19 +108,17 @@ static int wds_open(struct bale_writer *w, void *priv, const char *dir,
 	struct wds_w *st = priv;
 	int rc = bale_wds_init(w, st, dir, ds);
 
-	return rc == BALE_OK ? wds_claim_output(w, st, ds->replace) : rc;
+	if (rc != BALE_OK)
+		return rc;
+	return st->remote ? bale_wds_remote_claim(w, st, ds->replace) :
+	    wds_claim_output(w, st, ds->replace);
 }
 
 /* ---- shards -------------------------------------------------------------- */
 
-static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
+/* The shard's file, "*.partial" until published. */
+static int wds_create_shard(struct bale_writer *w, struct wds_w *st)
 {
-	char *final = bale_wds_path(st, st->shard_no, "tar");
-
-	st->tmp = final ? bale_strfmt("%s%s", final, BALE_PARTIAL) : NULL;
-	free(final);
-	if (!st->tmp)
-		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	st->fd = open(st->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (st->fd < 0)
 		return bale_writer_seterr(w, BALE_EIO,
@@ -129,6 +127,26 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	    WDS_DIRECT_ON || (st->direct_io == WDS_DIRECT_AUTO &&
 	    st->run_bytes >= WDS_DIRECT_AFTER)) != 0)
 		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
+	return BALE_OK;
+}
+
+static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
+{
+	char *final = bale_wds_path(st, st->shard_no, "tar");
+	int rc;
+
+	/* in an object store, the upload is named so from the start: the
+	 * object appears there when it is whole */
+	st->tmp = final && !st->remote ? bale_strfmt("%s%s", final,
+	    BALE_PARTIAL) : final;
+	if (st->tmp != final)
+		free(final);
+	if (!st->tmp)
+		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
+	rc = st->remote ? bale_wds_remote_open_shard(w, st, st->tmp) :
+	    wds_create_shard(w, st);
+	if (rc != BALE_OK)
+		return rc;
 	st->shard_open = 1;
 	st->shard_samples = 0;
 	st->shard_bytes = 0;
@@ -137,6 +155,13 @@ static int wds_open_shard(struct bale_writer *w, struct wds_w *st)
 	bale_buf_reset(&st->idx);
 	bale_index_build_reset(&st->bix);
 	return BALE_OK;
+}
+
+/* The first line of the shard's .idx, into @head. @return its length */
+static size_t wds_idx_head(const struct wds_w *st, char head[64])
+{
+	return (size_t)snprintf(head, 64, "v1.2 %" PRIu64 "\n",
+	    st->shard_samples);
 }
 
 /* Write the shard's .idx, then move the tar to its final name. */
@@ -149,8 +174,7 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 	int rc = BALE_OK;
 
 	pieces[0].iov_base = head;
-	pieces[0].iov_len = (size_t)snprintf(head, sizeof(head),
-	    "v1.2 %" PRIu64 "\n", st->shard_samples);
+	pieces[0].iov_len = wds_idx_head(st, head);
 	pieces[1].iov_base = st->idx.data;
 	pieces[1].iov_len = st->idx.len;
 	if (!idx || !tar || st->idx.failed)
@@ -169,18 +193,11 @@ static int wds_publish_shard(struct bale_writer *w, struct wds_w *st)
 	return rc;
 }
 
-/* Close the tar, check its size against our offsets, publish it. */
-static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
+/* Close the file, check its size against our offsets, publish it. */
+static int wds_close_file(struct bale_writer *w, struct wds_w *st)
 {
 	struct stat sb;
-	char state[32];
-	int rc;
 
-	st->shard_open = 0;
-	if (bale_wds_out_end(&st->out) != 0)
-		return bale_writer_seterr(w, BALE_EIO,
-		    "cannot finish '%s': %s", st->tmp, strerror(errno));
-	st->shard_bytes += WDS_END_BYTES;
 	if (fstat(st->fd, &sb) != 0 || (uint64_t)sb.st_size != st->shard_bytes)
 		return bale_writer_seterr(w, BALE_EIO,
 		    "'%s' has %lld bytes, expected %" PRIu64, st->tmp,
@@ -191,7 +208,36 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 		    "cannot write '%s': %s", st->tmp, strerror(errno));
 	}
 	st->fd = -1;
-	rc = wds_publish_shard(w, st);
+	return wds_publish_shard(w, st);
+}
+
+/* The checkpoint a closed shard is, for the journal. */
+static void wds_shard_reached(struct bale_writer *w, struct wds_w *st)
+{
+	struct bale_buf b = BALE_BUF_INIT;
+	char state[32];
+
+	snprintf(state, sizeof(state), "{\"shards\":%u}", st->shard_no);
+	if (st->remote)
+		bale_wds_remote_state(st, &b);
+	bale_writer_reached(w, st->last_index + 1, !st->remote ? state :
+	    b.failed ? NULL : b.data);
+	bale_buf_release(&b);
+}
+
+/* Close the tar, check its size against our offsets, publish it. */
+static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
+{
+	char head[64];
+	int rc;
+
+	st->shard_open = 0;
+	if (bale_wds_out_end(&st->out) != 0)
+		return bale_writer_seterr(w, BALE_EIO, "cannot finish '%s': "
+		    "%s", st->tmp, bale_wds_out_why(&st->out));
+	st->shard_bytes += WDS_END_BYTES;
+	rc = st->remote ? bale_wds_remote_close_shard(w, st, head,
+	    wds_idx_head(st, head)) : wds_close_file(w, st);
 	if (rc != BALE_OK)
 		return rc;
 	bale_wds_list_entry(st, st->shard_bytes);
@@ -201,8 +247,7 @@ static int wds_close_shard(struct bale_writer *w, struct wds_w *st)
 	st->ckpt_bytes = 0;
 	st->pend_bytes = 0;
 	st->shard_no++;
-	snprintf(state, sizeof(state), "{\"shards\":%u}", st->shard_no);
-	bale_writer_reached(w, st->last_index + 1, state);
+	wds_shard_reached(w, st);
 	return BALE_OK;
 }
 
@@ -225,7 +270,7 @@ static int wds_member(struct bale_writer *w, struct wds_w *st,
 	memcpy(name + k + 1, ext, e + 1);
 	if (bale_wds_out_member(&st->out, name, data, n) != 0)
 		return bale_writer_seterr(w, BALE_EIO, "'%s' in '%s': %s",
-		    name, st->tmp, strerror(errno));
+		    name, st->tmp, bale_wds_out_why(&st->out));
 	bale_wds_idx_add(&st->idx, ext, st->shard_bytes + WDS_BLOCK,
 	    (uint64_t)n, name);
 	st->member_end = st->shard_bytes + WDS_BLOCK + (uint64_t)n;
@@ -280,7 +325,8 @@ static int wds_put(struct bale_writer *w, void *priv,
 	st->shard_samples++;
 	st->samples++;
 	st->last_index = s->index;
-	return bale_wds_partial_checkpoint(w, st);
+	/* an upload cannot be cut back: only closed shards are kept */
+	return st->remote ? BALE_OK : bale_wds_partial_checkpoint(w, st);
 }
 
 /* ---- finish and release -------------------------------------------------- */
@@ -331,6 +377,11 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 
 	bale_wds_list_render(&b, st->name, &st->list, st->samples,
 	    st->classes.data, st->classes.len);
+	if (st->remote && !b.failed && !st->list.failed) {
+		st->doc = b;	/* put up at publish */
+		free(path);
+		return BALE_OK;
+	}
 	if (!path || b.failed || st->list.failed)
 		rc = bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	else if (bale_file_write_partial(path, b.data, b.len, st->sync) != 0)
@@ -345,9 +396,12 @@ static int wds_write_list(struct bale_writer *w, struct wds_w *st)
 static int wds_publish(struct bale_writer *w, void *priv)
 {
 	struct wds_w *st = priv;
-	char *path = bale_wds_list_path(st);
+	char *path;
 	int rc = BALE_OK;
 
+	if (st->remote)
+		return bale_wds_remote_publish(w, st);
+	path = bale_wds_list_path(st);
 	if (!path)
 		return bale_writer_seterr(w, BALE_ENOMEM, "no memory");
 	if (bale_file_publish(path, st->sync) != 0)
@@ -369,7 +423,8 @@ static int wds_finish(struct bale_writer *w, void *priv)
 		if (rc != BALE_OK)
 			return rc;
 	}
-	wds_remove_shards(st, st->shard_no);
+	if (!st->remote)	/* in a store: once the list is up */
+		wds_remove_shards(st, st->shard_no);
 	return wds_write_list(w, st);
 }
 
@@ -378,7 +433,8 @@ static void wds_release(void *priv)
 	struct wds_w *st = priv;
 
 	bale_wds_out_release(&st->out);	/* its thread may write to fd */
-	if (st->tmp) {
+	bale_wds_remote_release(st);	/* an upload not finished goes */
+	if (st->tmp && !st->remote) {
 		if (st->fd >= 0)
 			close(st->fd);
 		if (!st->ckpt_bytes)	/* else a checkpoint: kept, for a
@@ -386,7 +442,7 @@ static void wds_release(void *priv)
 			unlink(st->tmp);
 	}
 	/* a run that did not publish leaves no half-written shard list */
-	if (!st->published && st->dir && st->name)
+	if (!st->published && st->dir && st->name && !st->remote)
 		wds_remove_partial_list(st);
 	free(st->tmp);
 	free(st->dir);

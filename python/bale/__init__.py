@@ -251,6 +251,16 @@ def _check_pack_args(threads, seed, window, encode):
         encode["pixels"] = "%dx%d" % tuple(pixels)
 
 
+def _check_uploads(upload_part, uploads):
+    """The upload's bounds, as bale pack checks them."""
+    for name, v, lo, hi in (("upload_part", upload_part, 5 << 20, 5 << 30),
+                            ("uploads", uploads, 1, 64)):
+        if isinstance(v, bool) or not isinstance(v, int) or \
+                (v != 0 and not lo <= v <= hi):
+            raise UsageError(f"{name}={v!r}: 0 (the default) or a whole "
+                             f"number from {lo} to {hi}")
+
+
 def _sources(src):
     """src, or the first of several (packed as one dataset), and the
     rest."""
@@ -266,7 +276,8 @@ def pack(src, out, formats, *, name=None, list_file=None,
          options=None, threads=0, window=0, shuffle=False, seed=0,
          strict=False, replace=False, resume=False, report=None, part=None,
          update=False, relabel=False, allow_damaged=False,
-         validate=False, archive_root=None, **encode):
+         validate=False, archive_root=None, upload_part=0, uploads=0,
+         **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
     src:     a folder, an archive, an output to convert; or a list of
@@ -287,6 +298,9 @@ def pack(src, out, formats, *, name=None, list_file=None,
     archive_root: an archive source: the folder inside it that holds the
              class folders ("." its top level); None: the rule of
              bale-pack(1) (a lone top folder with sub-folders is the root)
+    upload_part, uploads: out in an object store (s3://): the bytes of
+             each part of a shard's multipart upload (0: 8 MiB) and the
+             parts sent at once (0: 4)
     report:  also keep the JSON report at this path
     Returns the report as a dict (samples packed, skipped with reasons,
     outputs...). Raises bale.Error when the run fails; Ctrl-C stops the
@@ -296,6 +310,7 @@ def pack(src, out, formats, *, name=None, list_file=None,
     if unknown:
         raise TypeError(f"pack() got unknown arguments {sorted(unknown)}")
     _check_pack_args(threads, seed, window, encode)
+    _check_uploads(upload_part, uploads)
     src, more = _sources(src)
     if not isinstance(formats, str):
         formats = ",".join(formats)
@@ -305,7 +320,7 @@ def pack(src, out, formats, *, name=None, list_file=None,
               window=window, shuffle=shuffle, seed=seed, strict=strict,
               replace=replace, resume=resume, part=part, update=update,
               relabel=relabel, allow_damaged=allow_damaged,
-              validate=validate)
+              validate=validate, upload_part=upload_part, uploads=uploads)
     if archive_root is not None:
         kw["archive_root"] = os.fspath(archive_root)
     if list_file is not None:

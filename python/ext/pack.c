@@ -183,13 +183,13 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	    "options", "threads", "window", "shuffle", "seed", "strict",
 	    "replace", "resume", "encode", "report", "part", "update",
 	    "relabel", "allow_damaged", "validate", "more", "archive_root",
-	    NULL };
+	    "upload_part", "uploads", NULL };
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
 	PyObject *more = NULL, *keep = NULL;
 	const char **more_srcs = NULL;
-	unsigned long long seed = 0, window = 0;
+	unsigned long long seed = 0, window = 0, upload_part = 0;
 	unsigned threads = 0;
 	const char **opts = NULL;
 	const char *part = NULL;
@@ -197,14 +197,14 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
-	    "O!O&zppppOz", kwlist, PyUnicode_FSConverter, &src,
+	    "O!O&zppppOzKI", kwlist, PyUnicode_FSConverter, &src,
 	    PyUnicode_FSConverter, &out, &run.o.formats, &run.o.name,
 	    PyUnicode_FSConverter, &list, &options, &threads, &window,
 	    &run.o.shuffle, &seed, &run.o.strict, &run.o.replace,
 	    &run.o.resume, &PyDict_Type, &encode, PyUnicode_FSConverter,
 	    &report, &part, &run.o.update, &run.o.relabel,
 	    &run.o.allow_damaged, &run.o.validate, &more,
-	    &run.o.archive_root))
+	    &run.o.archive_root, &upload_part, &run.o.uploads))
 		goto done;
 	if (((options || more) && !(keep = PyList_New(0))) ||
 	    (options && !(opts = ext_path_array(options, keep))) ||
@@ -223,6 +223,7 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	run.o.options = opts;
 	run.o.threads = threads;
 	run.o.window_bytes = (size_t)window;
+	run.o.upload_part = (size_t)upload_part;
 	run.o.seed = seed;
 	run.o.encode = encode ? &run.enc : NULL;
 	if (bale_pipeline_new(&run.p) != BALE_OK) {

@@ -6,6 +6,8 @@
  */
 #include "journal.h"
 
+#include "bale_store.h"
+
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
@@ -77,19 +79,28 @@ static void journal_render(const struct bale_journal *j, struct bale_buf *b)
 	bale_buf_puts(b, "]}\n");
 }
 
+/* @b's bytes as the file at @path, whole: atomically on this machine,
+ * in one PUT in an object store. */
+static int journal_put(const char *path, const struct bale_buf *b, int sync,
+    struct bale_errbuf *err)
+{
+	if (!bale_store_is_local(path))
+		return bale_store_put(path, b->data, b->len, err);
+	if (bale_file_write_atomic(path, b->data, b->len, sync) == 0)
+		return BALE_OK;
+	return bale_errbuf_set(err, BALE_EIO, "cannot write the resume "
+	    "journal '%s': %s", path, strerror(errno));
+}
+
 int bale_journal_write(const struct bale_journal *j, const char *path,
-    int sync)
+    int sync, struct bale_errbuf *err)
 {
 	struct bale_buf b = BALE_BUF_INIT;
 	int rc;
 
 	journal_render(j, &b);
-	if (b.failed) {
-		bale_buf_release(&b);
-		errno = ENOMEM;
-		return -1;
-	}
-	rc = bale_file_write_atomic(path, b.data, b.len, sync);
+	rc = b.failed ? bale_errbuf_set(err, BALE_ENOMEM, "no memory") :
+	    journal_put(path, &b, sync, err);
 	bale_buf_release(&b);
 	return rc;
 }
@@ -185,12 +196,16 @@ int bale_journal_read(struct bale_journal *j, const char *path,
 	int rc;
 
 	memset(j, 0, sizeof(*j));
-	text = bale_file_read_all(path, &n);
-	if (!text && errno == ENOENT)
-		return BALE_ENOENT;
-	if (!text)
+	if (!bale_store_is_local(path)) {
+		rc = bale_store_read_all(path, &text, &n, err);
+		if (rc != BALE_OK)
+			return rc;
+	} else if (!(text = bale_file_read_all(path, &n))) {
+		if (errno == ENOENT)
+			return BALE_ENOENT;
 		return bale_errbuf_set(err, BALE_EIO, "cannot read '%s': %s",
 		    path, strerror(errno));
+	}
 	rc = journal_parse(j, text, text + n);
 	free(text);
 	if (rc == 0)

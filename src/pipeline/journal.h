@@ -43,9 +43,10 @@ char *bale_journal_path(const char *dir, const char *name);
 int bale_journal_skip(struct bale_journal *j, uint64_t pos, const char *path,
     const char *why);
 
-/** Write @j to @path atomically. @return 0 or -1 (errno says why) */
+/** Write @j to @path atomically (in an object store: one PUT).
+ *  @return BALE_OK, or an error said in @err */
 int bale_journal_write(const struct bale_journal *j, const char *path,
-    int sync);
+    int sync, struct bale_errbuf *err);
 
 /** Read @path into @j (zeroed first). @return BALE_OK, BALE_ENOENT
  *  when there is no journal, BALE_EIO or BALE_EINVAL when it cannot be

@@ -4,6 +4,8 @@
  * something to resume from. */
 #include "pipeline.h"
 
+#include "bale_store.h"
+
 #include "resume.h"
 
 #include <errno.h>
@@ -12,11 +14,11 @@
 
 static int pipe_journal_write(struct bale_pipeline *p, struct pipe_run *run)
 {
-	if (bale_journal_write(&run->jr.j, run->jr.path,
-	    run->out.sync) != 0)
-		return bale_errbuf_set(&p->err, BALE_EIO,
-		    "cannot write the resume journal '%s': %s",
-		    run->jr.path, strerror(errno));
+	int rc = bale_journal_write(&run->jr.j, run->jr.path, run->out.sync,
+	    &p->err);
+
+	if (rc != BALE_OK)
+		return rc;
 	run->jr.written = 1;
 	run->jr.dirty = 0;
 	run->jr.at = pipe_since(&run->t0);
@@ -51,14 +53,19 @@ int bale_pipe_journal_has_progress(const struct pipe_run *run)
  * @return 1 when it stays */
 int bale_pipe_journal_end(struct pipe_run *run, int rc)
 {
+	struct bale_errbuf err;
+
 	if (!run->jr.written)
 		return 0;
 	if (rc != BALE_OK && bale_pipe_journal_has_progress(run)) {
 		if (run->jr.dirty)	/* best effort: resume from later */
-			bale_journal_write(&run->jr.j, run->jr.path, 0);
+			bale_journal_write(&run->jr.j, run->jr.path, 0, &err);
 		return 1;
 	}
-	unlink(run->jr.path);
+	if (bale_store_is_local(run->jr.path))
+		unlink(run->jr.path);
+	else
+		(void)bale_store_remove(run->jr.path, &err);
 	return 0;
 }
 

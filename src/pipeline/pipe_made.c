@@ -5,6 +5,8 @@
  * the same run gives the same file, as it gives the same outputs. */
 #include "pipeline.h"
 
+#include "bale_store.h"
+
 #include "report.h"
 
 #include <errno.h>
@@ -34,6 +36,7 @@ int bale_pipe_made(struct bale_pipeline *p, const struct bale_pack_opts *o,
 	struct bale_buf b = BALE_BUF_INIT;
 	char *path = bale_strfmt("%s/%s-made.json", o->out,
 	    o->name ? o->name : "data");
+	struct bale_errbuf err;
 	char why[300];
 	int rc = BALE_OK;
 
@@ -41,10 +44,10 @@ int bale_pipe_made(struct bale_pipeline *p, const struct bale_pack_opts *o,
 	    &b);
 	if (!path || b.failed) {
 		rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	} else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0) {
+	} else if (bale_store_put(path, b.data, b.len, &err) != BALE_OK) {
 		/* the outputs are published and whole: said, not failed */
 		snprintf(why, sizeof(why), "cannot record how the output was "
-		    "made in '%.200s': %s", path, strerror(errno));
+		    "made: %.250s", err.msg);
 		if (bale_report_add(p->report, BALE_NOTE_WARNING, o->out,
 		    why) != 0)
 			rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");

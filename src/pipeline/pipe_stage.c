@@ -6,6 +6,7 @@
  * and its journal in the staging folder, where a resumed run finds it. */
 #include "pipeline.h"
 
+#include "bale_store.h"
 #include "journal.h"
 #include "stage.h"
 
@@ -38,7 +39,9 @@ int bale_pipe_stage_begin(struct bale_pipeline *p, struct pipe_run *run)
 	char *stage;
 
 	run->out.dir = o->out;
-	if (!o->replace && !o->resume)
+	/* in an object store, the writers write a replacing run's files
+	 * under names of their own: nothing to stage */
+	if ((!o->replace && !o->resume) || !bale_store_is_local(o->out))
 		return BALE_OK;
 	stage = bale_stage_dir(o->out, name);
 	if (!stage)

@@ -3,6 +3,7 @@
  * published together. */
 #include "pipeline.h"
 
+#include "bale_store.h"
 #include "registry.h"
 #include "resume.h"
 
@@ -84,9 +85,21 @@ static int pipe_option(struct bale_pipeline *p, struct pipe_run *run,
 	return BALE_OK;
 }
 
+/* A format that cannot write into the run's object store, and why. */
+static int pipe_not_remote(struct bale_pipeline *p, const struct pipe_run *run,
+    const struct bale_backend *be)
+{
+	p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
+	return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s cannot write into "
+	    "an object store ('%s'): it writes its files in place, and "
+	    "objects are written whole; pack it to a local folder, then "
+	    "upload that", be->name, run->opts->out);
+}
+
 static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
     const char *name)
 {
+	const struct bale_backend *be;
 	struct bale_writer *w = NULL;
 	size_t i;
 	int rc;
@@ -104,11 +117,15 @@ static int pipe_add_writer(struct bale_pipeline *p, struct pipe_run *run,
 		return bale_errbuf_set(&p->err, rc, "no memory");
 	run->out.writers[run->out.nwriters++] = w;
 	rc = bale_writer_set_backend(w, name);
-	if (rc == BALE_ENOENT && !bale_backend_find(name))
+	be = bale_backend_find(name);
+	if (rc == BALE_ENOENT && !be)
 		return pipe_unknown_format(p, name);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&p->err, rc, "%s",
 		    bale_writer_errmsg(w));
+	if (!bale_store_is_local(run->opts->out) &&
+	    !(be->caps & BALE_CAP_WRITE_REMOTE))
+		return pipe_not_remote(p, run, be);
 	return BALE_OK;
 }
 

@@ -120,7 +120,8 @@ static int pipe_open(struct bale_pipeline *p, struct pipe_run *run)
 	rc = bale_pipe_stage_begin(p, run);
 	if (rc != BALE_OK)
 		return rc;
-	if (bale_file_mkdirs(run->out.dir) != 0)
+	if (bale_store_is_local(run->out.dir) &&
+	    bale_file_mkdirs(run->out.dir) != 0)
 		return bale_errbuf_set(&p->err, BALE_EIO,
 		    "cannot create output folder '%s': %s", run->out.dir,
 		    strerror(errno));
@@ -240,11 +241,50 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 	return BALE_OK;
 }
 
+/* A local output folder: one to write in, or none yet. */
+static int pipe_check_local_out(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
+{
+	struct stat sb;
+	int out_exists = stat(o->out, &sb) == 0;
+
+	if (out_exists && !S_ISDIR(sb.st_mode))
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
+		    "is a file: the output is a folder (created if missing)",
+		    o->out);
+	/* said before the source is walked, in the words of the cause */
+	if (out_exists && access(o->out, W_OK | X_OK) != 0)
+		return bale_errbuf_set(&p->err, BALE_EIO, "cannot write in "
+		    "'%s': %s", o->out, strerror(errno));
+	return BALE_OK;
+}
+
+/* An output folder in an object store: its bucket there, and a run
+ * that can write there (what it cannot do yet is refused first). */
+static int pipe_check_remote_out(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
+{
+	const char *what = o->update ? "an update" : o->part_count ?
+	    "a part of a run" : NULL;
+
+	if (what) {
+		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
+		return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s cannot be "
+		    "written into an object store yet ('%s'): write it to a "
+		    "local folder", what, o->out);
+	}
+	if (bale_store_set_uploads(o->upload_part, o->uploads) != BALE_OK) {
+		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "an upload's "
+		    "part of %zu bytes: S3 takes 5 MiB to 5 GiB",
+		    o->upload_part);
+	}
+	return bale_store_writable(o->out, &p->err);
+}
+
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 {
 	const struct bale_pack_opts *o = run->opts;
-	struct stat sb;
-	int out_exists;
 	int rc;
 
 	if (!o->src || !o->out || !o->formats)
@@ -257,15 +297,10 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "part %" PRIu32
 		    " of %" PRIu32 ": a part's index counts from 0, below the "
 		    "count", o->part_index, o->part_count);
-	out_exists = stat(o->out, &sb) == 0;
-	if (out_exists && !S_ISDIR(sb.st_mode))
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
-		    "is a file: the output is a folder (created if missing)",
-		    o->out);
-	/* said before the source is walked, in the words of the cause */
-	if (out_exists && access(o->out, W_OK | X_OK) != 0)
-		return bale_errbuf_set(&p->err, BALE_EIO, "cannot write in "
-		    "'%s': %s", o->out, strerror(errno));
+	rc = bale_store_is_local(o->out) ? pipe_check_local_out(p, o) :
+	    pipe_check_remote_out(p, o);
+	if (rc != BALE_OK)
+		return rc;
 	rc = pipe_check_srcs(p, o);
 	if (rc == BALE_OK)
 		rc = pipe_classify_source(p, run);
@@ -421,7 +456,40 @@ static int pipe_plan_start(struct bale_pipeline *p, struct pipe_run *run)
 	return planner->start ? planner->start(p, run) : BALE_OK;
 }
 
+/* A folder in an object store named with its '/' ("s3://b/out/"):
+ * the same folder as without, whose files are joined with one. NULL:
+ * @out is fine as it is (or no memory, which the run meets later). */
+static char *pipe_trim_out(const char *out)
+{
+	size_t len = out ? strlen(out) : 0;
+
+	if (!len || out[len - 1] != '/' || bale_store_is_local(out))
+		return NULL;
+	while (len > 1 && out[len - 1] == '/')
+		len--;
+	return bale_strfmt("%.*s", (int)len, out);
+}
+
+static int pipe_run_opts(struct bale_pipeline *p,
+    const struct bale_pack_opts *o);
+
 int bale_pipeline_run(struct bale_pipeline *p, const struct bale_pack_opts *o)
+{
+	struct bale_pack_opts trimmed;
+	char *out = pipe_trim_out(o->out);
+	int rc;
+
+	if (!out)
+		return pipe_run_opts(p, o);
+	trimmed = *o;
+	trimmed.out = out;
+	rc = pipe_run_opts(p, &trimmed);
+	free(out);
+	return rc;
+}
+
+static int pipe_run_opts(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
 {
 	struct pipe_run run;
 	int full, kept, resumes;

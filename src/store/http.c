@@ -192,15 +192,16 @@ static int http_sends(const struct bale_http_req *q)
 	return strcmp(q->method, "PUT") == 0 || strcmp(q->method, "POST") == 0;
 }
 
-/* A body's headers: its type, its MD5, and no "Expect: 100-continue"
- * (a round trip more before each part). NULL without memory. */
+/* A body's headers: its type and its MD5. (libcurl asks a large body's
+ * "Expect: 100-continue", a round trip per part; a header removing it
+ * would be signed by libcurl 7.88 all the same, and refused.) NULL
+ * without memory. */
 static struct curl_slist *http_send_headers(const struct bale_http_req *q,
     struct curl_slist *h)
 {
 	char line[96];
 
 	h = curl_slist_append(h, "Content-Type: application/octet-stream");
-	h = h ? curl_slist_append(h, "Expect:") : NULL;
 	if (h && q->content_md5) {
 		snprintf(line, sizeof(line), "Content-MD5: %s",
 		    q->content_md5);

@@ -33,6 +33,9 @@ static struct {
 } mpu_conf = { PTHREAD_MUTEX_INITIALIZER, BALE_MPU_PART_DEFAULT,
 	BALE_MPU_IN_FLIGHT_DEFAULT };
 
+/* Answers to a CreateMultipartUpload that hold no id, asked again. */
+#define MPU_BEGIN_TRIES 4
+
 struct mpu_part {
 	unsigned char *buf;
 	size_t len;
@@ -169,21 +172,29 @@ static int mpu_put_whole(struct bale_mpu *u, struct bale_errbuf *err)
 	return rc;
 }
 
-/* CreateMultipartUpload: the upload's id. */
+/* CreateMultipartUpload: the upload's id. An answer cut short (a
+ * dropped connection whose answer had no length) is asked again; an
+ * upload it began is left to bale_store_clean(). */
 static int mpu_begin(struct bale_mpu *u, struct bale_errbuf *err)
 {
 	struct bale_buf body = BALE_BUF_INIT;
 	struct bale_http_resp r;
-	int rc = mpu_send(u, "POST", "?uploads=", NULL, 0, NULL, &body, &r,
-	    err);
+	int tries, rc = BALE_OK;
 
-	if (rc == BALE_OK && r.status != 200)
-		rc = mpu_failed(u, &r, &body, err);
-	else if (rc == BALE_OK && !bale_s3_xml_field(body.data, body.len,
-	    "InitiateMultipartUploadResult", "UploadId", u->upload_id,
-	    sizeof(u->upload_id)))
-		rc = bale_errbuf_set(err, BALE_EIO, "'%s': the store's answer "
-		    "to a multipart upload holds no upload id", u->name);
+	for (tries = 0; rc == BALE_OK && !u->upload_id[0] &&
+	    tries < MPU_BEGIN_TRIES; tries++) {
+		rc = mpu_send(u, "POST", "?uploads=", NULL, 0, NULL, &body,
+		    &r, err);
+		if (rc == BALE_OK && r.status != 200)
+			rc = mpu_failed(u, &r, &body, err);
+		else if (rc == BALE_OK && !bale_s3_xml_field(body.data,
+		    body.len, "InitiateMultipartUploadResult", "UploadId",
+		    u->upload_id, sizeof(u->upload_id)))
+			u->upload_id[0] = '\0';
+	}
+	if (rc == BALE_OK && !u->upload_id[0])
+		rc = bale_errbuf_set(err, BALE_EIO, "'%s': the store's answers "
+		    "to a multipart upload held no upload id", u->name);
 	bale_buf_release(&body);
 	return rc;
 }
@@ -437,8 +448,9 @@ static int mpu_complete_body(const struct bale_mpu *u, struct bale_buf *b,
 	return b->failed ? -1 : 0;
 }
 
-/* An answer to the completion was lost and its retry found the upload
- * gone: is the object the one completed? */
+/* Is the object the one completed (with ETag @etag)? Asked when the
+ * completion's answer does not say (an answer lost, and its retry
+ * found the upload gone; or no ETag in it). */
 static int mpu_completed_before(struct bale_mpu *u, const char *etag,
     struct bale_errbuf *err)
 {
@@ -450,7 +462,8 @@ static int mpu_completed_before(struct bale_mpu *u, const char *etag,
 	if (rc == BALE_OK && r.status == 200 && mpu_etag_is(r.etag, etag))
 		return BALE_OK;
 	return rc != BALE_OK ? rc : bale_errbuf_set(err, BALE_EIO, "'%s': "
-	    "the upload was lost before it completed", u->name);
+	    "the object is not the parts sent (ETag %s, expected %s)",
+	    u->name, r.status == 200 ? r.etag : "none", etag);
 }
 
 /* CompleteMultipartUpload, its answer checked (an error may come in a
@@ -469,6 +482,7 @@ static int mpu_complete(struct bale_mpu *u, struct bale_errbuf *err)
 	if (rc == BALE_OK)
 		rc = mpu_send(u, "POST", query, req.data, req.len, NULL, &body,
 		    &r, err);
+	got[0] = '\0';
 	if (rc == BALE_OK && r.status == 404 && r.attempts > 1)
 		rc = mpu_completed_before(u, etag, err);
 	else if (rc == BALE_OK && (r.status != 200 ||
@@ -476,7 +490,9 @@ static int mpu_complete(struct bale_mpu *u, struct bale_errbuf *err)
 		rc = mpu_failed(u, &r, &body, err);
 	else if (rc == BALE_OK && (!bale_s3_xml_field(body.data, body.len,
 	    "CompleteMultipartUploadResult", "ETag", got, sizeof(got)) ||
-	    !mpu_etag_is(got, etag)))
+	    !got[0]))	/* cut short; or Ceph's RGW, which gives none */
+		rc = mpu_completed_before(u, etag, err);
+	else if (rc == BALE_OK && !mpu_etag_is(got, etag))
 		rc = bale_errbuf_set(err, BALE_EIO, "'%s': the completed "
 		    "object is not the parts sent (ETag %s, expected %s)",
 		    u->name, got, etag);

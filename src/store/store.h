@@ -57,6 +57,9 @@ struct bale_store {
 	void (*wabort)(void *h);
 	/* Remove @name; one not there is no error. */
 	int (*remove)(const char *name, struct bale_errbuf *err);
+	/* Can files be written in folder @dir? (an object store: its
+	 * bucket is there and answers) */
+	int (*writable)(const char *dir, struct bale_errbuf *err);
 	/* Optional: what unfinished writes of objects whose names begin
 	 * with @prefix left in the store (a killed run's uploads) goes. */
 	int (*clean)(const char *prefix, struct bale_errbuf *err);

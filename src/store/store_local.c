@@ -200,6 +200,19 @@ static int local_remove(const char *name, struct bale_errbuf *err)
 	return local_fail(err, "remove", name);
 }
 
+static int local_writable(const char *dir, struct bale_errbuf *err)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) != 0)
+		return errno == ENOENT ? BALE_OK : local_fail(err, "stat", dir);
+	if (!S_ISDIR(sb.st_mode))
+		return bale_errbuf_set(err, BALE_EINVAL, "'%s' is a file, not "
+		    "a folder", dir);
+	return access(dir, W_OK | X_OK) == 0 ? BALE_OK :
+	    local_fail(err, "write in", dir);
+}
+
 const struct bale_store bale_store_local = {
 	.name = "file",
 	.claims = local_claims,
@@ -214,4 +227,5 @@ const struct bale_store bale_store_local = {
 	.wfinish = local_wfinish,
 	.wabort = local_wabort,
 	.remove = local_remove,
+	.writable = local_writable,
 };

@@ -382,6 +382,19 @@ static int s3_remove(const char *name, struct bale_errbuf *err)
 	return rc;
 }
 
+/* The bucket of @dir is there (a listing of it answers). */
+static int s3_writable(const char *dir, struct bale_errbuf *err)
+{
+	struct s3_name n;
+	int rc = s3_parse(dir, &n, err);
+
+	if (rc != BALE_OK)
+		return rc;
+	n.key = "";
+	rc = s3_is_prefix(dir, &n, err);
+	return rc < 0 ? rc : BALE_OK;
+}
+
 /* One page of the uploads in progress under @prefix: each aborted. */
 struct s3_clean {
 	const char *name;	/* the prefix, as the user names it */
@@ -474,5 +487,6 @@ const struct bale_store bale_store_s3 = {
 	.wfinish = s3_wfinish,
 	.wabort = s3_wabort,
 	.remove = s3_remove,
+	.writable = s3_writable,
 	.clean = s3_clean,
 };

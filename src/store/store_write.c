@@ -90,6 +90,13 @@ int bale_store_put(const char *name, const void *p, size_t n,
 	return rc;
 }
 
+int bale_store_writable(const char *dir, struct bale_errbuf *err)
+{
+	const struct bale_store *store = write_store(dir, err);
+
+	return store ? store->writable(dir, err) : err->rc;
+}
+
 int bale_store_remove(const char *name, struct bale_errbuf *err)
 {
 	const struct bale_store *store = write_store(name, err);

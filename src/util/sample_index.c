@@ -119,12 +119,11 @@ static int ix_column_pieces(struct iovec *pieces, const struct bale_buf *col)
 	return 2;
 }
 
-int bale_index_write(struct bale_index_build *b, const char *path,
-    uint64_t source_size, int sync)
+/* The file's pieces, @h and @end filled: 9 of them. @return 9, or -1
+ * with errno */
+static int ix_pieces(const struct bale_index_build *b, uint64_t source_size,
+    struct ix_head *h, uint64_t *end, struct iovec *pieces)
 {
-	struct iovec pieces[9];
-	struct ix_head h;
-	uint64_t end = b->text.len;
 	int n = 0;
 
 	if (b->unfit || b->labels.failed || b->locs.failed ||
@@ -132,18 +131,46 @@ int bale_index_write(struct bale_index_build *b, const char *path,
 		errno = b->unfit ? EINVAL : ENOMEM;
 		return -1;
 	}
-	ix_head_fill(&h, b->count, source_size);
-	pieces[n].iov_base = &h;	/* written from the columns as they
-					 * are, not copied into one buffer */
-	pieces[n++].iov_len = sizeof(h);
+	ix_head_fill(h, b->count, source_size);
+	*end = b->text.len;
+	pieces[n].iov_base = h;	/* written from the columns as they
+				 * are, not copied into one buffer */
+	pieces[n++].iov_len = sizeof(*h);
 	n += ix_column_pieces(&pieces[n], &b->labels);
 	n += ix_column_pieces(&pieces[n], &b->locs);
 	n += ix_column_pieces(&pieces[n], &b->key_at);
-	pieces[n].iov_base = &end;
-	pieces[n++].iov_len = sizeof(end);
+	pieces[n].iov_base = end;
+	pieces[n++].iov_len = sizeof(*end);
 	pieces[n].iov_base = b->text.data;
 	pieces[n++].iov_len = b->text.len;
-	return bale_file_write_atomicv(path, pieces, n, sync);
+	return n;
+}
+
+int bale_index_write(struct bale_index_build *b, const char *path,
+    uint64_t source_size, int sync)
+{
+	struct iovec pieces[9];
+	struct ix_head h;
+	uint64_t end;
+	int n = ix_pieces(b, source_size, &h, &end, pieces);
+
+	return n < 0 ? -1 : bale_file_write_atomicv(path, pieces, n, sync);
+}
+
+int bale_index_render(const struct bale_index_build *b, uint64_t source_size,
+    struct bale_buf *out)
+{
+	struct iovec pieces[9];
+	struct ix_head h;
+	uint64_t end;
+	int n = ix_pieces(b, source_size, &h, &end, pieces);
+	int i;
+
+	for (i = 0; i < n; i++)
+		bale_buf_add(out, pieces[i].iov_base, pieces[i].iov_len);
+	if (n >= 0 && out->failed)
+		errno = ENOMEM;
+	return n < 0 || out->failed ? -1 : 0;
 }
 
 /* ---- written as it goes, for a count known first ------------------- */

@@ -1,6 +1,6 @@
 """A TCP proxy between bale and the S3 gateway that makes the network's
 troubles on demand (this kernel has no netem). It knows where HTTP
-requests start (bale's GETs and HEADs have no body) and counts them.
+requests start (a body's end by its Content-Length) and counts them.
 
     fault_proxy.py UPSTREAM_PORT [--latency MS] [--slowdown-every K]
         [--drop-every K] [--stall-every K] [--down-after N --down-for S]
@@ -8,7 +8,8 @@ requests start (bale's GETs and HEADs have no body) and counts them.
 prints its port, then serves until killed.
   --latency MS       each byte arrives MS/2 later each way: a round trip
                      of MS more, the bandwidth unchanged
-  --slowdown-every K every K-th request answered 503 SlowDown (S3's XML)
+  --slowdown-every K every K-th request answered 503 SlowDown (S3's XML;
+                     one with a body: then the connection is closed)
   --drop-every K     every K-th request's answer cut after its first 100
                      bytes, the connection closed
   --stall-every K    every K-th request's answer never comes
@@ -88,25 +89,51 @@ class Delayed:
                 return
 
 
+def content_length(head):
+    """The Content-Length of a request's head, 0 without one."""
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value.strip() or 0)
+    return 0
+
+
 def pump_up(client, upstream, to_up, fault):
-    """Client to gateway: requests counted at their start."""
+    """Client to gateway: requests counted at their start, bodies sent
+    on as they come."""
     buf = b""
+    body_left = 0
     try:
         while True:
             data = client.recv(65536)
             if not data:
                 break
             buf += data
-            while b"\r\n\r\n" in buf:
+            while buf:
+                if body_left:
+                    take = buf[:body_left]
+                    buf = buf[len(take):]
+                    body_left -= len(take)
+                    to_up.send(take)
+                    continue
+                if b"\r\n\r\n" not in buf:
+                    break
                 head, buf = buf.split(b"\r\n\r\n", 1)
+                length = content_length(head)
                 fault[0] = count_request()
                 if fault[0] == "slowdown":
                     client.sendall(b"HTTP/1.1 503 Slow Down\r\n"
                                    b"Content-Type: application/xml\r\n"
-                                   b"Content-Length: %d\r\n\r\n%s" %
-                                   (len(SLOWDOWN_BODY), SLOWDOWN_BODY))
+                                   b"%sContent-Length: %d\r\n\r\n%s" %
+                                   (b"Connection: close\r\n" if length
+                                    else b"", len(SLOWDOWN_BODY),
+                                    SLOWDOWN_BODY))
+                    if length:  # its body is not waited for
+                        client.shutdown(socket.SHUT_RDWR)
+                        raise OSError("closed")
                     continue
                 to_up.send(head + b"\r\n\r\n")
+                body_left = length
     except OSError:
         pass
     to_up.close()

@@ -9,16 +9,12 @@
 require_backend wds
 s3_output 60 3 --shard-count 15
 "$BALE" ls "$T/out/data-shards.json" > "$T/ls.local"
-gateway_port=${S3_HOST##*:}
 
 proxy() { # ARGS...: AWS_ENDPOINT_URL through a new proxy
-    rm -f "$T/port"
-    "$PY" "$TESTS/s3/fault_proxy.py" "$gateway_port" "$@" > "$T/port" &
-    proxy_pid=$!
-    for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-    export AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$T/port")"
+    start_proxy "$@"
+    export AWS_ENDPOINT_URL="$proxy_url"
 }
-unproxy() { kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null || true; }
+unproxy() { stop_proxy; }
 
 reads_whole() { # WHAT
     run "$BALE" ls "$url"

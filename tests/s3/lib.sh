@@ -36,13 +36,28 @@ CFG
 s3() { s3cmd -q -c "$T/s3cfg" "$@"; }
 
 # make_bucket: a bucket for this test alone, its name in $BUCKET,
-# emptied and removed when the test ends
+# emptied and removed when the test ends (and a proxy started stopped)
 make_bucket() {
     BUCKET="bale-$(basename "$0" .sh | tr '_' '-')-$$-$RANDOM"
     BUCKET=${BUCKET:0:63}
     s3 mb "s3://$BUCKET" >/dev/null
-    trap 's3 rb --recursive --force "s3://$BUCKET" >/dev/null 2>&1;
+    trap '[ -z "${proxy_pid:-}" ] || stop_proxy;
+        s3 rb --recursive --force "s3://$BUCKET" >/dev/null 2>&1;
         chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+}
+
+# start_proxy ARGS...: tests/s3/fault_proxy.py (ARGS: its faults) in
+# front of the gateway, its URL in $proxy_url; stop_proxy ends it
+start_proxy() {
+    rm -f "$T/port"
+    "$PY" "$S3_DIR/fault_proxy.py" "${S3_HOST##*:}" "$@" > "$T/port" &
+    proxy_pid=$!
+    for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+    proxy_url="http://127.0.0.1:$(cat "$T/port")"
+}
+stop_proxy() {
+    kill "$proxy_pid" 2>/dev/null || true
+    wait "$proxy_pid" 2>/dev/null || true
 }
 
 # upload DIR URL: the folder's files as objects under URL/ (s3cmd)

@@ -55,17 +55,11 @@ done < "$T/files"
     fail "n00000001/sub-x.jpg is not in class 2"
 
 # the bytes come through faults unchanged
-gateway_port=${S3_HOST##*:}
-rm -f "$T/port"
-"$PY" "$TESTS/s3/fault_proxy.py" "$gateway_port" --slowdown-every 5 \
-    --drop-every 7 > "$T/port" &
-proxy_pid=$!
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-AWS_ENDPOINT_URL="http://127.0.0.1:$(cat "$T/port")" \
-    run "$BALE" pack "s3://$BUCKET/train" -o "$T/faults" -f wds
+start_proxy --slowdown-every 5 --drop-every 7
+AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/train" \
+    -o "$T/faults" -f wds
+stop_proxy
 expect_status 3
-kill "$proxy_pid"
-wait "$proxy_pid" 2>/dev/null || true
 cmp -s "$T/local/data-000000.tar" "$T/faults/data-000000.tar" ||
     fail "the shard packed through faults differs"
 

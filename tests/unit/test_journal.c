@@ -38,7 +38,7 @@ static void test_round_trip(void)
 	char *path = in_dir("data-resume.json");
 
 	fill(&j);
-	CHECK_EQ(0, bale_journal_write(&j, path, 0));
+	CHECK_EQ(0, bale_journal_write(&j, path, 0, &err));
 	CHECK_EQ(BALE_OK, bale_journal_read(&back, path, &err));
 	CHECK_STR("0123456789abcdef", back.fingerprint);
 	CHECK_EQ(2, back.nwriters);
