@@ -13,18 +13,19 @@ static const char formats_help[] =
 "One line per format built in: its name, what it can do (write, read,\n"
 "random: any sample at the same cost, threads: several readers at once,\n"
 "empty: stores 0-byte samples, remote: reads from object stores (s3://,\n"
-"https://), resume: pack --resume carries on what it wrote, merge: bale\n"
-"merge joins its parts, update: pack --update changes it in place), its\n"
-"library and what it is.\n"
+"https://), remote-out: packs into one (s3://), resume: pack --resume\n"
+"carries on what it wrote, merge: bale merge joins its parts, update:\n"
+"pack --update changes it in place), its library and what it is.\n"
 "\nExample: bale formats\n";
 
 static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 {
-	snprintf(out, n, "%s%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
+	snprintf(out, n, "%s%s%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
 	    be->reader ? "read," : "", be->caps & BALE_CAP_RANDOM ?
 	    "random," : "", be->caps & BALE_CAP_THREADS ? "threads," : "",
 	    be->caps & BALE_CAP_EMPTY ? "empty," : "",
 	    be->caps & BALE_CAP_REMOTE ? "remote," : "",
+	    be->caps & BALE_CAP_WRITE_REMOTE ? "remote-out," : "",
 	    be->writer && be->writer->resume ? "resume," : "",
 	    be->merge ? "merge," : "", be->update ? "update," : "");
 	if (out[0])

@@ -82,8 +82,10 @@ static int hdf5_open(struct bale_writer *w, void *priv, const char *dir,
     const struct bale_dataset *ds)
 {
 	struct hdf5_w *st = priv;
-	int rc = bale_hdf5_paths(w, st, dir, ds);
+	int rc = bale_hdf5_remote_paths(w, st, dir, ds);
 
+	if (rc == BALE_OK && st->remote)
+		rc = bale_hdf5_remote_claim(w, st, ds->replace);
 	if (rc != BALE_OK)
 		return rc;
 	if (access(st->final, F_OK) == 0 && !ds->replace)
@@ -382,8 +384,8 @@ static int hdf5_finish(struct bale_writer *w, void *priv)
 static int hdf5_publish(struct bale_writer *w, void *priv)
 {
 	struct hdf5_w *st = priv;
-
-	int rc = bale_writer_publish_file(w, st->final, st->sync);
+	int rc = st->remote ? bale_hdf5_remote_publish(w, st) :
+	    bale_writer_publish_file(w, st->final, st->sync);
 
 	st->published = rc == BALE_OK;
 	return rc;
@@ -407,6 +409,7 @@ static void hdf5_release(void *priv)
 	free(st->class_copy);
 	free(st->final);
 	free(st->tmp);
+	bale_hdf5_remote_release(st);	/* after the file's close */
 	bale_buf_release(&st->chunk);
 	bale_buf_release(&st->batch);
 	bale_buf_release(&st->lens);
@@ -474,7 +477,7 @@ const struct bale_backend bale_backend_hdf5 = {
 	.summary = "HDF5 file (encoded bytes + offsets, vlen uint8, or "
 	    "N x H x W x 3 pixels)",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS |
-	    BALE_CAP_REMOTE,
+	    BALE_CAP_REMOTE | BALE_CAP_WRITE_REMOTE,
 	.probe = hdf5_probe,
 	.suffix = ".h5",
 	.read_rank = 20,	/* one file, chunk addresses read once */

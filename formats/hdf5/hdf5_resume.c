@@ -145,7 +145,7 @@ int bale_hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
 	uint64_t rows;
 	uint64_t bytes;
 	struct bale_errbuf err;
-	int rc = bale_hdf5_paths(w, st, dir, ds);
+	int rc = bale_hdf5_remote_paths(w, st, dir, ds);
 
 	if (rc != BALE_OK)
 		return rc;
@@ -160,6 +160,10 @@ int bale_hdf5_resume(struct bale_writer *w, void *priv, const char *dir,
 		    "'%s' again", err.msg, st->tmp);
 		hdf5_drop_open(st);
 	}
+	if (rs->next > 0 && st->remote)
+		snprintf(rs->note, sizeof(rs->note), "hdf5: '%.150s' is made "
+		    "on local disk and uploaded whole: written again",
+		    st->remote);
 	rs->next = 0;
 	return bale_hdf5_create(w, st, ds);
 }

@@ -44,6 +44,9 @@ struct hdf5_w {
 	uint64_t durable_bytes;	/* where the next of them starts */
 	int flushed;		/* images were written during this put */
 	uint64_t ckpt_next;	/* checkpoint: every sample below is kept */
+	char *remote;		/* in an object store: the output's NAME.h5
+				 * there (hdf5_remote.c); else NULL */
+	char *stage;		/* and the local folder it is made in */
 };
 
 /** Where the output goes: st->final and st->tmp (the .partial). */
@@ -76,5 +79,20 @@ int bale_hdf5_merge(const struct bale_merge *m, struct bale_errbuf *err);
 /** The backend's update(): a new NAME.h5 whose images are a virtual
  *  dataset over files that never change (hdf5_update.c). */
 int bale_hdf5_update(const struct bale_update *u, struct bale_errbuf *err);
+
+/* hdf5_remote.c: an output in an object store, made in a local
+ * staging folder and uploaded at publish */
+
+/** bale_hdf5_paths() of the output in @dir: for a folder in an object
+ *  store, the file is made in a new staging folder. */
+int bale_hdf5_remote_paths(struct bale_writer *w, struct hdf5_w *st,
+    const char *dir, const struct bale_dataset *ds);
+/** An output there already: refused unless @replace. */
+int bale_hdf5_remote_claim(struct bale_writer *w, struct hdf5_w *st,
+    int replace);
+/** Upload the finished file, then its .bidx (the old .bidx gone first). */
+int bale_hdf5_remote_publish(struct bale_writer *w, struct hdf5_w *st);
+/** The staging folder goes. */
+void bale_hdf5_remote_release(struct hdf5_w *st);
 
 #endif

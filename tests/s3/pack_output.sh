@@ -7,7 +7,8 @@
 # removes it; a killed run leaves no list and no upload behind, and
 # --resume finishes it byte for byte; SlowDown answers and dropped
 # connections change nothing; a format that cannot write there, wrong
-# credentials and a missing bucket are refused, saying why.
+# credentials and a missing bucket are refused, saying why. HDF5 goes
+# up whole at the end, byte for byte the local file.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds
@@ -132,6 +133,28 @@ AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "$T/in" \
 stop_proxy
 expect_status 0
 same_as_local faults "a run through faults"
+
+# HDF5: made in a staging folder in $TMPDIR, uploaded whole at the end
+if built hdf5; then
+    "$BALE" pack "$T/in" -o "$T/h5local" -f hdf5 -q
+    mkdir -p "$T/tmp"
+    TMPDIR="$T/tmp" run "$BALE" pack "$T/in" -o "s3://$BUCKET/h5/" -f hdf5
+    expect_status 0
+    [ -z "$(ls -A "$T/tmp")" ] || fail "the staging folder was left"
+    for f in data.h5 data.h5.bidx; do
+        s3 get "s3://$BUCKET/h5/$f" "$T/$f" >/dev/null
+        cmp -s "$T/$f" "$T/h5local/$f" || fail "$f differs from the local"
+    done
+    run "$BALE" verify "s3://$BUCKET/h5/data.h5"
+    expect_status 0
+    run "$BALE" pack "$T/in" -o "s3://$BUCKET/h5/" -f hdf5
+    expect_status 1
+    expect_stderr "exists"
+    run "$BALE" pack "$T/in" -o "s3://$BUCKET/h5/" -f hdf5 --force
+    expect_status 0
+    run "$BALE" verify "s3://$BUCKET/h5/data.h5"
+    expect_status 0
+fi
 
 # refusals
 if built lmdb; then
