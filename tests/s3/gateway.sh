@@ -73,6 +73,10 @@ public addr = 127.0.0.1
 rgw frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
 rgw data = $dir/rgw
 rgw dns name = localhost
+# what deleted and overwritten objects held goes within seconds, not
+# hours: the store is memory (a benchmark rewrites gigabytes)
+rgw gc obj min wait = 0
+rgw gc processor period = 5
 CONF
 }
 
