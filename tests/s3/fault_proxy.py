@@ -164,7 +164,11 @@ def serve(client):
     if time.time() < state["down_until"]:
         client.close()
         return
-    upstream = socket.create_connection(("127.0.0.1", UP))
+    try:
+        upstream = socket.create_connection(("127.0.0.1", UP))
+    except OSError:  # the gateway is down: as if it were
+        client.close()
+        return
     for s in (client, upstream):
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     fault = [None]

@@ -4,7 +4,7 @@
 # bytes as packing the tree on disk, in every format; the same notes
 # (a stray image, a non-image, an empty object); through SlowDown
 # answers and dropped connections; and clear refusals (no such prefix,
-# no class, wrong credentials).
+# no class, wrong credentials, what is not read from a store yet).
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 make_bucket
@@ -73,6 +73,27 @@ s3 put "$T/flat.jpg" "s3://$BUCKET/flat/a.jpg" >/dev/null
 run "$BALE" pack "s3://$BUCKET/flat/" -o "$T/x2" -f wds
 expect_status 1
 expect_stderr "no class folder in 's3://$BUCKET/flat/'"
+# what is not read from a store yet is refused, saying so, before any
+# output is made
+tar -cf "$T/in.tar" -C "$T/in" .
+s3 put "$T/in.tar" "s3://$BUCKET/in.tar" >/dev/null
+printf 'n00000000/%s\t0\n' "$(ls "$T/in/n00000000" | head -1)" > "$T/list"
+refused() { # WHAT ARGS...: bale pack ARGS exits 2 saying WHAT
+    local what=$1
+    shift
+    run "$BALE" pack "$@" -o "$T/no" -f wds
+    expect_status 2
+    expect_stderr "$what"
+    [ ! -e "$T/no" ] || fail "a refused run made its output folder"
+}
+refused "an archive kept as an object is not read in place yet" \
+    "s3://$BUCKET/in.tar"
+refused "an update from objects in a store is not supported yet" \
+    "s3://$BUCKET/train/" --update
+refused "a list file cannot name objects in a store yet" \
+    "s3://$BUCKET/train/" --list "$T/list"
+refused "several sources in an object store are not packed as one yet" \
+    "s3://$BUCKET/train/" "s3://$BUCKET/train/"
 AWS_SECRET_ACCESS_KEY=wrong run "$BALE" pack "s3://$BUCKET/train/" \
     -o "$T/x3" -f wds
 expect_status 1

@@ -3,7 +3,9 @@
 # suite's own gateway, so this test runs alone): the Loader's requests
 # in flight and those that follow fail, are retried with backoff until
 # the gateway answers again, and the epoch's batches are those of the
-# output on disk.
+# output on disk. Then in the middle of a pack from the bucket into it:
+# retried too, or a clean failure that --resume finishes; the output is
+# the local pack's, byte for byte.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds
@@ -29,4 +31,33 @@ sleep 2
 wait "$loader" || { cat "$T/loader.err" >&2; fail "the Loader failed"; }
 cmp -s "$T/batches.local" "$T/batches.s3" ||
     fail "the batches read across the restart differ"
+
+upload "$T/in" "s3://$BUCKET/train"
+flags=(-f wds --shard-count 40 --upload-part 5M)
+"$BALE" pack "s3://$BUCKET/train/" -o "$T/packed" "${flags[@]}" -q
+start_proxy --latency 60	# the pack must span the restart
+AWS_ENDPOINT_URL=$proxy_url "$BALE" pack "s3://$BUCKET/train/" \
+    -o "s3://$BUCKET/packed/" "${flags[@]}" 2>"$T/pack.err" &
+pack=$!
+sleep 0.5
+"$TESTS/s3/gateway.sh" stop-rgw "$BALE_TEST_S3_DIR"
+kill -0 "$pack" 2>/dev/null || fail "the pack ended before the restart"
+sleep 2
+"$TESTS/s3/gateway.sh" start-rgw "$BALE_TEST_S3_DIR" ||
+    fail "the gateway did not start again"
+if ! wait "$pack"; then
+    grep -q -- '--resume' "$T/pack.err" ||
+        fail "a failed pack did not say to resume: $(cat "$T/pack.err")"
+    AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/train/" \
+        -o "s3://$BUCKET/packed/" "${flags[@]}" --resume
+    expect_status 0
+fi
+stop_proxy
+mkdir "$T/got"
+s3 get --recursive "s3://$BUCKET/packed/" "$T/got/" >/dev/null
+for f in "$T"/packed/*; do
+    [ "$(basename "$f")" = data-made.json ] && continue
+    cmp -s "$f" "$T/got/$(basename "$f")" ||
+        fail "$(basename "$f") packed across the restart differs"
+done
 echo ok

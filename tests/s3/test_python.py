@@ -3,7 +3,7 @@ client besides s3cmd) opens with bale.open by prefix and by shard list
 and reads exactly as the local one; bale.Loader gives byte-identical
 batches for two thread counts, after load_state_dict and per rank;
 ImageDataset reads it; errors are bale.Error / NotFoundError with the
-store's words."""
+store's words. bale.pack writes into a bucket and reads one."""
 import os
 import subprocess
 import sys
@@ -241,6 +241,33 @@ class S3ReadTest(common.TempTest):
                                              num_workers=2)
             return [(x.numpy().tobytes(), y.tolist()) for x, y in dl]
         self.assertEqual(batches(local), batches(remote))
+
+    def test_pack_into_and_from_the_bucket(self):
+        """bale.pack writes into the bucket (the upload's bounds taken
+        and checked) and reads a bucket of objects: the same samples."""
+        src = os.path.join(self.tmp, "in")
+        out = f"s3://{self.bucket}/{self.prefix}/packed/"
+        report = bale.pack(src, out, "wds", upload_part=5 << 20, uploads=2)
+        self.assertEqual(report["packed"], 90)
+        local, remote = bale.open(self.local), bale.open(out)
+        self.assertEqual([local[i] for i in range(len(local))],
+                         [remote[i] for i in range(len(remote))])
+        for name in sorted(os.listdir(src)):
+            for f in sorted(os.listdir(os.path.join(src, name))):
+                self.s3.upload_file(os.path.join(src, name, f), self.bucket,
+                                    f"{self.prefix}/train/{name}/{f}")
+        back = os.path.join(self.tmp, "back")
+        bale.pack(f"s3://{self.bucket}/{self.prefix}/train/", back, "wds",
+                  options={"wds.shard_count": 20})
+        for f in sorted(os.listdir(f"{self.tmp}/out")):
+            if f.endswith("-made.json"):
+                continue
+            with open(f"{self.tmp}/out/{f}", "rb") as a, \
+                    open(f"{back}/{f}", "rb") as b:
+                self.assertEqual(a.read(), b.read(), f)
+        for bad in (dict(upload_part=1 << 20), dict(uploads=65)):
+            with self.subTest(**bad), self.assertRaises(bale.UsageError):
+                bale.pack(src, out, "wds", replace=True, **bad)
 
     def test_errors(self):
         with self.assertRaises(bale.NotFoundError):
