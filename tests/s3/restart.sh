@@ -14,6 +14,14 @@ require_backend wds
     exit 77
 }
 make_bucket
+restart_during() { # PID WHAT: the gateway stopped for 2 s while PID runs
+    "$TESTS/s3/gateway.sh" stop-rgw "$BALE_TEST_S3_DIR"
+    # the restart must fall inside the run, or this tests nothing
+    kill -0 "$1" 2>/dev/null || fail "the $2 ended before the restart"
+    sleep 2
+    "$TESTS/s3/gateway.sh" start-rgw "$BALE_TEST_S3_DIR" ||
+        fail "the gateway did not start again"
+}
 "$MKDATA" random "$T/in" -n 400 --classes 4 --min 32 --max 96 >/dev/null
 "$BALE" pack "$T/in" -o "$T/out" -f wds --shard-count 100 2>/dev/null
 upload "$T/out" "s3://$BUCKET/out"
@@ -22,12 +30,7 @@ upload "$T/out" "s3://$BUCKET/out"
 "$LOADER_RUN" "s3://$BUCKET/out/" 2 8 > "$T/batches.s3" 2>"$T/loader.err" &
 loader=$!
 sleep 0.5
-"$TESTS/s3/gateway.sh" stop-rgw "$BALE_TEST_S3_DIR"
-# the restart must fall inside the run, or this tests nothing
-kill -0 "$loader" 2>/dev/null || fail "the Loader ended before the restart"
-sleep 2
-"$TESTS/s3/gateway.sh" start-rgw "$BALE_TEST_S3_DIR" ||
-    fail "the gateway did not start again"
+restart_during "$loader" Loader
 wait "$loader" || { cat "$T/loader.err" >&2; fail "the Loader failed"; }
 cmp -s "$T/batches.local" "$T/batches.s3" ||
     fail "the batches read across the restart differ"
@@ -40,11 +43,7 @@ AWS_ENDPOINT_URL=$proxy_url "$BALE" pack "s3://$BUCKET/train/" \
     -o "s3://$BUCKET/packed/" "${flags[@]}" 2>"$T/pack.err" &
 pack=$!
 sleep 0.5
-"$TESTS/s3/gateway.sh" stop-rgw "$BALE_TEST_S3_DIR"
-kill -0 "$pack" 2>/dev/null || fail "the pack ended before the restart"
-sleep 2
-"$TESTS/s3/gateway.sh" start-rgw "$BALE_TEST_S3_DIR" ||
-    fail "the gateway did not start again"
+restart_during "$pack" pack
 if ! wait "$pack"; then
     grep -q -- '--resume' "$T/pack.err" ||
         fail "a failed pack did not say to resume: $(cat "$T/pack.err")"
