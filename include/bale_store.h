@@ -10,6 +10,7 @@
 
 #include "bale.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -68,6 +69,12 @@ void bale_store_prefetch_end(void);
  *  remote bytes (summed over threads): what reading cost. */
 void bale_store_counts(uint64_t *requests, uint64_t *bytes,
     uint64_t *wait_ns);
+
+/** From now on, once *@stop is set (NULL: never), requests to remote
+ *  stores are cut and their retries end, failing with BALE_EINTR: a
+ *  run's Ctrl-C then stops it at once, not after its timeouts. One for
+ *  the process. */
+void bale_store_set_stop(const atomic_int *stop);
 
 /** 1 when @name is a path on this machine's file systems. */
 int bale_store_is_local(const char *name);

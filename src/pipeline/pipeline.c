@@ -517,6 +517,7 @@ static int pipe_run_opts(struct bale_pipeline *p,
 	int rc;
 
 	pipe_reset(p);
+	bale_store_set_stop(&p->stop);	/* Ctrl-C cuts requests short */
 	memset(&run, 0, sizeof(run));
 	run.opts = o;
 	run.stop = &p->stop;
@@ -570,6 +571,7 @@ static int pipe_run_opts(struct bale_pipeline *p,
 	pipe_release(&run);
 	p->stats.seconds = pipe_since(&run.t0);
 	p->err.rc = rc;
+	bale_store_set_stop(NULL);
 	return rc;
 }
 

@@ -25,6 +25,7 @@
 #define HTTP_CONNECT_TIMEOUT_MS 10000L
 #define HTTP_STALL_SECONDS 30L
 #define HTTP_MANY_CONNECTIONS 16	/* bale_http_do_many() at once */
+#define HTTP_WAIT_SLICE_MS 100L
 
 /* The empty payload's SHA-256: what a GET or HEAD signs. */
 #define HTTP_EMPTY_SHA256 \
@@ -36,6 +37,9 @@ static pthread_once_t http_once_init = PTHREAD_ONCE_INIT;
 static uint64_t http_requests;
 static uint64_t http_bytes;
 static pthread_key_t http_key;
+/* set once the run this process serves was asked to stop (Ctrl-C):
+ * transfers and retries end then, rather than after their timeouts */
+static const atomic_int *_Atomic http_stop;
 
 struct http_handle {
 	CURL *easy;
@@ -85,6 +89,30 @@ static struct http_handle *http_handle(void)
 	h->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)h;
 	pthread_setspecific(http_key, h);
 	return h;
+}
+
+void bale_http_set_stop(const atomic_int *stop)
+{
+	atomic_store(&http_stop, stop);
+}
+
+static int http_stopped(void)
+{
+	const atomic_int *stop = atomic_load(&http_stop);
+
+	return stop && atomic_load_explicit(stop, memory_order_relaxed);
+}
+
+/* libcurl's progress callback: non-zero aborts the transfer. */
+static int http_on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)arg;
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return http_stopped();
 }
 
 static long http_env_long(const char *name, long def, long min)
@@ -264,6 +292,8 @@ static void http_setup(CURL *c, struct bale_http_xfer *x, char *range,
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, http_on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_on_progress);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	if (strcmp(q->method, "HEAD") == 0)
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	else if (strcmp(q->method, "GET") != 0)
@@ -403,10 +433,14 @@ static void http_backoff(struct http_handle *h, int attempt)
 		cap *= 2;
 	cap = cap < HTTP_BACKOFF_CAP_MS ? cap : HTTP_BACKOFF_CAP_MS;
 	ms = cap / 2 + (long)(rand_r(&h->seed) % (unsigned)(cap / 2 + 1));
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	/* in slices, so a stop ends the wait */
+	for (; ms > 0 && !http_stopped(); ms -= HTTP_WAIT_SLICE_MS) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = (ms < HTTP_WAIT_SLICE_MS ? ms :
+		    HTTP_WAIT_SLICE_MS) * 1000000L;
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
 }
 
 int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
@@ -421,10 +455,14 @@ int bale_http_do(const struct bale_http_req *q, struct bale_http_resp *r,
 	if (!h)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	for (attempt = 1;; attempt++) {
+		if (http_stopped())
+			return bale_errbuf_set(err, BALE_EINTR, "stopped");
 		rc = http_once(h, q, r, why, sizeof(why));
 		r->attempts = attempt;
 		if (rc <= 0)
 			break;
+		if (http_stopped())
+			return bale_errbuf_set(err, BALE_EINTR, "stopped");
 		if (attempt >= attempts || rc == 2) {
 			bale_http_host(q->url, host, sizeof(host));
 			return bale_errbuf_set(err, BALE_EIO, "%s gave no "

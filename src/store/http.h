@@ -8,6 +8,7 @@
 #include "bale_backend_util.h"
 
 #include <curl/curl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -64,6 +65,11 @@ struct bale_http_xfer {
 	CURL *easy;		/* on a multi handle: its own */
 	void *owner;		/* on a multi handle: handed back at its end */
 };
+
+/** From now on, once *@stop is set (NULL: never), transfers are cut
+ *  and bale_http_do() returns BALE_EINTR: what a run's Ctrl-C sets. One
+ *  for the process. */
+void bale_http_set_stop(const atomic_int *stop);
 
 /** libcurl's global set-up, once per process. */
 void bale_http_global_init(void);

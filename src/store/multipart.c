@@ -121,6 +121,20 @@ static int mpu_etag_is(const char *etag, const char *want)
 
 /* ---- one request -------------------------------------------------------- */
 
+/* A request about @u that got no usable answer: its object named, and
+ * for one that sent bytes, the likely cause of a store that stopped
+ * answering writes (a Ceph cluster whose OSDs are full holds them). */
+static int mpu_no_answer(const struct bale_mpu *u, int sent,
+    struct bale_errbuf *err)
+{
+	char why[sizeof(err->msg)];
+
+	snprintf(why, sizeof(why), "%s", err->msg);
+	return bale_errbuf_set(err, BALE_EIO, "'%s': %.300s%s", u->name, why,
+	    sent && strstr(why, "too slow") ? " (a store that holds writes "
+	    "without answering may be full)" : "");
+}
+
 /* @method of @u's URL with @query, sending @len bytes at @data (with
  * their MD5 when @md5), its answer's body into @body. */
 static int mpu_send(struct bale_mpu *u, const char *method, const char *query,
@@ -139,7 +153,7 @@ static int mpu_send(struct bale_mpu *u, const char *method, const char *query,
 		EVP_EncodeBlock(b64, md5, 16);
 	rc = bale_http_do(&q, r, err);
 	free(url);
-	return rc;
+	return rc == BALE_EIO ? mpu_no_answer(u, data != NULL, err) : rc;
 }
 
 /* A failed answer @r to a request about @u, in words. */

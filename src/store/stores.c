@@ -35,6 +35,11 @@ const struct bale_store *bale_store_for(const char *name)
 	return &bale_store_local;
 }
 
+void bale_store_set_stop(const atomic_int *stop)
+{
+	bale_http_set_stop(stop);
+}
+
 int bale_store_is_local(const char *name)
 {
 	return bale_store_for(name) == &bale_store_local;

@@ -7,8 +7,9 @@
 # removes it; a killed run leaves no list and no upload behind, and
 # --resume finishes it byte for byte; SlowDown answers and dropped
 # connections change nothing; a format that cannot write there, wrong
-# credentials and a missing bucket are refused, saying why. HDF5 goes
-# up whole at the end, byte for byte the local file.
+# credentials and a missing bucket are refused, saying why; Ctrl-C
+# while a request stalls ends the run at once. HDF5 goes up whole at the
+# end, byte for byte the local file.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds
@@ -133,6 +134,21 @@ AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "$T/in" \
 stop_proxy
 expect_status 0
 same_as_local faults "a run through faults"
+
+# Ctrl-C while the store holds a request unanswered: out at once (not
+# after the 30 s stall and its retries), with no output looking complete
+start_proxy --stall-every 3
+AWS_ENDPOINT_URL=$proxy_url "$BALE" pack "$T/in" -o "s3://$BUCKET/stall/" \
+    "${flags[@]}" 2>"$T/stall.err" &
+pid=$!
+sleep 2
+start=$(date +%s)
+kill -INT "$pid"
+wait "$pid" && fail "an interrupted pack succeeded"
+[ $(($(date +%s) - start)) -le 5 ] || fail "Ctrl-C took over 5 s"
+stop_proxy
+! s3ls "s3://$BUCKET/stall/" | grep -q data-shards.json ||
+    fail "an interrupted pack left a shard list"
 
 # HDF5: made in a staging folder in $TMPDIR, uploaded whole at the end
 if built hdf5; then
