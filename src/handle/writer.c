@@ -2,6 +2,8 @@
  * backend writes a format is core/open.c's business. */
 #include "handle.h"
 
+#include "bale_store.h"
+
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
@@ -150,14 +152,23 @@ static int writer_keep_checkpoint(struct bale_writer *w,
 }
 
 /* 1 when the output in @dir is published: its file (NAME + the
- * backend's suffix) is there, which a backend makes last. */
+ * backend's suffix) is there, which a backend makes last. In an object
+ * store a replacing run writes beside the old output (no staging
+ * folder): the one there is the old, to be replaced. */
 static int writer_published(const struct bale_writer *w, const char *dir,
     const struct bale_dataset *ds)
 {
 	char *path = bale_strfmt("%s/%s%s", dir, ds->name ? ds->name : "data",
 	    w->be->suffix ? w->be->suffix : "");
-	int there = path && access(path, F_OK) == 0;
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+	int there;
 
+	if (!path || bale_store_is_local(path))
+		there = path && access(path, F_OK) == 0;
+	else
+		there = !ds->replace &&
+		    bale_store_stat(path, &st, &err) == BALE_OK;
 	free(path);
 	return there;
 }

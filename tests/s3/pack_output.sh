@@ -87,6 +87,11 @@ expect_status 0
 expect_stderr "resum"
 same_as_local fresh "a resumed run"
 no_uploads_left "a resumed run"
+# resuming a finished output finds it so, and writes nothing
+run "$BALE" pack "$T/in" -o "s3://$BUCKET/fresh/" "${flags[@]}" --resume
+expect_status 0
+expect_stderr "every output is complete already, nothing was written"
+same_as_local fresh "a resume of a finished output"
 
 # --force: killed, the old output stays whole; resumed, it is replaced
 # by shards of names of its own (S3 has no rename), the old ones removed
