@@ -1,7 +1,8 @@
-/* test_s3_xml.c - S3's XML answers: a listing's objects and prefixes,
- * with entities decoded, its continuation; an error's code; answers that
- * are not what they claim (not XML, another document, a key longer than
- * S3 allows) refused whole. */
+/* test_s3_xml.c - S3's XML answers: a listing's objects (with their
+ * ETags) and prefixes, with entities decoded, its continuation; an
+ * error's code; a multipart upload's id and completion, the uploads in
+ * progress; answers that are not what they claim (not XML, another
+ * document, a key longer than S3 allows) refused whole. */
 #include "s3_xml.h"
 #include "bale_backend_util.h"
 #include "check.h"
@@ -93,10 +94,74 @@ static void test_error(void)
 	CHECK_EQ(0, bale_s3_xml_error(NULL, 0, &e));
 }
 
+/* One field of the root: an upload's id, a completion's ETag (Ceph's
+ * empty one found as ""), not one of another root, nor a cut answer. */
+static void test_field(void)
+{
+	const char *init = "<?xml version=\"1.0\"?><InitiateMultipartUpload"
+	    "Result xmlns=\"x\"><Bucket>b</Bucket><Key>k</Key><UploadId>"
+	    "2~a.b_c</UploadId></InitiateMultipartUploadResult>";
+	const char *done = "<CompleteMultipartUploadResult><Location>l"
+	    "</Location><ETag></ETag></CompleteMultipartUploadResult>";
+	const char *nested = "<CompleteMultipartUploadResult><X><ETag>e"
+	    "</ETag></X></CompleteMultipartUploadResult>";
+	char out[64] = "unset";
+
+	CHECK_EQ(1, bale_s3_xml_field(init, strlen(init),
+	    "InitiateMultipartUploadResult", "UploadId", out, sizeof(out)));
+	CHECK_STR("2~a.b_c", out);
+	CHECK_EQ(1, bale_s3_xml_field(done, strlen(done),
+	    "CompleteMultipartUploadResult", "ETag", out, sizeof(out)));
+	CHECK_STR("", out);
+	CHECK_EQ(0, bale_s3_xml_field(nested, strlen(nested),
+	    "CompleteMultipartUploadResult", "ETag", out, sizeof(out)));
+	CHECK_EQ(0, bale_s3_xml_field(init, strlen(init),
+	    "CompleteMultipartUploadResult", "UploadId", out, sizeof(out)));
+	CHECK_EQ(0, bale_s3_xml_field(init, 60,
+	    "InitiateMultipartUploadResult", "UploadId", out, sizeof(out)));
+	CHECK_EQ(0, bale_s3_xml_field(init, strlen(init),
+	    "InitiateMultipartUploadResult", "UploadId", out, 4));
+}
+
+static int on_upload(void *arg, const char *key, const char *id)
+{
+	bale_buf_printf(arg, "%s=%s;", key, id);
+	return 0;
+}
+
+/* ListMultipartUploads: each upload, and where the next page starts. */
+static void test_uploads(void)
+{
+	const char *xml = "<ListMultipartUploadsResult><Bucket>b</Bucket>"
+	    "<NextKeyMarker>d/b</NextKeyMarker><NextUploadIdMarker>2~y"
+	    "</NextUploadIdMarker><IsTruncated>true</IsTruncated><Upload>"
+	    "<Key>d/a</Key><UploadId>2~x</UploadId></Upload><Upload><Key>d/b"
+	    "</Key><UploadId>2~y</UploadId></Upload>"
+	    "</ListMultipartUploadsResult>";
+	const char *list = "<ListBucketResult></ListBucketResult>";
+	struct bale_buf seen = BALE_BUF_INIT;
+	char key[S3_KEY_MAX + 1], id[S3_KEY_MAX + 1];
+	int more = 0;
+
+	CHECK_EQ(0, bale_s3_xml_uploads(xml, strlen(xml), on_upload, &seen,
+	    &more, key, id));
+	bale_buf_add(&seen, "", 1);
+	CHECK_STR("d/a=2~x;d/b=2~y;", seen.data);
+	CHECK_EQ(1, more);
+	CHECK_STR("d/b", key);
+	CHECK_STR("2~y", id);
+	CHECK_EQ(-1, bale_s3_xml_uploads(list, strlen(list), on_upload, &seen,
+	    &more, key, id));
+	CHECK_EQ(0, more);
+	bale_buf_release(&seen);
+}
+
 int main(void)
 {
 	test_list();
 	test_list_refused();
 	test_error();
+	test_field();
+	test_uploads();
 	return CHECK_DONE();
 }
