@@ -7,6 +7,7 @@
 # no class, wrong credentials, what is not read from a store yet).
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
+require_backend wds	# the runs through faults and the refusals write it
 make_bucket
 
 "$MKDATA" random "$T/in" -n 120 --classes 3 >/dev/null
