@@ -62,10 +62,7 @@ int bale_pipe_journal_end(struct pipe_run *run, int rc)
 			bale_journal_write(&run->jr.j, run->jr.path, 0, &err);
 		return 1;
 	}
-	if (bale_store_is_local(run->jr.path))
-		unlink(run->jr.path);
-	else
-		(void)bale_store_remove(run->jr.path, &err);
+	(void)bale_store_remove(run->jr.path, &err);
 	return 0;
 }
 

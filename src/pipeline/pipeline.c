@@ -202,9 +202,6 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 	    &p->err);
 }
 
-/* Every source path named is there: a missing one is a mistyped
- * argument, told before anything else (a brace pattern names shards:
- * its kind checks them). */
 /* What a run cannot do yet with a source in an object store, said. */
 static int pipe_remote_src_refused(struct bale_pipeline *p,
     const struct bale_pack_opts *o, const char *path, int is_dir)
@@ -238,6 +235,9 @@ static int pipe_check_remote_src(struct bale_pipeline *p,
 	    rc;
 }
 
+/* Every source path named is there: a missing one is a mistyped
+ * argument, told before anything else (a brace pattern names shards:
+ * its kind checks them). */
 static int pipe_check_srcs(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
@@ -262,26 +262,8 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 	return BALE_OK;
 }
 
-/* A local output folder: one to write in, or none yet. */
-static int pipe_check_local_out(struct bale_pipeline *p,
-    const struct bale_pack_opts *o)
-{
-	struct stat sb;
-	int out_exists = stat(o->out, &sb) == 0;
-
-	if (out_exists && !S_ISDIR(sb.st_mode))
-		return bale_errbuf_set(&p->err, BALE_EINVAL, "the output '%s' "
-		    "is a file: the output is a folder (created if missing)",
-		    o->out);
-	/* said before the source is walked, in the words of the cause */
-	if (out_exists && access(o->out, W_OK | X_OK) != 0)
-		return bale_errbuf_set(&p->err, BALE_EIO, "cannot write in "
-		    "'%s': %s", o->out, strerror(errno));
-	return BALE_OK;
-}
-
-/* An output folder in an object store: its bucket there, and a run
- * that can write there (what it cannot do yet is refused first). */
+/* What a run cannot do yet into an object store, refused; the upload's
+ * bounds taken. */
 static int pipe_check_remote_out(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
@@ -300,7 +282,17 @@ static int pipe_check_remote_out(struct bale_pipeline *p,
 		    "part of %zu bytes: S3 takes 5 MiB to 5 GiB",
 		    o->upload_part);
 	}
-	return bale_store_writable(o->out, &p->err);
+	return BALE_OK;
+}
+
+/* The output folder: one its store lets the run write in. */
+static int pipe_check_out(struct bale_pipeline *p,
+    const struct bale_pack_opts *o)
+{
+	int rc = bale_store_is_local(o->out) ? BALE_OK :
+	    pipe_check_remote_out(p, o);
+
+	return rc == BALE_OK ? bale_store_writable(o->out, &p->err) : rc;
 }
 
 static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
@@ -318,8 +310,7 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "part %" PRIu32
 		    " of %" PRIu32 ": a part's index counts from 0, below the "
 		    "count", o->part_index, o->part_count);
-	rc = bale_store_is_local(o->out) ? pipe_check_local_out(p, o) :
-	    pipe_check_remote_out(p, o);
+	rc = pipe_check_out(p, o);
 	if (rc != BALE_OK)
 		return rc;
 	rc = pipe_check_srcs(p, o);

@@ -12,7 +12,7 @@
  * answer to the completion that was lost, retried, finds the upload
  * gone and the object there: its ETag says whether it is this one. A
  * failure aborts the upload, so its parts do not linger (and are not
- * billed); a killed run's are aborted by the next (bale_mpu_abort_under).
+ * billed); a killed run's are aborted by the next (bale_store_clean()).
  * Requests are signed as unsigned payloads: the MD5s check the bytes.
  */
 #include "multipart.h"
@@ -55,7 +55,6 @@ struct bale_mpu {
 	unsigned parts;		/* handed to the senders */
 	unsigned char (*md5)[16];	/* each part's, once sent */
 	size_t md5_cap;
-	uint64_t bytes;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	struct mpu_part *queue;	/* a ring of in_flight */
@@ -309,24 +308,6 @@ static int mpu_start_senders(struct bale_mpu *u, struct bale_errbuf *err)
 	    "cannot start a thread to upload with");
 }
 
-/* Room for part @no's MD5. */
-static int mpu_grow_md5(struct bale_mpu *u, unsigned no)
-{
-	size_t cap = u->md5_cap ? u->md5_cap : 64;
-	void *grown;
-
-	if (no <= u->md5_cap)
-		return 0;
-	while (cap < no)
-		cap *= 2;
-	grown = realloc(u->md5, cap * sizeof(*u->md5));
-	if (!grown)
-		return -1;
-	u->md5 = grown;
-	u->md5_cap = cap;
-	return 0;
-}
-
 /* Hand the filled part over (the upload begun first), and take a
  * buffer to fill next, waiting while in_flight parts are on their way. */
 static int mpu_hand(struct bale_mpu *u, struct bale_errbuf *err)
@@ -342,7 +323,8 @@ static int mpu_hand(struct bale_mpu *u, struct bale_errbuf *err)
 		return rc;
 	if (!u->threads && (rc = mpu_start_senders(u, err)) != BALE_OK)
 		return rc;
-	if (mpu_grow_md5(u, p.no) != 0)
+	if (bale_grow_array((void **)&u->md5, &u->md5_cap, p.no,
+	    sizeof(*u->md5)) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	pthread_mutex_lock(&u->lock);
 	while (u->busy >= u->in_flight && !u->failed)
@@ -414,16 +396,10 @@ int bale_mpu_write(struct bale_mpu *u, const void *p, size_t n,
 		k = k < n ? k : n;
 		memcpy(u->fill + u->fill_len, from, k);
 		u->fill_len += k;
-		u->bytes += k;
 		from += k;
 		n -= k;
 	}
 	return BALE_OK;
-}
-
-uint64_t bale_mpu_bytes(const struct bale_mpu *u)
-{
-	return u->bytes;
 }
 
 /* Wait for every part handed over. @return the first failure */

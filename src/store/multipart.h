@@ -21,8 +21,6 @@ int bale_mpu_open(struct bale_mpu **u, const char *name, const char *url,
  *  the failure of a part sent before (said in @err) */
 int bale_mpu_write(struct bale_mpu *u, const void *p, size_t n,
     struct bale_errbuf *err);
-/** Bytes written so far. */
-uint64_t bale_mpu_bytes(const struct bale_mpu *u);
 /** Send what is left and make the object whole under its name, each
  *  part's MD5 and the whole's checked against the store's ETags; @u is
  *  gone. On failure the upload is aborted: nothing of it is left. */

@@ -200,17 +200,21 @@ static int local_remove(const char *name, struct bale_errbuf *err)
 	return local_fail(err, "remove", name);
 }
 
+/* A folder a run's outputs go in: one to write in, or none yet (made
+ * then); said before the source is walked, in the words of the cause. */
 static int local_writable(const char *dir, struct bale_errbuf *err)
 {
 	struct stat sb;
 
 	if (stat(dir, &sb) != 0)
-		return errno == ENOENT ? BALE_OK : local_fail(err, "stat", dir);
+		return BALE_OK;
 	if (!S_ISDIR(sb.st_mode))
-		return bale_errbuf_set(err, BALE_EINVAL, "'%s' is a file, not "
-		    "a folder", dir);
-	return access(dir, W_OK | X_OK) == 0 ? BALE_OK :
-	    local_fail(err, "write in", dir);
+		return bale_errbuf_set(err, BALE_EINVAL, "the output '%s' is a "
+		    "file: the output is a folder (created if missing)", dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return bale_errbuf_set(err, BALE_EIO, "cannot write in '%s': "
+		    "%s", dir, strerror(errno));
+	return BALE_OK;
 }
 
 const struct bale_store bale_store_local = {
