@@ -3,7 +3,6 @@
  * pack skipped files of the tree (the folder then holds more, and its
  * index i is another image than the output's) or shuffled them. */
 #include "bench.h"
-#include "folder_remote.h"
 #include "path_index.h"
 #include "walk.h"
 
@@ -18,28 +17,14 @@ static const char *pair_walk_path(const void *walk, size_t i,
 	return bale_walk_path(walk, i, scratch);
 }
 
-static const char *pair_remote_path(const void *fr, size_t i,
-    struct bale_buf *scratch)
-{
-	(void)scratch;
-	return bale_folder_remote_path(fr, i);
-}
-
 /* The folder's paths, indexed: walked on disk, listed in a store. */
 static int pair_index(const char *folder, struct bale_walk *walk,
-    struct folder_remote **fr, struct bale_path_index *x,
-    struct bale_errbuf *err)
+    struct bale_path_index *x, struct bale_errbuf *err)
 {
-	int rc;
+	int rc = bale_store_is_local(folder) ?
+	    bale_walk_folder(walk, folder) :
+	    bale_walk_bucket(walk, folder, NULL);
 
-	if (!bale_store_is_local(folder)) {
-		rc = bale_folder_remote_open(fr, folder, err);
-		if (rc == BALE_OK && bale_path_index_build(x,
-		    bale_folder_remote_count(*fr), pair_remote_path, *fr) != 0)
-			rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-		return rc;
-	}
-	rc = bale_walk_folder(walk, folder);
 	if (rc != BALE_OK)
 		return bale_errbuf_set(err, rc, "%s", bale_walk_errmsg(walk));
 	if (bale_path_index_build(x, bale_walk_count(walk), pair_walk_path,
@@ -81,7 +66,6 @@ int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
     struct bale_errbuf *err)
 {
 	struct bale_path_index x = BALE_PATH_INDEX_INIT;
-	struct folder_remote *fr = NULL;
 	struct bale_walk *walk = NULL;
 	struct bale_reader *r = NULL;
 	int rc;
@@ -92,7 +76,7 @@ int bale_bench_pair_folder(const char *folder, const struct bench_target *ref,
 		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 		goto out_free;
 	}
-	rc = pair_index(folder, walk, &fr, &x, err);
+	rc = pair_index(folder, walk, &x, err);
 	if (rc != BALE_OK)
 		goto out_free;
 	rc = bale_reader_open(r, ref->format, ref->path);
@@ -108,6 +92,5 @@ out_free:
 	bale_path_index_release(&x);
 	bale_reader_free(r);
 	bale_walk_free(walk);
-	bale_folder_remote_free(fr);
 	return rc;
 }

@@ -477,9 +477,7 @@ static char *pipe_trim_out(const char *out)
 
 	if (!len || out[len - 1] != '/' || bale_store_is_local(out))
 		return NULL;
-	while (len > 1 && out[len - 1] == '/')
-		len--;
-	return bale_strfmt("%.*s", (int)len, out);
+	return bale_strfmt("%.*s", bale_path_trim_len(out), out);
 }
 
 static int pipe_run_opts(struct bale_pipeline *p,

@@ -94,3 +94,12 @@ int bale_path_inside(const char *path, const char *folder)
 		return 1;
 	return strncmp(p, f, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
+
+int bale_path_trim_len(const char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return (int)len;
+}

@@ -8,4 +8,8 @@
  *  taken as written); 0 when not, or when @folder cannot be resolved. */
 int bale_path_inside(const char *path, const char *folder);
 
+/** The length of @path without the '/'s it ends in ("/" stays "/"):
+ *  a folder's name as printf's "%.*s" joins it to what lies below. */
+int bale_path_trim_len(const char *path);
+
 #endif

@@ -3,15 +3,17 @@
  *
  * The benchmark's baseline: samples in torchvision order (walk.c),
  * each read as a PyTorch ImageFolder does, open + fstat + read + close;
- * in an object store, the tree's objects listed (folder_remote.c) and
- * each read with one GET, as a loader of small objects does.
+ * in an object store, the tree's objects listed as the pack lists them
+ * (walk_bucket.c: the same classes and order) and each read with one
+ * GET, as a loader of small objects does.
  */
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 #include "bale_store.h"
 
-#include "folder_remote.h"
+#include "clock.h"
 #include "input.h"
+#include "relpath.h"
 #include "walk.h"
 
 #include <fcntl.h>
@@ -31,34 +33,30 @@ struct folder_r {
 	char **files;		/* built on first files() call */
 	struct bale_buf info;
 	struct bale_buf path;	/* the sample's, decoded from the walk */
-	struct folder_remote *remote;	/* in an object store: no walk */
+	int remote;		/* the tree is in an object store */
+	double list_seconds;	/* remote: what listing it took */
 	char *data;		/* remote: the last sample's bytes */
 };
-
-static int folder_open_remote(struct bale_reader *r, struct folder_r *st,
-    const char *path)
-{
-	struct bale_errbuf err;
-	int rc = bale_folder_remote_open(&st->remote, path, &err);
-
-	return rc == BALE_OK ? rc : bale_reader_seterr(r, rc, "%s", err.msg);
-}
 
 static int folder_open(struct bale_reader *r, void *priv, const char *path)
 {
 	struct folder_r *st = priv;
+	double t0 = bale_clock_now();
 	int rc;
 
 	st->rootfd = -1;
-	st->root = strdup(path);
-	if (st->root && !bale_store_is_local(path))
-		return folder_open_remote(r, st, path);
+	st->remote = !bale_store_is_local(path);
+	st->root = bale_strfmt("%.*s", bale_path_trim_len(path), path);
 	if (!st->root || bale_walk_new(&st->walk) != BALE_OK)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
-	rc = bale_walk_folder(st->walk, path);
+	rc = st->remote ? bale_walk_bucket(st->walk, path, NULL) :
+	    bale_walk_folder(st->walk, path);
+	st->list_seconds = bale_clock_now() - t0;
 	if (rc != BALE_OK)
 		return bale_reader_seterr(r, rc, "%s",
 		    bale_walk_errmsg(st->walk));
+	if (st->remote)
+		return BALE_OK;
 	st->rootfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return st->rootfd >= 0 ? BALE_OK : bale_reader_seterr(r, BALE_EIO,
 	    "cannot open '%s'", path);
@@ -69,22 +67,24 @@ static int folder_count(struct bale_reader *r, void *priv, uint64_t *n)
 	const struct folder_r *st = priv;
 
 	(void)r;
-	*n = st->remote ? bale_folder_remote_count(st->remote) :
-	    bale_walk_count(st->walk);
+	*n = bale_walk_count(st->walk);
 	return BALE_OK;
 }
 
-/* Sample @i of a tree in an object store: one GET. */
+/* Sample @path of a tree in an object store: one GET. */
 static int folder_get_remote(struct bale_reader *r, struct folder_r *st,
-    uint64_t i, struct bale_blob *out)
+    const char *path, struct bale_blob *out)
 {
 	struct bale_errbuf err;
+	char *name = bale_strfmt("%s/%s", st->root, path);
 	size_t n;
 	int rc;
 
 	free(st->data);
 	st->data = NULL;
-	rc = bale_folder_remote_read(st->remote, i, &st->data, &n, &err);
+	rc = name ? bale_store_read_all(name, &st->data, &n, &err) :
+	    bale_errbuf_set(&err, BALE_ENOMEM, "no memory");
+	free(name);
 	if (rc != BALE_OK)
 		return bale_reader_seterr(r, rc, "%s", err.msg);
 	out->data = bale_reader_data_buffer(r, (unsigned char *)st->data, n);
@@ -93,28 +93,15 @@ static int folder_get_remote(struct bale_reader *r, struct folder_r *st,
 	if (out->data != (const unsigned char *)st->data)
 		memcpy((void *)out->data, st->data, n);
 	out->size = n;
-	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
-	out->key = st->key;
-	out->path = bale_folder_remote_path(st->remote, i);
-	out->label = bale_folder_remote_label(st->remote, i);
 	return BALE_OK;
 }
 
-static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
-    struct bale_blob *out)
+/* Sample @path of a tree on disk, read as ImageFolder reads a file. */
+static int folder_get_local(struct bale_reader *r, struct folder_r *st,
+    const char *path, struct bale_blob *out)
 {
-	struct folder_r *st = priv;
-	const char *path;
 	struct bale_input in;
 
-	if (st->remote)
-		return folder_get_remote(r, st, i, out);
-	if (i >= bale_walk_count(st->walk))
-		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
-		    PRIu64, i);
-	path = bale_walk_path(st->walk, (size_t)i, &st->path);
-	if (!path)
-		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
 	if (bale_input_open(&in, st->rootfd, path) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "'%s': %s", path,
 		    in.err.msg);
@@ -127,6 +114,26 @@ static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
 	if (bale_input_read(&in, (unsigned char *)out->data) != 0)
 		return bale_reader_seterr(r, BALE_EIO, "'%s': %s", path,
 		    in.err.msg);
+	return BALE_OK;
+}
+
+static int folder_get(struct bale_reader *r, void *priv, uint64_t i,
+    struct bale_blob *out)
+{
+	struct folder_r *st = priv;
+	const char *path;
+	int rc;
+
+	if (i >= bale_walk_count(st->walk))
+		return bale_reader_seterr(r, BALE_EINVAL, "no sample %"
+		    PRIu64, i);
+	path = bale_walk_path(st->walk, (size_t)i, &st->path);
+	if (!path)
+		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
+	rc = st->remote ? folder_get_remote(r, st, path, out) :
+	    folder_get_local(r, st, path, out);
+	if (rc != BALE_OK)
+		return rc;
 	snprintf(st->key, sizeof(st->key), "%010" PRIu64, i);
 	out->key = st->key;
 	out->path = path;
@@ -140,8 +147,7 @@ static int folder_label(struct bale_reader *r, void *priv, uint64_t i,
 	const struct folder_r *st = priv;
 
 	(void)r;
-	*label = st->remote ? bale_folder_remote_label(st->remote, i) :
-	    bale_walk_label(st->walk, (size_t)i);
+	*label = bale_walk_label(st->walk, (size_t)i);
 	return BALE_OK;
 }
 
@@ -149,16 +155,14 @@ static int folder_files(struct bale_reader *r, void *priv,
     const char *const **list)
 {
 	struct folder_r *st = priv;
-	size_t n = st->remote ? bale_folder_remote_count(st->remote) :
-	    bale_walk_count(st->walk);
+	size_t n = bale_walk_count(st->walk);
 	const char *path;
 	size_t i;
 
 	if (!st->files) {
 		st->files = calloc(n + 1, sizeof(char *));
 		for (i = 0; st->files && i < n; i++) {
-			path = st->remote ? bale_folder_remote_path(st->remote,
-			    i) : bale_walk_path(st->walk, i, &st->path);
+			path = bale_walk_path(st->walk, i, &st->path);
 			st->files[i] = path ? bale_strfmt("%s/%s", st->root,
 			    path) : NULL;
 			if (!st->files[i])
@@ -176,10 +180,8 @@ static int folder_files(struct bale_reader *r, void *priv,
 static int folder_info(struct bale_reader *r, void *priv, const char **json)
 {
 	struct folder_r *st = priv;
-	size_t i, n = st->remote ? 0 : bale_walk_nclasses(st->walk);
-	const char *const *classes = st->remote ?
-	    bale_folder_remote_classes(st->remote, &n) :
-	    bale_walk_classes(st->walk);
+	size_t i, n = bale_walk_nclasses(st->walk);
+	const char *const *classes = bale_walk_classes(st->walk);
 
 	bale_buf_reset(&st->info);
 	bale_buf_puts(&st->info, "{\"classes\":[");
@@ -190,7 +192,7 @@ static int folder_info(struct bale_reader *r, void *priv, const char **json)
 	bale_buf_puts(&st->info, "]");
 	if (st->remote)	/* what the listing cost, in a store */
 		bale_buf_printf(&st->info, ",\"listed_in_s\":%.3f",
-		    bale_folder_remote_list_seconds(st->remote));
+		    st->list_seconds);
 	bale_buf_puts(&st->info, "}");
 	if (st->info.failed)
 		return bale_reader_seterr(r, BALE_ENOMEM, "no memory");
@@ -211,7 +213,6 @@ static void folder_release(void *priv)
 	if (st->rootfd >= 0)
 		close(st->rootfd);
 	bale_walk_free(st->walk);
-	bale_folder_remote_free(st->remote);
 	free(st->data);
 	free(st->root);
 	free(st->buf);

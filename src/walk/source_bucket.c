@@ -6,6 +6,7 @@
 
 #include "bale_store.h"
 #include "input.h"
+#include "relpath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,7 @@ static int bucket_scan(const struct bale_source *s, struct bale_walk *w)
 /* The object of sample @rel of the tree at @root. NULL without memory */
 static char *bucket_name(const char *root, const char *rel)
 {
-	size_t len = strlen(root);
-
-	while (len > 1 && root[len - 1] == '/')
-		len--;
-	return bale_strfmt("%.*s/%s", (int)len, root, rel);
+	return bale_strfmt("%.*s/%s", bale_path_trim_len(root), root, rel);
 }
 
 static int bucket_read(struct bale_input *in, unsigned char *buf)
@@ -78,7 +75,6 @@ const struct bale_source_kind bale_source_bucket = {
 	.caps = BALE_SOURCE_RANDOM,
 	.probe = bucket_probe,
 	.scan = bucket_scan,
-	/* read in place by the folder kind's reader (folder_remote.c) */
 	.read = bucket_read,
 	.ahead = bucket_ahead,
 };

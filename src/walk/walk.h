@@ -62,8 +62,8 @@ int bale_walk_folder(struct bale_walk *w, const char *root);
 
 /** Collect the samples of the ImageFolder tree kept as objects under
  *  the prefix @root of an object store (walk_bucket.c), to be read by
- *  source @kind: the classes and order of the same tree on disk, each
- *  sample's size as listed.
+ *  source @kind (NULL: the caller reads the objects itself): the classes
+ *  and order of the same tree on disk, each sample's size as listed.
  *  @return as bale_walk_folder(), or the store's error */
 int bale_walk_bucket(struct bale_walk *w, const char *root,
     const struct bale_source_kind *kind);

@@ -17,6 +17,7 @@
 
 #include "bale_store.h"
 #include "kind.h"
+#include "relpath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,13 +96,10 @@ int bale_walk_bucket(struct bale_walk *w, const char *root,
     const struct bale_source_kind *kind)
 {
 	struct bucket_walk b = { w, kind, BALE_BUF_INIT, NULL, 0, 0 };
-	size_t len = strlen(root), i;
-	char *top;
+	char *top = bale_strfmt("%.*s", bale_path_trim_len(root), root);
+	size_t i;
 	int rc;
 
-	while (len > 1 && root[len - 1] == '/')
-		len--;
-	top = bale_strfmt("%.*s", (int)len, root);
 	if (!top)
 		return bale_walk_nomem(w);
 	rc = bale_store_list(top, bucket_add_class, w, &w->err);

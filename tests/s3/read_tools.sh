@@ -72,6 +72,21 @@ upload "$T/in" "s3://$BUCKET/train"
 run "$BALE" ls -f folder "s3://$BUCKET/train/"
 expect_status 0
 cmp "$T/lsf.local" "$T/stdout" || fail "the tree in S3 lists otherwise"
+# a hidden class and a class with sub-folders: the labels and order the
+# pack writes (torchvision's), not S3's key order
+cp -r "$T/in" "$T/in2"
+first=$(ls "$T/in2" | head -1)
+img=$(find "$T/in2/$first" -type f | head -1)
+mkdir -p "$T/in2/.hidden" "$T/in2/$first/a" "$T/in2/$first/a.b"
+cp "$img" "$T/in2/.hidden/h.jpg"
+cp "$img" "$T/in2/$first/a/z.jpg"
+cp "$img" "$T/in2/$first/a.b/y.jpg"
+upload "$T/in2" "s3://$BUCKET/train2"
+"$BALE" ls -f folder "$T/in2" > "$T/lsf2.local"
+run "$BALE" ls -f folder "s3://$BUCKET/train2/"
+expect_status 0
+cmp "$T/lsf2.local" "$T/stdout" || fail "hidden or nested classes differ"
+grep -q "\.hidden/h\.jpg" "$T/stdout" || fail "the hidden class is missing"
 run "$BALE" bench "s3://$BUCKET/out/" --against "s3://$BUCKET/train/" \
     -t 1,4 -r 1 -k 30
 expect_status 0
