@@ -162,29 +162,6 @@ static int mpu_failed(const struct bale_mpu *u, const struct bale_http_resp *r,
 	return bale_remote_failed(u->name, u->url, u->sign, r, body, err);
 }
 
-/* The whole object in one PUT (smaller than a part). */
-static int mpu_put_whole(struct bale_mpu *u, struct bale_errbuf *err)
-{
-	struct bale_buf body = BALE_BUF_INIT;
-	struct bale_http_resp r;
-	unsigned char md5[16];
-	char hex[33];
-	int rc;
-
-	mpu_md5(u->fill, u->fill_len, md5);
-	mpu_hex(md5, hex);
-	rc = mpu_send(u, "PUT", "", u->fill, u->fill_len, md5, &body, &r,
-	    err);
-	if (rc == BALE_OK && r.status != 200)
-		rc = mpu_failed(u, &r, &body, err);
-	else if (rc == BALE_OK && r.etag[0] && !mpu_etag_is(r.etag, hex))
-		rc = bale_errbuf_set(err, BALE_EIO, "'%s': the store holds "
-		    "other bytes than were sent (ETag %s, MD5 %s)", u->name,
-		    r.etag, hex);
-	bale_buf_release(&body);
-	return rc;
-}
-
 /* CreateMultipartUpload: the upload's id. An answer cut short (a
  * dropped connection whose answer had no length) is asked again; an
  * upload it began is left to bale_store_clean(). */
@@ -223,27 +200,40 @@ static char *mpu_query(const struct bale_mpu *u, unsigned no)
 	return q;
 }
 
-/* UploadPart @p: its MD5 kept for the completion. */
-static int mpu_put_part(struct bale_mpu *u, const struct mpu_part *p,
-    unsigned char md5[16], struct bale_errbuf *err)
+/* "part N: " for part @no, "" for the whole object (0). */
+static const char *mpu_part_name(unsigned no, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (no)
+		snprintf(buf, size, "part %u: ", no);
+	return buf;
+}
+
+/* PUT @len bytes at @buf as part @no of the upload, or as the whole
+ * object when @no is 0; their MD5 in @md5, kept for the completion.
+ * The ETag the store answers must be that MD5 (a whole object's may be
+ * left out). */
+static int mpu_put(struct bale_mpu *u, unsigned no, const unsigned char *buf,
+    size_t len, unsigned char md5[16], struct bale_errbuf *err)
 {
 	struct bale_buf body = BALE_BUF_INIT;
-	char *query = mpu_query(u, p->no);
+	char *query = no ? mpu_query(u, no) : strdup("");
 	struct bale_http_resp r;
-	char hex[33];
+	char hex[33], part[32];
 	int rc;
 
 	if (!query)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	mpu_md5(p->buf, p->len, md5);
+	mpu_md5(buf, len, md5);
 	mpu_hex(md5, hex);
-	rc = mpu_send(u, "PUT", query, p->buf, p->len, md5, &body, &r, err);
+	rc = mpu_send(u, "PUT", query, buf, len, md5, &body, &r, err);
 	if (rc == BALE_OK && r.status != 200)
 		rc = mpu_failed(u, &r, &body, err);
-	else if (rc == BALE_OK && !mpu_etag_is(r.etag, hex))
-		rc = bale_errbuf_set(err, BALE_EIO, "'%s': part %u: the store "
-		    "holds other bytes than were sent (ETag %s, MD5 %s)",
-		    u->name, p->no, r.etag, hex);
+	else if (rc == BALE_OK && (no || r.etag[0]) &&
+	    !mpu_etag_is(r.etag, hex))
+		rc = bale_errbuf_set(err, BALE_EIO, "'%s': %sthe store holds "
+		    "other bytes than were sent (ETag %s, MD5 %s)", u->name,
+		    mpu_part_name(no, part, sizeof(part)), r.etag, hex);
 	bale_buf_release(&body);
 	free(query);
 	return rc;
@@ -287,7 +277,7 @@ static void *mpu_sender(void *arg)
 		rc = u->failed;	/* after a failure, parts are let go */
 		pthread_mutex_unlock(&u->lock);
 		if (rc == BALE_OK)
-			rc = mpu_put_part(u, &p, md5, &err);
+			rc = mpu_put(u, p.no, p.buf, p.len, md5, &err);
 		pthread_mutex_lock(&u->lock);
 		mpu_part_done(u, &p, md5, rc, &err);
 	}
@@ -494,10 +484,11 @@ static int mpu_complete(struct bale_mpu *u, struct bale_errbuf *err)
 
 int bale_mpu_finish(struct bale_mpu *u, struct bale_errbuf *err)
 {
+	unsigned char md5[16];
 	int rc;
 
 	if (!u->upload_id[0]) {
-		rc = mpu_put_whole(u, err);
+		rc = mpu_put(u, 0, u->fill, u->fill_len, md5, err);
 		bale_mpu_abort(u);	/* nothing begun: only freed */
 		return rc;
 	}
