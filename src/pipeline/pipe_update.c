@@ -3,7 +3,8 @@
  *
  * The first run (no NAME-manifest.jsonl in the output folder) packs
  * everything, as without --update, and writes the manifest. A later run
- * compares the walk with it (update_diff.c: a stat per file, no read),
+ * compares the walk with it (update_diff.c: a stat per file, no read;
+ * for objects in a store, the size and ETag their listing gave),
  * packs the new and changed files alone, under keys after every key
  * before, into a delta folder (OUT/.NAME-update), and has each format's
  * backend apply the delta and the removals to its output
@@ -100,10 +101,11 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 
 static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
 {
-	if (!bale_source_can(&r->in.source, BALE_SOURCE_TREE))
+	if (!bale_source_can(&r->in.source, BALE_SOURCE_TREE) &&
+	    !bale_source_can(&r->in.source, BALE_SOURCE_STAMPED))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update needs "
-		    "a folder (or a list file) as the source: an archive's "
-		    "members have no time to compare");
+		    "a folder (or a list file, or a tree of objects) as the "
+		    "source: an archive's members have no time to compare");
 	if (r->opts->part_count)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update "
 		    "cannot be a part of a run");
@@ -404,6 +406,19 @@ static int upd_still_skipped(struct bale_pipeline *p,
 	return rc;
 }
 
+/* The source's folder, where its files are stat'ed; -1 for objects in
+ * a store, whose listing said their sizes and stamps. */
+static int upd_open_root(struct bale_pipeline *p, const struct pipe_run *run,
+    int *rootfd)
+{
+	*rootfd = -1;
+	if (!bale_source_can(&run->in.source, BALE_SOURCE_TREE))
+		return BALE_OK;
+	*rootfd = open(run->opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return *rootfd >= 0 ? BALE_OK : bale_errbuf_set(&p->err, BALE_EIO,
+	    "cannot open '%s': %s", run->opts->src, strerror(errno));
+}
+
 /* After the walk: what changed since the manifest; an incremental
  * update packs that alone (upd_order), under keys after every key
  * before, or nothing; the first run and a rebuild pack the whole source
@@ -417,17 +432,17 @@ static int upd_plan(struct bale_pipeline *p, struct pipe_run *run)
 
 	if (rc != BALE_OK)
 		return rc;
-	rootfd = open(run->opts->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return bale_errbuf_set(&p->err, BALE_EIO, "cannot open '%s': "
-		    "%s", run->opts->src, strerror(errno));
+	rc = upd_open_root(p, run, &rootfd);
+	if (rc != BALE_OK)
+		return rc;
 	/* what is to be packed waits beside the output */
 	rc = bale_file_mkdirs(u->user->out) != 0 ? bale_errbuf_set(&p->err,
 	    BALE_EIO, "cannot create output folder '%s': %s", u->user->out,
 	    strerror(errno)) : bale_update_diff(&u->diff, run->in.walk,
 	    rootfd, u->incremental ? u->manifest : NULL, &u->old,
 	    u->user->out, &p->err);
-	close(rootfd);
+	if (rootfd >= 0)
+		close(rootfd);
 	if (rc != BALE_OK)
 		return rc;
 	run->lab.map = u->diff.label_map;

@@ -208,10 +208,9 @@ static int pipe_remote_src_refused(struct bale_pipeline *p,
 {
 	const char *why = !is_dir ? "an archive kept as an object is not "
 	    "read in place yet: download it, or keep its tree as objects (a "
-	    "prefix a class)" : o->update ? "an update from objects in a "
-	    "store is not supported yet: pack them again, replacing the "
-	    "output" : o->list ? "a list file cannot name objects in a store "
-	    "yet: keep the samples as a tree of objects (a prefix a class)" :
+	    "prefix a class)" : o->list ? "a list file cannot name objects "
+	    "in a store yet: keep the samples as a tree of objects (a prefix "
+	    "a class)" :
 	    o->more_srcs ? "several sources in an object store are not "
 	    "packed as one yet" : NULL;
 

@@ -4,7 +4,9 @@
  * (why, its size and status change time), so an update does not try it
  * again until it changes; and one per sample (key, label, and the size
  * and modification time its file had when it was read), so the next
- * update knows what changed from a stat alone.
+ * update knows what changed from a stat alone. For an object in a
+ * store both times hold its ETag's stamp (bale_walk_stamp), as the
+ * listing gave it.
  *
  * The samples come in the walk's path order (bale_walk_path_cmp), which
  * the head says ("order":"path"): an update of a folder then reads the

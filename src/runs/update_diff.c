@@ -37,17 +37,27 @@ static int diff_nomem(struct diff_run *r)
 	return bale_errbuf_set(r->err, BALE_ENOMEM, "no memory");
 }
 
-/* A file's size and times, as reading it would find it (links
- * followed); one that cannot be stat'ed gets 0s and is packed, where
- * reading it says why it fails. */
-static void diff_stat_of(struct diff_run *r, const char *path,
+/* Walk item @i's size and times, as reading it would find it: a
+ * file's by stat (links followed; one that cannot be stat'ed gets 0s
+ * and is packed, where reading it says why it fails), an object's as
+ * its store listed it, its ETag's stamp for both times. */
+static void diff_stat_of(struct diff_run *r, uint64_t i, const char *path,
     struct diff_stat *st)
 {
+	struct bale_walk_member m;
 	const char *name;
-	int dirfd = bale_input_dir_at(&r->dir, r->rootfd, path, &name);
 	struct stat sb;
+	int dirfd;
 
 	memset(st, 0, sizeof(*st));
+	if (r->rootfd < 0) {
+		if (bale_walk_member(r->w, (size_t)i, &m)) {
+			st->size = m.size;
+			st->mtime_ns = st->ctime_ns = (int64_t)m.stamp;
+		}
+		return;
+	}
+	dirfd = bale_input_dir_at(&r->dir, r->rootfd, path, &name);
 	if (fstatat(dirfd, name, &sb, 0) != 0 && (dirfd == r->rootfd ||
 	    fstatat(r->rootfd, path, &sb, 0) != 0))
 		return;
@@ -188,7 +198,7 @@ static int diff_item_now(struct diff_run *r, uint64_t i, const char *path,
 {
 	struct diff_stat st;
 
-	diff_stat_of(r, path, &st);
+	diff_stat_of(r, i, path, &st);
 	return diff_item(r, i, path, &st, e, line);
 }
 
@@ -461,16 +471,17 @@ static int diff_join_one(struct diff_run *r, struct diff_sorted *s,
 	struct bale_manifest_entry e;
 	unsigned char item[8];
 	struct diff_stat st;
-	uint64_t line;
+	uint64_t line, at;
 	int64_t label;
 	int met, kept = 0;
 	int rc = diff_sorted_gone(r, s, rec);
 
 	if (rc != BALE_OK)
 		return rc;
-	bale_xsort_put_u64be(item, bale_varint_get(&p));
+	at = bale_varint_get(&p);
+	bale_xsort_put_u64be(item, at);
 	label = bale_unzigzag(bale_varint_get(&p));
-	diff_stat_of(r, rec, &st);
+	diff_stat_of(r, at, rec, &st);
 	met = s->have && strcmp(s->path.data, rec) == 0;
 	if (met) {
 		line = diff_get_sample(s->at, &e);

@@ -7,7 +7,9 @@
  * unchanged since (same size and status change time, which a chmod
  * moves too), stays skipped: not tried again. Class indices stay as the
  * manifest has them; class folders it does not know are numbered after
- * them, in sorted order.
+ * them, in sorted order. Objects in a store are not stat'ed: their
+ * listing gave each one's size and ETag, whose stamp (bale_walk_stamp)
+ * stands for both times.
  *
  * A folder's walk and a manifest in path order are read side by side,
  * a sample at a time: what the diff keeps grows with what changed, not
@@ -70,7 +72,8 @@ struct bale_update_diff {
 				 * can be merged again so */
 };
 
-/** Stat every item of @walk below folder @rootfd against the manifest
+/** Stat every item of @walk below folder @rootfd (-1: the items are
+ *  objects, their sizes and stamps as listed) against the manifest
  *  at @manifest, whose head and skips @head holds; with no manifest
  *  (@manifest NULL) every item is to be packed, labelled as walked.
  *  What is packed waits in a file in @spill_dir. @return BALE_OK, or an

@@ -31,6 +31,10 @@ struct bale_input;
 				 * feed's passes (stream_feed.h) */
 #define BALE_SOURCE_COMPRESSED 16u	/* members may be compressed: a
 					 * claimed size is checked first */
+#define BALE_SOURCE_STAMPED 32u	/* each member carries its size and a
+				 * stamp of its bytes as listed (an
+				 * object's ETag): an update compares
+				 * those, as a tree's file times */
 
 /** One run's source: its paths (the SRC arguments), the list file, and
  *  what the kind's probe found (the shards a pattern names). */

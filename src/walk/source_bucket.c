@@ -72,7 +72,7 @@ static int bucket_ahead(const char *root, const char *rel,
 const struct bale_source_kind bale_source_bucket = {
 	.name = "bucket",
 	.what = "a folder of objects in an object store",
-	.caps = BALE_SOURCE_RANDOM,
+	.caps = BALE_SOURCE_RANDOM | BALE_SOURCE_STAMPED,
 	.probe = bucket_probe,
 	.scan = bucket_scan,
 	.read = bucket_read,

@@ -109,11 +109,21 @@ struct bale_walk_member {
 	int method;		/* zip: BALE_WALK_STORED or _DEFLATED */
 	int has_crc;		/* check @crc (zip, packed) after reading */
 	uint32_t crc;
-	uint64_t offset;	/* streamed: the member's ordinal in the
-				 * stream; packed: its index there */
+	union {
+		uint64_t offset;	/* streamed: the member's ordinal
+					 * in the stream; packed: its index
+					 * there */
+		uint64_t stamp;		/* an object in a store: its ETag,
+					 * hashed (bale_walk_stamp) */
+	};
 	uint64_t size;		/* bytes once read */
 	uint64_t csize;		/* bytes stored */
 };
+
+/** An object's ETag as a change stamp below 2^63 (0: the store gave
+ *  none): what an update compares, with the size, as it compares a
+ *  file's modification time. */
+uint64_t bale_walk_stamp(const char *etag);
 
 /** 1 with @m filled when sample @i is an archive member, 0 when it is a
  *  file below the root. */

@@ -10,12 +10,13 @@
  * keys), ordered as torchvision orders a folder (by folder, then file
  * name: S3's key order differs once a class has sub-folders) and sealed
  * before the next, so listing holds one class at most. Each sample keeps
- * the size the listing gave: the pipeline reserves room for it before
- * its GET.
+ * the size the listing gave (the pipeline reserves room for it before
+ * its GET) and its ETag as a stamp (an update compares the two).
  */
 #include "walk_int.h"
 
 #include "bale_store.h"
+#include "hash.h"
 #include "kind.h"
 #include "relpath.h"
 
@@ -55,8 +56,8 @@ static int bucket_cmp_classes(const void *a, const void *b)
 static int bucket_add_object(void *arg, const struct bale_store_object *o)
 {
 	struct bucket_walk *b = arg;
-	struct bale_walk_member m = { b->kind, -1, 0, 0, 0, 0, o->size,
-	    o->size };
+	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
+	    { bale_walk_stamp(o->etag) }, o->size, o->size };
 
 	bale_buf_reset(&b->path);
 	bale_buf_printf(&b->path, "%s/%s", b->cls, o->name);
@@ -67,6 +68,13 @@ static int bucket_add_object(void *arg, const struct bale_store_object *o)
 		    b->path.data, "not an image extension");
 	b->listed++;
 	return bale_walk_add_located(b->w, b->path.data, b->label, &m);
+}
+
+uint64_t bale_walk_stamp(const char *etag)
+{
+	if (!etag || !*etag)
+		return 0;
+	return bale_fnv1a(BALE_FNV_INIT, etag, strlen(etag)) & INT64_MAX;
 }
 
 /* List, order and seal class @label. */

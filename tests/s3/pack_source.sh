@@ -89,8 +89,6 @@ refused() { # WHAT ARGS...: bale pack ARGS exits 2 saying WHAT
 }
 refused "an archive kept as an object is not read in place yet" \
     "s3://$BUCKET/in.tar"
-refused "an update from objects in a store is not supported yet" \
-    "s3://$BUCKET/train/" --update
 refused "a list file cannot name objects in a store yet" \
     "s3://$BUCKET/train/" --list "$T/list"
 refused "several sources in an object store are not packed as one yet" \
