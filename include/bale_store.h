@@ -163,6 +163,17 @@ uint64_t bale_swrite_bytes(const struct bale_swrite *w);
 int bale_swrite_finish(struct bale_swrite *w, struct bale_errbuf *err);
 /** Stop: nothing of it is left, @w is gone (NULL is fine). */
 void bale_swrite_abort(struct bale_swrite *w);
+/** @len bytes of @in from @off on, written to @out: in the kernel when
+ *  both are local files, else read and sent a piece at a time.
+ *  @return BALE_OK, or as the read or the write fails, with @err set */
+int bale_store_copy_range(struct bale_sfile *in, uint64_t off, uint64_t len,
+    struct bale_swrite *out, struct bale_errbuf *err);
+
+/** The whole of @from as @to, in the same store or another (a local
+ *  file uploaded, an object downloaded), a piece at a time; nothing
+ *  under @to unless whole. @return as bale_store_copy_range() */
+int bale_store_copy(const char *from, const char *to,
+    struct bale_errbuf *err);
 
 /** Can files be written in folder @dir? A local one: it is a folder
  *  (or not there yet: it is made); an object store's: its bucket is

@@ -137,3 +137,28 @@ void bale_wds_list_release(struct wds_list *l)
 	free(l->bale);
 	memset(l, 0, sizeof(*l));
 }
+
+/* Six or seven digits after the name's '-' (and a replacing run's
+ * "gSTAMP-"), then a shard file's extension. */
+size_t bale_wds_shard_file(const char *entry, const char *name)
+{
+	static const char *const exts[] = { ".tar", ".idx", ".bidx" };
+	size_t n = strlen(name), len = strlen(entry), e, digits = 0;
+	size_t i;
+
+	if (strncmp(entry, name, n) != 0 || entry[n] != '-')
+		return 0;
+	for (i = 0; i < 3; i++) {
+		e = strlen(exts[i]);
+		if (len > e && strcmp(entry + len - e, exts[i]) == 0)
+			break;
+	}
+	if (i == 3)
+		return 0;
+	len -= e;
+	while (digits < len && entry[len - 1 - digits] >= '0' &&
+	    entry[len - 1 - digits] <= '9')
+		digits++;
+	return (digits == 6 || digits == 7) && len - digits >= n &&
+	    entry[len - digits - 1] == '-' ? len : 0;
+}

@@ -38,6 +38,11 @@ void bale_wds_list_render(struct bale_buf *b, const char *name,
     const struct bale_buf *entries, uint64_t samples, const char *classes,
     size_t classes_len);
 
+/** Is @entry a shard (or a shard's index) of output @name, as bale names
+ *  them ("NAME-000000.tar", a replacing run's "NAME-gSTAMP-000000.idx")?
+ *  @return the length of its name before the extension, or 0 */
+size_t bale_wds_shard_file(const char *entry, const char *name);
+
 /** Read the list at @path. @return BALE_OK, or an error with @err set */
 int bale_wds_list_read(const char *path, struct wds_list *l,
     struct bale_errbuf *err);

@@ -253,32 +253,6 @@ int bale_wds_remote_resume(struct bale_writer *w, struct wds_w *st,
 
 /* ---- publishing --------------------------------------------------------- */
 
-/* Is @entry a shard (or a shard's index) of output @name, as bale names
- * them ("NAME-000000.tar", a replacing run's "NAME-gSTAMP-000000.idx")?
- * @return the length of its name before the extension, or 0 */
-static size_t wds_remote_shard_name(const char *entry, const char *name)
-{
-	static const char *const exts[] = { ".tar", ".idx", ".bidx" };
-	size_t n = strlen(name), len = strlen(entry), e, digits = 0;
-	size_t i;
-
-	if (strncmp(entry, name, n) != 0 || entry[n] != '-')
-		return 0;
-	for (i = 0; i < 3; i++) {
-		e = strlen(exts[i]);
-		if (len > e && strcmp(entry + len - e, exts[i]) == 0)
-			break;
-	}
-	if (i == 3)
-		return 0;
-	len -= e;
-	while (digits < len && entry[len - 1 - digits] >= '0' &&
-	    entry[len - 1 - digits] <= '9')
-		digits++;
-	return (digits == 6 || digits == 7) && len - digits >= n &&
-	    entry[len - digits - 1] == '-' ? len : 0;
-}
-
 /* After the list is up: every shard object of the output's name that the
  * new list does not name goes (the replaced output's, a killed run's,
  * those numbered past the new last one). */
@@ -290,7 +264,7 @@ struct wds_sweep {
 static int wds_remote_sweep_one(void *arg, const char *entry, int is_dir)
 {
 	const struct wds_sweep *sw = arg;
-	size_t len = is_dir ? 0 : wds_remote_shard_name(entry,
+	size_t len = is_dir ? 0 : bale_wds_shard_file(entry,
 	    sw->st->name);
 	struct bale_errbuf err;
 	char *end = NULL;

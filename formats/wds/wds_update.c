@@ -10,13 +10,20 @@
  * update (a reader may be mid-epoch in them); older ones, which neither
  * list names, are removed then. A number is never reused while a file
  * holds it, and a given sequence of updates gives the same files.
+ *
+ * Every file goes through the store, so an output in an object store is
+ * updated the same way: a rewritten shard is read in ranges and
+ * uploaded as it is made, the delta (staged on local disk by the
+ * pipeline) is uploaded under its new numbers, and the list object is
+ * replaced last. On local disk the kernel copies, and the delta's files
+ * are renamed in.
  */
 #include "wds.h"
 #include "wds_list.h"
 
-#include <dirent.h>
+#include "bale_store.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -69,45 +76,50 @@ static int wds_upd_listed(const struct wds_list *l, const char *file)
 	return 0;
 }
 
-/* Every NAME-NNNNNN file of the folder: @fn(g, file, its number). */
-static int wds_upd_scan(struct wds_updating *g,
-    void (*fn)(struct wds_updating *, const char *, long))
-{
-	DIR *d = opendir(g->u->out);
-	struct dirent *de;
-	long no;
+/* A scan of the output's shard files: @fn(g, file) for each. */
+struct wds_upd_scanning {
+	struct wds_updating *g;
+	void (*fn)(struct wds_updating *, const char *);
+};
 
-	if (!d)
-		return bale_errbuf_set(g->err, BALE_EIO, "cannot read "
-		    "'%s': %s", g->u->out, strerror(errno));
-	while ((de = readdir(d)))
-		if ((no = wds_upd_number(de->d_name, g->u->name)) >= 0)
-			fn(g, de->d_name, no);
-	closedir(d);
-	return BALE_OK;
+static int wds_upd_scan_one(void *arg, const char *entry, int is_dir)
+{
+	struct wds_upd_scanning *sc = arg;
+
+	if (!is_dir && bale_wds_shard_file(entry, sc->g->u->name))
+		sc->fn(sc->g, entry);
+	return 0;
 }
 
-static void wds_upd_note_max(struct wds_updating *g, const char *file,
-    long no)
+/* Every shard file of the output (a replacing run's in a store too). */
+static int wds_upd_scan(struct wds_updating *g,
+    void (*fn)(struct wds_updating *, const char *))
 {
-	(void)file;
-	if ((unsigned long)no >= g->next_no)
+	struct wds_upd_scanning sc = { g, fn };
+
+	return bale_store_list(g->u->out, wds_upd_scan_one, &sc, g->err);
+}
+
+static void wds_upd_note_max(struct wds_updating *g, const char *file)
+{
+	long no = wds_upd_number(file, g->u->name);
+
+	if (no >= 0 && (unsigned long)no >= g->next_no)
 		g->next_no = (unsigned)no + 1;
 }
 
 /* Files neither the old list nor the new names, after publishing: an
  * older version's, which no reader can still be in. */
-static void wds_upd_drop_old(struct wds_updating *g, const char *file,
-    long no)
+static void wds_upd_drop_old(struct wds_updating *g, const char *file)
 {
+	struct bale_errbuf err;
 	char *path;
 
-	(void)no;
 	if (wds_upd_listed(&g->old, file) || wds_upd_listed(&g->now, file))
 		return;
 	path = bale_strfmt("%s/%s", g->u->out, file);
 	if (path)
-		unlink(path);
+		(void)bale_store_remove(path, &err);
 	free(path);
 }
 
@@ -186,7 +198,8 @@ static void wds_upd_shift(struct bale_buf *idx, const char *line,
 
 /* Where a rewrite reads and writes. */
 struct wds_rewrite {
-	int in, out;
+	struct bale_sfile *in;
+	struct bale_swrite *out;
 	uint64_t at;		/* bytes written to @out */
 	uint64_t kept;
 	struct bale_buf idx;	/* the new .idx's lines */
@@ -213,49 +226,56 @@ static void wds_upd_index(struct wds_rewrite *w, uint64_t i, uint64_t lo,
 	bale_index_add(&w->bix, w->old.labels[i], &loc, key);
 }
 
-/* Copy the samples of @text (the old .idx, after its head) that stay. */
+/* Copy the samples of @text (the old .idx, after its head) that stay.
+ * @return BALE_OK, 1 when the .idx does not fit the manifest, or the
+ * copy's error (in g->err) */
 static int wds_upd_copy(struct wds_updating *g, struct wds_rewrite *w,
     char *text, uint64_t pos, uint64_t n)
 {
 	char key[32];
 	uint64_t i, lo, hi, kb;
 	char *line = text, *nl;
+	int rc;
 
 	for (i = 0; i < n; i++, line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
-			return -1;
+			return 1;
 		*nl = '\0';
 		kb = bale_update_key_before(g->u, pos + i);
 		snprintf(key, sizeof(key), "%010" PRIu64, kb);
 		if (wds_upd_span(line, key, &lo, &hi) != 0)
-			return -1;
+			return 1;
 		if (bale_update_removes(g->u, kb))
 			continue;
-		if (bale_file_copy_range(w->in, lo, w->out, hi - lo) != 0)
-			return -2;
+		rc = bale_store_copy_range(w->in, lo, hi - lo, w->out,
+		    g->err);
+		if (rc != BALE_OK)
+			return rc;
 		if (w->old.map)
 			wds_upd_index(w, i, lo, hi, key);
 		wds_upd_shift(&w->idx, line, lo, w->at);
 		w->at += hi - lo;
 		w->kept++;
 	}
-	return 0;
+	return BALE_OK;
 }
 
-/* The shard's .idx, whole. */
-static char *wds_upd_read_idx(struct wds_updating *g, const char *url)
+/* The shard's .idx, whole, into *@text. */
+static int wds_upd_read_idx(struct wds_updating *g, const char *url,
+    char **text)
 {
 	char *path = bale_strfmt("%s/%.*s.idx", g->u->out,
 	    (int)strlen(url) - 4, url);
 	size_t len;
-	char *text = path ? bale_file_read_all(path, &len) : NULL;
+	int rc;
 
-	if (!text)
-		bale_errbuf_set(g->err, BALE_EIO, "cannot read '%s': %s",
-		    path ? path : url, strerror(errno));
+	*text = NULL;
+	if (!path)
+		return wds_upd_nomem(g);
+	rc = bale_store_read_all(path, text, &len, g->err);
 	free(path);
-	return text;
+	return rc;
 }
 
 /* The rewritten shard's .bidx, made from the old one's entries; none
@@ -264,44 +284,44 @@ static int wds_upd_finish_bidx(struct wds_updating *g, struct wds_rewrite *w,
     const char *tar)
 {
 	char *path = bale_strfmt("%.*s.bidx", (int)strlen(tar) - 4, tar);
+	struct bale_buf b = BALE_BUF_INIT;
 	int rc = BALE_OK;
 
 	if (!path)
 		return wds_upd_nomem(g);
 	if (w->old.map && !w->bix.unfit) {
 		wds_upd_made(g, path);
-		if (bale_index_write(&w->bix, path, w->at + WDS_END_BYTES,
-		    0) != 0)
-			rc = bale_errbuf_set(g->err, BALE_EIO, "cannot "
-			    "write '%s': %s", path, strerror(errno));
+		rc = bale_index_render(&w->bix, w->at + WDS_END_BYTES,
+		    &b) == 0 ? bale_store_put(path, b.data, b.len, g->err) :
+		    wds_upd_nomem(g);
 	}
+	bale_buf_release(&b);
 	free(path);
 	return rc;
 }
 
-/* The rewritten shard's files: the tar (@w->out, closed here), then
- * its .idx and .bidx. */
+/* The rewritten shard's files: the tar (@w->out, made whole here),
+ * then its .idx and .bidx. */
 static int wds_upd_finish(struct wds_updating *g, struct wds_rewrite *w,
     const char *tar, const char *idx)
 {
 	static const char zeros[WDS_END_BYTES];
 	struct bale_buf head = BALE_BUF_INIT;
-	int bad = bale_file_write_all(w->out, zeros, sizeof(zeros)) != 0;
-	int rc = BALE_OK;
+	int rc = bale_swrite_write(w->out, zeros, sizeof(zeros), g->err);
 
-	bad |= close(w->out) != 0;
-	w->out = -1;
-	if (bad)
-		return bale_errbuf_set(g->err, BALE_EIO, "cannot write "
-		    "'%s': %s", tar, strerror(errno));
+	if (rc == BALE_OK)
+		rc = bale_swrite_finish(w->out, g->err);
+	else
+		bale_swrite_abort(w->out);
+	w->out = NULL;
+	if (rc != BALE_OK)
+		return rc;
+	wds_upd_made(g, tar);
 	bale_buf_printf(&head, "v1.2 %" PRIu64 "\n", w->kept);
 	bale_buf_add(&head, w->idx.data ? w->idx.data : "", w->idx.len);
 	wds_upd_made(g, idx);
-	if (head.failed || w->idx.failed)
-		rc = wds_upd_nomem(g);
-	else if (bale_file_write_atomic(idx, head.data, head.len, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot write "
-		    "'%s': %s", idx, strerror(errno));
+	rc = head.failed || w->idx.failed ? wds_upd_nomem(g) :
+	    bale_store_put(idx, head.data, head.len, g->err);
 	bale_buf_release(&head);
 	return rc == BALE_OK ? wds_upd_finish_bidx(g, w, tar) : rc;
 }
@@ -314,7 +334,8 @@ static void wds_upd_open_old_index(struct wds_updating *g,
 	    (int)strlen(s->url) - 4, s->url);
 
 	if (path)	/* on failure it is left closed, all zero */
-		bale_index_open(&w->old, path, s->nsamples, s->filesize);
+		bale_store_index_open(&w->old, path, s->nsamples,
+		    s->filesize);
 	free(path);
 }
 
@@ -324,31 +345,24 @@ static int wds_upd_copy_shard(struct wds_updating *g,
     const struct wds_shard *s, uint64_t pos, const char *src,
     const char *tar, const char *idx, struct wds_rewrite *w)
 {
-	char *text = wds_upd_read_idx(g, s->url);
-	char *body = text ? strchr(text, '\n') : NULL;
-	int bad;
+	char *text, *body;
+	int rc = wds_upd_read_idx(g, s->url, &text);
 
-	if (!text)
-		return g->err->rc;
+	if (rc != BALE_OK)
+		return rc;
+	body = strchr(text, '\n');
 	wds_upd_open_old_index(g, s, w);
-	w->in = open(src, O_RDONLY | O_CLOEXEC);
-	w->out = w->in < 0 ? -1 : open(tar, O_WRONLY | O_CREAT | O_TRUNC |
-	    O_CLOEXEC, 0644);
-	if (w->out < 0) {
-		free(text);
-		return bale_errbuf_set(g->err, BALE_EIO, "cannot open "
-		    "'%s': %s", w->in < 0 ? src : tar, strerror(errno));
-	}
-	wds_upd_made(g, tar);
-	bad = body ? wds_upd_copy(g, w, body + 1, pos, s->nsamples) : -1;
+	rc = bale_sfile_open_sized(&w->in, src, s->filesize, g->err);
+	if (rc == BALE_OK)
+		rc = bale_swrite_open(&w->out, tar, g->err);
+	if (rc == BALE_OK)
+		rc = body ? wds_upd_copy(g, w, body + 1, pos, s->nsamples) :
+		    1;
 	free(text);
-	if (bad == -1)
+	if (rc == 1)
 		return bale_errbuf_set(g->err, BALE_EINVAL, "'%s' and its "
 		    ".idx do not hold what the manifest lists", src);
-	if (bad)
-		return bale_errbuf_set(g->err, BALE_EIO, "cannot copy "
-		    "from '%s' to '%s': %s", src, tar, strerror(errno));
-	return wds_upd_finish(g, w, tar, idx);
+	return rc == BALE_OK ? wds_upd_finish(g, w, tar, idx) : rc;
 }
 
 /* Write shard @s (samples [@pos, ...)) anew without its leavers. */
@@ -358,7 +372,7 @@ static int wds_upd_rewrite(struct wds_updating *g, const struct wds_shard *s,
 	char *src = bale_strfmt("%s/%s", g->u->out, s->url);
 	char *tar = wds_upd_path(g, g->next_no, "tar");
 	char *idx = wds_upd_path(g, g->next_no, "idx");
-	struct wds_rewrite w = { .in = -1, .out = -1 };
+	struct wds_rewrite w = { .in = NULL, .out = NULL };
 	int rc = src && tar && idx ? wds_upd_copy_shard(g, s, pos, src, tar,
 	    idx, &w) : wds_upd_nomem(g);
 
@@ -367,10 +381,8 @@ static int wds_upd_rewrite(struct wds_updating *g, const struct wds_shard *s,
 		    w.at + WDS_END_BYTES);
 	if (rc == BALE_OK)
 		g->next_no++;
-	if (w.out >= 0)
-		close(w.out);
-	if (w.in >= 0)
-		close(w.in);
+	bale_swrite_abort(w.out);
+	bale_sfile_close(w.in);
 	bale_buf_release(&w.idx);
 	bale_index_close(&w.old);
 	bale_index_build_release(&w.bix);
@@ -406,6 +418,19 @@ static int wds_upd_old_shards(struct wds_updating *g)
 	return rc;
 }
 
+/* Delta file @from (on local disk) in as @to: renamed on local disk,
+ * uploaded into an object store. */
+static int wds_upd_move_file(struct wds_updating *g, const char *from,
+    const char *to)
+{
+	if (!bale_store_is_local(to))
+		return bale_store_copy(from, to, g->err);
+	if (rename(from, to) == 0)
+		return BALE_OK;
+	return bale_errbuf_set(g->err, BALE_EIO, "cannot move '%s' to '%s': "
+	    "%s", from, to, strerror(errno));
+}
+
 /* Move @url (and its .idx and .bidx) from the delta in as shard
  * next_no. */
 static int wds_upd_move(struct wds_updating *g, const struct wds_shard *s)
@@ -423,10 +448,7 @@ static int wds_upd_move(struct wds_updating *g, const struct wds_shard *s)
 			rc = wds_upd_nomem(g);
 		else if (k == 2 && access(from, F_OK) != 0)
 			;	/* no .bidx: readers take the .idx */
-		else if (rename(from, to) != 0)
-			rc = bale_errbuf_set(g->err, BALE_EIO, "cannot "
-			    "move '%s' to '%s': %s", from, to, strerror(errno));
-		else
+		else if ((rc = wds_upd_move_file(g, from, to)) == BALE_OK)
 			wds_upd_made(g, to);
 		if (rc == BALE_OK && k == 0)
 			rc = wds_upd_list(g, to + strlen(g->u->out) + 1,
@@ -476,9 +498,8 @@ static int wds_upd_publish(struct wds_updating *g)
 	    cls.len);
 	if (b.failed || cls.failed || entries.failed || g->made.failed)
 		rc = wds_upd_nomem(g);
-	else if (bale_file_write_atomic(g->list, b.data, b.len, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot write "
-		    "'%s': %s", g->list, strerror(errno));
+	else
+		rc = bale_store_put(g->list, b.data, b.len, g->err);
 	bale_buf_release(&b);
 	bale_buf_release(&cls);
 	bale_buf_release(&entries);
@@ -488,6 +509,7 @@ static int wds_upd_publish(struct wds_updating *g)
 int bale_wds_update(const struct bale_update *u, struct bale_errbuf *err)
 {
 	struct wds_updating g;
+	struct bale_errbuf gone;
 	const char *p;
 	int rc;
 
@@ -509,7 +531,7 @@ int bale_wds_update(const struct bale_update *u, struct bale_errbuf *err)
 		wds_upd_scan(&g, wds_upd_drop_old);
 	for (p = g.made.data; rc != BALE_OK && p && p < g.made.data +
 	    g.made.len; p += strlen(p) + 1)
-		unlink(p);
+		(void)bale_store_remove(p, &gone);
 	bale_wds_list_release(&g.old);
 	bale_wds_list_release(&g.now);
 	bale_buf_release(&g.made);

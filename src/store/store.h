@@ -55,6 +55,9 @@ struct bale_store {
 	    struct bale_errbuf *err);
 	int (*wfinish)(void *h, struct bale_errbuf *err);
 	void (*wabort)(void *h);
+	/* Optional: the descriptor a write goes to (a kernel copy may
+	 * write there), or -1. */
+	int (*wfd)(void *h);
 	/* Remove @name; one not there is no error. */
 	int (*remove)(const char *name, struct bale_errbuf *err);
 	/* Can files be written in folder @dir? (an object store: its

@@ -193,6 +193,11 @@ static int local_wfinish(void *h, struct bale_errbuf *err)
 	return BALE_OK;
 }
 
+static int local_wfd(void *h)
+{
+	return ((struct local_out *)h)->fd;
+}
+
 static int local_remove(const char *name, struct bale_errbuf *err)
 {
 	if (unlink(name) == 0 || errno == ENOENT)
@@ -230,6 +235,7 @@ const struct bale_store bale_store_local = {
 	.wwrite = local_wwrite,
 	.wfinish = local_wfinish,
 	.wabort = local_wabort,
+	.wfd = local_wfd,
 	.remove = local_remove,
 	.writable = local_writable,
 };

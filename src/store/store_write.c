@@ -1,9 +1,11 @@
 /* store_write.c - the writing calls of include/bale_store.h, each handed
- * to the store that takes the name. */
+ * to the store that takes the name, and copies from any store to any. */
 #include "multipart.h"
 #include "store.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct bale_swrite {
 	const struct bale_store *store;
@@ -120,4 +122,62 @@ int bale_store_set_uploads(size_t part_size, unsigned in_flight)
 		return BALE_EINVAL;
 	bale_mpu_configure(part_size, in_flight);
 	return BALE_OK;
+}
+
+/* ---- copies ------------------------------------------------------------ */
+
+#define COPY_PIECE (8u << 20)	/* a ranged GET, or a part, at a time */
+
+/* Both local: the kernel copies (bale_file_copy_range). */
+static int copy_by_kernel(struct bale_sfile *in, uint64_t off, uint64_t len,
+    struct bale_swrite *out, int fd, struct bale_errbuf *err)
+{
+	if (bale_file_copy_range(bale_sfile_fd(in), off, fd, len) != 0)
+		return bale_errbuf_set(err, BALE_EIO, "cannot copy '%s': %s",
+		    bale_sfile_name(in), strerror(errno));
+	out->bytes += len;
+	return BALE_OK;
+}
+
+int bale_store_copy_range(struct bale_sfile *in, uint64_t off, uint64_t len,
+    struct bale_swrite *out, struct bale_errbuf *err)
+{
+	int fd = out->store->wfd ? out->store->wfd(out->h) : -1;
+	size_t n = len < COPY_PIECE ? (size_t)len : COPY_PIECE;
+	unsigned char *buf;
+	int rc = BALE_OK;
+
+	if (fd >= 0 && bale_sfile_fd(in) >= 0)
+		return copy_by_kernel(in, off, len, out, fd, err);
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	for (; rc == BALE_OK && len > 0; off += n, len -= n) {
+		n = len < COPY_PIECE ? (size_t)len : COPY_PIECE;
+		rc = bale_sfile_pread(in, buf, n, off, err);
+		if (rc == BALE_OK)
+			rc = bale_swrite_write(out, buf, n, err);
+	}
+	free(buf);
+	return rc;
+}
+
+int bale_store_copy(const char *from, const char *to,
+    struct bale_errbuf *err)
+{
+	struct bale_sfile *in = NULL;
+	struct bale_swrite *out = NULL;
+	int rc = bale_sfile_open(&in, from, err);
+
+	if (rc == BALE_OK)
+		rc = bale_swrite_open(&out, to, err);
+	if (rc == BALE_OK)
+		rc = bale_store_copy_range(in, 0, bale_sfile_size(in), out,
+		    err);
+	if (rc == BALE_OK)
+		rc = bale_swrite_finish(out, err);
+	else
+		bale_swrite_abort(out);
+	bale_sfile_close(in);
+	return rc;
 }
