@@ -15,19 +15,21 @@ static const char formats_help[] =
 "empty: stores 0-byte samples, remote: reads from object stores (s3://,\n"
 "https://), remote-out: packs into one (s3://), resume: pack --resume\n"
 "carries on what it wrote, merge: bale merge joins its parts, update:\n"
-"pack --update changes it in place), its library and what it is.\n"
+"pack --update changes it in place, remote-update: there too in an\n"
+"object store), its library and what it is.\n"
 "\nExample: bale formats\n";
 
 static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 {
-	snprintf(out, n, "%s%s%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
+	snprintf(out, n, "%s%s%s%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
 	    be->reader ? "read," : "", be->caps & BALE_CAP_RANDOM ?
 	    "random," : "", be->caps & BALE_CAP_THREADS ? "threads," : "",
 	    be->caps & BALE_CAP_EMPTY ? "empty," : "",
 	    be->caps & BALE_CAP_REMOTE ? "remote," : "",
 	    be->caps & BALE_CAP_WRITE_REMOTE ? "remote-out," : "",
 	    be->writer && be->writer->resume ? "resume," : "",
-	    be->merge ? "merge," : "", be->update ? "update," : "");
+	    be->merge ? "merge," : "", be->update ? "update," : "",
+	    be->caps & BALE_CAP_UPDATE_REMOTE ? "remote-update," : "");
 	if (out[0])
 		out[strlen(out) - 1] = '\0';
 }

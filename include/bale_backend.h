@@ -140,6 +140,9 @@ enum bale_caps {
 					 * through bale_store.h (given a
 					 * folder in an object store); without
 					 * it, the core refuses one */
+	BALE_CAP_UPDATE_REMOTE = 1 << 5,	/* update() takes an output
+						 * in an object store (its
+						 * delta on local disk) */
 };
 
 /** How many leading bytes of a file the core hands to a probe. */

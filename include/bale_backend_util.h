@@ -348,6 +348,11 @@ int bale_file_copy(const char *src, const char *dst);
  *  @return 0 or -1 with errno */
 int bale_file_remove_tree(const char *path);
 
+/** A new empty folder of this run's own in $TMPDIR (/tmp without it),
+ *  named @prefix-XXXXXX: where what goes to an object store is staged.
+ *  NULL: errno says why. */
+char *bale_file_stage_new(const char *prefix);
+
 /** The path from folder @from_dir to the file @to ("../p3/data.h5"),
  *  both as they really are (symbolic links followed); NULL when either
  *  cannot be resolved (errno says why) or without memory. Free it. */

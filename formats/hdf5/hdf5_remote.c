@@ -24,20 +24,6 @@
 
 #define HDF5_UPLOAD_CHUNK ((size_t)1 << 20)
 
-/* A staging folder of this run's own. NULL: errno says why. */
-static char *hdf5_stage_new(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *dir = bale_strfmt("%s/bale-h5-XXXXXX", tmp && *tmp ? tmp :
-	    "/tmp");
-
-	if (dir && !mkdtemp(dir)) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
-}
-
 int bale_hdf5_remote_paths(struct bale_writer *w, struct hdf5_w *st,
     const char *dir, const struct bale_dataset *ds)
 {
@@ -46,7 +32,7 @@ int bale_hdf5_remote_paths(struct bale_writer *w, struct hdf5_w *st,
 	st->remote = bale_strfmt("%s/%s.h5", dir, ds->name);
 	if (!st->remote)
 		return bale_hdf5_wnomem(w);
-	st->stage = hdf5_stage_new();
+	st->stage = bale_file_stage_new("bale-h5");
 	if (!st->stage)
 		return bale_writer_seterr(w, BALE_EIO, "cannot make a staging "
 		    "folder for '%s' in $TMPDIR: %s", st->remote,

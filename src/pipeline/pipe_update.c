@@ -8,11 +8,16 @@
  * packs the new and changed files alone, under keys after every key
  * before, into a delta folder (OUT/.NAME-update), and has each format's
  * backend apply the delta and the removals to its output
- * (bale_backend.update); then the manifest is replaced. With --relabel
+ * (bale_backend.update); then the manifest is replaced. An output in
+ * an object store has its manifest read and written, and the delta
+ * packed, in a local staging folder; the backend uploads the delta and
+ * the manifest goes up last. With --relabel
  * (or --force) the run rebuilds everything instead. Nothing changed:
  * nothing is read or written.
  */
 #include "pipe_update.h"
+
+#include "bale_store.h"
 
 #include "registry.h"
 #include "report.h"
@@ -78,8 +83,10 @@ static char *upd_settings(const struct bale_pack_opts *o)
 	return b.data;
 }
 
-/* Every format must be able to update, or the second night fails. */
-static int upd_check_formats(struct bale_pipeline *p, const char *list)
+/* Every format must be able to update (there, in an object store), or
+ * the second night fails. */
+static int upd_check_formats(struct bale_pipeline *p, const char *list,
+    int remote)
 {
 	const struct bale_backend *be;
 	const char *f = list;
@@ -95,6 +102,12 @@ static int upd_check_formats(struct bale_pipeline *p, const char *list)
 			return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: "
 			    "updating is not supported for this format yet",
 			    name);
+		if (be && remote && !(be->caps & BALE_CAP_UPDATE_REMOTE))
+			return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s: "
+			    "an output in an object store cannot be updated "
+			    "yet (its library changes its file in place): "
+			    "update it on local disk, or pack it again, "
+			    "replacing it", name);
 	}
 	return BALE_OK;
 }
@@ -112,7 +125,8 @@ static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
 	if (r->opts->resume)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update "
 		    "cannot be resumed (an interrupted update is redone)");
-	return upd_check_formats(p, r->opts->formats);
+	return upd_check_formats(p, r->opts->formats,
+	    !bale_store_is_local(r->opts->out));
 }
 
 /* The output's manifest agrees with this run's formats and settings. */
@@ -138,6 +152,8 @@ static int upd_check_unmanaged(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
 	const struct bale_backend *be;
+	struct bale_store_stat st;
+	struct bale_errbuf err;
 	const char *f = o->formats;
 	char name[64], *path;
 	int there;
@@ -147,7 +163,7 @@ static int upd_check_unmanaged(struct bale_pipeline *p,
 		if (!be || !be->suffix)
 			continue;
 		path = bale_strfmt("%s/%s%s", o->out, upd_name(o), be->suffix);
-		there = path && access(path, F_OK) == 0;
+		there = path && bale_store_stat(path, &st, &err) == BALE_OK;
 		free(path);
 		if (!there)
 			continue;
@@ -161,11 +177,17 @@ static int upd_check_unmanaged(struct bale_pipeline *p,
 	return BALE_OK;
 }
 
+/* Where the run's own files are made: OUT, or the staging folder. */
+static const char *upd_home(const struct pipe_update *u)
+{
+	return u->stage ? u->stage : u->user->out;
+}
+
 /* An update packs into the delta folder, made empty. */
 static int upd_to_delta(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_update *u)
 {
-	u->delta = bale_strfmt("%s/.%s-update", u->user->out,
+	u->delta = bale_strfmt("%s/.%s-update", upd_home(u),
 	    upd_name(u->user));
 	if (!u->delta)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
@@ -197,6 +219,37 @@ static int upd_read_head(struct bale_pipeline *p, struct pipe_update *u)
 	return rc;
 }
 
+/* Where the manifest is read and written: beside a local output; for
+ * one in an object store, a copy in a staging folder of the run's own
+ * (none there: the first run). */
+static int upd_manifest_paths(struct bale_pipeline *p, struct pipe_update *u)
+{
+	const struct bale_pack_opts *o = u->user;
+	int rc;
+
+	u->manifest_at = bale_strfmt("%s/%s" BALE_MANIFEST_SUFFIX, o->out,
+	    upd_name(o));
+	if (!u->manifest_at)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	if (bale_store_is_local(o->out)) {
+		u->manifest = strdup(u->manifest_at);
+		return u->manifest ? BALE_OK : bale_errbuf_set(&p->err,
+		    BALE_ENOMEM, "no memory");
+	}
+	u->stage = bale_file_stage_new("bale-update");
+	if (!u->stage)
+		return bale_errbuf_set(&p->err, BALE_EIO, "cannot make a "
+		    "staging folder in $TMPDIR: %s", strerror(errno));
+	u->manifest = bale_strfmt("%s/%s" BALE_MANIFEST_SUFFIX, u->stage,
+	    upd_name(o));
+	if (!u->manifest)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	rc = bale_store_copy(u->manifest_at, u->manifest, &p->err);
+	if (rc == BALE_ENOENT)
+		bale_errbuf_clear(&p->err);
+	return rc == BALE_ENOENT ? BALE_OK : rc;
+}
+
 /* Before the writers: read the output's manifest; an incremental update
  * sends the writers to a delta folder. */
 static int upd_start(struct bale_pipeline *p, struct pipe_run *run)
@@ -214,11 +267,11 @@ static int upd_start(struct bale_pipeline *p, struct pipe_run *run)
 	run->plan.written = &u->written;	/* the manifest lists them */
 	u->user = o;
 	u->settings = upd_settings(o);
-	u->manifest = bale_strfmt("%s/%s" BALE_MANIFEST_SUFFIX, o->out,
-	    upd_name(o));
-	if (!u->settings || !u->manifest)
+	if (!u->settings)
 		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	rc = upd_read_head(p, u);
+	rc = upd_manifest_paths(p, u);
+	if (rc == BALE_OK)
+		rc = upd_read_head(p, u);
 	if (rc == BALE_ENOENT && !o->replace && !o->relabel)
 		return upd_check_unmanaged(p, o);
 	if (rc == BALE_ENOENT)
@@ -435,12 +488,12 @@ static int upd_plan(struct bale_pipeline *p, struct pipe_run *run)
 	rc = upd_open_root(p, run, &rootfd);
 	if (rc != BALE_OK)
 		return rc;
-	/* what is to be packed waits beside the output */
-	rc = bale_file_mkdirs(u->user->out) != 0 ? bale_errbuf_set(&p->err,
-	    BALE_EIO, "cannot create output folder '%s': %s", u->user->out,
+	/* what is to be packed waits beside the output (or staged) */
+	rc = bale_file_mkdirs(upd_home(u)) != 0 ? bale_errbuf_set(&p->err,
+	    BALE_EIO, "cannot create output folder '%s': %s", upd_home(u),
 	    strerror(errno)) : bale_update_diff(&u->diff, run->in.walk,
 	    rootfd, u->incremental ? u->manifest : NULL, &u->old,
-	    u->user->out, &p->err);
+	    upd_home(u), &p->err);
 	if (rootfd >= 0)
 		close(rootfd);
 	if (rc != BALE_OK)
@@ -556,6 +609,8 @@ static int upd_finish(struct bale_pipeline *p, struct pipe_run *run)
 	if (rc == BALE_OK && bale_file_publish(u->manifest, 0) != 0)
 		rc = bale_errbuf_set(&p->err, BALE_EIO, "cannot write '%s': "
 		    "%s", u->manifest, strerror(errno));
+	if (rc == BALE_OK && u->stage)	/* the output's, last */
+		rc = bale_store_copy(u->manifest, u->manifest_at, &p->err);
 	u->manifest_written = rc != BALE_OK;	/* published, or to go */
 	if (rc != BALE_OK)	/* no version was made: nothing to tell */
 		bale_buf_reset(&p->update);
@@ -574,9 +629,13 @@ static void upd_release(struct pipe_run *run)
 		upd_unlink_partial(u->manifest);
 	if (u->delta)
 		bale_file_remove_tree(u->delta);
+	if (u->stage)
+		bale_file_remove_tree(u->stage);
 	bale_manifest_release(&u->old);
 	bale_update_diff_release(&u->diff);
 	free(u->manifest);
+	free(u->manifest_at);
+	free(u->stage);
 	free(u->delta);
 	free(u->settings);
 	free(u->order);

@@ -15,8 +15,13 @@ struct pipe_update {
 	struct bale_pack_opts delta_opts;	/* an update's: into delta */
 	struct bale_manifest old;	/* the output's head and skips */
 	int incremental;	/* it has one: pack only what changed */
-	char *manifest;		/* OUT/NAME-manifest.jsonl */
-	char *delta;		/* OUT/.NAME-update */
+	char *manifest;		/* OUT/NAME-manifest.jsonl, or its copy in
+				 * @stage */
+	char *manifest_at;	/* OUT/NAME-manifest.jsonl */
+	char *stage;		/* an output in an object store: the local
+				 * folder the manifest and delta are made
+				 * in (NULL: OUT) */
+	char *delta;		/* OUT/.NAME-update (in @stage) */
 	char *settings;		/* what changes stored bytes, this run's */
 	struct bale_update_diff diff;
 	bale_order_t *order;	/* incremental: positions -> walk items */

@@ -266,8 +266,7 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 static int pipe_check_remote_out(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
-	const char *what = o->update ? "an update" : o->part_count ?
-	    "a part of a run" : NULL;
+	const char *what = o->part_count ? "a part of a run" : NULL;
 
 	if (what) {
 		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;

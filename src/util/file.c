@@ -293,3 +293,16 @@ int bale_file_remove_tree(const char *path)
 		return errno == ENOENT ? 0 : -1;
 	return nftw(path, file_remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+char *bale_file_stage_new(const char *prefix)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = bale_strfmt("%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+	    prefix);
+
+	if (dir && !mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}

@@ -4,6 +4,7 @@ requests start (a body's end by its Content-Length) and counts them.
 
     fault_proxy.py UPSTREAM_PORT [--latency MS] [--slowdown-every K]
         [--drop-every K] [--stall-every K] [--down-after N --down-for S]
+        [--deny-put TEXT]
 
 prints its port, then serves until killed.
   --latency MS       each byte arrives MS/2 later each way: a round trip
@@ -15,7 +16,9 @@ prints its port, then serves until killed.
   --stall-every K    every K-th request's answer never comes
   --down-after N --down-for S
                      after N requests, every connection refused for S
-                     seconds (a gateway restarted)"""
+                     seconds (a gateway restarted)
+  --deny-put TEXT    every PUT whose target holds TEXT answered 403
+                     AccessDenied (not retried: the write fails)"""
 import socket
 import sys
 import threading
@@ -34,11 +37,15 @@ DELAY = opt("--latency") / 2000.0
 SLOWDOWN, DROP, STALL = (int(opt(n)) for n in
                          ("--slowdown-every", "--drop-every", "--stall-every"))
 DOWN_AFTER, DOWN_FOR = int(opt("--down-after")), opt("--down-for")
+DENY_PUT = (ARGS[ARGS.index("--deny-put") + 1].encode()
+            if "--deny-put" in ARGS else None)
 state = {"requests": 0, "down_until": 0.0}
 lock = threading.Lock()
 SLOWDOWN_BODY = (b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code>"
                  b"<Message>Please reduce your request rate.</Message>"
                  b"</Error>")
+DENIED_BODY = (b"<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code>"
+               b"<Message>Access Denied</Message></Error>")
 
 
 def count_request():
@@ -98,6 +105,24 @@ def content_length(head):
     return 0
 
 
+def denied(head):
+    """Is this request a PUT --deny-put refuses?"""
+    line = head.split(b"\r\n", 1)[0]
+    return bool(DENY_PUT) and line.startswith(b"PUT ") and DENY_PUT in line
+
+
+def answer(client, status, body, length):
+    """Answer without the gateway; a request with a body is not waited
+    for (its connection is closed)."""
+    client.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/xml\r\n"
+                   b"%sContent-Length: %d\r\n\r\n%s" %
+                   (status, b"Connection: close\r\n" if length else b"",
+                    len(body), body))
+    if length:
+        client.shutdown(socket.SHUT_RDWR)
+        raise OSError("closed")
+
+
 def pump_up(client, upstream, to_up, fault):
     """Client to gateway: requests counted at their start, bodies sent
     on as they come."""
@@ -121,16 +146,11 @@ def pump_up(client, upstream, to_up, fault):
                 head, buf = buf.split(b"\r\n\r\n", 1)
                 length = content_length(head)
                 fault[0] = count_request()
+                if denied(head):
+                    answer(client, b"403 Forbidden", DENIED_BODY, length)
+                    continue
                 if fault[0] == "slowdown":
-                    client.sendall(b"HTTP/1.1 503 Slow Down\r\n"
-                                   b"Content-Type: application/xml\r\n"
-                                   b"%sContent-Length: %d\r\n\r\n%s" %
-                                   (b"Connection: close\r\n" if length
-                                    else b"", len(SLOWDOWN_BODY),
-                                    SLOWDOWN_BODY))
-                    if length:  # its body is not waited for
-                        client.shutdown(socket.SHUT_RDWR)
-                        raise OSError("closed")
+                    answer(client, b"503 Slow Down", SLOWDOWN_BODY, length)
                     continue
                 to_up.send(head + b"\r\n\r\n")
                 body_left = length
