@@ -16,12 +16,14 @@ static const char formats_help[] =
 "https://), remote-out: packs into one (s3://), resume: pack --resume\n"
 "carries on what it wrote, merge: bale merge joins its parts, update:\n"
 "pack --update changes it in place, remote-update: there too in an\n"
-"object store), its library and what it is.\n"
+"object store, remote-merge: merges parts in one), its library and what\n"
+"it is.\n"
 "\nExample: bale formats\n";
 
 static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 {
-	snprintf(out, n, "%s%s%s%s%s%s%s%s%s%s%s", be->writer ? "write," : "",
+	snprintf(out, n, "%s%s%s%s%s%s%s%s%s%s%s%s", be->writer ? "write," :
+	    "",
 	    be->reader ? "read," : "", be->caps & BALE_CAP_RANDOM ?
 	    "random," : "", be->caps & BALE_CAP_THREADS ? "threads," : "",
 	    be->caps & BALE_CAP_EMPTY ? "empty," : "",
@@ -29,7 +31,8 @@ static void formats_caps(char *out, size_t n, const struct bale_backend *be)
 	    be->caps & BALE_CAP_WRITE_REMOTE ? "remote-out," : "",
 	    be->writer && be->writer->resume ? "resume," : "",
 	    be->merge ? "merge," : "", be->update ? "update," : "",
-	    be->caps & BALE_CAP_UPDATE_REMOTE ? "remote-update," : "");
+	    be->caps & BALE_CAP_UPDATE_REMOTE ? "remote-update," : "",
+	    be->caps & BALE_CAP_MERGE_REMOTE ? "remote-merge," : "");
 	if (out[0])
 		out[strlen(out) - 1] = '\0';
 }
@@ -38,7 +41,7 @@ int cmd_formats(int argc, char **argv)
 {
 	const char *const *names = bale_backend_names();
 	const struct bale_backend *be;
-	char caps[96];
+	char caps[160];
 	size_t i;
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||

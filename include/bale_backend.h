@@ -143,6 +143,9 @@ enum bale_caps {
 	BALE_CAP_UPDATE_REMOTE = 1 << 5,	/* update() takes an output
 						 * in an object store (its
 						 * delta on local disk) */
+	BALE_CAP_MERGE_REMOTE = 1 << 6,	/* merge() takes parts or the
+					 * merged output in an object store
+					 * (the parts' data copied there) */
 };
 
 /** How many leading bytes of a file the core hands to a probe. */
@@ -153,7 +156,8 @@ struct bale_errbuf;
 /* The parts of one run (bale pack --part), checked by the caller to be
  * complete, of one run, each once, in part order: what a merge joins. */
 struct bale_merge {
-	const char *out;	/* the merged output's folder (exists) */
+	const char *out;	/* the merged output's folder (exists, or
+				 * an object store's prefix) */
 	const char *name;		/* NAME, in the parts and the output */
 	const char *const *parts;	/* part folders, part 0 first */
 	size_t nparts;

@@ -170,8 +170,10 @@ int bale_store_copy_range(struct bale_sfile *in, uint64_t off, uint64_t len,
     struct bale_swrite *out, struct bale_errbuf *err);
 
 /** The whole of @from as @to, in the same store or another (a local
- *  file uploaded, an object downloaded), a piece at a time; nothing
- *  under @to unless whole. @return as bale_store_copy_range() */
+ *  file uploaded, an object downloaded), a piece at a time, or by the
+ *  store itself when it can (S3's CopyObject within a store, up to 5
+ *  GiB); nothing under @to unless whole. @return as
+ *  bale_store_copy_range() */
 int bale_store_copy(const char *from, const char *to,
     struct bale_errbuf *err);
 

@@ -77,7 +77,8 @@ const struct bale_backend bale_backend_wds = {
 	.name = "wds",
 	.summary = "WebDataset tar shards with .idx files and a wids list",
 	.caps = BALE_CAP_EMPTY | BALE_CAP_RANDOM | BALE_CAP_THREADS |
-	    BALE_CAP_REMOTE | BALE_CAP_WRITE_REMOTE | BALE_CAP_UPDATE_REMOTE,
+	    BALE_CAP_REMOTE | BALE_CAP_WRITE_REMOTE | BALE_CAP_UPDATE_REMOTE |
+	    BALE_CAP_MERGE_REMOTE,
 	.probe = wds_probe,
 	.suffix = WDS_LIST_SUFFIX,
 	.read_rank = 30,	/* many shards, each opened */

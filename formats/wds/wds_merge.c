@@ -3,9 +3,16 @@
  * numbers they take in the whole run, part 0's first, with no copy of
  * their data (a hard link, else a symbolic one to the part's file), and
  * one shard list over them is written last. A DALI .idx file describes
- * offsets inside its shard, so it stays valid as it is. */
+ * offsets inside its shard, so it stays valid as it is.
+ *
+ * An object store has no links, and a list names shards beside it: the
+ * shards are copied there, by the store itself when the parts are in
+ * it too (S3's CopyObject: no byte through bale), else uploaded or
+ * downloaded. */
 #include "wds.h"
 #include "wds_list.h"
+
+#include "bale_store.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,12 +31,15 @@ struct wds_merging {
 };
 
 /* @dst names @src: a hard link, else (another file system) a symbolic
- * link to @src's absolute path; with --copy, a copy. */
+ * link to @src's absolute path; with --copy, a copy. Either in an
+ * object store: a copy. */
 static int wds_link(const char *src, const char *dst, int copy,
     struct bale_errbuf *err)
 {
 	char abs[PATH_MAX];
 
+	if (!bale_store_is_local(src) || !bale_store_is_local(dst))
+		return bale_store_copy(src, dst, err);
 	if (unlink(dst) != 0 && errno != ENOENT)
 		return bale_errbuf_set(err, BALE_EIO, "cannot replace "
 		    "'%s': %s", dst, strerror(errno));
@@ -53,15 +63,16 @@ static int wds_merge_beside(struct wds_merging *g, const char *src,
 {
 	char *from = bale_strfmt("%.*s.%s", (int)strlen(src) - 4, src, ext);
 	char *to = bale_strfmt("%.*s.%s", (int)strlen(dst) - 4, dst, ext);
+	struct bale_store_stat st;
+	struct bale_errbuf none;
 	int rc = BALE_OK;
 
 	if (!from || !to)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
-	else if (access(from, F_OK) == 0)
+	else if (bale_store_stat(from, &st, &none) == BALE_OK)
 		rc = wds_link(from, to, g->m->copy, g->err);
-	else if (unlink(to) != 0 && errno != ENOENT)	/* not another's */
-		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot remove "
-		    "'%s': %s", to, strerror(errno));
+	else	/* not another's */
+		rc = bale_store_remove(to, g->err);
 	free(from);
 	free(to);
 	return rc;
@@ -129,9 +140,8 @@ static int wds_merge_list(struct wds_merging *g, const char *path)
 	    g->classes.data, g->classes.len);
 	if (b.failed || g->entries.failed || g->classes.failed)
 		rc = bale_errbuf_set(g->err, BALE_ENOMEM, "no memory");
-	else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0)
-		rc = bale_errbuf_set(g->err, BALE_EIO, "cannot write "
-		    "'%s': %s", path, strerror(errno));
+	else
+		rc = bale_store_put(path, b.data, b.len, g->err);
 	bale_buf_release(&b);
 	return rc;
 }
@@ -140,15 +150,19 @@ int bale_wds_merge(const struct bale_merge *m, struct bale_errbuf *err)
 {
 	struct wds_merging g = { m, BALE_BUF_INIT, BALE_BUF_INIT, 0, 0, err };
 	char *list = bale_strfmt("%s/%s" WDS_LIST_SUFFIX, m->out, m->name);
+	struct bale_store_stat st;
+	struct bale_errbuf none;
 	size_t i;
 	int rc = list ? BALE_OK : bale_errbuf_set(err, BALE_ENOMEM,
 	    "no memory");
 
-	if (rc == BALE_OK && access(list, F_OK) == 0 && !m->replace)
+	/* the old list goes first: the output is not whole until the
+	 * new one is there */
+	if (rc == BALE_OK && bale_store_stat(list, &st, &none) == BALE_OK &&
+	    !m->replace)
 		rc = bale_errbuf_exists(err, "wds", list);
-	else if (rc == BALE_OK && unlink(list) != 0 && errno != ENOENT)
-		rc = bale_errbuf_set(err, BALE_EIO, "cannot remove '%s': "
-		    "%s", list, strerror(errno));
+	else if (rc == BALE_OK)
+		rc = bale_store_remove(list, err);
 	for (i = 0; rc == BALE_OK && i < m->nparts; i++)
 		rc = wds_merge_part(&g, i);
 	if (rc == BALE_OK)

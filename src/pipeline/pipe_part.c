@@ -13,13 +13,12 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static char *pipe_part_path(const struct pipe_run *run)
 {
@@ -49,6 +48,7 @@ static void pipe_part_json(const struct pipe_run *run, struct bale_buf *b)
 int bale_pipe_part_done(struct pipe_run *run)
 {
 	struct bale_buf want = BALE_BUF_INIT;
+	struct bale_errbuf err;
 	char *path;
 	char *have = NULL;
 	size_t len = 0;
@@ -58,7 +58,9 @@ int bale_pipe_part_done(struct pipe_run *run)
 		return 0;
 	path = pipe_part_path(run);
 	pipe_part_json(run, &want);
-	have = path && !want.failed ? bale_file_read_all(path, &len) : NULL;
+	if (path && !want.failed &&
+	    bale_store_read_all(path, &have, &len, &err) != BALE_OK)
+		have = NULL;	/* not there (or unreadable): not done */
 	done = have && len == want.len && memcmp(have, want.data, len) == 0;
 	free(have);
 	free(path);
@@ -69,16 +71,13 @@ int bale_pipe_part_done(struct pipe_run *run)
 int bale_pipe_part_unmark(struct bale_pipeline *p, struct pipe_run *run)
 {
 	char *path;
-	int rc = BALE_OK;
+	int rc;
 
 	if (!run->opts->part_count)
 		return BALE_OK;
 	path = pipe_part_path(run);
-	if (!path)
-		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	if (unlink(path) != 0 && errno != ENOENT)
-		rc = bale_errbuf_set(&p->err, BALE_EIO, "cannot remove '%s': "
-		    "%s", path, strerror(errno));
+	rc = path ? bale_store_remove(path, &p->err) :
+	    bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
 	free(path);
 	return rc;
 }
@@ -95,9 +94,8 @@ int bale_pipe_part_mark(struct bale_pipeline *p, struct pipe_run *run)
 	pipe_part_json(run, &b);
 	if (!path || b.failed)
 		rc = bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
-	else if (bale_file_write_atomic(path, b.data, b.len, 0) != 0)
-		rc = bale_errbuf_set(&p->err, BALE_EIO, "cannot write '%s': "
-		    "%s", path, strerror(errno));
+	else
+		rc = bale_store_put(path, b.data, b.len, &p->err);
 	free(path);
 	bale_buf_release(&b);
 	return rc;

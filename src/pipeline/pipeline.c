@@ -261,19 +261,10 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 	return BALE_OK;
 }
 
-/* What a run cannot do yet into an object store, refused; the upload's
- * bounds taken. */
+/* An output in an object store: the upload's bounds taken. */
 static int pipe_check_remote_out(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
-	const char *what = o->part_count ? "a part of a run" : NULL;
-
-	if (what) {
-		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
-		return bale_errbuf_set(&p->err, BALE_ENOTSUP, "%s cannot be "
-		    "written into an object store yet ('%s'): write it to a "
-		    "local folder", what, o->out);
-	}
 	if (bale_store_set_uploads(o->upload_part, o->uploads) != BALE_OK) {
 		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an upload's "

@@ -4,7 +4,9 @@
 #include "bale.h"
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 #include "registry.h"
+#include "relpath.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +16,7 @@
 
 /* What a part's marker says. */
 struct merge_mark {
-	const char *dir;
+	char *dir;
 	char *run;
 	uint64_t part, parts, first, count, total;
 	char *formats;
@@ -25,11 +27,15 @@ static int merge_read_mark(struct merge_mark *k, const char *name,
     struct bale_errbuf *err)
 {
 	char *path = bale_strfmt("%s/%s-part.json", k->dir, name);
+	struct bale_errbuf why;
 	size_t len = 0;
-	char *text = path ? bale_file_read_all(path, &len) : NULL;
-	const char *end = text ? text + len : NULL;
+	char *text = NULL;
+	const char *end;
 	int rc = BALE_OK;
 
+	if (path && bale_store_read_all(path, &text, &len, &why) != BALE_OK)
+		text = NULL;
+	end = text ? text + len : NULL;
 	if (!text)
 		rc = bale_errbuf_set(err, BALE_EINVAL, "'%s' holds no complete "
 		    "part: no %s-part.json (was it packed as a part of a run, "
@@ -94,6 +100,17 @@ static int merge_lists(const char *list, const char *fmt)
 	return 0;
 }
 
+/* 1 when the parts or the merged output lie in an object store. */
+static int merge_remote(const struct bale_merge *bm)
+{
+	size_t i;
+
+	for (i = 0; i < bm->nparts; i++)
+		if (!bale_store_is_local(bm->parts[i]))
+			return 1;
+	return !bale_store_is_local(bm->out);
+}
+
 /* Format @be's merge of the parts, its failure named by the format. */
 static int merge_one(const struct bale_backend *be,
     const struct bale_merge *bm, struct bale_errbuf *err)
@@ -128,6 +145,13 @@ static int merge_formats(const struct bale_merge *bm, const char *want,
 				rc = bale_errbuf_set(err, BALE_ENOTSUP, "%s: "
 				    "merging parts is not supported yet (the "
 				    "other formats can be merged alone)", name);
+			else if (pass == 0 && merge_remote(bm) &&
+			    !(be->caps & BALE_CAP_MERGE_REMOTE))
+				rc = bale_errbuf_set(err, BALE_ENOTSUP, "%s: "
+				    "parts in an object store cannot be merged "
+				    "yet (the merged file names the parts' "
+				    "files, which its library opens as local "
+				    "ones): merge them on local disk", name);
 			else if (pass == 1)
 				rc = merge_one(be, bm, err);
 		}
@@ -142,12 +166,10 @@ static void merge_copy_made(const char *out, const char *part,
 {
 	char *from = bale_strfmt("%s/%s-made.json", part, name);
 	char *to = bale_strfmt("%s/%s-made.json", out, name);
-	size_t n = 0;
-	char *text = from ? bale_file_read_all(from, &n) : NULL;
+	struct bale_errbuf err;
 
-	if (text && to)
-		bale_file_write_atomic(to, text, n, 0);
-	free(text);
+	if (from && to)
+		(void)bale_store_copy(from, to, &err);
 	free(from);
 	free(to);
 }
@@ -172,7 +194,10 @@ static int merge_run(const char *out, struct merge_mark *m, size_t n,
 	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	for (i = 0; rc == BALE_OK && i < m[0].parts; i++)
 		dirs[i] = byp[i]->dir;
-	if (rc == BALE_OK && bale_file_mkdirs(out) != 0)
+	if (rc == BALE_OK)
+		rc = bale_store_writable(out, err);
+	if (rc == BALE_OK && bale_store_is_local(out) &&
+	    bale_file_mkdirs(out) != 0)
 		rc = bale_errbuf_set(err, BALE_EIO, "cannot create '%s': %s",
 		    out, strerror(errno));
 	memset(&bm, 0, sizeof(bm));
@@ -192,30 +217,40 @@ static int merge_run(const char *out, struct merge_mark *m, size_t n,
 	return rc;
 }
 
+/* A folder's name without the '/' it may end in ("s3://b/p0/": the
+ * files below are joined with one). */
+static char *merge_folder(const char *name)
+{
+	return bale_strfmt("%.*s", bale_path_trim_len(name), name);
+}
+
 int bale_merge_parts(const char *out, const char *const *parts,
     size_t nparts, const struct bale_merge_opts *o, struct bale_errbuf *err)
 {
 	struct merge_mark *m = calloc(nparts ? nparts : 1, sizeof(*m));
+	char *to = merge_folder(out);
 	struct bale_errbuf own;
 	size_t i;
-	int rc;
+	int rc = BALE_OK;
 
 	err = err ? err : &own;
 	bale_errbuf_clear(err);
-	if (!m)
+	for (i = 0; m && i < nparts; i++)
+		if (!(m[i].dir = merge_folder(parts[i])))
+			rc = BALE_ENOMEM;
+	if (!m || !to || rc != BALE_OK)
 		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	else if (nparts == 0)
 		rc = bale_errbuf_set(err, BALE_EINVAL, "no part to merge");
-	else {
-		for (i = 0; i < nparts; i++)
-			m[i].dir = parts[i];
-		rc = merge_run(out, m, nparts, o, err);
-	}
+	else
+		rc = merge_run(to, m, nparts, o, err);
 	for (i = 0; m && i < nparts; i++) {
+		free(m[i].dir);
 		free(m[i].run);
 		free(m[i].formats);
 	}
 	free(m);
+	free(to);
 	err->rc = rc;
 	return rc;
 }

@@ -220,9 +220,23 @@ static int http_sends(const struct bale_http_req *q)
 	return strcmp(q->method, "PUT") == 0 || strcmp(q->method, "POST") == 0;
 }
 
-/* A body's headers: its type and its MD5. (libcurl asks a large body's
- * "Expect: 100-continue", a round trip per part; a header removing it
- * would be signed by libcurl 7.88 all the same, and refused.) NULL
+/* "@name: @value" added to @h. NULL without memory. */
+static struct curl_slist *http_header(struct curl_slist *h, const char *name,
+    const char *value)
+{
+	char *line = bale_strfmt("%s: %s", name, value);
+	struct curl_slist *more = line ? curl_slist_append(h, line) : NULL;
+
+	free(line);
+	if (!more)
+		curl_slist_free_all(h);
+	return more;
+}
+
+/* A body's headers: its type, its MD5, a copy's source. (libcurl asks
+ * a large body's "Expect: 100-continue", a round trip per part; a
+ * header removing it would be signed by libcurl 7.88 all the same, and
+ * refused.) NULL
  * without memory. */
 static struct curl_slist *http_send_headers(const struct bale_http_req *q,
     struct curl_slist *h)
@@ -235,6 +249,8 @@ static struct curl_slist *http_send_headers(const struct bale_http_req *q,
 		    q->content_md5);
 		h = curl_slist_append(h, line);
 	}
+	if (h && q->copy_source)	/* signed with the rest */
+		h = http_header(h, "x-amz-copy-source", q->copy_source);
 	return h;
 }
 

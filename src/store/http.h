@@ -35,6 +35,9 @@ struct bale_http_req {
 	const void *send;
 	size_t send_len;
 	const char *content_md5;
+	/* PUT: S3's CopyObject of this source ("/BUCKET/KEY", escaped) into
+	 * the URL's object, by the store (NULL: none) */
+	const char *copy_source;
 };
 
 struct bale_http_resp {

@@ -143,7 +143,7 @@ static int mpu_send(struct bale_mpu *u, const char *method, const char *query,
 	char *url = bale_strfmt("%s%s", u->url, query);
 	unsigned char b64[32];
 	struct bale_http_req q = { method, url, u->sign, 0, NULL, 0, body, 0,
-	    data, len, md5 ? (const char *)b64 : NULL };
+	    data, len, md5 ? (const char *)b64 : NULL, NULL };
 	int rc;
 
 	if (!url)
@@ -435,7 +435,7 @@ static int mpu_completed_before(struct bale_mpu *u, const char *etag,
     struct bale_errbuf *err)
 {
 	struct bale_http_req q = { "HEAD", u->url, u->sign, 0, NULL, 0, NULL,
-	    0, NULL, 0, NULL };
+	    0, NULL, 0, NULL, NULL };
 	struct bale_http_resp r;
 	int rc = bale_http_do(&q, &r, err);
 

@@ -345,7 +345,7 @@ static struct pf_entry *pf_new(const char *name, const char *url,
 	e->off = off;
 	e->len = len;
 	e->q = (struct bale_http_req){ "GET", e->url, sign, off, NULL, 0,
-	    NULL, 0, NULL, 0, NULL };
+	    NULL, 0, NULL, 0, NULL, NULL };
 	e->state = PF_QUEUED;
 	return e;
 }

@@ -89,7 +89,7 @@ int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
 	if (!f)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	q = (struct bale_http_req){ "HEAD", f->url, aws, 0, NULL, 0, NULL, 0,
-	    NULL, 0, NULL };
+	    NULL, 0, NULL, NULL };
 	rc = bale_http_do(&q, &r, err);
 	if (rc == BALE_OK && r.status != 200)
 		rc = bale_remote_failed(name, url, aws, &r, NULL, err);
@@ -122,7 +122,7 @@ int bale_remote_read(void *h, const struct iovec *iov, int iovcnt,
 	struct remote_file *f = h;
 	struct bale_buf body = BALE_BUF_INIT;
 	struct bale_http_req q = { "GET", f->url, f->signed_ ? &f->aws : NULL,
-	    off, iov, iovcnt, &body, 0, NULL, 0, NULL };
+	    off, iov, iovcnt, &body, 0, NULL, 0, NULL, NULL };
 	struct bale_http_resp r;
 	int rc = bale_http_do(&q, &r, err);
 
@@ -139,7 +139,7 @@ int bale_remote_get_all(const char *name, const char *url,
 {
 	struct bale_buf body = BALE_BUF_INIT;
 	struct bale_http_req q = { "GET", url, aws, 0, NULL, 0, &body,
-	    SIZE_MAX / 2, NULL, 0, NULL };
+	    SIZE_MAX / 2, NULL, 0, NULL, NULL };
 	struct bale_http_resp r;
 	int rc = bale_http_do(&q, &r, err);
 

@@ -66,7 +66,15 @@ struct bale_store {
 	/* Optional: what unfinished writes of objects whose names begin
 	 * with @prefix left in the store (a killed run's uploads) goes. */
 	int (*clean)(const char *prefix, struct bale_errbuf *err);
+	/* Optional: @to made from @from, both in this store, by the store
+	 * itself (no byte through bale), for files up to
+	 * BALE_STORE_COPY_MAX bytes. */
+	int (*copy)(const char *from, const char *to,
+	    struct bale_errbuf *err);
 };
+
+/* The largest object S3's CopyObject copies in one request. */
+#define BALE_STORE_COPY_MAX ((uint64_t)5 << 30)
 
 /** The store that takes @name (the local one when no other does). */
 const struct bale_store *bale_store_for(const char *name);

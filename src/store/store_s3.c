@@ -126,7 +126,7 @@ static int s3_list_page(const char *name, const struct bale_aws *a,
 	char *query = s3_list_query(w, l->next_token, max_keys);
 	char *url = query ? s3_url(a, n, "", query) : NULL;
 	struct bale_http_req q = { "GET", url, a, 0, NULL, 0, &body, 0, NULL,
-	    0, NULL };
+	    0, NULL, NULL };
 	struct bale_http_resp r;
 	int rc = url ? bale_http_do(&q, &r, err) :
 	    bale_errbuf_set(err, BALE_ENOMEM, "no memory");
@@ -370,7 +370,7 @@ static int s3_remove(const char *name, struct bale_errbuf *err)
 	char *url = NULL;
 	int rc = s3_object(name, &n, &a, &url, err);
 	struct bale_http_req q = { "DELETE", url, &a, 0, NULL, 0, &body, 0,
-	    NULL, 0, NULL };
+	    NULL, 0, NULL, NULL };
 
 	if (rc == BALE_OK)
 		rc = bale_http_do(&q, &r, err);
@@ -378,6 +378,44 @@ static int s3_remove(const char *name, struct bale_errbuf *err)
 	    r.status != 404)
 		rc = bale_remote_failed(name, url, q.sign, &r, &body, err);
 	bale_buf_release(&body);
+	free(url);
+	return rc;
+}
+
+/* CopyObject: @to made by the store from @from (up to 5 GiB), no byte
+ * through here. Its answer may be a 200 whose document is an error (a
+ * copy that failed on its way): only a CopyObjectResult with an ETag
+ * is a copy made. */
+static int s3_copy(const char *from, const char *to, struct bale_errbuf *err)
+{
+	struct bale_buf body = BALE_BUF_INIT;
+	struct bale_http_resp r;
+	struct s3_name src, n;
+	struct bale_aws a;
+	char etag[80], *url = NULL, *key = NULL, *source = NULL;
+	int rc = s3_parse(from, &src, err);
+	struct bale_http_req q = { "PUT", NULL, &a, 0, NULL, 0, &body, 0,
+	    NULL, 0, NULL, NULL };
+
+	if (rc == BALE_OK)
+		rc = s3_object(to, &n, &a, &url, err);
+	key = rc == BALE_OK ? bale_http_escape(src.key, 1) : NULL;
+	source = key ? bale_strfmt("/%s/%s", src.bucket, key) : NULL;
+	if (rc == BALE_OK && !source)
+		rc = bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	q.url = url;
+	q.copy_source = source;
+	if (rc == BALE_OK)
+		rc = bale_http_do(&q, &r, err);
+	if (rc == BALE_OK && r.status != 200)
+		rc = bale_remote_failed(to, url, q.sign, &r, &body, err);
+	else if (rc == BALE_OK && !bale_s3_xml_field(body.data, body.len,
+	    "CopyObjectResult", "ETag", etag, sizeof(etag)))
+		rc = bale_errbuf_set(err, BALE_EIO, "'%s': the store did not "
+		    "finish copying '%s' into it", to, from);
+	bale_buf_release(&body);
+	free(source);
+	free(key);
 	free(url);
 	return rc;
 }
@@ -431,7 +469,7 @@ static int s3_clean_pages(struct s3_clean *c, char *key_at, char *id_at)
 	    "&upload-id-marker=%s&uploads=", km, pre, im) : NULL;
 	char *url = query ? s3_url(c->a, c->n, "", query) : NULL;
 	struct bale_http_req q = { "GET", url, c->a, 0, NULL, 0, &body, 0,
-	    NULL, 0, NULL };
+	    NULL, 0, NULL, NULL };
 	struct bale_http_resp r;
 	int more = 0;
 	int rc = url ? bale_http_do(&q, &r, c->err) :
@@ -489,4 +527,5 @@ const struct bale_store bale_store_s3 = {
 	.remove = s3_remove,
 	.writable = s3_writable,
 	.clean = s3_clean,
+	.copy = s3_copy,
 };

@@ -162,6 +162,15 @@ int bale_store_copy_range(struct bale_sfile *in, uint64_t off, uint64_t len,
 	return rc;
 }
 
+/* Can @from's store make @to from it itself? */
+static int copy_in_store(const char *from, const char *to, uint64_t size)
+{
+	const struct bale_store *store = bale_store_for(from);
+
+	return store->copy && store == bale_store_for(to) &&
+	    size <= BALE_STORE_COPY_MAX;
+}
+
 int bale_store_copy(const char *from, const char *to,
     struct bale_errbuf *err)
 {
@@ -169,6 +178,10 @@ int bale_store_copy(const char *from, const char *to,
 	struct bale_swrite *out = NULL;
 	int rc = bale_sfile_open(&in, from, err);
 
+	if (rc == BALE_OK && copy_in_store(from, to, bale_sfile_size(in))) {
+		bale_sfile_close(in);
+		return bale_store_for(from)->copy(from, to, err);
+	}
 	if (rc == BALE_OK)
 		rc = bale_swrite_open(&out, to, err);
 	if (rc == BALE_OK)

@@ -368,7 +368,7 @@ static void index_fetch(const char *const *names, size_t n,
 			continue;
 		g[i].store->request(g[i].h, &url, &sign);
 		q[i] = (struct bale_http_req){ "GET", url, sign, 0, NULL, 0,
-		    &g[i].body, SIZE_MAX / 2, NULL, 0, NULL };
+		    &g[i].body, SIZE_MAX / 2, NULL, 0, NULL, NULL };
 	}
 	if (q && r && g)
 		bale_http_do_many(q, r, n, &err);

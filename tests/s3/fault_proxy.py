@@ -4,7 +4,7 @@ requests start (a body's end by its Content-Length) and counts them.
 
     fault_proxy.py UPSTREAM_PORT [--latency MS] [--slowdown-every K]
         [--drop-every K] [--stall-every K] [--down-after N --down-for S]
-        [--deny-put TEXT]
+        [--deny-put TEXT] [--log FILE]
 
 prints its port, then serves until killed.
   --latency MS       each byte arrives MS/2 later each way: a round trip
@@ -18,7 +18,9 @@ prints its port, then serves until killed.
                      after N requests, every connection refused for S
                      seconds (a gateway restarted)
   --deny-put TEXT    every PUT whose target holds TEXT answered 403
-                     AccessDenied (not retried: the write fails)"""
+                     AccessDenied (not retried: the write fails)
+  --log FILE         each request's line and body length appended to
+                     FILE ("PUT /b/k 1234")"""
 import socket
 import sys
 import threading
@@ -39,6 +41,7 @@ SLOWDOWN, DROP, STALL = (int(opt(n)) for n in
 DOWN_AFTER, DOWN_FOR = int(opt("--down-after")), opt("--down-for")
 DENY_PUT = (ARGS[ARGS.index("--deny-put") + 1].encode()
             if "--deny-put" in ARGS else None)
+LOG = open(ARGS[ARGS.index("--log") + 1], "a") if "--log" in ARGS else None
 state = {"requests": 0, "down_until": 0.0}
 lock = threading.Lock()
 SLOWDOWN_BODY = (b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code>"
@@ -105,6 +108,15 @@ def content_length(head):
     return 0
 
 
+def log_request(head, length):
+    if LOG:
+        method, target = head.split(b"\r\n", 1)[0].split(b" ")[:2]
+        with lock:
+            LOG.write("%s %s %d\n" % (method.decode(), target.decode(),
+                                      length))
+            LOG.flush()
+
+
 def denied(head):
     """Is this request a PUT --deny-put refuses?"""
     line = head.split(b"\r\n", 1)[0]
@@ -146,6 +158,7 @@ def pump_up(client, upstream, to_up, fault):
                 head, buf = buf.split(b"\r\n\r\n", 1)
                 length = content_length(head)
                 fault[0] = count_request()
+                log_request(head, length)
                 if denied(head):
                     answer(client, b"403 Forbidden", DENIED_BODY, length)
                     continue
