@@ -142,6 +142,37 @@ struct bale_index_pins *bale_store_index_warm(const char *const *names,
     size_t n);
 void bale_store_index_unpin(struct bale_index_pins *p);
 
+/* ---- a file behind a descriptor (store_fd.c) ------------------------ */
+
+/* The archive readers (tar, zip, compressed tar) and the walk's tables
+ * work on descriptors: a file of any store gets one. A local file's is
+ * its own; an object's is a descriptor of /dev/null held for it, which
+ * the reads below take to the object. */
+
+/** Open @name, its size into *@size. @return the descriptor, or an
+ *  error (below 0: BALE_ENOENT, BALE_EINPUT for a folder, ...) with
+ *  @err set. Closed by bale_store_fd_close() alone. */
+int bale_store_fd_open(const char *name, uint64_t *size,
+    struct bale_errbuf *err);
+/** 1 when @fd stands for an object in a remote store. */
+int bale_store_fd_remote(int fd);
+/** A scan's read, front to back: up to @n bytes at @off into @buf
+ *  (fewer only at the end), *@got of them. An object is read 8 MiB at a
+ *  time, the small reads served from there. @return BALE_OK or the
+ *  read's error in @err */
+int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
+    size_t *got, struct bale_errbuf *err);
+/** Exactly @n bytes at @off (a range past the end is an error), from
+ *  any thread: an object's in a request of its own (or found asked
+ *  for ahead). */
+int bale_store_fd_pread(int fd, void *buf, size_t n, uint64_t off,
+    struct bale_errbuf *err);
+/** Ask for [@off, @off + @n) ahead of its @reads reads: an object's in
+ *  one GET (as bale_sfile_prefetch()), a local file's from the disk.
+ *  @return as bale_sfile_prefetch() */
+int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads);
+void bale_store_fd_close(int fd);
+
 /* ---- writing -------------------------------------------------------- */
 
 /* A file (object) written front to back: nothing is under its name

@@ -3,6 +3,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,9 +48,11 @@ static int tar_damaged(struct tar_scan *t, const char *what)
 static int tar_pread(struct tar_scan *t, void *buf, size_t n, uint64_t off,
     size_t *got)
 {
-	if (bale_file_pread_full(t->fd, buf, n, off, got) != 0)
-		return bale_errbuf_set(t->err, BALE_EIO,
-		    "cannot read the archive: %s", strerror(errno));
+	struct bale_errbuf why;
+
+	if (bale_store_fd_scan(t->fd, buf, n, off, got, &why) != BALE_OK)
+		return bale_errbuf_set(t->err, why.rc,
+		    "cannot read the archive: %s", why.msg);
 	return BALE_OK;
 }
 

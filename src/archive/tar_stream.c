@@ -3,6 +3,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -48,19 +49,18 @@ static la_ssize_t stream_file_read(struct archive *a, void *cd,
     const void **out)
 {
 	struct stream_file *f = cd;
-	ssize_t n;
+	struct bale_errbuf why;
+	size_t n;
 
-	do
-		n = pread(f->fd, f->buf, STREAM_FILE_BLOCK, (off_t)f->off);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		archive_set_error(a, errno, "cannot read the archive: %s",
-		    strerror(errno));
+	if (bale_store_fd_scan(f->fd, f->buf, STREAM_FILE_BLOCK, f->off, &n,
+	    &why) != BALE_OK) {
+		archive_set_error(a, EIO, "cannot read the archive: %s",
+		    why.msg);
 		return -1;
 	}
-	f->off += (uint64_t)n;
+	f->off += n;
 	*out = f->buf;
-	return n;
+	return (la_ssize_t)n;
 }
 
 /* An inner tar's bytes are the outer member's data. */

@@ -3,6 +3,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -53,11 +54,12 @@ static int zip_damaged(struct bale_errbuf *err, const char *what)
 static int zip_pread(int fd, void *buf, size_t n, uint64_t off,
     struct bale_errbuf *err)
 {
+	struct bale_errbuf why;
 	size_t got;
 
-	if (bale_file_pread_full(fd, buf, n, off, &got) != 0)
-		return bale_errbuf_set(err, BALE_EIO,
-		    "cannot read the archive: %s", strerror(errno));
+	if (bale_store_fd_scan(fd, buf, n, off, &got, &why) != BALE_OK)
+		return bale_errbuf_set(err, why.rc,
+		    "cannot read the archive: %s", why.msg);
 	if (got < n)
 		return zip_damaged(err, "the archive is cut short");
 	return BALE_OK;

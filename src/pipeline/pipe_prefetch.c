@@ -10,10 +10,11 @@
  * large reads, ahead of the workers. Files of a folder source have no use
  * for it: each is read whole, with its own read-ahead.
  *
- * A remote source's members (a bucket's objects) are asked for by their
- * kind instead: one GET each, sent now by the store's prefetch thread,
- * up to PREFETCH_REQUESTS in flight and PREFETCH_HELD bytes held or on
- * their way; a worker's read then takes the answer, or waits for it.
+ * A remote source's members are asked for by the store's prefetch
+ * thread, up to PREFETCH_REQUESTS GETs in flight and PREFETCH_HELD bytes
+ * held or on their way; a worker's read then takes the answer, or waits
+ * for it. A bucket's objects by their kind, one GET each; an archive
+ * object's stretches as above, one GET a stretch.
  */
 #include "pipeline.h"
 
@@ -36,6 +37,7 @@ struct prefetch_extent {
 	int fd;
 	uint64_t start;
 	uint64_t end;
+	unsigned reads;		/* members in it */
 };
 
 static int prefetch_cmp(const void *pa, const void *pb)
@@ -68,10 +70,10 @@ static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
 	struct bale_walk_member m;
 	uint64_t bytes = 0;
 	uint64_t pos;
-	size_t wi;
+	size_t wi, taken = 0;
 
 	*n = 0;
-	for (pos = from; pos < total && *n < PREFETCH_SAMPLES &&
+	for (pos = from; pos < total && taken < PREFETCH_SAMPLES &&
 	    bytes < PREFETCH_BYTES; pos++) {
 		wi = bale_order_at(&run->plan.order, pos);
 		if (!bale_walk_member(run->in.walk, wi, &m) ||
@@ -81,14 +83,16 @@ static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
 			if (prefetch_ask(run, wi, &m) < 0)
 				break;	/* asked again from here */
 			bytes += m.size;
-			(*n)++;
+			taken++;
 			continue;
 		}
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;
 		ext[*n].end = m.offset + m.csize;
+		ext[*n].reads = 1;
 		bytes += m.csize;
 		(*n)++;
+		taken++;
 	}
 	return pos;
 }
@@ -100,8 +104,9 @@ static void prefetch_issue(const struct pipe_run *run,
 	struct prefetch_extent cur;
 	size_t i;
 
-	if (n == 0 || run->pf.remote)
-		return;	/* asked for already, by their kind */
+	(void)run;
+	if (n == 0)
+		return;
 	qsort(ext, n, sizeof(*ext), prefetch_cmp);
 	cur = ext[0];
 	for (i = 1; i <= n; i++) {
@@ -109,10 +114,12 @@ static void prefetch_issue(const struct pipe_run *run,
 		    ext[i].start <= cur.end + PREFETCH_GAP) {
 			if (ext[i].end > cur.end)
 				cur.end = ext[i].end;
+			cur.reads++;
 			continue;
 		}
-		(void)posix_fadvise(cur.fd, (off_t)cur.start,
-		    (off_t)(cur.end - cur.start), POSIX_FADV_WILLNEED);
+		/* the store's bounds reached: the workers read it */
+		(void)bale_store_fd_prefetch(cur.fd, cur.start,
+		    (size_t)(cur.end - cur.start), cur.reads);
 		if (i < n)
 			cur = ext[i];
 	}
@@ -146,7 +153,8 @@ int bale_pipe_prefetch_begin(struct pipe_run *run)
 	pthread_mutex_init(&run->pf.lock, NULL);
 	run->pf.upto = 0;
 	run->pf.path = (struct bale_buf)BALE_BUF_INIT;
-	run->pf.remote = run->in.source.kind && run->in.source.kind->ahead;
+	run->pf.remote = (run->in.source.kind && run->in.source.kind->ahead) ||
+	    !bale_store_is_local(run->opts->src);
 	if (!run->pf.remote)
 		return BALE_OK;
 	if (bale_store_prefetch_begin(PREFETCH_REQUESTS, PREFETCH_HELD) ==

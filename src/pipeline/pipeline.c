@@ -204,15 +204,12 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 
 /* What a run cannot do yet with a source in an object store, said. */
 static int pipe_remote_src_refused(struct bale_pipeline *p,
-    const struct bale_pack_opts *o, const char *path, int is_dir)
+    const struct bale_pack_opts *o, const char *path)
 {
-	const char *why = !is_dir ? "an archive kept as an object is not "
-	    "read in place yet: download it, or keep its tree as objects (a "
-	    "prefix a class)" : o->list ? "a list file cannot name objects "
+	const char *why = o->list ? "a list file cannot name objects "
 	    "in a store yet: keep the samples as a tree of objects (a prefix "
-	    "a class)" :
-	    o->more_srcs ? "several sources in an object store are not "
-	    "packed as one yet" : NULL;
+	    "a class)" : o->more_srcs ? "several sources in an object store "
+	    "are not packed as one yet" : NULL;
 
 	if (!why)
 		return BALE_OK;
@@ -230,8 +227,7 @@ static int pipe_check_remote_src(struct bale_pipeline *p,
 
 	if (rc == BALE_ENOENT)
 		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
-	return rc == BALE_OK ? pipe_remote_src_refused(p, o, path, st.is_dir) :
-	    rc;
+	return rc == BALE_OK ? pipe_remote_src_refused(p, o, path) : rc;
 }
 
 /* Every source path named is there: a missing one is a mistyped

@@ -4,12 +4,8 @@
 #include "kind.h"
 
 #include "bale_backend_util.h"
+#include "bale_store.h"
 #include "tar_scan.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The last archive kind of @kinds: whatever libarchive may read. */
 static const struct bale_source_kind *archive_last(
@@ -31,19 +27,20 @@ static const struct bale_source_kind *archive_kind_of_file(
     const struct bale_source_kind *const *kinds, const char *path)
 {
 	const struct bale_source_kind *kind = archive_last(kinds);
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct bale_store_stat st;
+	struct bale_errbuf why;
+	uint64_t size;
+	int fd = bale_store_fd_open(path, &size, &why);
 
+	if (fd == BALE_ENOENT)
+		return NULL;
+	if (fd == BALE_EINPUT)	/* not a regular file: a folder is none */
+		return bale_store_stat(path, &st, &why) == BALE_OK &&
+		    st.is_dir ? NULL : kind;
 	if (fd < 0)
-		return errno == ENOENT ? NULL : kind;
-	if (fstat(fd, &st) != 0)
-		st.st_mode = 0;
-	if (S_ISDIR(st.st_mode))
-		kind = NULL;
-	else if (S_ISREG(st.st_mode))
-		kind = bale_source_archive_kind(kinds, fd,
-		    (uint64_t)st.st_size);
-	close(fd);
+		return kind;
+	kind = bale_source_archive_kind(kinds, fd, size);
+	bale_store_fd_close(fd);
 	return kind;
 }
 

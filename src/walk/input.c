@@ -4,6 +4,8 @@
 
 #include "kind.h"
 
+#include "bale_store.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -145,8 +147,13 @@ int bale_input_bytes(struct bale_input *in, unsigned char *data,
 int bale_input_pread_member(struct bale_input *in, unsigned char *buf,
     size_t n, uint64_t off)
 {
+	struct bale_errbuf why;
 	size_t got;
 
+	if (bale_store_fd_remote(in->member.fd))	/* the store says why */
+		return bale_store_fd_pread(in->member.fd, buf, n, off,
+		    &why) == BALE_OK ? BALE_OK : bale_input_skip(in, why.msg,
+		    0);
 	if (bale_file_pread_full(in->member.fd, buf, n, off, &got) != 0)
 		return bale_input_skip(in, "read error in the archive", errno);
 	if (got < n)

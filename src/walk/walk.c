@@ -4,6 +4,7 @@
 #include "bale.h"
 #include "bale_backend.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -366,7 +367,7 @@ void bale_walk_free(struct bale_walk *w)
 	if (w->rootfd >= 0)
 		close(w->rootfd);
 	for (i = 0; i < w->narchives; i++)
-		close(w->archives[i]);
+		bale_store_fd_close(w->archives[i]);
 	free(w->archives);
 	free(w->members);
 	free(w->dataset);

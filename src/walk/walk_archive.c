@@ -5,6 +5,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 #include "kind.h"
 #include "tar_scan.h"
 
@@ -210,14 +211,17 @@ int bale_arc_take_entries(struct arc_scan *s)
 static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 {
 	unsigned char head[1];
+	struct bale_errbuf why;
+	size_t got;
 
 	s->kind = bale_source_archive_kind(s->w->kinds, s->fd, size);
 	if (s->kind)
 		return s->kind->list(s, size, path);
 	/* no kind took it: say whether it could be read at all */
-	if (pread(s->fd, head, sizeof(head), 0) < 0)
-		return bale_errbuf_set(&s->w->err, BALE_EIO,
-		    "walk: cannot read '%s': %s", path, strerror(errno));
+	if (bale_store_fd_scan(s->fd, head, sizeof(head), 0, &got, &why) !=
+	    BALE_OK)
+		return bale_errbuf_set(&s->w->err, why.rc,
+		    "walk: cannot read '%s': %s", path, why.msg);
 	return bale_errbuf_set(&s->w->err, BALE_EINPUT, "walk: '%s' "
 	    "is not an archive bale reads", path);
 }
@@ -225,25 +229,17 @@ static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 /* Open @path and keep it open: the samples are read from it later. */
 static int arc_open(struct bale_walk *w, const char *path, uint64_t *size)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct bale_errbuf why;
+	int fd = bale_store_fd_open(path, size, &why);
 
 	if (fd < 0)
-		return bale_errbuf_set(&w->err,
-		    errno == ENOENT ? BALE_ENOENT : BALE_EIO,
-		    "walk: cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return bale_errbuf_set(&w->err, BALE_EINPUT,
-		    "walk: '%s' is not a regular file", path);
-	}
+		return bale_errbuf_set(&w->err, fd, "walk: %s", why.msg);
 	if (bale_grow_array((void **)&w->archives, &w->caparchives,
 	    w->narchives + 1, sizeof(int)) != 0) {
-		close(fd);
+		bale_store_fd_close(fd);
 		return bale_walk_nomem(w);
 	}
 	w->archives[w->narchives++] = fd;
-	*size = (uint64_t)st.st_size;
 	return BALE_OK;
 }
 
@@ -339,12 +335,14 @@ const struct bale_source_kind *bale_source_archive_kind(
     const struct bale_source_kind *const *kinds, int fd, uint64_t size)
 {
 	unsigned char head[BALE_TAR_BLOCK];
-	ssize_t n = pread(fd, head, sizeof(head), 0);
-	size_t i;
+	struct bale_errbuf why;
+	size_t i, n;
 
-	for (i = 0; n >= 0 && kinds && kinds[i]; i++)
-		if (kinds[i]->sniff && kinds[i]->sniff(fd, size, head,
-		    (size_t)n))
+	if (bale_store_fd_scan(fd, head, sizeof(head), 0, &n, &why) !=
+	    BALE_OK)
+		return NULL;
+	for (i = 0; kinds && kinds[i]; i++)
+		if (kinds[i]->sniff && kinds[i]->sniff(fd, size, head, n))
 			return kinds[i];
 	return NULL;
 }

@@ -11,6 +11,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,7 @@ int bale_walk_wds_keeps_text(const char *name, uint64_t size)
 static char *wds_read_small(const struct arc_scan *s, size_t i, uint64_t max)
 {
 	const struct arc_entry *e = &s->ents[i];
+	struct bale_errbuf why;
 	size_t got = 0;
 	char *buf;
 
@@ -153,8 +155,8 @@ static char *wds_read_small(const struct arc_scan *s, size_t i, uint64_t max)
 		    strdup(s->names.data + e->data - 1) : NULL;
 	if (e->size > max || !(buf = malloc((size_t)e->size + 1)))
 		return NULL;
-	if (bale_file_pread_full(s->fd, buf, (size_t)e->size, e->offset,
-	    &got) != 0 || got != e->size) {
+	if (bale_store_fd_scan(s->fd, buf, (size_t)e->size, e->offset,
+	    &got, &why) != BALE_OK || got != e->size) {
 		free(buf);
 		return NULL;
 	}

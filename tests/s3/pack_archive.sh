@@ -1,0 +1,79 @@
+#!/bin/bash
+# Archives kept as objects (s3://bucket/train.tar), read in place: a tar
+# (GNU and pax), a zip (stored and deflated), a tar of class tars and
+# compressed tars pack into the same files, byte for byte, as the same
+# archive on disk, in every format built in; a tar's listing reads the
+# object in large ranges (not a request a member); through SlowDown
+# answers and dropped connections the output is the same; an archive cut
+# short in the store fails as it does on disk.
+. "$TESTS/cli/lib.sh"
+. "$TESTS/s3/lib.sh"
+formats=$(writers | tr ',' '\n' | grep -E '^(wds|lmdb|hdf5)$' | paste -sd, -)
+[ -n "$formats" ] || { echo "skipped: no format that writes is built in"; exit 77; }
+make_bucket
+"$MKDATA" random "$T/in" -n 150 --classes 3 >/dev/null
+"$PY" "$TESTS/cli/make_archives.py" "$T/in" "$T/arc"
+tar -C "$T/in" -cf "$T/arc/gnutar.tar" .
+tar -C "$T/in" -czf "$T/arc/gnutar.tar.gz" .
+upload "$T/arc" "s3://$BUCKET/arc"
+
+same_files() { # DIR1 DIR2: every file of the first, the same in both
+    local f
+    for f in "$1"/*; do
+        case $f in *-made.json) continue ;; esac
+        if [ -d "$f" ]; then
+            diff -r "$f" "$2/${f##*/}" >/dev/null ||
+                fail "${f##*/} differs in $2"
+        else
+            cmp -s "$f" "$2/${f##*/}" || fail "${f##*/} differs in $2"
+        fi
+    done
+}
+for a in gnutar.tar pax.tar stored.zip deflated.zip tars.tar \
+    gnutar.tar.gz tars.tar.gz shuffled.tar.xz; do
+    run "$BALE" pack "$T/arc/$a" -f "$formats" -o "$T/local-$a"
+    expect_status 0
+    grep '^bale pack' "$T/stderr" | sed 's/ in [0-9.]* s.*//; s/local-/at-/' \
+        > "$T/said.local"
+    run "$BALE" pack "s3://$BUCKET/arc/$a" -f "$formats" -o "$T/remote-$a"
+    expect_status 0
+    grep '^bale pack' "$T/stderr" | sed 's/ in [0-9.]* s.*//; s/remote-/at-/' \
+        > "$T/said.remote"
+    diff "$T/said.local" "$T/said.remote" || fail "$a: the runs said otherwise"
+    same_files "$T/local-$a" "$T/remote-$a"
+done
+
+# the listing reads the tar in large ranges: far fewer GETs than members
+start_proxy --log "$T/requests"
+AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/arc/gnutar.tar" \
+    -f wds -o "$T/counted"
+stop_proxy
+expect_status 0
+gets=$(grep -c '^GET' "$T/requests")
+[ "$gets" -lt 50 ] || fail "$gets GETs for a tar of 150 members"
+
+# faults: retried, the same output
+start_proxy --slowdown-every 5 --drop-every 7
+AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/arc/deflated.zip" \
+    -f wds -o "$T/faults-zip"
+AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/arc/gnutar.tar.gz" \
+    -f wds -o "$T/faults-tgz"
+stop_proxy
+expect_status 0
+cmp -s "$T/local-gnutar.tar.gz/data-000000.tar" "$T/faults-tgz/data-000000.tar" ||
+    fail "the shard packed through faults differs"
+
+# cut short in the store: the same failure as on disk
+head -c 3000000 "$T/arc/gnutar.tar" > "$T/cut.tar"
+s3 put "$T/cut.tar" "s3://$BUCKET/cut.tar" >/dev/null
+run "$BALE" pack "$T/cut.tar" -f wds -o "$T/cut-local"
+local_status=$status
+grep '^bale pack' "$T/stderr" | sed "s|$T/cut.tar|CUT|; s/ in [0-9.]* s.*//; s/cut-local/at/" \
+    > "$T/said.local"
+run "$BALE" pack "s3://$BUCKET/cut.tar" -f wds -o "$T/cut-remote"
+[ "$status" = "$local_status" ] ||
+    fail "exit $status, where the archive on disk gave $local_status"
+grep '^bale pack' "$T/stderr" | sed "s|s3://$BUCKET/cut.tar|CUT|; s/ in [0-9.]* s.*//; s/cut-remote/at/" \
+    > "$T/said.remote"
+diff "$T/said.local" "$T/said.remote" || fail "a cut archive fails otherwise"
+echo ok
