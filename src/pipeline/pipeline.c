@@ -202,32 +202,16 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
 	    &p->err);
 }
 
-/* What a run cannot do yet with a source in an object store, said. */
-static int pipe_remote_src_refused(struct bale_pipeline *p,
-    const struct bale_pack_opts *o, const char *path)
-{
-	const char *why = o->list ? "a list file cannot name objects "
-	    "in a store yet: keep the samples as a tree of objects (a prefix "
-	    "a class)" : o->more_srcs ? "several sources in an object store "
-	    "are not packed as one yet" : NULL;
-
-	if (!why)
-		return BALE_OK;
-	p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
-	return bale_errbuf_set(&p->err, BALE_ENOTSUP, "'%s': %s", path, why);
-}
-
 /* A source in a store other than the local one: its store says whether
  * it is there, and why not. */
-static int pipe_check_remote_src(struct bale_pipeline *p,
-    const struct bale_pack_opts *o, const char *path)
+static int pipe_check_remote_src(struct bale_pipeline *p, const char *path)
 {
 	struct bale_store_stat st = { 0, 0 };
 	int rc = bale_store_stat(path, &st, &p->err);
 
 	if (rc == BALE_ENOENT)
 		p->err.remedy = BALE_REMEDY_CHANGE_OPTIONS;
-	return rc == BALE_OK ? pipe_remote_src_refused(p, o, path) : rc;
+	return rc;
 }
 
 /* Every source path named is there: a missing one is a mistyped
@@ -242,7 +226,7 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 
 	for (i = 0; path; path = o->more_srcs ? o->more_srcs[i++] : NULL) {
 		if (!bale_store_is_local(path)) {
-			if (pipe_check_remote_src(p, o, path) != BALE_OK)
+			if (pipe_check_remote_src(p, path) != BALE_OK)
 				return p->err.rc;
 			continue;
 		}

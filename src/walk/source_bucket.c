@@ -1,7 +1,8 @@
 /* source_bucket.c - an ImageFolder tree of small objects in an object
- * store as the source (s3://bucket/train/, walk_bucket.c): each sample
- * one GET of its object, asked for ahead in the run's order so many are
- * in flight (the store's prefetch thread) while the workers encode. */
+ * store as the source (s3://bucket/train/, walk_bucket.c), or the objects
+ * a list file names below a prefix: each sample one GET of its object,
+ * asked for ahead in the run's order so many are in flight (the store's
+ * prefetch thread) while the workers encode. */
 #include "kind.h"
 
 #include "bale_store.h"
@@ -18,7 +19,7 @@ static int bucket_probe(const struct bale_source_kind *self,
 	int rc;
 
 	(void)self;
-	if (s->npaths != 1 || s->list || bale_store_is_local(s->paths[0]))
+	if (s->npaths != 1 || bale_store_is_local(s->paths[0]))
 		return 0;
 	rc = bale_store_stat(s->paths[0], &st, err);
 	return rc == BALE_OK ? st.is_dir : rc;
@@ -26,7 +27,8 @@ static int bucket_probe(const struct bale_source_kind *self,
 
 static int bucket_scan(const struct bale_source *s, struct bale_walk *w)
 {
-	return bale_walk_bucket(w, s->paths[0], s->kind);
+	return s->list ? bale_walk_bucket_listed(w, s->paths[0], s->kind,
+	    s->list) : bale_walk_bucket(w, s->paths[0], s->kind);
 }
 
 /* The object of sample @rel of the tree at @root. NULL without memory */
@@ -72,7 +74,8 @@ static int bucket_ahead(const char *root, const char *rel,
 const struct bale_source_kind bale_source_bucket = {
 	.name = "bucket",
 	.what = "a folder of objects in an object store",
-	.caps = BALE_SOURCE_RANDOM | BALE_SOURCE_STAMPED,
+	.caps = BALE_SOURCE_RANDOM | BALE_SOURCE_STAMPED |
+	    BALE_SOURCE_LISTABLE,
 	.probe = bucket_probe,
 	.scan = bucket_scan,
 	.read = bucket_read,

@@ -68,6 +68,12 @@ int bale_walk_folder(struct bale_walk *w, const char *root);
 int bale_walk_bucket(struct bale_walk *w, const char *root,
     const struct bale_source_kind *kind);
 
+/** The samples @list names among the objects under the prefix @root of
+ *  an object store (paths relative to it), in the list's order, with
+ *  its labels; read by source @kind. @return as bale_walk_list() */
+int bale_walk_bucket_listed(struct bale_walk *w, const char *root,
+    const struct bale_source_kind *kind, const char *list);
+
 /** Collect the samples named by @list, paths relative to @root.
  *  @return BALE_OK, or BALE_EINVAL with the line number of a bad line,
  *  BALE_ENOENT, BALE_EIO, BALE_ENOMEM */

@@ -12,6 +12,10 @@
  * before the next, so listing holds one class at most. Each sample keeps
  * the size the listing gave (the pipeline reserves room for it before
  * its GET) and its ETag as a stamp (an update compares the two).
+ *
+ * With a list file, every object under the root (at any depth) is a
+ * candidate its lines may name, joined with them as an archive's members
+ * are (walk_listed.c): the list's order and labels.
  */
 #include "walk_int.h"
 
@@ -98,6 +102,39 @@ static int bucket_class(struct bale_walk *w, struct bucket_walk *b,
 		    "class folder holds no image; its label is kept");
 	bale_walk_sort_items(w);
 	return rc == BALE_OK ? bale_walk_seal(w) : rc;
+}
+
+/* An object under the root, a candidate for the list's lines. */
+static int bucket_add_candidate(void *arg, const struct bale_store_object *o)
+{
+	struct bucket_walk *b = arg;
+	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
+	    { bale_walk_stamp(o->etag) }, o->size, o->size };
+
+	return bale_walk_keep_candidate(b->w, o->name, &m, NULL);
+}
+
+int bale_walk_bucket_listed(struct bale_walk *w, const char *root,
+    const struct bale_source_kind *kind, const char *list)
+{
+	struct bucket_walk b = { w, kind, BALE_BUF_INIT, NULL, 0, 0 };
+	char *top = bale_strfmt("%.*s", bale_path_trim_len(root), root);
+	int rc;
+
+	if (!top)
+		return bale_walk_nomem(w);
+	bale_errbuf_clear(&w->err);
+	w->listed = 1;
+	w->unlisted = "listed, but no object under the prefix has this name";
+	rc = bale_walk_listed_start(w);
+	if (rc == BALE_OK)
+		rc = bale_store_walk(top, bucket_add_candidate, &b, &w->err);
+	if (rc == BALE_ENOMEM)
+		rc = bale_walk_nomem(w);
+	free(top);
+	if (rc == BALE_OK)
+		rc = bale_walk_list_members(w, list);
+	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 
 int bale_walk_bucket(struct bale_walk *w, const char *root,

@@ -115,6 +115,8 @@ struct bale_walk {
 	struct bale_xsort candidates;	/* listed: the members, and why
 					 * some cannot be read (noted if
 					 * the list names them), by path */
+	const char *unlisted;	/* listed: why a line naming no member
+				 * is skipped (NULL: an archive's words) */
 	int keyed;		/* WebDataset samples: kept in their order */
 	uint64_t dropped;	/* their members bale does not store */
 	char dropped_ext[16];	/* the first one's extension */

@@ -271,8 +271,9 @@ static int listed_join_line(struct listed *l, const char *rec, size_t n)
 		return rc;
 	if (l->g.have && strcmp(l->g.path.data, rec) == 0)
 		return listed_match(l, ordinal, label, shown);
-	return listed_out_note(l, ordinal, OUT_SKIPPED, shown, "listed, but "
-	    "no member of the archive has this path");
+	return listed_out_note(l, ordinal, OUT_SKIPPED, shown,
+	    l->w->unlisted ? l->w->unlisted : "listed, but no member of the "
+	    "archive has this path");
 }
 
 /* Every line against the members, both in path order. */

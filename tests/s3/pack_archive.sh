@@ -5,7 +5,8 @@
 # archive on disk, in every format built in; a tar's listing reads the
 # object in large ranges (not a request a member); through SlowDown
 # answers and dropped connections the output is the same; an archive cut
-# short in the store fails as it does on disk.
+# short in the store fails as it does on disk. Several archives there
+# make one dataset, and a list file picks members, as on disk.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 formats=$(writers | tr ',' '\n' | grep -E '^(wds|lmdb|hdf5)$' | paste -sd, -)
@@ -42,6 +43,36 @@ for a in gnutar.tar pax.tar stored.zip deflated.zip tars.tar \
     diff "$T/said.local" "$T/said.remote" || fail "$a: the runs said otherwise"
     same_files "$T/local-$a" "$T/remote-$a"
 done
+
+# several archives as one dataset, and a list file naming members: as
+# the same archives on disk
+cut_half() { "$PY" - "$1" "$2" "$3" <<'PY'
+import sys, tarfile
+src, first, second = sys.argv[1:]
+with tarfile.open(src) as t:
+    members = t.getmembers()
+half = len(members) // 2
+for name, part in ((first, members[:half]), (second, members[half:])):
+    with tarfile.open(src) as t, tarfile.open(name, "w") as out:
+        for m in part:
+            out.addfile(m, t.extractfile(m) if m.isfile() else None)
+PY
+}
+cut_half "$T/arc/gnutar.tar" "$T/one.tar" "$T/two.tar"
+s3 put "$T/one.tar" "s3://$BUCKET/one.tar" >/dev/null
+s3 put "$T/two.tar" "s3://$BUCKET/two.tar" >/dev/null
+"$BALE" pack "$T/one.tar" "$T/two.tar" -f wds -o "$T/two-local" -q
+run "$BALE" pack "s3://$BUCKET/one.tar" "s3://$BUCKET/two.tar" -f wds \
+    -o "$T/two-remote"
+expect_status 0
+same_files "$T/two-local" "$T/two-remote"
+(cd "$T/in" && find . -name '*.JPEG' | sed 's|^\./||' | sort | sed -n '1~4p' |
+    awk '{ print $0 "\t" NR % 3 }' | tac) > "$T/list"
+"$BALE" pack "$T/arc/pax.tar" --list "$T/list" -f wds -o "$T/list-local" -q
+run "$BALE" pack "s3://$BUCKET/arc/pax.tar" --list "$T/list" -f wds \
+    -o "$T/list-remote"
+expect_status 0
+same_files "$T/list-local" "$T/list-remote"
 
 # the listing reads the tar in large ranges: far fewer GETs than members
 start_proxy --log "$T/requests"

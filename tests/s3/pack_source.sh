@@ -4,7 +4,8 @@
 # bytes as packing the tree on disk, in every format; the same notes
 # (a stray image, a non-image, an empty object); through SlowDown
 # answers and dropped connections; and clear refusals (no such prefix,
-# no class, wrong credentials, what is not read from a store yet).
+# no class, wrong credentials, several trees); a list file naming
+# objects below the prefix.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds	# the runs through faults and the refusals write it
@@ -74,21 +75,28 @@ s3 put "$T/flat.jpg" "s3://$BUCKET/flat/a.jpg" >/dev/null
 run "$BALE" pack "s3://$BUCKET/flat/" -o "$T/x2" -f wds
 expect_status 1
 expect_stderr "no class folder in 's3://$BUCKET/flat/'"
-# what is not read from a store yet is refused, saying so, before any
-# output is made
-printf 'n00000000/%s\t0\n' "$(ls "$T/in/n00000000" | head -1)" > "$T/list"
-refused() { # WHAT ARGS...: bale pack ARGS exits 2 saying WHAT
-    local what=$1
-    shift
-    run "$BALE" pack "$@" -o "$T/no" -f wds
-    expect_status 2
-    expect_stderr "$what"
-    [ ! -e "$T/no" ] || fail "a refused run made its output folder"
-}
-refused "a list file cannot name objects in a store yet" \
-    "s3://$BUCKET/train/" --list "$T/list"
-refused "several sources in an object store are not packed as one yet" \
-    "s3://$BUCKET/train/" "s3://$BUCKET/train/"
+# a list file names objects below the prefix: its order and labels, as
+# the same list names files below the tree on disk; a line naming no
+# object is reported skipped
+(cd "$T/in" && find . -name '*.JPEG' | sed 's|^\./||' | sort | sed -n '1~3p' |
+    awk '{ print $0 "\t" (NR * 7) % 5 }' | tac) > "$T/list"
+printf 'n00000000/gone.jpg\t1\n' >> "$T/list"
+run "$BALE" pack "$T/in" --list "$T/list" -o "$T/listed-local" -f wds
+expect_status 3
+run "$BALE" pack "s3://$BUCKET/train/" --list "$T/list" \
+    -o "$T/listed-remote" -f wds
+expect_status 3
+expect_stderr "skipped 'n00000000/gone.jpg': listed, but no object under the prefix has this name"
+for f in "$T/listed-local"/*; do
+    case $f in *-made.json) continue ;; esac
+    cmp -s "$f" "$T/listed-remote/${f##*/}" ||
+        fail "${f##*/} of the listed objects differs from the listed files"
+done
+# several trees are not one dataset (as on disk; several archives are)
+run "$BALE" pack "s3://$BUCKET/train/" "s3://$BUCKET/train/" -o "$T/no" -f wds
+expect_status 2
+expect_stderr "not a source bale reads"
+[ ! -e "$T/no" ] || fail "a refused run made its output folder"
 AWS_SECRET_ACCESS_KEY=wrong run "$BALE" pack "s3://$BUCKET/train/" \
     -o "$T/x3" -f wds
 expect_status 1
