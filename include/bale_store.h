@@ -156,6 +156,8 @@ int bale_store_fd_open(const char *name, uint64_t *size,
     struct bale_errbuf *err);
 /** 1 when @fd stands for an object in a remote store. */
 int bale_store_fd_remote(int fd);
+/** The size of the file or object @fd stands for (0: unknown). */
+uint64_t bale_store_fd_size(int fd);
 /** A scan's read, front to back: up to @n bytes at @off into @buf
  *  (fewer only at the end), *@got of them. An object is read 8 MiB at a
  *  time, the small reads served from there. @return BALE_OK or the

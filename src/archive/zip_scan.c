@@ -19,7 +19,6 @@
 #define ZIP_CENTRAL_SIG 0x02014b50u
 #define ZIP_CENTRAL_LEN 46
 #define ZIP_LOCAL_SIG 0x04034b50u
-#define ZIP_LOCAL_LEN 30
 #define ZIP_MAX_COMMENT 65535
 #define ZIP_UNIX_HOST 3
 
@@ -193,17 +192,32 @@ static enum bale_zip_kind zip_kind(const unsigned char *c, const char *name,
 	return n && name[n - 1] == '/' ? BALE_ZIP_DIR : BALE_ZIP_FILE;
 }
 
+const char *bale_zip_local_data(const unsigned char *h, uint64_t lho,
+    uint64_t csize, uint64_t size, uint64_t *data)
+{
+	if (le32(h) != ZIP_LOCAL_SIG)
+		return "no local header where the directory says";
+	*data = lho + BALE_ZIP_LOCAL_LEN + le16(h + 26) + le16(h + 28);
+	if (*data > size || csize > size - *data)
+		return "member runs past the end of the archive (truncated?)";
+	return NULL;
+}
+
 /* Where member @m's data starts, from its local header at @lho; NULL, or
- * why it cannot be read. */
+ * why it cannot be read. An object's is left to its reader. */
 static const char *zip_locate(int fd, uint64_t size, uint64_t lho,
     struct bale_zip_member *m, int *rc, struct bale_errbuf *err)
 {
-	unsigned char h[ZIP_LOCAL_LEN];
-	uint64_t data;
+	unsigned char h[BALE_ZIP_LOCAL_LEN];
 
 	*rc = BALE_OK;
-	if (lho > size || size - lho < ZIP_LOCAL_LEN)
+	if (lho > size || size - lho < BALE_ZIP_LOCAL_LEN)
 		return "local header past the end of the archive";
+	if (bale_store_fd_remote(fd)) {
+		m->offset = lho;
+		m->at_header = 1;
+		return NULL;
+	}
 	*rc = zip_pread(fd, h, sizeof(h), lho, err);
 	if (*rc == BALE_EINPUT) {
 		*rc = BALE_OK;
@@ -211,13 +225,7 @@ static const char *zip_locate(int fd, uint64_t size, uint64_t lho,
 	}
 	if (*rc != BALE_OK)
 		return "read error";
-	if (le32(h) != ZIP_LOCAL_SIG)
-		return "no local header where the directory says";
-	data = lho + ZIP_LOCAL_LEN + le16(h + 26) + le16(h + 28);
-	if (data > size || m->csize > size - data)
-		return "member runs past the end of the archive (truncated?)";
-	m->offset = data;
-	return NULL;
+	return bale_zip_local_data(h, lho, m->csize, size, &m->offset);
 }
 
 /* One central directory entry at @c (@left bytes); *len its length. */

@@ -2,7 +2,10 @@
  *
  * One read of the central directory (zip64 included) and one of each
  * member's local header, so a caller can read every member in place:
- * stored members as they are, deflated ones inflated by the reader.
+ * stored members as they are, deflated ones inflated by the reader. In
+ * an object store the local headers are left to the reader, which
+ * reads each with its member (bale_zip_local_data): listing a zip there
+ * reads its directory alone.
  */
 #ifndef BALE_ZIP_SCAN_H
 #define BALE_ZIP_SCAN_H
@@ -27,7 +30,9 @@ struct bale_zip_member {
 	unsigned method;	/* BALE_ZIP_STORED, _DEFLATED or another */
 	int encrypted;
 	uint32_t crc;		/* CRC-32 of the uncompressed data */
-	uint64_t offset;	/* of the (compressed) data, in the file */
+	uint64_t offset;	/* of the (compressed) data, in the file;
+				 * @at_header: of its local header */
+	int at_header;		/* the local header was not read */
 	uint64_t csize;		/* bytes stored */
 	uint64_t size;		/* bytes once uncompressed */
 };
@@ -38,6 +43,14 @@ struct bale_zip_member {
  *  read; the scan goes on), else @why is NULL. */
 typedef int (*bale_zip_member_fn)(void *ctx, const struct bale_zip_member *m,
     const char *why);
+
+#define BALE_ZIP_LOCAL_LEN 30	/* a local header's fixed part */
+
+/** The data offset of the member whose local header's fixed part @h lies
+ *  at @lho, its data @csize bytes, in a zip of @size bytes. @return NULL,
+ *  or why it cannot be read */
+const char *bale_zip_local_data(const unsigned char *h, uint64_t lho,
+    uint64_t csize, uint64_t size, uint64_t *data);
 
 /** 1 if @fd (@size bytes) ends with a zip end-of-central-directory. */
 int bale_zip_probe(int fd, uint64_t size);

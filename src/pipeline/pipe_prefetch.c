@@ -29,6 +29,10 @@
 #define PREFETCH_BYTES ((uint64_t)32 << 20)
 /* Members closer than this are read as one stretch. */
 #define PREFETCH_GAP ((uint64_t)256 << 10)
+/* A member's read may start at a header before its data (a zip's local
+ * header, in an object: 30 bytes, its name and extra field): this much
+ * past its data is asked too. */
+#define PREFETCH_TAIL ((uint64_t)4 << 10)
 /* A remote source: GETs in flight, and bytes of answers held. */
 #define PREFETCH_REQUESTS 64
 #define PREFETCH_HELD ((size_t)64 << 20)
@@ -88,8 +92,9 @@ static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
 		}
 		ext[*n].fd = m.fd;
 		ext[*n].start = m.offset;
-		ext[*n].end = m.offset + m.csize;
-		ext[*n].reads = 1;
+		ext[*n].end = m.offset + m.csize + PREFETCH_TAIL;
+		/* a zip's local header, then its data */
+		ext[*n].reads = m.method & BALE_WALK_AT_HEADER ? 2 : 1;
 		bytes += m.csize;
 		(*n)++;
 		taken++;
@@ -114,7 +119,7 @@ static void prefetch_issue(const struct pipe_run *run,
 		    ext[i].start <= cur.end + PREFETCH_GAP) {
 			if (ext[i].end > cur.end)
 				cur.end = ext[i].end;
-			cur.reads++;
+			cur.reads += ext[i].reads;
 			continue;
 		}
 		/* the store's bounds reached: the workers read it */

@@ -135,6 +135,16 @@ int bale_store_fd_remote(int fd)
 	return fd_object_of(fd) != NULL;
 }
 
+uint64_t bale_store_fd_size(int fd)
+{
+	struct fd_object *o = fd_object_of(fd);
+	struct stat st;
+
+	if (o)
+		return o->size;
+	return fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
 /* Exactly @n bytes at @off of object @o, in one request. */
 static int fd_object_read(const struct fd_object *o, void *buf, size_t n,
     uint64_t off, struct bale_errbuf *err)
@@ -246,6 +256,10 @@ int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads)
 		    POSIX_FADV_WILLNEED);
 		return 0;
 	}
+	if (off >= o->size)
+		return 0;
+	if (n > o->size - off)	/* a stretch asked with a margin */
+		n = (size_t)(o->size - off);
 	if (bale_sfile_open_sized(&f, o->name, o->size, &err) == BALE_OK)
 		rc = bale_sfile_prefetch(f, off, n, reads);
 	bale_sfile_close(f);

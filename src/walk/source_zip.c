@@ -5,6 +5,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
 #include "input.h"
 #include "walk_arc.h"
 #include "zip_scan.h"
@@ -47,7 +48,8 @@ static int zip_take(void *ctx, const struct bale_zip_member *z,
 	m.encrypted = z->encrypted;
 	m.loc.kind = s->kind;
 	m.loc.fd = s->fd;
-	m.loc.method = (int)z->method;
+	m.loc.method = (int)z->method | (z->at_header ?
+	    BALE_WALK_AT_HEADER : 0);
 	m.loc.has_crc = 1;
 	m.loc.crc = z->crc;
 	m.loc.offset = z->offset;
@@ -126,10 +128,33 @@ static int zip_inflate(struct bale_input *in, unsigned char *buf)
 	return rc;
 }
 
+/* A member of a zip kept as an object: its local header first, which
+ * says where its data starts (the listing read the directory alone). */
+static int zip_find_data(struct bale_input *in)
+{
+	struct bale_walk_member *m = &in->member;
+	unsigned char h[BALE_ZIP_LOCAL_LEN];
+	uint64_t data, size = bale_store_fd_size(m->fd);
+	const char *why;
+	int rc = bale_input_pread_member(in, h, sizeof(h), m->offset);
+
+	if (rc != BALE_OK)
+		return rc;
+	why = bale_zip_local_data(h, m->offset, m->csize, size, &data);
+	if (why)
+		return bale_input_skip(in, why, 0);
+	m->offset = data;
+	m->method &= ~BALE_WALK_AT_HEADER;
+	return BALE_OK;
+}
+
 static int zip_read(struct bale_input *in, unsigned char *buf)
 {
-	int rc;
+	int rc = in->member.method & BALE_WALK_AT_HEADER ?
+	    zip_find_data(in) : BALE_OK;
 
+	if (rc != BALE_OK)
+		return rc;
 	if (in->member.method == BALE_WALK_DEFLATED)
 		rc = zip_inflate(in, buf);
 	else if (in->member.csize != in->member.size)

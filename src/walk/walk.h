@@ -107,6 +107,10 @@ int bale_walk_shards(struct bale_walk *w, const char *const *paths,
 /* How a zip member is stored (its method). */
 #define BALE_WALK_STORED 0
 #define BALE_WALK_DEFLATED 8
+/* Added to a zip member's method: its offset is its local header's,
+ * which the reader reads first (a zip kept as an object): two reads, the
+ * header's and the data's. */
+#define BALE_WALK_AT_HEADER 0x10000
 
 /* Where an archive member's bytes lie, and which kind reads them. */
 struct bale_walk_member {

@@ -26,6 +26,7 @@ const char *bale_walk_storage_refusal(const struct bale_walk_member *l,
     char *buf, size_t len)
 {
 	int streamed = bale_source_streams(l->kind);
+	int method = l->method & ~BALE_WALK_AT_HEADER;
 
 	if (streamed && l->size > WALK_MAX_INFLATED) {
 		snprintf(buf, len, "claims %llu bytes in a compressed archive "
@@ -34,14 +35,14 @@ const char *bale_walk_storage_refusal(const struct bale_walk_member *l,
 	}
 	if (streamed)
 		return NULL;
-	if (l->method != BALE_WALK_STORED && l->method != BALE_WALK_DEFLATED) {
+	if (method != BALE_WALK_STORED && method != BALE_WALK_DEFLATED) {
 		snprintf(buf, len, "compression method %u is not supported",
-		    (unsigned)l->method);
+		    (unsigned)method);
 		return buf;
 	}
-	if (l->method == BALE_WALK_STORED && l->size != l->csize)
+	if (method == BALE_WALK_STORED && l->size != l->csize)
 		return "stored member whose two sizes disagree";
-	if (l->method == BALE_WALK_DEFLATED && (l->size > WALK_MAX_INFLATED ||
+	if (method == BALE_WALK_DEFLATED && (l->size > WALK_MAX_INFLATED ||
 	    l->size / WALK_MAX_DEFLATE_RATIO > l->csize)) {
 		snprintf(buf, len, "claims %llu bytes once inflated from %llu "
 		    "(over 1 GiB, or more than deflate can give: a zip bomb?)",

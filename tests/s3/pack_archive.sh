@@ -3,9 +3,9 @@
 # (GNU and pax), a zip (stored and deflated), a tar of class tars and
 # compressed tars pack into the same files, byte for byte, as the same
 # archive on disk, in every format built in; a tar's listing reads the
-# object in large ranges (not a request a member); through SlowDown
-# answers and dropped connections the output is the same; an archive cut
-# short in the store fails as it does on disk. Several archives there
+# object in large ranges (not a request a member), a zip's its directory
+# alone; through SlowDown answers and dropped connections the output is
+# the same; an archive cut short in the store fails as it does on disk. Several archives there
 # make one dataset, and a list file picks members, as on disk.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
@@ -82,6 +82,17 @@ stop_proxy
 expect_status 0
 gets=$(grep -c '^GET' "$T/requests")
 [ "$gets" -lt 50 ] || fail "$gets GETs for a tar of 150 members"
+
+# a zip's listing reads its directory alone (each member's local header
+# is read with it): a list naming one member costs a few GETs
+printf '%s\t0\n' "$(head -1 "$T/list" | cut -f1)" > "$T/one.list"
+start_proxy --log "$T/zip-requests"
+AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/arc/deflated.zip" \
+    --list "$T/one.list" -f wds -o "$T/one"
+stop_proxy
+expect_status 0
+gets=$(grep -c '^GET' "$T/zip-requests")
+[ "$gets" -le 6 ] || fail "$gets GETs to list a zip and read one member"
 
 # faults: retried, the same output
 start_proxy --slowdown-every 5 --drop-every 7
