@@ -4,7 +4,8 @@
 # bale's own JSON (json),
 # archives of a small tree (archive), a
 # small real wds output (wds), the records of real LMDB outputs (lmdb),
-# or recipes for bale-like HDF5 files (hdf5), S3's XML answers (s3_xml).
+# or recipes for bale-like HDF5 files (hdf5), S3's XML answers (s3_xml),
+# the footers of the committed Parquet fixtures (parquet).
 #   tests/fuzz/run.sh TARGET       (from the fuzz build's tests folder)
 # New inputs and crashes are kept in fuzz-TARGET/ beside the fuzzer.
 set -eu
@@ -80,6 +81,16 @@ PYEOF
             > "$work/seeds/list"
         printf '%s' '<?xml version="1.0"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>b</BucketName></Error>' \
             > "$work/seeds/error" ;;
+    parquet)    # each fixture's footer, behind the bound of its pages
+        for f in "$(dirname "$0")"/../parquet/fixtures/*.parquet; do
+            /usr/bin/python3 - "$f" "$work/seeds/$(basename "$f")" <<'PYEOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+n = struct.unpack("<I", d[-8:-4])[0]
+with open(sys.argv[2], "wb") as out:
+    out.write(struct.pack(">I", len(d) - 8 - n) + d[-8 - n:-8])
+PYEOF
+        done ;;
     esac
 fi
 "./fuzz_$t" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
