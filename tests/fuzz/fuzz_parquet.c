@@ -1,9 +1,13 @@
-/* fuzz_parquet.c - a Parquet footer as a hostile file could hold it:
- * decoded with its pages said to end at a bound the input's first
- * bytes choose. Whatever it decodes to must hold together: every
- * column chunk inside that bound, every leaf's levels within the
- * schema's nesting, the row groups' rows the file's. */
+/* fuzz_parquet.c - what a hostile Parquet file could hold. The first
+ * byte chooses: even, a footer, decoded with its pages said to end at a
+ * bound the next four bytes give; whatever it decodes to must hold
+ * together (every column chunk inside that bound, every leaf's levels
+ * within the schema's nesting, the row groups' rows the file's). Odd, a
+ * page: its header, its body decompressed by the codec the next byte
+ * names (never past the size the header says), then read as level runs
+ * of the width the byte after gives. */
 #include "parquet_meta.h"
+#include "parquet_page.h"
 
 #include "bale.h"
 
@@ -38,20 +42,55 @@ static void fuzz_check(const struct bale_pq_meta *m, uint64_t data_end)
 		abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void fuzz_footer(const uint8_t *data, size_t size)
 {
 	struct bale_pq_meta m;
 	struct bale_errbuf err;
 	uint64_t data_end;
 
 	if (size < 4)
-		return 0;
+		return;
 	data_end = (uint64_t)data[0] << 24 | (uint64_t)data[1] << 16 |
 	    (uint64_t)data[2] << 8 | data[3];
 	if (bale_pq_meta_decode(&m, data + 4, size - 4, data_end, &err) !=
 	    BALE_OK)
-		return 0;
+		return;
 	fuzz_check(&m, data_end);
 	bale_pq_meta_release(&m);
+}
+
+static void fuzz_page(const uint8_t *data, size_t size)
+{
+	struct bale_pq_page pg;
+	struct bale_pq_runs r;
+	struct bale_errbuf err;
+	unsigned char *body;
+	uint32_t i, v;
+
+	if (size < 2 || bale_pq_page_header(&pg, data + 2, size - 2, &err) !=
+	    BALE_OK || pg.header_len + (uint64_t)pg.csize > size - 2 ||
+	    pg.size > (1u << 20))
+		return;
+	body = malloc(pg.size ? pg.size : 1);
+	if (!body)
+		return;
+	if (bale_pq_decompress(data[0] % 8, data + 2 + pg.header_len,
+	    pg.csize, body, pg.size, &err) == BALE_OK) {
+		bale_pq_runs_init(&r, body, pg.size, data[1] % 33);
+		for (i = 0; i < pg.num_values && i < (1u << 20); i++)
+			if (bale_pq_runs_next(&r, &v) != 0)
+				break;
+	}
+	free(body);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	if (data[0] & 1)
+		fuzz_page(data + 1, size - 1);
+	else
+		fuzz_footer(data + 1, size - 1);
 	return 0;
 }

@@ -81,14 +81,18 @@ PYEOF
             > "$work/seeds/list"
         printf '%s' '<?xml version="1.0"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>b</BucketName></Error>' \
             > "$work/seeds/error" ;;
-    parquet)    # each fixture's footer, behind the bound of its pages
+    parquet)    # each fixture's footer, behind the bound of its pages;
+                # its first page, with each codec
         for f in "$(dirname "$0")"/../parquet/fixtures/*.parquet; do
             /usr/bin/python3 - "$f" "$work/seeds/$(basename "$f")" <<'PYEOF'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 n = struct.unpack("<I", d[-8:-4])[0]
 with open(sys.argv[2], "wb") as out:
-    out.write(struct.pack(">I", len(d) - 8 - n) + d[-8 - n:-8])
+    out.write(b"\0" + struct.pack(">I", len(d) - 8 - n) + d[-8 - n:-8])
+for codec in (0, 1, 2, 6):
+    with open(f"{sys.argv[2]}.page{codec}", "wb") as out:
+        out.write(bytes([1, codec, 2]) + d[4:4096])
 PYEOF
         done ;;
     esac
