@@ -176,6 +176,32 @@ static int page_zstd(const void *src, size_t csize, void *dst,
 	return got == size ? BALE_OK : page_wrong_size(err, "ZSTD");
 }
 
+/* The most deflate can give from a byte. */
+#define PAGE_DEFLATE_RATIO 1032
+
+int bale_pq_decompress_fits(int codec, const void *src, size_t csize,
+    size_t size)
+{
+	unsigned long long zs;
+	size_t len = 0;
+
+	switch (codec) {
+	case BALE_PQ_UNCOMPRESSED:
+		return csize == size;
+	case BALE_PQ_SNAPPY:
+		return snappy_uncompressed_length(src, csize, &len) ==
+		    SNAPPY_OK && len == size;
+	case BALE_PQ_GZIP:
+		return size / PAGE_DEFLATE_RATIO <= csize;
+	case BALE_PQ_ZSTD:
+		zs = ZSTD_getFrameContentSize(src, csize);
+		return zs == size || (zs == ZSTD_CONTENTSIZE_UNKNOWN &&
+		    size / PAGE_DEFLATE_RATIO <= csize);
+	default:
+		return 1;	/* refused when it is undone */
+	}
+}
+
 int bale_pq_decompress(int codec, const void *src, size_t csize, void *dst,
     size_t size, struct bale_errbuf *err)
 {

@@ -62,6 +62,12 @@ int bale_pq_page_header(struct bale_pq_page *pg, const void *p, size_t n,
 int bale_pq_decompress(int codec, const void *src, size_t csize, void *dst,
     size_t size, struct bale_errbuf *err);
 
+/** Could the @csize bytes at @src, compressed by @codec, hold @size
+ *  bytes? Asked before room for them is made: Snappy and ZSTD say their
+ *  size up front, deflate cannot pass 1032 to 1. @return 1 or 0 */
+int bale_pq_decompress_fits(int codec, const void *src, size_t csize,
+    size_t size);
+
 /* RLE/bit-packed hybrid runs of @width-bit values. */
 struct bale_pq_runs {
 	const unsigned char *p, *end;

@@ -1,13 +1,18 @@
 /* fuzz_parquet.c - what a hostile Parquet file could hold. The first
- * byte chooses: even, a footer, decoded with its pages said to end at a
- * bound the next four bytes give; whatever it decodes to must hold
- * together (every column chunk inside that bound, every leaf's levels
- * within the schema's nesting, the row groups' rows the file's). Odd, a
- * page: its header, its body decompressed by the codec the next byte
- * names (never past the size the header says), then read as level runs
- * of the width the byte after gives. */
+ * byte chooses (by its value mod 3): a footer, decoded with its pages
+ * said to end at a bound the next four bytes give, whatever it decodes
+ * to holding together (every column chunk inside that bound, every
+ * leaf's levels within the schema's nesting, the row groups' rows the
+ * file's); a page: its header, its body decompressed by the codec the
+ * next byte names (never past the size the header says), then read as
+ * level runs of the width the byte after gives; a whole file: every
+ * value of every column bale reads, row by row. */
+#include "parquet_column.h"
 #include "parquet_meta.h"
 #include "parquet_page.h"
+#include "scratch.h"
+
+#include "bale_store.h"
 
 #include "bale.h"
 
@@ -84,12 +89,54 @@ static void fuzz_page(const uint8_t *data, size_t size)
 	free(body);
 }
 
+/* Every row of every column of row group @g (rows bounded). */
+static void fuzz_group(int fd, const struct bale_pq_meta *m, size_t g)
+{
+	struct bale_pq_column c;
+	struct bale_pq_value v;
+	struct bale_errbuf err;
+	int64_t r;
+	size_t k;
+
+	for (k = 0; k < m->nleaves; k++) {
+		if (bale_pq_column_open(&c, fd, &m->leaves[k],
+		    &m->groups[g].chunks[k], &err) == BALE_OK)
+			for (r = 0; r < m->groups[g].num_rows && r < 100000;
+			    r++)
+				if (bale_pq_column_next(&c, &v, &err) < 0)
+					break;
+		bale_pq_column_close(&c);
+	}
+}
+
+static void fuzz_file(const uint8_t *data, size_t size)
+{
+	struct bale_pq_meta m;
+	struct bale_errbuf err;
+	uint64_t n;
+	size_t g;
+	int fd;
+
+	fuzz_scratch_put("x.parquet", data, size);
+	fd = bale_store_fd_open(fuzz_scratch_path("x.parquet"), &n, &err);
+	if (fd < 0)
+		return;
+	if (bale_pq_meta_read(&m, fd, n, &err) == BALE_OK) {
+		for (g = 0; g < m.ngroups; g++)
+			fuzz_group(fd, &m, g);
+		bale_pq_meta_release(&m);
+	}
+	bale_store_fd_close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	if (data[0] & 1)
+	if (data[0] % 3 == 1)
 		fuzz_page(data + 1, size - 1);
+	else if (data[0] % 3 == 2)
+		fuzz_file(data + 1, size - 1);
 	else
 		fuzz_footer(data + 1, size - 1);
 	return 0;

@@ -82,7 +82,7 @@ PYEOF
         printf '%s' '<?xml version="1.0"?><Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message><BucketName>b</BucketName></Error>' \
             > "$work/seeds/error" ;;
     parquet)    # each fixture's footer, behind the bound of its pages;
-                # its first page, with each codec
+                # its first page, with each codec; the whole file
         for f in "$(dirname "$0")"/../parquet/fixtures/*.parquet; do
             /usr/bin/python3 - "$f" "$work/seeds/$(basename "$f")" <<'PYEOF'
 import struct, sys
@@ -93,6 +93,8 @@ with open(sys.argv[2], "wb") as out:
 for codec in (0, 1, 2, 6):
     with open(f"{sys.argv[2]}.page{codec}", "wb") as out:
         out.write(bytes([1, codec, 2]) + d[4:4096])
+with open(f"{sys.argv[2]}.file", "wb") as out:
+    out.write(b"\2" + d)
 PYEOF
         done ;;
     esac

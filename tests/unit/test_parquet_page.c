@@ -4,8 +4,9 @@
  * its header says, the data pages hold the chunk's values, and the
  * images column gives 40 JPEG files (SOI to EOI) behind their levels.
  * Level runs as the format's own example packs them; bodies that lie
- * about their size (a bomb), damaged data, codecs bale does not undo
- * and headers claiming too much are refused. */
+ * about their size (a bomb: refused before room is made for it),
+ * damaged data, codecs bale does not undo and headers claiming too
+ * much are refused. */
 #include "check.h"
 #include "parquet_meta.h"
 #include "parquet_page.h"
@@ -188,6 +189,12 @@ static void test_lies(void)
 	size_t n;
 
 	CHECK_EQ(Z_OK, compress2(z, &zn, zeros, sizeof(zeros), 9));
+	/* asked before room is made: 1 MiB from a few bytes of deflate is
+	 * possible, 1 GiB is not; stored bytes are their own size */
+	CHECK_EQ(1, bale_pq_decompress_fits(BALE_PQ_GZIP, z, zn,
+	    sizeof(zeros)));
+	CHECK_EQ(0, bale_pq_decompress_fits(BALE_PQ_GZIP, z, zn, 1u << 30));
+	CHECK_EQ(0, bale_pq_decompress_fits(BALE_PQ_UNCOMPRESSED, z, 10, 11));
 	CHECK_EQ(BALE_EINPUT, bale_pq_decompress(BALE_PQ_GZIP, z, zn, out,
 	    sizeof(out), &err));
 	CHECK(strstr(err.msg, "does not hold") != NULL);
