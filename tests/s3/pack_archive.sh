@@ -9,6 +9,7 @@
 # make one dataset, and a list file picks members, as on disk.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
+require_backend wds	# the counts, faults, lists and cuts write it
 formats=$(writers | tr ',' '\n' | grep -E '^(wds|lmdb|hdf5)$' | paste -sd, -)
 [ -n "$formats" ] || { echo "skipped: no format that writes is built in"; exit 77; }
 make_bucket
