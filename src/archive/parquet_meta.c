@@ -61,18 +61,26 @@ static int pq_int(struct pq_decode *d, uint8_t type, int64_t lo, int64_t hi,
 typedef int (*pq_field_fn)(struct pq_decode *d, void *obj, int16_t id,
     uint8_t type);
 
+/* A field handed on to its decoder with the decode and its object. */
+struct pq_call {
+	struct pq_decode *d;
+	pq_field_fn fn;
+	void *obj;
+};
+
+static int pq_field(void *ctx, int16_t id, uint8_t type)
+{
+	struct pq_call *c = ctx;
+
+	return c->fn(c->d, c->obj, id, type);
+}
+
 /* A struct, each field handed to @fn. @return 0 or -1 */
 static int pq_struct(struct pq_decode *d, pq_field_fn fn, void *obj)
 {
-	int16_t id;
-	uint8_t type;
-	int r, rc = 0;
+	struct pq_call c = { d, fn, obj };
 
-	if (bale_thrift_enter(&d->t) != 0)
-		return -1;
-	while (rc == 0 && (r = bale_thrift_field(&d->t, &id, &type)) > 0)
-		rc = fn(d, obj, id, type) != 0 || d->t.why ? -1 : 0;
-	return rc != 0 || r < 0 ? -1 : 0;
+	return bale_thrift_struct(&d->t, pq_field, &c);
 }
 
 static char *pq_string(struct pq_decode *d, uint8_t type)

@@ -26,74 +26,79 @@ static int page_u32(struct bale_thrift *t, uint8_t type, uint32_t *out)
 	return 0;
 }
 
+/* A page header being read. */
+struct page_read {
+	struct bale_thrift *t;
+	struct bale_pq_page *pg;
+	int v2;			/* in its DataPageHeaderV2 */
+	int subs;		/* page-kind headers met */
+};
+
 /* DataPageHeader, DictionaryPageHeader or DataPageHeaderV2: the fields
  * bale needs share their ids where they overlap (1: values, 2 or 4:
  * encoding). */
-static int page_sub(struct bale_thrift *t, struct bale_pq_page *pg, int v2)
+static int page_sub_field(void *ctx, int16_t id, uint8_t type)
 {
-	int16_t id;
-	uint8_t type;
+	struct page_read *k = ctx;
+	struct bale_pq_page *pg = k->pg;
 	uint32_t u = 0;
-	int64_t b;
-	int r, rc = 0;
+	int64_t b = 0;
+	int rc;
 
-	if (bale_thrift_enter(t) != 0)
-		return -1;
-	while (rc == 0 && (r = bale_thrift_field(t, &id, &type)) > 0) {
-		if (id == 1)
-			rc = page_u32(t, type, &pg->num_values);
-		else if ((id == 2 && !v2) || (id == 4 && v2)) {
-			rc = page_u32(t, type, &u);
-			pg->encoding = (int)u;
-		} else if (id == 5 && v2)
-			rc = page_u32(t, type, &pg->def_len);
-		else if (id == 6 && v2)
-			rc = page_u32(t, type, &pg->rep_len);
-		else if (id == 7 && v2) {
-			rc = bale_thrift_int(t, type, &b);
-			pg->compressed = b != 0;
-		} else
-			rc = bale_thrift_skip(t, type);
+	if (id == 1)
+		return page_u32(k->t, type, &pg->num_values);
+	if ((id == 2 && !k->v2) || (id == 4 && k->v2)) {
+		rc = page_u32(k->t, type, &u);
+		pg->encoding = (int)u;
+		return rc;
 	}
-	return rc != 0 || r < 0 ? -1 : 0;
+	if (id == 5 && k->v2)
+		return page_u32(k->t, type, &pg->def_len);
+	if (id == 6 && k->v2)
+		return page_u32(k->t, type, &pg->rep_len);
+	if (id == 7 && k->v2) {
+		rc = bale_thrift_int(k->t, type, &b);
+		pg->compressed = b != 0;
+		return rc;
+	}
+	return bale_thrift_skip(k->t, type);
 }
 
-static int page_fields(struct bale_thrift *t, struct bale_pq_page *pg)
+static int page_field(void *ctx, int16_t id, uint8_t type)
 {
-	int16_t id;
-	uint8_t type;
+	struct page_read *k = ctx;
+	struct bale_pq_page *pg = k->pg;
 	uint32_t u = 0;
-	int r, rc = 0, subs = 0;
+	int rc;
 
-	if (bale_thrift_enter(t) != 0)
-		return -1;
-	while (rc == 0 && (r = bale_thrift_field(t, &id, &type)) > 0) {
-		if (id == 1) {
-			rc = page_u32(t, type, &u);
-			pg->type = (int)u;
-		} else if (id == 2)
-			rc = page_u32(t, type, &pg->size);
-		else if (id == 3)
-			rc = page_u32(t, type, &pg->csize);
-		else if ((id == 5 || id == 7 || id == 8) &&
-		    type == BALE_THRIFT_STRUCT && !subs++)
-			rc = page_sub(t, pg, id == 8);
-		else
-			rc = bale_thrift_skip(t, type);
+	if (id == 1) {
+		rc = page_u32(k->t, type, &u);
+		pg->type = (int)u;
+		return rc;
 	}
-	return rc != 0 || r < 0 ? -1 : 0;
+	if (id == 2)
+		return page_u32(k->t, type, &pg->size);
+	if (id == 3)
+		return page_u32(k->t, type, &pg->csize);
+	if ((id == 5 || id == 7 || id == 8) && type == BALE_THRIFT_STRUCT &&
+	    !k->subs++) {
+		k->v2 = id == 8;
+		return bale_thrift_struct(k->t, page_sub_field, k);
+	}
+	return bale_thrift_skip(k->t, type);
 }
 
 int bale_pq_page_header(struct bale_pq_page *pg, const void *p, size_t n,
     struct bale_errbuf *err)
 {
 	struct bale_thrift t;
+	struct page_read k = { &t, pg, 0, 0 };
 
 	memset(pg, 0, sizeof(*pg));
 	pg->type = -1;
 	pg->compressed = 1;
 	bale_thrift_init(&t, p, n);
-	if (page_fields(&t, pg) != 0)
+	if (bale_thrift_struct(&t, page_field, &k) != 0)
 		return bale_errbuf_set(err, BALE_EINPUT, "damaged Parquet page "
 		    "header: %s", t.why ? t.why : "");
 	pg->header_len = (uint32_t)bale_thrift_used(&t, p);

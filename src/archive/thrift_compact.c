@@ -174,18 +174,24 @@ int bale_thrift_list(struct bale_thrift *t, uint8_t type, uint8_t *elem,
 	return 0;
 }
 
-static int thrift_skip_struct(struct bale_thrift *t)
+int bale_thrift_struct(struct bale_thrift *t, bale_thrift_field_fn fn,
+    void *ctx)
 {
 	int16_t id;
 	uint8_t type;
-	int r;
+	int r, rc = 0;
 
 	if (bale_thrift_enter(t) != 0)
 		return -1;
-	while ((r = bale_thrift_field(t, &id, &type)) > 0)
-		if (bale_thrift_skip(t, type) != 0)
-			return -1;
-	return r;
+	while (rc == 0 && (r = bale_thrift_field(t, &id, &type)) > 0)
+		rc = fn(ctx, id, type) != 0 || t->why ? -1 : 0;
+	return rc != 0 || r < 0 ? -1 : 0;
+}
+
+static int thrift_skip_field(void *ctx, int16_t id, uint8_t type)
+{
+	(void)id;
+	return bale_thrift_skip(ctx, type);
 }
 
 /* A list's elements, or a map's pairs. */
@@ -275,7 +281,7 @@ int bale_thrift_skip(struct bale_thrift *t, uint8_t type)
 		t->nest--;
 		return 0;
 	case BALE_THRIFT_STRUCT:
-		return thrift_skip_struct(t);
+		return bale_thrift_struct(t, thrift_skip_field, t);
 	default:
 		return bale_thrift_fail(t, "unknown thrift type");
 	}

@@ -55,6 +55,15 @@ int bale_thrift_enter(struct bale_thrift *t);
  *  0 at its end (the struct is left), -1 on an error. */
 int bale_thrift_field(struct bale_thrift *t, int16_t *id, uint8_t *type);
 
+/* One field of a struct read by bale_thrift_struct(): its value read
+ * or skipped. @return 0, or -1 (the struct's read fails) */
+typedef int (*bale_thrift_field_fn)(void *ctx, int16_t id, uint8_t type);
+
+/** A whole struct: enter it, hand each field to @fn, up to its end.
+ *  @return 0, or -1 (@fn failed, or the data did: t->why says) */
+int bale_thrift_struct(struct bale_thrift *t, bale_thrift_field_fn fn,
+    void *ctx);
+
 /** An integer of a field (or list element) of @type BYTE, I16, I32 or
  *  I64, or a bool's (TRUE, FALSE: 1 or 0). @return 0 or -1 */
 int bale_thrift_int(struct bale_thrift *t, uint8_t type, int64_t *v);
