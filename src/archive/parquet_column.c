@@ -4,6 +4,7 @@
 
 #include "bale.h"
 #include "bale_store.h"
+#include "le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,6 @@ static int column_damaged(struct bale_errbuf *err, const char *why)
 {
 	return bale_errbuf_set(err, BALE_EINPUT, "damaged Parquet column: %s",
 	    why);
-}
-
-static uint32_t column_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
 }
 
 /* ---- DELTA_BINARY_PACKED (the lengths of DELTA_LENGTH_BYTE_ARRAY) ------ */
@@ -122,20 +117,23 @@ static int plain_value(const struct bale_pq_leaf *leaf,
 
 	if ((size_t)(end - *p) < need)
 		return -1;
-	lo = column_le32(*p);
-	*p += need;
+	if (leaf->type == BALE_PQ_INT64) {
+		v->i = (int64_t)bale_le64(*p);
+		*p += 8;
+		return 0;
+	}
+	lo = bale_le32(*p);
+	*p += 4;
 	if (leaf->type == BALE_PQ_INT32) {
 		v->i = (int32_t)lo;
-	} else if (leaf->type == BALE_PQ_INT64) {
-		v->i = (int64_t)((uint64_t)lo | (uint64_t)column_le32(*p - 4)
-		    << 32);
-	} else {		/* a byte array: its length, its bytes */
-		if (lo > (size_t)(end - *p))
-			return -1;
-		v->bytes = *p;
-		v->len = lo;
-		*p += lo;
+		return 0;
 	}
+	/* a byte array: its length, its bytes */
+	if (lo > (size_t)(end - *p))
+		return -1;
+	v->bytes = *p;
+	v->len = lo;
+	*p += lo;
 	return 0;
 }
 
@@ -232,9 +230,9 @@ static int column_data_page(struct bale_pq_column *c,
 		    width);
 		p += c->pg.rep_len + c->pg.def_len;
 	} else if (c->leaf->max_def > 0) {
-		if (end - p < 4 || column_le32(p) > (size_t)(end - p - 4))
+		if (end - p < 4 || bale_le32(p) > (size_t)(end - p - 4))
 			return column_damaged(err, "levels past their page");
-		len = column_le32(p);
+		len = bale_le32(p);
 		bale_pq_runs_init(&c->def, p + 4, len, width);
 		p += 4 + len;
 	}

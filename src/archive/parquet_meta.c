@@ -4,6 +4,7 @@
 
 #include "bale.h"
 #include "bale_store.h"
+#include "le.h"
 #include "thrift_compact.h"
 
 #include <stdlib.h>
@@ -570,8 +571,7 @@ int bale_pq_meta_read(struct bale_pq_meta *m, int fd, uint64_t size,
 	    memcmp(tail + 4, PQ_MAGIC, 4))
 		return bale_errbuf_set(err, BALE_EINPUT, "not a Parquet file "
 		    "(no PAR1 at its start and end)");
-	len = (uint64_t)tail[0] | (uint64_t)tail[1] << 8 |
-	    (uint64_t)tail[2] << 16 | (uint64_t)tail[3] << 24;
+	len = bale_le32(tail);
 	if (len > size - 4 - PQ_TAIL || len > BALE_PQ_FOOTER_MAX)
 		return bale_errbuf_set(err, BALE_EINPUT, "damaged Parquet "
 		    "file: its footer claims %llu bytes of %llu",

@@ -4,6 +4,7 @@
 #include "bale.h"
 #include "bale_backend_util.h"
 #include "bale_store.h"
+#include "le.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,21 +29,6 @@ struct zip_dir {
 	uint64_t size;
 	uint64_t entries;
 };
-
-static uint16_t le16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static int zip_damaged(struct bale_errbuf *err, const char *what)
 {
@@ -78,8 +64,8 @@ static int64_t zip_find_eocd(int fd, uint64_t size)
 		return -1;
 	if (zip_pread(fd, tail, n, size - n, &ignored) == BALE_OK)
 		for (i = n - ZIP_EOCD_LEN + 1; i-- > 0;)
-			if (le32(tail + i) == ZIP_EOCD_SIG &&
-			    (size_t)ZIP_EOCD_LEN + le16(tail + i + 20) <=
+			if (bale_le32(tail + i) == ZIP_EOCD_SIG &&
+			    (size_t)ZIP_EOCD_LEN + bale_le16(tail + i + 20) <=
 			    n - i) {
 				at = (int64_t)(size - n + i);
 				break;
@@ -106,19 +92,19 @@ static int zip_dir64(int fd, uint64_t eocd, struct zip_dir *d,
 	rc = zip_pread(fd, loc, sizeof(loc), eocd - ZIP_LOCATOR_LEN, err);
 	if (rc != BALE_OK)
 		return rc;
-	if (le32(loc) != ZIP_LOCATOR_SIG)
+	if (bale_le32(loc) != ZIP_LOCATOR_SIG)
 		return zip_damaged(err, "zip64 locator missing");
-	rc = zip_pread(fd, rec, sizeof(rec), le64(loc + 8), err);
+	rc = zip_pread(fd, rec, sizeof(rec), bale_le64(loc + 8), err);
 	if (rc != BALE_OK)
 		return rc;
-	if (le32(rec) != ZIP_EOCD64_SIG)
+	if (bale_le32(rec) != ZIP_EOCD64_SIG)
 		return zip_damaged(err, "zip64 end record missing");
-	if (le32(rec + 16) != 0 || le32(rec + 20) != 0)
+	if (bale_le32(rec + 16) != 0 || bale_le32(rec + 20) != 0)
 		return bale_errbuf_set(err, BALE_EINPUT,
 		    "multi-part zip archives are not supported");
-	d->entries = le64(rec + 32);
-	d->size = le64(rec + 40);
-	d->offset = le64(rec + 48);
+	d->entries = bale_le64(rec + 32);
+	d->size = bale_le64(rec + 40);
+	d->offset = bale_le64(rec + 48);
 	return BALE_OK;
 }
 
@@ -135,13 +121,13 @@ static int zip_find_dir(int fd, uint64_t size, struct zip_dir *d,
 	rc = zip_pread(fd, e, sizeof(e), (uint64_t)at, err);
 	if (rc != BALE_OK)
 		return rc;
-	d->entries = le16(e + 10);
-	d->size = le32(e + 12);
-	d->offset = le32(e + 16);
+	d->entries = bale_le16(e + 10);
+	d->size = bale_le32(e + 12);
+	d->offset = bale_le32(e + 16);
 	if (d->entries == 0xffff || d->size == 0xffffffffu ||
 	    d->offset == 0xffffffffu)
 		return zip_dir64(fd, (uint64_t)at, d, err);
-	if (le16(e + 4) != 0 || le16(e + 6) != 0)
+	if (bale_le16(e + 4) != 0 || bale_le16(e + 6) != 0)
 		return bale_errbuf_set(err, BALE_EINPUT,
 		    "multi-part zip archives are not supported");
 	return BALE_OK;
@@ -163,12 +149,12 @@ static void zip_extra64(const unsigned char *x, size_t n,
 	if (*lho == 0xffffffffu)
 		want[k++] = lho;
 	while (n >= 4) {
-		len = le16(x + 2);
+		len = bale_le16(x + 2);
 		if ((size_t)len + 4 > n)
 			return;
-		if (le16(x) == 0x0001)
+		if (bale_le16(x) == 0x0001)
 			for (i = 0; i < k && (i + 1) * 8 <= len; i++)
-				*want[i] = le64(x + 4 + i * 8);
+				*want[i] = bale_le64(x + 4 + i * 8);
 		x += 4 + len;
 		n -= 4 + (size_t)len;
 	}
@@ -177,7 +163,7 @@ static void zip_extra64(const unsigned char *x, size_t n,
 static enum bale_zip_kind zip_kind(const unsigned char *c, const char *name,
     size_t n)
 {
-	unsigned mode = le32(c + 38) >> 16;
+	unsigned mode = bale_le32(c + 38) >> 16;
 
 	/* Unix attributes say the type when their type bits are set (some
 	 * writers leave them zero: then the name decides) */
@@ -195,9 +181,10 @@ static enum bale_zip_kind zip_kind(const unsigned char *c, const char *name,
 const char *bale_zip_local_data(const unsigned char *h, uint64_t lho,
     uint64_t csize, uint64_t size, uint64_t *data)
 {
-	if (le32(h) != ZIP_LOCAL_SIG)
+	if (bale_le32(h) != ZIP_LOCAL_SIG)
 		return "no local header where the directory says";
-	*data = lho + BALE_ZIP_LOCAL_LEN + le16(h + 26) + le16(h + 28);
+	*data = lho + BALE_ZIP_LOCAL_LEN + bale_le16(h + 26) +
+	    bale_le16(h + 28);
 	if (*data > size || csize > size - *data)
 		return "member runs past the end of the archive (truncated?)";
 	return NULL;
@@ -240,11 +227,11 @@ static int zip_entry(int fd, uint64_t size, const unsigned char *c,
 	char *name;
 	int rc = BALE_OK;
 
-	if (left < ZIP_CENTRAL_LEN || le32(c) != ZIP_CENTRAL_SIG)
+	if (left < ZIP_CENTRAL_LEN || bale_le32(c) != ZIP_CENTRAL_SIG)
 		return zip_damaged(err, "bad central directory entry");
-	n = le16(c + 28);
-	x = le16(c + 30);
-	*len = ZIP_CENTRAL_LEN + n + x + le16(c + 32);
+	n = bale_le16(c + 28);
+	x = bale_le16(c + 30);
+	*len = ZIP_CENTRAL_LEN + n + x + bale_le16(c + 32);
 	if (*len > left)
 		return zip_damaged(err, "central directory entry cut short");
 	name = strndup((const char *)c + ZIP_CENTRAL_LEN, n);
@@ -253,12 +240,12 @@ static int zip_entry(int fd, uint64_t size, const unsigned char *c,
 	memset(&m, 0, sizeof(m));
 	m.name = name;
 	m.kind = zip_kind(c, name, strlen(name));
-	m.method = le16(c + 10);
-	m.encrypted = le16(c + 8) & 1;
-	m.crc = le32(c + 16);
-	m.csize = le32(c + 20);
-	m.size = le32(c + 24);
-	lho = le32(c + 42);
+	m.method = bale_le16(c + 10);
+	m.encrypted = bale_le16(c + 8) & 1;
+	m.crc = bale_le32(c + 16);
+	m.csize = bale_le32(c + 20);
+	m.size = bale_le32(c + 24);
+	lho = bale_le32(c + 42);
 	zip_extra64(c + ZIP_CENTRAL_LEN + n, x, &m, &lho);
 	if (strlen(name) != n)
 		why = "member name holds a NUL byte";
@@ -315,8 +302,8 @@ static int zip_window_entry(struct zip_window *w, struct bale_errbuf *err)
 	if (rc != BALE_OK || w->len - w->at < ZIP_CENTRAL_LEN)
 		return rc;
 	c = w->buf + w->at;
-	return zip_window_fill(w, ZIP_CENTRAL_LEN + (size_t)le16(c + 28) +
-	    le16(c + 30) + le16(c + 32), err);
+	return zip_window_fill(w, ZIP_CENTRAL_LEN + (size_t)bale_le16(c + 28) +
+	    bale_le16(c + 30) + bale_le16(c + 32), err);
 }
 
 int bale_zip_scan(int fd, uint64_t size, bale_zip_member_fn fn, void *ctx,

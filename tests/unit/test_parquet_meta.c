@@ -10,6 +10,7 @@
 
 #include "bale.h"
 #include "bale_store.h"
+#include "le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +94,7 @@ static void load_footer(struct footer *f, const char *name)
 	CHECK(f->file && f->size > 12);
 	if (!f->file)
 		exit(1);
-	f->len = (size_t)f->file[f->size - 8] | (size_t)f->file[f->size - 7]
-	    << 8 | (size_t)f->file[f->size - 6] << 16 |
-	    (size_t)f->file[f->size - 5] << 24;
+	f->len = bale_le32(f->file + f->size - 8);
 	f->at = f->size - 8 - f->len;
 }
 

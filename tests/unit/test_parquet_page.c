@@ -13,6 +13,7 @@
 
 #include "bale.h"
 #include "bale_store.h"
+#include "le.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +65,7 @@ static int page_images(const unsigned char *body, size_t n,
 		    (uint64_t)max_def));
 		p += pg->def_len + pg->rep_len;
 	} else {
-		len = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		len = bale_le32(p);
 		bale_pq_runs_init(&r, p + 4, len, bale_pq_bit_width(
 		    (uint64_t)max_def));
 		p += 4 + len;
@@ -75,8 +75,7 @@ static int page_images(const unsigned char *body, size_t n,
 		    def == (uint32_t)max_def)
 			present++;
 	for (i = 0; i < present && end - p >= 4; i++) {
-		len = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		len = bale_le32(p);
 		if (len > (size_t)(end - p - 4))
 			break;
 		jpegs += is_jpeg(p + 4, len);
