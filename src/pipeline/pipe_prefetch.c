@@ -102,14 +102,13 @@ static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
 	return pos;
 }
 
-/* Merge the sorted extents that nearly touch, and read each ahead. */
-static void prefetch_issue(const struct pipe_run *run,
-    struct prefetch_extent *ext, size_t n)
+/* Merge the sorted extents that nearly touch, and read each ahead (a
+ * local file's by the kernel, an object's by the store's thread). */
+static void prefetch_issue(struct prefetch_extent *ext, size_t n)
 {
 	struct prefetch_extent cur;
 	size_t i;
 
-	(void)run;
 	if (n == 0)
 		return;
 	qsort(ext, n, sizeof(*ext), prefetch_cmp);
@@ -148,7 +147,7 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 			run->pf.upto = pos;
 		run->pf.upto = prefetch_gather(run, run->pf.upto, ext,
 		    &n);
-		prefetch_issue(run, ext, n);
+		prefetch_issue(ext, n);
 	}
 	pthread_mutex_unlock(&run->pf.lock);
 }

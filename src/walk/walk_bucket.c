@@ -56,12 +56,22 @@ static int bucket_cmp_classes(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Where object @o's bytes are, as its listing gave them: its size, its
+ * ETag's stamp, the kind that reads it. */
+static struct bale_walk_member bucket_member(const struct bucket_walk *b,
+    const struct bale_store_object *o)
+{
+	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
+	    { bale_walk_stamp(o->etag) }, o->size, o->size };
+
+	return m;
+}
+
 /* One object of the class being listed: a sample, or a note. */
 static int bucket_add_object(void *arg, const struct bale_store_object *o)
 {
 	struct bucket_walk *b = arg;
-	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
-	    { bale_walk_stamp(o->etag) }, o->size, o->size };
+	struct bale_walk_member m = bucket_member(b, o);
 
 	bale_buf_reset(&b->path);
 	bale_buf_printf(&b->path, "%s/%s", b->cls, o->name);
@@ -108,8 +118,7 @@ static int bucket_class(struct bale_walk *w, struct bucket_walk *b,
 static int bucket_add_candidate(void *arg, const struct bale_store_object *o)
 {
 	struct bucket_walk *b = arg;
-	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
-	    { bale_walk_stamp(o->etag) }, o->size, o->size };
+	struct bale_walk_member m = bucket_member(b, o);
 
 	return bale_walk_keep_candidate(b->w, o->name, &m, NULL);
 }
