@@ -17,12 +17,10 @@
 #include "bale_store.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define HDF5_UPLOAD_CHUNK ((size_t)1 << 20)
 
 int bale_hdf5_remote_paths(struct bale_writer *w, struct hdf5_w *st,
     const char *dir, const struct bale_dataset *ds)
@@ -55,33 +53,6 @@ int bale_hdf5_remote_claim(struct bale_writer *w, struct hdf5_w *st,
 	return bale_writer_seterr(w, rc, "%s", err.msg);
 }
 
-/* The local file @path as the object @name, front to back. */
-static int hdf5_upload(const char *path, const char *name,
-    struct bale_errbuf *err)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = malloc(HDF5_UPLOAD_CHUNK);
-	struct bale_swrite *sw = NULL;
-	size_t got = 0;
-	int rc = f && buf ? bale_swrite_open(&sw, name, err) :
-	    bale_errbuf_set(err, f ? BALE_ENOMEM : BALE_EIO, "cannot read "
-	    "'%s': %s", path, strerror(errno));
-
-	while (rc == BALE_OK && (got = fread(buf, 1, HDF5_UPLOAD_CHUNK, f)))
-		rc = bale_swrite_write(sw, buf, got, err);
-	if (rc == BALE_OK && ferror(f))
-		rc = bale_errbuf_set(err, BALE_EIO, "cannot read '%s'", path);
-	if (rc == BALE_OK) {
-		rc = bale_swrite_finish(sw, err);
-		sw = NULL;
-	}
-	bale_swrite_abort(sw);
-	if (f)
-		fclose(f);
-	free(buf);
-	return rc;
-}
-
 int bale_hdf5_remote_publish(struct bale_writer *w, struct hdf5_w *st)
 {
 	char *bidx = bale_hdf5_index_path(st->remote);
@@ -92,10 +63,10 @@ int bale_hdf5_remote_publish(struct bale_writer *w, struct hdf5_w *st)
 	if (rc == BALE_OK)
 		rc = bale_store_remove(bidx, &err);
 	if (rc == BALE_OK)
-		rc = hdf5_upload(st->tmp, st->remote, &err);
+		rc = bale_store_copy(st->tmp, st->remote, &err);
 	/* an output too large for a compact index has none */
 	if (rc == BALE_OK && access(staged, F_OK) == 0)
-		rc = hdf5_upload(staged, bidx, &err);
+		rc = bale_store_copy(staged, bidx, &err);
 	if (rc == BALE_ENOMEM)
 		bale_writer_seterr(w, rc, "no memory");
 	else if (rc != BALE_OK)
