@@ -23,15 +23,8 @@ bale=${BALE:-$here/../build/bale}
 mkdata=${MKDATA:-$here/../build/tests/bale-mkdata}
 : "${AWS_ENDPOINT_URL:?the S3 endpoint}"
 bucket=bale-bench-pack
-# rclone 1.60 fails with LoadCustomCABundleError when AWS_CA_BUNDLE is set
-export RCLONE_CONFIG_S3_TYPE=s3 RCLONE_CONFIG_S3_PROVIDER=Ceph \
-    RCLONE_CONFIG_S3_ENDPOINT=$AWS_ENDPOINT_URL \
-    RCLONE_CONFIG_S3_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID \
-    RCLONE_CONFIG_S3_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY
-rc() { env -u AWS_CA_BUNDLE rclone "$@"; }
-now() { date +%s.%N; }
-elapsed() { printf '%.3f' "$(echo "$1 - $2" | bc)"; }	# valid JSON
-since() { elapsed "$(now)" "$1"; }
+. "$here/lib.sh"
+s3_bench_setup
 purge() { rc purge "s3:$bucket/$1" 2>/dev/null || true; }
 
 mkdir -p "$work"

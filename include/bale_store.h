@@ -47,6 +47,12 @@ int bale_sfile_preadv(struct bale_sfile *f, const struct iovec *iov,
  *  -1 the bounds are reached: ask again once reads took some */
 int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n,
     unsigned reads);
+/** Ask for the blocks (1 MiB, aligned) that hold the @n bytes at @off,
+ *  ahead of @reads reads of parts of each (a member of an archive read
+ *  out of its order: members in one block share its GET), for batch
+ *  @gen (from 1). @return as bale_sfile_prefetch() (-1: none asked) */
+int bale_sfile_prefetch_blocks(struct bale_sfile *f, uint64_t off, size_t n,
+    unsigned reads, uint64_t gen);
 /** A local file's descriptor (the store reads it with pread), or -1. */
 int bale_sfile_fd(const struct bale_sfile *f);
 void bale_sfile_close(struct bale_sfile *f);
@@ -60,6 +66,9 @@ int bale_store_prefetch_begin(unsigned max_requests, size_t max_bytes);
  *  what is queued (a reader's order moved on); those on their way go
  *  when they arrive, unless a read takes them first. */
 void bale_store_prefetch_drop(void);
+/** Let go of the blocks that no batch from @gen on asked for (a read
+ *  counted that never came, or one that will read for itself). */
+void bale_store_prefetch_expire(uint64_t gen);
 /** The end of one bale_store_prefetch_begin(): the last lets every
  *  answer not read go. */
 void bale_store_prefetch_end(void);
@@ -159,9 +168,9 @@ int bale_store_fd_remote(int fd);
 /** The size of the file or object @fd stands for (0: unknown). */
 uint64_t bale_store_fd_size(int fd);
 /** A scan's read, front to back: up to @n bytes at @off into @buf
- *  (fewer only at the end), *@got of them. An object is read 8 MiB at a
- *  time, the small reads served from there. @return BALE_OK or the
- *  read's error in @err */
+ *  (fewer only at the end), *@got of them. An object is read by windows
+ *  growing to 8 MiB, the small reads served from there. @return BALE_OK
+ *  or the read's error in @err */
 int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
     size_t *got, struct bale_errbuf *err);
 /** Exactly @n bytes at @off (a range past the end is an error), from
@@ -169,10 +178,11 @@ int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
  *  for ahead). */
 int bale_store_fd_pread(int fd, void *buf, size_t n, uint64_t off,
     struct bale_errbuf *err);
-/** Ask for [@off, @off + @n) ahead of its @reads reads: an object's in
- *  one GET (as bale_sfile_prefetch()), a local file's from the disk.
- *  @return as bale_sfile_prefetch() */
-int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads);
+/** Ask for [@off, @off + @n) ahead of its @reads reads: an object's by
+ *  its blocks for batch @gen (as bale_sfile_prefetch_blocks()), a local
+ *  file's from the disk. @return as bale_sfile_prefetch() */
+int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads,
+    uint64_t gen);
 void bale_store_fd_close(int fd);
 
 /* ---- writing -------------------------------------------------------- */

@@ -14,7 +14,11 @@
  * thread, up to PREFETCH_REQUESTS GETs in flight and PREFETCH_HELD bytes
  * held or on their way; a worker's read then takes the answer, or waits
  * for it. A bucket's objects by their kind, one GET each; an archive
- * object's stretches as above, one GET a stretch.
+ * object's members by the blocks of it that hold them, one GET a block
+ * whichever members of this batch or the next want it (ranges merged
+ * batch by batch overlapped the next batch's, and a member read from
+ * another's range left its own waiting: a thousand GETs of their own for
+ * a 2000-member tar).
  */
 #include "pipeline.h"
 
@@ -27,12 +31,9 @@
 /* One batch: at most this many samples or bytes of output. */
 #define PREFETCH_SAMPLES 512
 #define PREFETCH_BYTES ((uint64_t)32 << 20)
-/* Members closer than this are read as one stretch. */
+/* Members of a local archive closer than this are read as one
+ * stretch. */
 #define PREFETCH_GAP ((uint64_t)256 << 10)
-/* A member's read may start at a header before its data (a zip's local
- * header, in an object: 30 bytes, its name and extra field): this much
- * past its data is asked too. */
-#define PREFETCH_TAIL ((uint64_t)4 << 10)
 /* A remote source: GETs in flight, and bytes of answers held. */
 #define PREFETCH_REQUESTS 64
 #define PREFETCH_HELD ((size_t)64 << 20)
@@ -54,6 +55,25 @@ static int prefetch_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* The batch of output position @pos, for the store's blocks: they are
+ * let go once the workers are a batch past the last that wants them. */
+static uint64_t prefetch_gen(uint64_t pos)
+{
+	return 1 + pos / PREFETCH_SAMPLES;
+}
+
+/* Keep local archive member @m's stretch in @ext[*@n]. @return 1 */
+static int prefetch_keep(const struct bale_walk_member *m,
+    struct prefetch_extent *ext, size_t *n)
+{
+	ext[*n].fd = m->fd;
+	ext[*n].start = m->offset;
+	ext[*n].end = m->offset + m->csize;
+	ext[*n].reads = 1;
+	(*n)++;
+	return 1;
+}
+
 /* Ask member @m at walk index @wi ahead, by its kind. @return as its
  * ahead() (-1: the store holds enough for now) */
 static int prefetch_ask(struct pipe_run *run, size_t wi,
@@ -64,8 +84,26 @@ static int prefetch_ask(struct pipe_run *run, size_t wi,
 	return rel ? m->kind->ahead(run->opts->src, rel, m) : 0;
 }
 
+/* Ask an archive object's member @m at output position @pos ahead by
+ * the blocks that hold it. @return as bale_store_fd_prefetch() */
+static int prefetch_blocks(const struct bale_walk_member *m, uint64_t pos)
+{
+	uint64_t size = bale_store_fd_size(m->fd);
+	uint64_t n = m->csize;
+
+	if (m->method & BALE_WALK_AT_HEADER)	/* read with its header */
+		n += BALE_WALK_HEADER_ROOM;
+	if (m->offset > size)
+		return 1;	/* its read says why */
+	if (n > size - m->offset)
+		n = size - m->offset;
+	return bale_store_fd_prefetch(m->fd, m->offset, (size_t)n, 1,
+	    prefetch_gen(pos));
+}
+
 /* Gather the members at output positions from @from on (one batch);
- * those asked for by their kind are asked now.
+ * those asked for by their kind or by blocks of an object are asked
+ * now, a local archive's kept in @ext.
  * @return the position after the last one gathered */
 static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
     struct prefetch_extent *ext, size_t *n)
@@ -75,6 +113,7 @@ static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
 	uint64_t bytes = 0;
 	uint64_t pos;
 	size_t wi, taken = 0;
+	int rc;
 
 	*n = 0;
 	for (pos = from; pos < total && taken < PREFETCH_SAMPLES &&
@@ -83,27 +122,22 @@ static uint64_t prefetch_gather(struct pipe_run *run, uint64_t from,
 		if (!bale_walk_member(run->in.walk, wi, &m) ||
 		    bale_source_member_fed(&m))
 			continue;
-		if (m.kind->ahead) {
-			if (prefetch_ask(run, wi, &m) < 0)
-				break;	/* asked again from here */
-			bytes += m.size;
-			taken++;
-			continue;
-		}
-		ext[*n].fd = m.fd;
-		ext[*n].start = m.offset;
-		ext[*n].end = m.offset + m.csize + PREFETCH_TAIL;
-		/* a zip's local header, then its data */
-		ext[*n].reads = m.method & BALE_WALK_AT_HEADER ? 2 : 1;
-		bytes += m.csize;
-		(*n)++;
+		if (m.kind->ahead)
+			rc = prefetch_ask(run, wi, &m);
+		else if (bale_store_fd_remote(m.fd))
+			rc = prefetch_blocks(&m, pos);
+		else
+			rc = prefetch_keep(&m, ext, n);
+		if (rc < 0)
+			break;	/* asked again from here */
+		bytes += m.kind->ahead ? m.size : m.csize;
 		taken++;
 	}
 	return pos;
 }
 
-/* Merge the sorted extents that nearly touch, and read each ahead (a
- * local file's by the kernel, an object's by the store's thread). */
+/* Merge the sorted extents that nearly touch, and have the kernel read
+ * each ahead. */
 static void prefetch_issue(struct prefetch_extent *ext, size_t n)
 {
 	struct prefetch_extent cur;
@@ -121,9 +155,8 @@ static void prefetch_issue(struct prefetch_extent *ext, size_t n)
 			cur.reads += ext[i].reads;
 			continue;
 		}
-		/* the store's bounds reached: the workers read it */
 		(void)bale_store_fd_prefetch(cur.fd, cur.start,
-		    (size_t)(cur.end - cur.start), cur.reads);
+		    (size_t)(cur.end - cur.start), cur.reads, 0);
 		if (i < n)
 			cur = ext[i];
 	}
@@ -140,6 +173,11 @@ void bale_pipe_prefetch(struct pipe_run *run, uint64_t pos)
 	/* one worker issues a batch; the others need not wait for it */
 	if (pthread_mutex_trylock(&run->pf.lock) != 0)
 		return;
+	/* blocks a batch behind the workers are not read any more */
+	if (run->pf.remote && pos / PREFETCH_SAMPLES > run->pf.expired) {
+		run->pf.expired = pos / PREFETCH_SAMPLES;
+		bale_store_prefetch_expire(run->pf.expired);
+	}
 	/* keep one batch ahead of the workers: the next starts when they
 	 * pass half of the last */
 	if (pos + PREFETCH_SAMPLES / 2 >= run->pf.upto) {
@@ -156,6 +194,7 @@ int bale_pipe_prefetch_begin(struct pipe_run *run)
 {
 	pthread_mutex_init(&run->pf.lock, NULL);
 	run->pf.upto = 0;
+	run->pf.expired = 0;
 	run->pf.path = (struct bale_buf)BALE_BUF_INIT;
 	run->pf.remote = (run->in.source.kind && run->in.source.kind->ahead) ||
 	    !bale_store_is_local(run->opts->src);

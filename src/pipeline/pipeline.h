@@ -59,6 +59,7 @@ struct pipe_journal {
 struct pipe_prefetch {
 	pthread_mutex_t lock;	/* one worker issues a batch */
 	uint64_t upto;		/* read ahead up to this position */
+	uint64_t expired;	/* blocks of batches before it let go */
 	int remote;		/* members are asked for ahead of their
 				 * reads (the store's prefetch thread) */
 	struct bale_buf path;	/* scratch: a member's path */

@@ -1,6 +1,8 @@
 /* report.c - collect per-input outcomes and render the JSON report. */
 #include "report.h"
 
+#include "bale_store.h"
+
 #include "bale_config.h"
 #include "registry.h"
 #include "bale_backend.h"
@@ -165,12 +167,18 @@ static void report_stats(struct bale_buf *b, const struct bale_report_run *run)
 	    (double)s->bytes / 1e6 / secs);
 }
 
-/* Where the time went before the samples flowed, and how often a
- * compressed archive was read (its listing pass not counted). */
+/* Where the time went before the samples flowed, how often a
+ * compressed archive was read (its listing pass not counted), and what
+ * the process asked of object stores (every try, the uploads too). */
 static void report_timing(struct bale_buf *b,
     const struct bale_report_run *run)
 {
+	uint64_t requests, received, wait_ns;
+
+	bale_store_counts(&requests, &received, &wait_ns);
 	bale_buf_printf(b, ",\"walk_seconds\":%.6f", run->walk_seconds);
+	bale_json_kv_u64(b, "http_requests", requests, 0);
+	bale_json_kv_u64(b, "http_bytes_received", received, 0);
 	bale_buf_printf(b, ",\"stream_passes\":%u",
 	    run->stream ? run->stream->passes : 0);
 	bale_buf_printf(b, ",\"stream_seconds\":%.6f",

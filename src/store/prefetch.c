@@ -24,6 +24,11 @@
 #define PF_BUCKETS 4096
 #define PF_SIGNS 8
 #define PF_POLL_MS 100
+/* An archive's members, read out of its order, are asked for by the
+ * aligned blocks that hold them: a block is one GET whichever members
+ * want it, and no two asked ranges overlap. A request costs about what
+ * half a MiB of transfer does. */
+#define PF_BLOCK ((uint64_t)1 << 20)
 
 enum { PF_QUEUED, PF_FLIGHT, PF_DONE, PF_FAILED };
 
@@ -39,6 +44,8 @@ struct pf_entry {
 	int waiters;
 	int unwanted;		/* dropped on its way: let go on arrival */
 	unsigned reads_left;	/* reads of parts of it still to come */
+	uint64_t gen;		/* a block's: the last batch that wants it
+				 * (0: not a block, it never expires) */
 	struct bale_http_req q;
 	struct bale_http_resp r;
 	struct iovec iov;
@@ -321,6 +328,30 @@ void bale_store_prefetch_drop(void)
 	pthread_mutex_unlock(&pf.lock);
 }
 
+void bale_store_prefetch_expire(uint64_t gen)
+{
+	struct pf_entry *e, *next;
+
+	pthread_mutex_lock(&pf.lock);
+	for (e = pf.queued.head; e; e = next) {
+		next = e->next;
+		if (e->gen && e->gen < gen) {
+			pf_unlink(&pf.queued, e);
+			e->state = PF_FAILED;
+			pf_push(&pf.done, e);
+		}
+	}
+	for (e = pf.done.head; e; e = next) {
+		next = e->next;
+		if (e->gen && e->gen < gen && e->waiters == 0)
+			pf_drop(e);
+	}
+	for (e = pf.flight.head; e; e = e->next)
+		if (e->gen && e->gen < gen)
+			e->unwanted = 1;
+	pthread_mutex_unlock(&pf.lock);
+}
+
 /* ---- what stores.c asks ------------------------------------------- */
 
 /* A new entry for [@off, @off + @len) of @name (under the lock, with
@@ -385,6 +416,62 @@ int bale_prefetch_add(const char *name, const char *url,
 	return 1;
 }
 
+/* The bytes of the blocks of [@off, @off + @len) of an object of @size
+ * bytes that are not asked for yet (under the lock). */
+static size_t pf_blocks_new(const char *name, uint64_t size, uint64_t off,
+    size_t len)
+{
+	uint64_t b, end = off + len;
+	size_t bytes = 0;
+
+	for (b = off - off % PF_BLOCK; b < end; b += PF_BLOCK)
+		if (!*pf_slot(name, b))
+			bytes += (size_t)(size - b < PF_BLOCK ? size - b :
+			    PF_BLOCK);
+	return bytes;
+}
+
+int bale_prefetch_add_blocks(const char *name, const char *url,
+    const struct bale_aws *sign, uint64_t size, uint64_t off, size_t len,
+    unsigned reads, uint64_t gen)
+{
+	uint64_t b, end = off + len;
+	struct pf_entry **slot;
+	struct pf_entry *e;
+	int si = -1, rc = 1;
+
+	pthread_mutex_lock(&pf.lock);
+	if (!pf.users || !pf.multi || off >= size || len > size - off) {
+		pthread_mutex_unlock(&pf.lock);
+		return 0;
+	}
+	if (sign)
+		si = pf_sign(sign);
+	if ((sign && si < 0) || pf.bytes + pf_blocks_new(name, size, off,
+	    len) > pf.max_bytes)
+		rc = -1;	/* all of the member's blocks, or none */
+	for (b = off - off % PF_BLOCK; rc == 1 && b < end; b += PF_BLOCK) {
+		slot = pf_slot(name, b);
+		e = *slot;
+		if (!e && !(e = pf_new(name, url, si >= 0 ? &pf.signs[si] :
+		    NULL, b, (size_t)(size - b < PF_BLOCK ? size - b :
+		    PF_BLOCK))))
+			break;	/* no memory: the reads go alone */
+		if (!*slot) {
+			*slot = e;
+			pf.bytes += e->len;
+			pf_push(&pf.queued, e);
+		}
+		e->reads_left += reads ? reads : 1;
+		e->gen = gen;
+		e->unwanted = 0;
+	}
+	pthread_mutex_unlock(&pf.lock);
+	if (rc == 1)
+		curl_multi_wakeup(pf.multi);
+	return rc;
+}
+
 static void pf_copy(const struct pf_entry *e, uint64_t off,
     const struct iovec *iov, int iovcnt)
 {
@@ -415,11 +502,81 @@ static struct pf_entry *pf_find(const char *name, uint64_t off,
 
 	if (e)
 		return pf_holds(e, name, off, want) ? e : NULL;
+	e = *pf_slot(name, off - off % PF_BLOCK);	/* a block's */
+	if (e && e->gen)
+		return pf_holds(e, name, off, want) ? e : NULL;
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		for (e = lists[i]->head; e; e = e->next)
 			if (pf_holds(e, name, off, want))
 				return e;
 	return NULL;
+}
+
+/* Copy bytes [@from, @from + @n) of the range the pieces @iov stand
+ * for out of @src. */
+static void pf_copy_at(const struct iovec *iov, int iovcnt, size_t from,
+    const unsigned char *src, size_t n)
+{
+	size_t piece;
+	int i;
+
+	for (i = 0; i < iovcnt && n > 0; i++) {
+		if (from >= iov[i].iov_len) {
+			from -= iov[i].iov_len;
+			continue;
+		}
+		piece = iov[i].iov_len - from < n ? iov[i].iov_len - from : n;
+		memcpy((unsigned char *)iov[i].iov_base + from, src, piece);
+		src += piece;
+		n -= piece;
+		from = 0;
+	}
+}
+
+/* Is every block of [@off, @off + @want) of @name asked for? */
+static int pf_blocks_there(const char *name, uint64_t off, size_t want)
+{
+	uint64_t b;
+
+	for (b = off - off % PF_BLOCK; b < off + want; b += PF_BLOCK)
+		if (!*pf_slot(name, b) || !(*pf_slot(name, b))->gen)
+			return 0;
+	return 1;
+}
+
+/* Take [@off, @off + @want) from the blocks that hold it, waiting for
+ * each (under the lock; each is held by this read until it is
+ * copied). @return 1 copied, 0 a block's GET failed */
+static int pf_take_blocks(const char *name, uint64_t off, size_t want,
+    const struct iovec *iov, int iovcnt)
+{
+	uint64_t b, first = off - off % PF_BLOCK, end = off + want;
+	uint64_t from, to;
+	struct pf_entry *e;
+	int got = 1;
+
+	for (b = first; b < end; b += PF_BLOCK)
+		(*pf_slot(name, b))->waiters++;
+	for (b = first; b < end; b += PF_BLOCK) {
+		e = *pf_slot(name, b);
+		while (e->state == PF_QUEUED || e->state == PF_FLIGHT)
+			pthread_cond_wait(&pf.changed, &pf.lock);
+		e->waiters--;
+		from = off > b ? off : b;
+		to = end < b + e->len ? end : b + e->len;
+		if (e->state != PF_DONE || to < from || to - from < (end <
+		    b + PF_BLOCK ? end : b + PF_BLOCK) - from)
+			got = 0;	/* failed, or the object is shorter */
+		else if (got)
+			pf_copy_at(iov, iovcnt, (size_t)(from - off),
+			    e->buf + (from - b), (size_t)(to - from));
+		if (e->reads_left)
+			e->reads_left--;
+		if (e->waiters == 0 && (e->reads_left == 0 ||
+		    e->state != PF_DONE))
+			pf_drop(e);
+	}
+	return got;
 }
 
 int bale_prefetch_take(const char *name, uint64_t off,
@@ -433,6 +590,11 @@ int bale_prefetch_take(const char *name, uint64_t off,
 		want += iov[i].iov_len;
 	pthread_mutex_lock(&pf.lock);
 	e = pf.users ? pf_find(name, off, want) : NULL;
+	if (!e && pf.users && want && pf_blocks_there(name, off, want)) {
+		got = pf_take_blocks(name, off, want, iov, iovcnt);
+		pthread_mutex_unlock(&pf.lock);
+		return got;
+	}
 	if (e) {
 		e->waiters++;
 		while (e->state == PF_QUEUED || e->state == PF_FLIGHT)

@@ -7,10 +7,11 @@
  * read with pread.
  *
  * A scan (a tar's headers, a zip's directory, a compressed stream) reads
- * front to back in small steps: an object is read for it 8 MiB at a
- * time, one GET each, and the small reads are served from that window.
- * A member's bytes are read by any worker, each read its own request
- * (the store's prefetch thread may have it already).
+ * front to back in small steps: an object is read for it by windows of
+ * up to 8 MiB, one GET each (64 KiB first, doubling as the scan goes
+ * on), and the small reads are served from the window.
+ * A member's bytes are read by any worker, each read its own request,
+ * unless the store's prefetch thread has its blocks already.
  */
 #include "store.h"
 
@@ -25,6 +26,9 @@
 #include <unistd.h>
 
 #define FD_WINDOW ((size_t)8 << 20)
+/* A scan's first window: a look at an object's head (which kind of
+ * archive is it?) costs no 8 MiB; each window past the last doubles. */
+#define FD_WINDOW_FIRST ((size_t)64 << 10)
 
 /* An object behind a descriptor. */
 struct fd_object {
@@ -34,6 +38,7 @@ struct fd_object {
 	unsigned char *window;
 	uint64_t at;		/* where the window starts */
 	size_t len;		/* bytes in it */
+	size_t span;		/* bytes the next window reads */
 };
 
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -181,12 +186,16 @@ int bale_store_fd_pread(int fd, void *buf, size_t n, uint64_t off,
 static int fd_window_at(struct fd_object *o, uint64_t off,
     struct bale_errbuf *err)
 {
-	size_t n = o->size - off < FD_WINDOW ? (size_t)(o->size - off) :
-	    FD_WINDOW;
+	size_t n;
 	int rc;
 
+	if (o->span == 0)
+		o->span = FD_WINDOW_FIRST;
+	else if (off >= o->at + o->len && o->span < FD_WINDOW)
+		o->span *= 2;	/* on forward */
 	if (!o->window && !(o->window = malloc(FD_WINDOW)))
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	n = o->size - off < o->span ? (size_t)(o->size - off) : o->span;
 	o->len = 0;
 	rc = fd_object_read(o, o->window, n, off, err);
 	if (rc == BALE_OK) {
@@ -244,7 +253,8 @@ int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
 	return BALE_OK;
 }
 
-int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads)
+int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads,
+    uint64_t gen)
 {
 	struct fd_object *o = fd_object_of(fd);
 	struct bale_sfile *f = NULL;
@@ -261,7 +271,7 @@ int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads)
 	if (n > o->size - off)	/* a stretch asked with a margin */
 		n = (size_t)(o->size - off);
 	if (bale_sfile_open_sized(&f, o->name, o->size, &err) == BALE_OK)
-		rc = bale_sfile_prefetch(f, off, n, reads);
+		rc = bale_sfile_prefetch_blocks(f, off, n, reads, gen);
 	bale_sfile_close(f);
 	return rc;
 }

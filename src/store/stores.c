@@ -144,6 +144,19 @@ int bale_sfile_prefetch(struct bale_sfile *f, uint64_t off, size_t n,
 	return bale_prefetch_add(f->name, url, sign, off, n, reads);
 }
 
+int bale_sfile_prefetch_blocks(struct bale_sfile *f, uint64_t off, size_t n,
+    unsigned reads, uint64_t gen)
+{
+	const struct bale_aws *sign;
+	const char *url;
+
+	if (!f->store->request || off > f->size || n > f->size - off)
+		return 0;
+	f->store->request(f->h, &url, &sign);
+	return bale_prefetch_add_blocks(f->name, url, sign, f->size, off, n,
+	    reads, gen);
+}
+
 int bale_sfile_fd(const struct bale_sfile *f)
 {
 	return f->store->fd ? f->store->fd(f->h) : -1;

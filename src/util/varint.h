@@ -8,9 +8,11 @@
 
 #include <stdint.h>
 
-static inline void bale_varint_put(struct bale_buf *b, uint64_t v)
+#define BALE_VARINT_MAX 10
+
+/** @v into @c (BALE_VARINT_MAX bytes at most). @return its bytes */
+static inline size_t bale_varint_encode(unsigned char *c, uint64_t v)
 {
-	unsigned char c[10];
 	size_t n = 0;
 
 	do {
@@ -18,7 +20,14 @@ static inline void bale_varint_put(struct bale_buf *b, uint64_t v)
 		v >>= 7;
 		c[n++] |= v ? 0x80 : 0;
 	} while (v);
-	bale_buf_add(b, c, n);
+	return n;
+}
+
+static inline void bale_varint_put(struct bale_buf *b, uint64_t v)
+{
+	unsigned char c[BALE_VARINT_MAX];
+
+	bale_buf_add(b, c, bale_varint_encode(c, v));
 }
 
 /** The number at *@p; *@p moves past it. */

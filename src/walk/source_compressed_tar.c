@@ -17,6 +17,7 @@
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "spill_records.h"
 #include "tar_stream.h"
 #include "walk_arc.h"
 
@@ -29,7 +30,6 @@ struct stream_list {
 	int whole;		/* listed into s->ents, not spilled */
 	struct bale_spill spill;
 	struct bale_buf rec;	/* the member being spilled */
-	struct bale_buf head;	/* its length */
 };
 
 /* A spilled member, read back. */
@@ -126,47 +126,11 @@ static int stream_spill(struct stream_list *l, struct bale_tar_stream *ts,
 		r->len = at;
 		bale_varint_put(r, 0);
 	}
-	bale_buf_reset(&l->head);
-	bale_varint_put(&l->head, r->len);
-	if (kept < 0 || r->failed || l->head.failed)
+	if (kept < 0 || r->failed)
 		return bale_walk_nomem(l->s->w);
-	bale_spill_add(&l->spill, l->head.data, l->head.len);
-	bale_spill_add(&l->spill, r->data, r->len);
-	return l->spill.failed ? bale_errbuf_set(&l->s->w->err, BALE_EIO,
-	    "walk: cannot keep the member list in '%s': %s", l->spill.dir,
-	    strerror(l->spill.err)) : BALE_OK;
-}
-
-/* The spill is read back a MiB at a time, not a record a call. */
-#define REPLAY_CHUNK ((size_t)1 << 20)
-
-/* Make at least @n bytes from *@pos on sit in @buf (fewer only at the
- * spill's end), reading on from *@next. @return 0, or -1 (errno) */
-static int replay_fill(const struct bale_spill *sp, struct bale_buf *buf,
-    size_t *pos, uint64_t *next, size_t n)
-{
-	uint64_t total = bale_spill_size(sp);
-	size_t left = buf->len - *pos;
-	size_t more;
-
-	if (left >= n || *next >= total)
-		return 0;
-	if (left)	/* an empty buffer may have no memory yet */
-		memmove(buf->data, buf->data + *pos, left);
-	buf->len = left;
-	*pos = 0;
-	more = n - left > REPLAY_CHUNK ? n - left : REPLAY_CHUNK;
-	if (more > total - *next)
-		more = (size_t)(total - *next);
-	bale_buf_zeros(buf, more);
-	if (buf->failed) {
-		errno = ENOMEM;
-		return -1;
-	}
-	if (bale_spill_pread(sp, buf->data + left, more, *next) != 0)
-		return -1;
-	*next += more;
-	return 0;
+	bale_spill_record(&l->spill, r->data, r->len);
+	return l->spill.failed ? bale_walk_spill_failed(l->s->w, &l->spill, 0,
+	    l->spill.err) : BALE_OK;
 }
 
 /* Spilled record @p (its body, after its length) into @m. */
@@ -184,40 +148,32 @@ static void replay_decode(const unsigned char *p, struct spilled *m)
 	m->ntext = ntext ? (size_t)ntext - 1 : 0;
 }
 
+/* A replay of the spill: each member to fn. */
+struct stream_replaying {
+	struct stream_list *l;
+	int (*fn)(struct stream_list *, const struct spilled *);
+};
+
+static int stream_replay_one(void *ctx, const unsigned char *rec, size_t n)
+{
+	struct stream_replaying *r = ctx;
+	struct spilled m;
+
+	(void)n;
+	replay_decode(rec, &m);
+	return r->fn(r->l, &m);
+}
+
 /* Read back the spill, record by record, through @buf: each goes to
  * @fn. */
 static int stream_replay(struct stream_list *l, struct bale_buf *buf,
     int (*fn)(struct stream_list *, const struct spilled *))
 {
-	uint64_t total = bale_spill_size(&l->spill);
-	uint64_t next = 0;
-	size_t pos = 0;
-	const unsigned char *p;
-	struct spilled m;
-	uint64_t len;
-	size_t head;
-	int rc = BALE_OK;
+	struct stream_replaying r = { l, fn };
+	int rc = bale_spill_replay(&l->spill, buf, stream_replay_one, &r);
 
-	bale_buf_reset(buf);
-	while (rc == BALE_OK && (pos < buf->len || next < total)) {
-		if (replay_fill(&l->spill, buf, &pos, &next, 10) != 0)
-			break;
-		p = (const unsigned char *)buf->data + pos;
-		len = bale_varint_get(&p);
-		head = (size_t)(p - ((const unsigned char *)buf->data + pos));
-		if (replay_fill(&l->spill, buf, &pos, &next, head + len) != 0)
-			break;
-		replay_decode((const unsigned char *)buf->data + pos + head,
-		    &m);
-		pos += head + len;
-		rc = fn(l, &m);
-	}
-	if (rc == BALE_OK && (pos < buf->len || next < total))
-		rc = errno == ENOMEM ? bale_walk_nomem(l->s->w) :
-		    bale_errbuf_set(&l->s->w->err, BALE_EIO, "walk: cannot "
-		    "read back the member list in '%s': %s", l->spill.dir,
-		    strerror(errno));
-	return rc;
+	return rc == 1 ? bale_walk_spill_failed(l->s->w, &l->spill, 1, errno) :
+	    rc;
 }
 
 /* stream_replay: list a spilled member, as the pass would have. */
@@ -332,7 +288,6 @@ static int compressed_tar_list(struct arc_scan *s, uint64_t size,
 		    stream_replay(&l, &l.rec, stream_take_spilled);
 	bale_spill_release(&l.spill);
 	bale_buf_release(&l.rec);
-	bale_buf_release(&l.head);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "zip_scan.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -69,14 +70,20 @@ static int zip_list(struct arc_scan *s, uint64_t size, const char *path)
 	return bale_errbuf_set(&s->w->err, rc, "'%s': %s", path, err.msg);
 }
 
+/* Inflate the member into @buf: from @held (its compressed bytes,
+ * read already) or read in chunks. */
 static int zip_inflate_chunks(struct bale_input *in, z_stream *z,
-    unsigned char *chunk)
+    unsigned char *chunk, const unsigned char *held)
 {
 	uint64_t off = in->member.offset;
-	uint64_t left = in->member.csize;
+	uint64_t left = held ? 0 : in->member.csize;
 	size_t n;
 	int zrc = Z_OK;
 
+	if (held) {
+		z->next_in = (unsigned char *)held;
+		z->avail_in = (uInt)in->member.csize;
+	}
 	while (zrc == Z_OK) {
 		if (z->avail_in == 0 && left > 0) {
 			n = left < ZIP_CHUNK ? (size_t)left : ZIP_CHUNK;
@@ -105,13 +112,14 @@ static int zip_inflate_chunks(struct bale_input *in, z_stream *z,
 	return BALE_OK;
 }
 
-static int zip_inflate(struct bale_input *in, unsigned char *buf)
+static int zip_inflate(struct bale_input *in, unsigned char *buf,
+    const unsigned char *held)
 {
-	unsigned char *chunk = malloc(ZIP_CHUNK);
+	unsigned char *chunk = held ? NULL : malloc(ZIP_CHUNK);
 	z_stream z;
 	int rc;
 
-	if (!chunk)
+	if (!held && !chunk)
 		return bale_input_skip(in, "no memory to inflate", 0);
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, -MAX_WBITS) != Z_OK) {	/* raw deflate */
@@ -120,29 +128,43 @@ static int zip_inflate(struct bale_input *in, unsigned char *buf)
 	}
 	z.next_out = buf;
 	z.avail_out = (uInt)in->size;
-	rc = in->size > UINT_MAX ? bale_input_skip(in, "a deflated member "
-	    "over 4 GiB is not supported", 0) :
-	    zip_inflate_chunks(in, &z, chunk);
+	rc = in->size > UINT_MAX || in->member.csize > UINT_MAX ?
+	    bale_input_skip(in, "a deflated member over 4 GiB is not "
+	    "supported", 0) : zip_inflate_chunks(in, &z, chunk, held);
 	inflateEnd(&z);
 	free(chunk);
 	return rc;
 }
 
-/* A member of a zip kept as an object: its local header first, which
- * says where its data starts (the listing read the directory alone). */
-static int zip_find_data(struct bale_input *in)
+/* A member of a zip kept as an object: its local header, which says
+ * where its data starts (the listing read the directory alone), read
+ * with the data in one request. *@whole: what was read (the caller's
+ * to free); *@held: the data inside it, or NULL (a header longer than
+ * the room: the data is read on its own). */
+static int zip_find_data(struct bale_input *in, unsigned char **whole,
+    const unsigned char **held)
 {
 	struct bale_walk_member *m = &in->member;
-	unsigned char h[BALE_ZIP_LOCAL_LEN];
 	uint64_t data, size = bale_store_fd_size(m->fd);
+	uint64_t n = size - m->offset;
 	const char *why;
-	int rc = bale_input_pread_member(in, h, sizeof(h), m->offset);
+	int rc;
 
+	if (m->offset > size || n < BALE_ZIP_LOCAL_LEN)
+		return bale_input_skip(in, "the local header lies past the "
+		    "end of the archive", 0);
+	if (n > m->csize + BALE_WALK_HEADER_ROOM)
+		n = m->csize + BALE_WALK_HEADER_ROOM;
+	if (n > SIZE_MAX || !(*whole = malloc((size_t)n)))
+		return bale_input_skip(in, "no memory for the member", 0);
+	rc = bale_input_pread_member(in, *whole, (size_t)n, m->offset);
 	if (rc != BALE_OK)
 		return rc;
-	why = bale_zip_local_data(h, m->offset, m->csize, size, &data);
+	why = bale_zip_local_data(*whole, m->offset, m->csize, size, &data);
 	if (why)
 		return bale_input_skip(in, why, 0);
+	if (data - m->offset <= n && m->csize <= n - (data - m->offset))
+		*held = *whole + (data - m->offset);
 	m->offset = data;
 	m->method &= ~BALE_WALK_AT_HEADER;
 	return BALE_OK;
@@ -150,18 +172,25 @@ static int zip_find_data(struct bale_input *in)
 
 static int zip_read(struct bale_input *in, unsigned char *buf)
 {
+	const unsigned char *held = NULL;
+	unsigned char *whole = NULL;
 	int rc = in->member.method & BALE_WALK_AT_HEADER ?
-	    zip_find_data(in) : BALE_OK;
+	    zip_find_data(in, &whole, &held) : BALE_OK;
 
-	if (rc != BALE_OK)
+	if (rc != BALE_OK) {
+		free(whole);
 		return rc;
+	}
 	if (in->member.method == BALE_WALK_DEFLATED)
-		rc = zip_inflate(in, buf);
+		rc = zip_inflate(in, buf, held);
 	else if (in->member.csize != in->member.size)
 		rc = bale_input_skip(in, "stored member whose sizes disagree",
 		    0);
+	else if (held)
+		memcpy(buf, held, in->size);
 	else
 		rc = bale_input_read_stored(in, buf);
+	free(whole);
 	if (rc == BALE_OK && bale_crc32(buf, in->size) != in->member.crc)
 		rc = bale_input_skip(in, "CRC-32 differs from the archive's "
 		    "(damaged member)", 0);

@@ -107,10 +107,13 @@ int bale_walk_shards(struct bale_walk *w, const char *const *paths,
 /* How a zip member is stored (its method). */
 #define BALE_WALK_STORED 0
 #define BALE_WALK_DEFLATED 8
-/* Added to a zip member's method: its offset is its local header's,
- * which the reader reads first (a zip kept as an object): two reads, the
- * header's and the data's. */
+/* Added to a zip member's method: its offset is its local header's (a
+ * zip kept as an object, listed by its directory alone). The reader
+ * reads [offset, offset + csize + BALE_WALK_HEADER_ROOM) in one request
+ * and finds the data inside (a header longer than that room costs a
+ * second read). */
 #define BALE_WALK_AT_HEADER 0x10000
+#define BALE_WALK_HEADER_ROOM ((uint64_t)4 << 10)
 
 /* Where an archive member's bytes lie, and which kind reads them. */
 struct bale_walk_member {

@@ -184,6 +184,10 @@ int64_t bale_walk_locs_origin(struct walk_locs *l,
     const struct bale_walk_member *m);
 
 int bale_walk_nomem(struct bale_walk *w);
+/** Fail the walk: the member list spilled to @sp could not be kept
+ *  (@reading 0) or read back (1), for errno @e. */
+int bale_walk_spill_failed(struct bale_walk *w, const struct bale_spill *sp,
+    int reading, int e);
 /** Move the listed items, in their order, to the store (after those
  *  sealed before), and empty the list for more. */
 int bale_walk_seal(struct bale_walk *w);

@@ -7,6 +7,7 @@
 #include "bale_backend_util.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -53,6 +54,16 @@ int bale_walk_stopped(struct bale_walk *w)
 int bale_walk_nomem(struct bale_walk *w)
 {
 	return bale_errbuf_set(&w->err, BALE_ENOMEM, "walk: no memory");
+}
+
+int bale_walk_spill_failed(struct bale_walk *w, const struct bale_spill *sp,
+    int reading, int e)
+{
+	if (e == ENOMEM)
+		return bale_walk_nomem(w);
+	return bale_errbuf_set(&w->err, BALE_EIO, "walk: cannot %s the member "
+	    "list in '%s': %s", reading ? "read back" : "keep", sp->dir,
+	    strerror(e));
 }
 
 /* Store a string in @b; returns its offset or (size_t)-1. */

@@ -84,6 +84,36 @@ expect_status 0
 gets=$(grep -c '^GET' "$T/requests")
 [ "$gets" -lt 50 ] || fail "$gets GETs for a tar of 150 members"
 
+# members read out of the tar's order (1100 in a shuffled tar: three
+# batches ahead of the workers, blocks wanted by several, members
+# across two blocks) come in blocks asked ahead, not in a request each,
+# and the output is the local one's; the report counts the requests
+"$MKDATA" random "$T/small" -n 1100 --classes 4 --min 100 --max 200 >/dev/null
+"$PY" - "$T/small" "$T/shuffled.tar" <<'PY'
+import os, random, sys, tarfile
+src, out = sys.argv[1:]
+names = sorted(os.path.relpath(os.path.join(r, f), src)
+               for r, _, fs in os.walk(src) for f in fs)
+random.Random(5).shuffle(names)
+with tarfile.open(out, "w") as t:
+    for n in names:
+        t.add(os.path.join(src, n), n)
+PY
+s3 put "$T/shuffled.tar" "s3://$BUCKET/shuffled.tar" >/dev/null
+"$BALE" pack "$T/shuffled.tar" -f wds -o "$T/shuffled-local" -q
+start_proxy --log "$T/shuffled-requests"
+AWS_ENDPOINT_URL=$proxy_url run "$BALE" pack "s3://$BUCKET/shuffled.tar" \
+    -f wds -o "$T/shuffled-remote" --report "$T/shuffled.json"
+stop_proxy
+expect_status 0
+same_files "$T/shuffled-local" "$T/shuffled-remote"
+gets=$(grep -c '^GET' "$T/shuffled-requests")
+[ "$gets" -lt 100 ] || fail "$gets GETs for a shuffled tar of 1100 members"
+"$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["http_requests"] >= '"$gets"', r' "$T/shuffled.json" ||
+    fail "the report counts fewer requests than were sent"
+
 # a zip's listing reads its directory alone (each member's local header
 # is read with it): a list naming one member costs a few GETs
 printf '%s\t0\n' "$(head -1 "$T/list" | cut -f1)" > "$T/one.list"
