@@ -11,29 +11,13 @@
 #define BALE_TAR_STREAM_H
 
 #include "bale_backend_util.h"
+#include "stream_member.h"
 #include "tar_scan.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 struct bale_tar_stream;
-
-struct bale_stream_member {
-	const char *name;	/* as stored */
-	enum bale_tar_kind kind;
-	uint64_t size;
-	uint64_t ordinal;	/* members met before it, inner ones too */
-	const char *outer;	/* an inner member: its tar's name; else NULL */
-	const char *damage;	/* set on a call that only says the inner
-				 * tar @outer is damaged here: nothing after
-				 * in it is read */
-};
-
-/** Called for each member, before its data: it may read the data with
- *  bale_tar_stream_read(), or leave it. A non-zero return stops the
- *  pass with it. */
-typedef int (*bale_stream_member_fn)(void *ctx, struct bale_tar_stream *s,
-    const struct bale_stream_member *m);
 
 /** Read every member of the compressed tar @fd (read with pread from its
  *  start, so passes may follow one another on one descriptor).

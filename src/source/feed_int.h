@@ -11,6 +11,7 @@
 #define BALE_FEED_INT_H
 
 #include "clock.h"
+#include "stream_member.h"
 #include "stream_feed.h"
 
 #include <pthread.h>
@@ -42,6 +43,7 @@ struct bale_reader;
 /* One compressed tar the feed passes over. */
 struct feed_stream {
 	int fd;
+	bale_stream_pass_fn pass;	/* its kind's */
 	uint64_t base;		/* where its ordinals start in index_of */
 	uint64_t nord;		/* its highest ordinal fed + 1 */
 	uint64_t unread;	/* its positions still FEED_EMPTY */

@@ -12,7 +12,7 @@
 
 /* Read the member the stream is at into index @i (of @want bytes). */
 static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
-    uint64_t i, uint64_t want, uint64_t size)
+    const unsigned char *bytes, uint64_t i, uint64_t want, uint64_t size)
 {
 	unsigned char *buf = NULL;
 	struct bale_errbuf err;
@@ -22,6 +22,8 @@ static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
 		why = "the member changed size since the archive was listed";
 	else if (!(buf = malloc(size ? size : 1)))
 		why = "no memory for the member";
+	else if (bytes)
+		memcpy(buf, bytes, size);
 	else if (bale_tar_stream_read(ts, buf, size, &err) != BALE_OK)
 		why = err.msg;
 	bale_feed_deliver(f, i, buf, NULL, why);
@@ -61,7 +63,7 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 		want = bale_feed_slot(f, i)->size;
 	pthread_mutex_unlock(&f->lock);
 	if (keep)
-		feed_read(f, ts, i, want, m->size);
+		feed_read(f, ts, m->bytes, i, want, m->size);
 	return BALE_OK;
 }
 
@@ -134,7 +136,7 @@ static int feed_pass(struct bale_stream_feed *f, struct feed_stream *s)
 	uint64_t met;
 	int rc;
 
-	rc = bale_tar_stream_scan(s->fd, feed_member, &p, &met, &err);
+	rc = s->pass(s->fd, feed_member, &p, &met, &err);
 	if (rc == FEED_ALL_READ || rc == BALE_EINTR || rc == BALE_OK)
 		return rc;
 	feed_fail_rest(f, s, err.msg);

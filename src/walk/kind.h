@@ -10,6 +10,7 @@
 #ifndef BALE_KIND_H
 #define BALE_KIND_H
 
+#include "stream_member.h"
 #include "walk.h"
 
 #include <stddef.h>
@@ -78,6 +79,9 @@ struct bale_source_kind {
 	 *  when its members come from the feed. @return as
 	 *  bale_input_read() */
 	int (*read)(struct bale_input *in, unsigned char *buf);
+	/** A streamed kind's pass over one archive (its members come from
+	 *  the feed, which passes over it as often as its order needs). */
+	bale_stream_pass_fn stream;
 	/** Optional: ask for member @m, at path @rel of the source @root,
 	 *  ahead of its read (a remote object's GET, sent now). @return 1
 	 *  asked, 0 not, -1 the bounds of what may be held are reached:

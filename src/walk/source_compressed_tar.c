@@ -313,4 +313,5 @@ const struct bale_source_kind bale_source_compressed_tar = {
 	.sniff = compressed_tar_sniff,
 	.list = compressed_tar_list,
 	.read = NULL,	/* members come from the feed */
+	.stream = bale_tar_stream_scan,
 };

@@ -227,7 +227,7 @@ static int arc_list(struct arc_scan *s, uint64_t size, const char *path)
 }
 
 /* Open @path and keep it open: the samples are read from it later. */
-static int arc_open(struct bale_walk *w, const char *path, uint64_t *size)
+int bale_walk_open_file(struct bale_walk *w, const char *path, uint64_t *size)
 {
 	struct bale_errbuf why;
 	int fd = bale_store_fd_open(path, size, &why);
@@ -251,7 +251,7 @@ static int arc_walk_one(struct bale_walk *w, const char *path, int wds)
 	uint64_t size = 0;
 	int rc;
 
-	rc = arc_open(w, path, &size);
+	rc = bale_walk_open_file(w, path, &size);
 	if (rc != BALE_OK)
 		return rc;
 	memset(&s, 0, sizeof(s));

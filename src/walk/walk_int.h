@@ -213,6 +213,11 @@ int bale_walk_note_outside(struct bale_walk *w, const char *path,
  *  the last item's member). */
 int bale_walk_add_item(struct bale_walk *w, const char *path, size_t len,
     size_t dirlen, int64_t label);
+/** Open @path (a file, or an object in a store) and keep it open for
+ *  the walk's life, its descriptor last in w->archives: its samples are
+ *  read from it later. @return BALE_OK, or an error in the walk's */
+int bale_walk_open_file(struct bale_walk *w, const char *path,
+    uint64_t *size);
 /** Append a sample whose bytes lie at @loc (an archive member, a
  *  packed output's sample). */
 int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,

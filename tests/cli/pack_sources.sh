@@ -39,6 +39,7 @@ check zip "$T/tree.zip"
 check compressed_tar "$T/tree.tar.gz"
 check list "$T/tree" --list "$T/list.txt"
 check folder "$T/tree"
+check parquet "$TESTS/parquet/fixtures/hf-snappy.parquet"
 # a bucket of objects needs the suite's S3 gateway: tests/s3/pack_source.sh
 # checks its kind
 tested+=(bucket)

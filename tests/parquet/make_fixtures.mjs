@@ -8,6 +8,8 @@
 //   hf-snappy.parquet     hyparquet-writer: Snappy, 16 rows a row group
 //   duckdb-zstd.parquet   DuckDB: ZSTD, data pages v1
 //   duckdb-gzip-v2.parquet  DuckDB: gzip, data pages v2
+//   nulls.parquet, other-classes.parquet, nolabel.parquet
+//                         rows to skip, other class names, no label
 //
 // Needs the npm packages of package.json beside it; the fixtures are
 // committed, so the suite does not run this. fixtures/tree.tar is the
@@ -78,3 +80,58 @@ for (const [name, opts] of [
     TO '${q(path.join(out, name))}' (FORMAT parquet, ${opts},
     ROW_GROUP_SIZE 16, KV_METADATA {huggingface: '${q(hf)}'})`)
 }
+
+// Rows bale must skip, each with its reason (nulls.parquet: a null
+// image, an image with null bytes, an empty image, a null label; the
+// first and last rows are whole), the same dataset naming its classes
+// otherwise (other-classes.parquet), and one with no label column
+// (nolabel.parquet). hyparquet-writer, uncompressed.
+const hfSchema = (withLabel) => [
+  { name: 'schema', num_children: withLabel ? 2 : 1 },
+  { name: 'image', repetition_type: 'OPTIONAL', num_children: 2 },
+  { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
+  { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8',
+    repetition_type: 'OPTIONAL' },
+  ...(withLabel ? [{ name: 'label', type: 'INT64',
+    repetition_type: 'OPTIONAL' }] : []),
+]
+const meta = (names) => [{ key: 'huggingface', value: JSON.stringify({
+  info: { features: { image: { _type: 'Image' },
+    label: { names, _type: 'ClassLabel' } } } }) }]
+const first = rows[0]
+const edge = [
+  first,
+  { image: null, label: 0n },
+  { image: { bytes: null, path: 'n00000000/no-bytes.JPEG' }, label: 0n },
+  { image: { bytes: new Uint8Array(0), path: 'n00000000/empty.JPEG' },
+    label: 0n },
+  { image: { bytes: first.image.bytes, path: 'n00000000/no-label.JPEG' },
+    label: null },
+  rows[rows.length - 1],
+]
+parquetWriteFile({
+  filename: path.join(out, 'nulls.parquet'),
+  codec: 'UNCOMPRESSED',
+  columnData: [
+    { name: 'image', data: edge.map((r) => r.image) },
+    { name: 'label', data: edge.map((r) => r.label) },
+  ],
+  schema: hfSchema(true),
+  kvMetadata: meta(classes),
+})
+parquetWriteFile({
+  filename: path.join(out, 'other-classes.parquet'),
+  codec: 'UNCOMPRESSED',
+  columnData: [
+    { name: 'image', data: rows.slice(0, 2).map((r) => r.image) },
+    { name: 'label', data: rows.slice(0, 2).map((r) => r.label) },
+  ],
+  schema: hfSchema(true),
+  kvMetadata: meta([...classes].reverse()),
+})
+parquetWriteFile({
+  filename: path.join(out, 'nolabel.parquet'),
+  codec: 'UNCOMPRESSED',
+  columnData: [{ name: 'image', data: rows.slice(0, 2).map((r) => r.image) }],
+  schema: hfSchema(false),
+})

@@ -6,7 +6,8 @@
 # object in large ranges (not a request a member), a zip's its directory
 # alone; through SlowDown answers and dropped connections the output is
 # the same; an archive cut short in the store fails as it does on disk. Several archives there
-# make one dataset, and a list file picks members, as on disk.
+# make one dataset, and a list file picks members, as on disk. Parquet
+# files there pack as on disk.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds	# the counts, faults, lists and cuts write it
@@ -18,19 +19,6 @@ make_bucket
 tar -C "$T/in" -cf "$T/arc/gnutar.tar" .
 tar -C "$T/in" -czf "$T/arc/gnutar.tar.gz" .
 upload "$T/arc" "s3://$BUCKET/arc"
-
-same_files() { # DIR1 DIR2: every file of the first, the same in both
-    local f
-    for f in "$1"/*; do
-        case $f in *-made.json) continue ;; esac
-        if [ -d "$f" ]; then
-            diff -r "$f" "$2/${f##*/}" >/dev/null ||
-                fail "${f##*/} differs in $2"
-        else
-            cmp -s "$f" "$2/${f##*/}" || fail "${f##*/} differs in $2"
-        fi
-    done
-}
 for a in gnutar.tar pax.tar stored.zip deflated.zip tars.tar \
     gnutar.tar.gz tars.tar.gz shuffled.tar.xz; do
     run "$BALE" pack "$T/arc/$a" -f "$formats" -o "$T/local-$a"
@@ -44,6 +32,17 @@ for a in gnutar.tar pax.tar stored.zip deflated.zip tars.tar \
     diff "$T/said.local" "$T/said.remote" || fail "$a: the runs said otherwise"
     same_files "$T/local-$a" "$T/remote-$a"
 done
+
+# Parquet files kept as objects: as the same files on disk
+pq="$TESTS/parquet/fixtures"
+s3 put "$pq/hf-snappy.parquet" "s3://$BUCKET/pq/a.parquet" >/dev/null
+s3 put "$pq/duckdb-gzip-v2.parquet" "s3://$BUCKET/pq/b.parquet" >/dev/null
+"$BALE" pack "$pq/hf-snappy.parquet" "$pq/duckdb-gzip-v2.parquet" \
+    -f "$formats" -o "$T/pq-local" -q
+run "$BALE" pack "s3://$BUCKET/pq/a.parquet" "s3://$BUCKET/pq/b.parquet" \
+    -f "$formats" -o "$T/pq-remote"
+expect_status 0
+same_files "$T/pq-local" "$T/pq-remote"
 
 # several archives as one dataset, and a list file naming members: as
 # the same archives on disk

@@ -1,0 +1,190 @@
+/* parquet_rows.c - a Parquet file's rows, column by column in step: the
+ * image's, the path's and the label's column readers of one row group
+ * at a time (parquet_column.c), the next group's opened when one ends. */
+#include "parquet_rows.h"
+
+#include "bale.h"
+#include "bale_store.h"
+
+#include <string.h>
+
+enum { ROW_IMAGE, ROW_PATH, ROW_LABEL, ROW_COLUMNS };
+
+/* Is leaf @l a column of bytes (not text)? */
+static int columns_is_binary(const struct bale_pq_leaf *l)
+{
+	return l->type == BALE_PQ_BYTE_ARRAY && l->converted != 0 &&
+	    l->max_rep == 0;	/* 0: UTF8 */
+}
+
+static int columns_is_integer(const struct bale_pq_leaf *l)
+{
+	return (l->type == BALE_PQ_INT32 || l->type == BALE_PQ_INT64) &&
+	    l->max_rep == 0;
+}
+
+/* The one binary leaf of @m, -1 for none, -2 for several. */
+static long columns_only_binary(const struct bale_pq_meta *m)
+{
+	long found = -1;
+	size_t i;
+
+	for (i = 0; i < m->nleaves; i++)
+		if (columns_is_binary(&m->leaves[i]))
+			found = found == -1 ? (long)i : -2;
+	return found;
+}
+
+int bale_pq_columns_find(const struct bale_pq_meta *m,
+    struct bale_pq_columns *c, struct bale_errbuf *err)
+{
+	long k;
+
+	c->image = bale_pq_meta_leaf(m, "image.bytes");
+	if (c->image < 0)
+		c->image = columns_only_binary(m);
+	if (c->image == -2)
+		return bale_errbuf_set(err, BALE_EINPUT, "several binary "
+		    "columns and no 'image' struct: which holds the images?");
+	if (c->image < 0 || !columns_is_binary(&m->leaves[c->image]))
+		return bale_errbuf_set(err, BALE_EINPUT, "no column of image "
+		    "bytes (an 'image' struct of 'bytes' and 'path', or one "
+		    "binary column)");
+	c->path = bale_pq_meta_leaf(m, "image.path");
+	if (c->path >= 0 && (m->leaves[c->path].type != BALE_PQ_BYTE_ARRAY ||
+	    m->leaves[c->path].max_rep != 0))
+		c->path = -1;
+	k = bale_pq_meta_leaf(m, "label");
+	c->label = k >= 0 && columns_is_integer(&m->leaves[k]) ? k : -1;
+	return BALE_OK;
+}
+
+void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
+    const struct bale_pq_meta *m, const struct bale_pq_columns *c)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->m = m;
+	r->c = *c;
+}
+
+static void rows_close_group(struct bale_pq_rows *r)
+{
+	int k;
+
+	for (k = 0; k < ROW_COLUMNS; k++)
+		if (r->open[k])
+			bale_pq_column_close(&r->col[k]);
+	memset(r->open, 0, sizeof(r->open));
+}
+
+/* Open the next row group's columns. @return 1, 0 past the last, or an
+ * error */
+static int rows_next_group(struct bale_pq_rows *r, struct bale_errbuf *err)
+{
+	const long leaf[ROW_COLUMNS] = { r->c.image, r->c.path, r->c.label };
+	const struct bale_pq_group *g;
+	int k, rc;
+
+	rows_close_group(r);
+	if (r->group >= r->m->ngroups)
+		return 0;
+	g = &r->m->groups[r->group++];
+	r->left = g->num_rows;
+	for (k = 0; k < ROW_COLUMNS; k++) {
+		if (leaf[k] < 0)
+			continue;
+		rc = bale_pq_column_open(&r->col[k], r->fd,
+		    &r->m->leaves[leaf[k]], &g->chunks[leaf[k]], err);
+		if (rc != BALE_OK)
+			return rc;
+		r->open[k] = 1;
+	}
+	return 1;
+}
+
+/* Column @k's value of the row into @v: 1, 0 null or no such column,
+ * or an error. */
+static int rows_value(struct bale_pq_rows *r, int k, struct bale_pq_value *v,
+    struct bale_errbuf *err)
+{
+	memset(v, 0, sizeof(*v));
+	return r->open[k] ? bale_pq_column_next(&r->col[k], v, err) : 0;
+}
+
+int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
+    struct bale_errbuf *err)
+{
+	struct bale_pq_value v[ROW_COLUMNS];
+	int got[ROW_COLUMNS];
+	int k, rc;
+
+	while (r->left <= 0) {
+		rc = rows_next_group(r, err);
+		if (rc <= 0)
+			return rc;
+	}
+	for (k = 0; k < ROW_COLUMNS; k++) {
+		got[k] = rows_value(r, k, &v[k], err);
+		if (got[k] < 0)
+			return got[k];
+	}
+	r->left--;
+	memset(row, 0, sizeof(*row));
+	row->ordinal = r->ordinal++;
+	if (got[ROW_IMAGE]) {
+		row->bytes = v[ROW_IMAGE].bytes ? v[ROW_IMAGE].bytes :
+		    (const unsigned char *)"";
+		row->len = v[ROW_IMAGE].len;
+	}
+	if (got[ROW_PATH]) {
+		row->path = v[ROW_PATH].bytes;
+		row->path_len = v[ROW_PATH].len;
+	}
+	row->has_label = got[ROW_LABEL];
+	row->label = v[ROW_LABEL].i;
+	return 1;
+}
+
+void bale_pq_rows_close(struct bale_pq_rows *r)
+{
+	rows_close_group(r);
+}
+
+int bale_pq_stream_pass(int fd, bale_stream_member_fn fn, void *ctx,
+    uint64_t *met, struct bale_errbuf *err)
+{
+	struct bale_stream_member mb;
+	struct bale_pq_columns c;
+	struct bale_pq_rows r;
+	struct bale_pq_meta m;
+	struct bale_pq_row row;
+	int rc;
+
+	*met = 0;
+	rc = bale_pq_meta_read(&m, fd, bale_store_fd_size(fd), err);
+	if (rc != BALE_OK)
+		return rc;
+	rc = bale_pq_columns_find(&m, &c, err);
+	if (rc != BALE_OK) {
+		bale_pq_meta_release(&m);
+		return rc;
+	}
+	bale_pq_rows_open(&r, fd, &m, &c);
+	while (rc == BALE_OK && (rc = bale_pq_rows_next(&r, &row, err)) > 0) {
+		rc = BALE_OK;
+		(*met)++;
+		if (!row.bytes)
+			continue;
+		memset(&mb, 0, sizeof(mb));
+		mb.name = "";
+		mb.kind = BALE_TAR_FILE;
+		mb.size = row.len;
+		mb.ordinal = row.ordinal;
+		mb.bytes = row.bytes;
+		rc = fn(ctx, NULL, &mb);
+	}
+	bale_pq_rows_close(&r);
+	bale_pq_meta_release(&m);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* parquet_rows.h - the rows of a Parquet file as bale takes a dataset
+ * from it, front to back: each row's image bytes, its label and the path
+ * it names. The Hugging Face layout: an `image` struct of `bytes` and
+ * `path`, an integer `label`; a flat binary column serves as the image
+ * where there is no struct.
+ */
+#ifndef BALE_PARQUET_ROWS_H
+#define BALE_PARQUET_ROWS_H
+
+#include "parquet_column.h"
+#include "parquet_meta.h"
+#include "stream_member.h"
+
+#include <stdint.h>
+
+/* The columns a dataset is read from: leaf indices, -1 for none. */
+struct bale_pq_columns {
+	long image;
+	long path;
+	long label;
+};
+
+/** The columns of @m: the image's bytes ("image.bytes", else the one
+ *  binary column that is not text), its path ("image.path") and the
+ *  label ("label", an integer column). @return BALE_OK, or BALE_EINPUT
+ *  with @err saying why (no image column, or several to choose from) */
+int bale_pq_columns_find(const struct bale_pq_meta *m,
+    struct bale_pq_columns *c, struct bale_errbuf *err);
+
+/* A row. */
+struct bale_pq_row {
+	uint64_t ordinal;	/* rows before it in the file */
+	const unsigned char *bytes;	/* the image's: NULL when null */
+	uint32_t len;
+	const unsigned char *path;	/* NULL: none */
+	uint32_t path_len;
+	int has_label;
+	int64_t label;
+};
+
+/* A file's rows, read in turn. */
+struct bale_pq_rows {
+	int fd;
+	const struct bale_pq_meta *m;
+	struct bale_pq_columns c;
+	size_t group;		/* the row group being read, + 1 */
+	int64_t left;		/* its rows not read yet */
+	uint64_t ordinal;
+	struct bale_pq_column col[3];	/* image, path, label */
+	int open[3];
+};
+
+/** Read the rows of the Parquet file @fd, whose footer is @m, from
+ *  columns @c. */
+void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
+    const struct bale_pq_meta *m, const struct bale_pq_columns *c);
+
+/** The next row into @row (its bytes valid until the next call): 1, 0 at
+ *  the end, or an error (BALE_EINPUT: damaged; BALE_ENOTSUP, BALE_EIO,
+ *  BALE_ENOMEM) with @err set. */
+int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
+    struct bale_errbuf *err);
+
+void bale_pq_rows_close(struct bale_pq_rows *r);
+
+/** A pass over the Parquet file @fd for the feed (bale_stream_pass_fn):
+ *  each row with an image a member, its ordinal the row's, its bytes
+ *  the image's. */
+int bale_pq_stream_pass(int fd, bale_stream_member_fn fn, void *ctx,
+    uint64_t *met, struct bale_errbuf *err);
+
+#endif

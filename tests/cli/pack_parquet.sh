@@ -1,0 +1,92 @@
+#!/bin/bash
+# Parquet files as the source (tests/parquet/fixtures: written by
+# hyparquet-writer and DuckDB from tree.tar, not by bale): each packs
+# into the same files, byte for byte, as the tree the rows came from, in
+# every format built in (the same samples, order, labels, class names
+# and bytes); shuffled with a window that takes several passes, as the
+# shuffled tree; several files as one dataset, in order; rows that
+# cannot be packed skipped with their reason; files that disagree, lack
+# labels or are damaged refused with a clear message and no output.
+. "$TESTS/cli/lib.sh"
+formats=$(writers | tr ',' '\n' | grep -E '^(wds|lmdb|hdf5)$' | paste -sd, -)
+[ -n "$formats" ] || { echo "skipped: no format that writes is built in"; exit 77; }
+F="$TESTS/parquet/fixtures"
+mkdir "$T/tree"
+tar -xf "$F/tree.tar" -C "$T/tree"
+
+"$BALE" pack "$T/tree" -f "$formats" -o "$T/tree-out" -q
+for p in hf-snappy duckdb-zstd duckdb-gzip-v2; do
+    run "$BALE" pack "$F/$p.parquet" -f "$formats" -o "$T/$p" \
+        --report "$T/$p.json"
+    expect_status 0
+    expect_stderr "40 samples"
+    same_files "$T/tree-out" "$T/$p"
+    "$PY" -c 'import json, sys
+assert json.load(open(sys.argv[1]))["source_kind"] == "parquet"' "$T/$p.json" ||
+        fail "$p: not read as Parquet"
+done
+
+if writers | grep -qw wds; then
+    # shuffled, within a window of a few rows: several passes, the
+    # shuffled tree's output
+    "$BALE" pack "$T/tree" -f wds -o "$T/tree-shuffled" -q --shuffle \
+        --seed 5
+    run "$BALE" pack "$F/hf-snappy.parquet" -f wds -o "$T/pq-shuffled" \
+        --shuffle --seed 5 --window 20K --report "$T/shuffled.json"
+    expect_status 0
+    same_files "$T/tree-shuffled" "$T/pq-shuffled"
+    "$PY" -c 'import json, sys
+assert json.load(open(sys.argv[1]))["stream_passes"] > 1' "$T/shuffled.json" ||
+        fail "a shuffled pack in a small window took one pass"
+
+    # several files: one dataset, the files in the order given
+    run "$BALE" pack "$F/duckdb-zstd.parquet" "$F/hf-snappy.parquet" -f wds \
+        -o "$T/two"
+    expect_status 0
+    "$BALE" ls "$T/tree-out" | cut -f3,6 > "$T/one.ls"
+    cat "$T/one.ls" "$T/one.ls" > "$T/twice.ls"
+    "$BALE" ls "$T/two" | cut -f3,6 | cmp -s - "$T/twice.ls" ||
+        fail "two files do not pack as their rows one after the other"
+
+    # rows that cannot be packed: skipped with their reason, exit 3
+    run "$BALE" pack "$F/nulls.parquet" -f wds -o "$T/nulls" --report \
+        "$T/nulls.json"
+    expect_status 3
+    expect_stderr "skipped 'nulls.parquet/1': no image (null)"
+    expect_stderr "skipped 'n00000000/no-bytes.JPEG': no image (null)"
+    expect_stderr "skipped 'n00000000/empty.JPEG': empty image (0 bytes)"
+    expect_stderr "skipped 'n00000000/no-label.JPEG': no label (null)"
+    [ "$("$BALE" ls "$T/nulls" | wc -l)" = 2 ] ||
+        fail "the two whole rows of nulls.parquet are not packed"
+fi
+
+# refused, saying why, with nothing written
+run "$BALE" pack "$F/hf-snappy.parquet" "$F/other-classes.parquet" -f wds \
+    -o "$T/other"
+expect_status 1
+expect_stderr "other-classes.parquet' names other classes than the first file"
+expect_no_output "$T/other"
+run "$BALE" pack "$F/nolabel.parquet" -f wds -o "$T/nolabel"
+expect_status 1
+expect_stderr "no integer 'label' column"
+expect_no_output "$T/nolabel"
+run "$BALE" pack "$F/hf-snappy.parquet" "$T/tree" -f wds -o "$T/mixed"
+expect_status 2
+expect_stderr "several sources must all be Parquet files"
+head -c 6000 "$F/hf-snappy.parquet" > "$T/cut.parquet"
+run "$BALE" pack "$T/cut.parquet" -f wds -o "$T/cut"
+expect_status 1
+expect_stderr "not a Parquet file"
+expect_no_output "$T/cut"
+"$PY" - "$F/hf-snappy.parquet" "$T/damaged.parquet" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+for i in range(3000, 3200):	# inside the first row group's image page
+    data[i] ^= 0x5A
+open(sys.argv[2], "wb").write(data)
+PY
+run "$BALE" pack "$T/damaged.parquet" -f wds -o "$T/damaged"
+expect_status 1
+expect_stderr "damaged.parquet': damaged"
+expect_no_output "$T/damaged"
+echo ok
