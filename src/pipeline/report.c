@@ -9,6 +9,7 @@
 #include "bale_backend_util.h"
 
 #include <jconfig.h>	/* libjpeg-turbo's version, as built against */
+#include <libdeflate.h>
 #include <spng.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,7 @@ void bale_report_json(const struct bale_report *r,
 	bale_json_key(b, "libraries", 0);
 	bale_buf_puts(b, "{");
 	bale_json_kv_str(b, "zlib", zlibVersion(), 1);
+	bale_json_kv_str(b, "libdeflate", LIBDEFLATE_VERSION_STRING, 0);
 	bale_json_kv_str(b, "libspng", spng_version_string(), 0);
 	bale_buf_printf(b, ",\"libjpeg-turbo\":\"%d.%d.%d\"",
 	    LIBJPEG_TURBO_VERSION_NUMBER / 1000000,
