@@ -37,6 +37,9 @@ static const char pack_help[] =
 "archives pack as one dataset. SRC may be an output to convert: bale's\n"
 "LMDB, HDF5 file or shard list, a Caffe LMDB, or WebDataset shards (a\n"
 "folder of .tar or .tar.gz files, a brace pattern 'a-{000..009}.tar').\n"
+"SRC may be Parquet files as Hugging Face datasets are published (an\n"
+"image struct and a label column; several files, a folder of them, a\n"
+"pattern 'train-*.parquet'): rows in order, the dataset's class names.\n"
 "\n";
 
 static const char pack_help_options[] =

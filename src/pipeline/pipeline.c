@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,9 +215,22 @@ static int pipe_check_remote_src(struct bale_pipeline *p, const char *path)
 	return rc;
 }
 
+/* Does wildcard pattern @path ('train-*.parquet') match a file? */
+static int pipe_pattern_matches(const char *path)
+{
+	glob_t g;
+	int found;
+
+	if (!strpbrk(path, "*?["))
+		return 0;
+	found = glob(path, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	return found;
+}
+
 /* Every source path named is there: a missing one is a mistyped
  * argument, told before anything else (a brace pattern names shards:
- * its kind checks them). */
+ * its kind checks them; a wildcard pattern must match a file). */
 static int pipe_check_srcs(struct bale_pipeline *p,
     const struct bale_pack_opts *o)
 {
@@ -230,7 +244,8 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 				return p->err.rc;
 			continue;
 		}
-		if (strchr(path, '{') || stat(path, &sb) == 0)
+		if (strchr(path, '{') || stat(path, &sb) == 0 ||
+		    pipe_pattern_matches(path))
 			continue;
 		bale_errbuf_set(&p->err, errno == ENOENT ? BALE_ENOENT :
 		    BALE_EIO, "source '%s': %s", path, strerror(errno));

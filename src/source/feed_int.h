@@ -31,9 +31,11 @@ enum feed_state {
  * is larger than a window of small members; 2 MiB. */
 #define FEED_RING ((uint64_t)65536)
 
-/* A packed output is read once, in output order: the bytes read ahead
- * only have to keep the workers busy (their own window holds the rest),
- * so the feed holds at most this much of them. */
+/* A packed output is read once, in output order, and so are streams
+ * whose members the output wants in their order (a Parquet file not
+ * shuffled, a tar in torchvision's order): the bytes read ahead only
+ * have to keep the workers busy (their own window holds the rest), so
+ * the feed holds at most this much of them. */
 #define FEED_PACKED_BOUND ((size_t)8 << 20)
 
 #define FEED_NO_STREAM UINT32_MAX
@@ -70,6 +72,8 @@ struct bale_stream_feed {
 	size_t nstreams;
 	size_t *stream_at_fd;	/* 1 + its stream, by fd; 0: none */
 	int packed;		/* a packed output's samples, read by: */
+	int in_order;		/* the positions fed come in the streams'
+				 * order: one pass, whatever the bound */
 	struct bale_reader *reader;
 	const struct bale_walk *walk;
 	struct bale_order order;	/* the run's */

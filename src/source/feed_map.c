@@ -99,6 +99,7 @@ int bale_feed_map(struct bale_stream_feed *f)
 {
 	struct bale_walk_member m;
 	const struct feed_stream *s;
+	uint64_t last = 0;
 	uint64_t i;
 	int rc;
 
@@ -108,9 +109,13 @@ int bale_feed_map(struct bale_stream_feed *f)
 		return BALE_OK;
 	}
 	rc = feed_find_streams(f);
+	f->in_order = 1;
 	for (i = 0; rc == BALE_OK && i < f->count; i++)
 		if (feed_member_of(f, i, &m)) {
 			s = &f->streams[feed_stream_index(f, &m)];
+			/* ordinals, and so positions, in stream order? */
+			f->in_order &= s->base + m.offset + 1 > last;
+			last = s->base + m.offset + 1;
 			f->index_of[s->base + m.offset] = (uint32_t)(i + 1);
 		}
 	return rc;

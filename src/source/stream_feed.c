@@ -230,6 +230,8 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 		bound = FEED_PACKED_BOUND;
 	f = feed_new(w, order, packed, first, n, bound);
 	rc = f ? bale_feed_map(f) : BALE_ENOMEM;
+	if (rc == BALE_OK && f->in_order && f->bound > FEED_PACKED_BOUND)
+		f->bound = FEED_PACKED_BOUND;
 	if (rc == BALE_OK && f->unread == 0) {
 		bale_stream_feed_free(f, NULL);	/* nothing to feed */
 		return BALE_OK;

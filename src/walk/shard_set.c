@@ -1,7 +1,8 @@
-/* shard_set.c - which sources name a set of WebDataset shards: a folder
- * holding .tar files (compressed or not) and no subfolder (an ImageFolder
- * tree has class folders), or a brace pattern as webdataset takes it
- * ("train-{000000..000146}.tar", "{a,b}.tar"). */
+/* shard_set.c - which sources name a set of files (WebDataset shards,
+ * Parquet files): a folder holding such files and no subfolder (an
+ * ImageFolder tree has class folders), a brace pattern as webdataset
+ * takes it ("train-{000000..000146}.tar", "{a,b}.tar"), or a wildcard
+ * pattern ('train-*.parquet') no file is named. */
 #include "shard_set.h"
 
 #include "bale.h"
@@ -9,6 +10,7 @@
 #include "walk.h"
 
 #include <dirent.h>
+#include <glob.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +71,10 @@ static int shard_is_name(const char *name)
 	return 0;
 }
 
-/* The shard files of folder @dir, sorted; 0 when it has a subfolder (or
- * no shard): then it is not a shard folder. */
-static int shard_folder(const char *dir, struct shard_names *s)
+/* The files of folder @dir that @want takes, sorted; 0 when it has a
+ * subfolder (or no such file): then it is not a folder of them. */
+static int shard_folder(const char *dir, int (*want)(const char *name),
+    struct shard_names *s)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -92,7 +95,7 @@ static int shard_folder(const char *dir, struct shard_names *s)
 		if (stat(path, &st) != 0)
 			st.st_mode = 0;	/* gone, or a broken link */
 		subdir = S_ISDIR(st.st_mode);
-		if (S_ISREG(st.st_mode) && shard_is_name(de->d_name))
+		if (S_ISREG(st.st_mode) && want(de->d_name))
 			shard_add(s, path);
 		else
 			free(path);
@@ -217,8 +220,26 @@ void bale_shard_set_free(char **paths, size_t n)
 	free(paths);
 }
 
-int bale_shard_set(const char *src, char ***paths, size_t *n,
-    struct bale_errbuf *err)
+/* The files a wildcard pattern ('train-*.parquet') matches, that @want
+ * takes, sorted by name. */
+static int shard_glob(const char *pattern, int (*want)(const char *name),
+    struct shard_names *s)
+{
+	glob_t g;
+	size_t i;
+
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++)
+		if (want(g.gl_pathv[i]))
+			shard_add(s, strdup(g.gl_pathv[i]));
+	globfree(&g);
+	qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
+	return s->n > 0;
+}
+
+int bale_file_set(const char *src, int (*want)(const char *name),
+    char ***paths, size_t *n, struct bale_errbuf *err)
 {
 	struct shard_names s = { NULL, 0, 0, 0 };
 	struct stat st;
@@ -227,12 +248,12 @@ int bale_shard_set(const char *src, char ***paths, size_t *n,
 	*paths = NULL;
 	*n = 0;
 	if (stat(src, &st) == 0)
-		found = S_ISDIR(st.st_mode) && shard_folder(src, &s);
+		found = S_ISDIR(st.st_mode) && shard_folder(src, want, &s);
 	else if (strchr(src, '{') && strchr(src, '}')) {
 		shard_expand(&s, "", src);
 		found = 1;
 	} else
-		found = 0;
+		found = strpbrk(src, "*?[") && shard_glob(src, want, &s);
 	if (s.nomem || s.n > SHARD_MAX_NAMES) {
 		bale_shard_set_free(s.v, s.n);
 		return s.nomem ? bale_errbuf_set(err, BALE_ENOMEM, "no memory")
@@ -246,4 +267,10 @@ int bale_shard_set(const char *src, char ***paths, size_t *n,
 	*paths = s.v;
 	*n = s.n;
 	return 1;
+}
+
+int bale_shard_set(const char *src, char ***paths, size_t *n,
+    struct bale_errbuf *err)
+{
+	return bale_file_set(src, shard_is_name, paths, n, err);
 }

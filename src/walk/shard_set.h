@@ -1,5 +1,5 @@
-/* shard_set.h - a source naming a set of WebDataset shards: a folder of
- * .tar files (and no subfolder), or a brace pattern. */
+/* shard_set.h - a source naming a set of files: a folder of them (and
+ * no subfolder), a brace or a wildcard pattern. */
 #ifndef BALE_SHARD_SET_H
 #define BALE_SHARD_SET_H
 
@@ -13,6 +13,11 @@
  *  @src names no shard set, or BALE_ENOMEM / BALE_EINVAL with @err */
 int bale_shard_set(const char *src, char ***paths, size_t *n,
     struct bale_errbuf *err);
+
+/** The files @src names whose names @want takes, as bale_shard_set()
+ *  finds shards (a wildcard pattern too: 'train-*.parquet'). */
+int bale_file_set(const char *src, int (*want)(const char *name),
+    char ***paths, size_t *n, struct bale_errbuf *err);
 
 void bale_shard_set_free(char **paths, size_t n);
 

@@ -11,6 +11,7 @@
 #include "bale.h"
 #include "bale_store.h"
 #include "parquet_rows.h"
+#include "shard_set.h"
 #include "walk_int.h"
 
 #include <inttypes.h>
@@ -21,12 +22,19 @@
 
 extern const struct bale_source_kind bale_source_parquet;
 
+/* A Parquet file's name: *.parquet. */
+static int parquet_is_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 8 && strcasecmp(name + len - 8, ".parquet") == 0;
+}
+
 /* Is @path a Parquet file: named *.parquet, its first bytes "PAR1"?
  * (The name first: other sources, objects in a store above all, are
  * not opened for a look.) */
 static int parquet_is(const char *path)
 {
-	size_t len = strlen(path);
 	unsigned char head[4];
 	struct bale_errbuf why;
 	uint64_t size;
@@ -34,7 +42,7 @@ static int parquet_is(const char *path)
 	int fd;
 	int is;
 
-	if (len < 8 || strcasecmp(path + len - 8, ".parquet") != 0)
+	if (!parquet_is_name(path))
 		return 0;
 	fd = bale_store_fd_open(path, &size, &why);
 	if (fd < 0)
@@ -45,20 +53,66 @@ static int parquet_is(const char *path)
 	return is;
 }
 
+/* Add @path to the files found. @return 0, or -1 without memory */
+static int parquet_found(struct bale_source *s, const char *path)
+{
+	char *copy = strdup(path);
+	char **more = copy ? realloc(s->found, (s->nfound + 1) *
+	    sizeof(*s->found)) : NULL;
+
+	if (!more) {
+		free(copy);
+		return -1;
+	}
+	s->found = more;
+	s->found[s->nfound++] = copy;
+	return 0;
+}
+
+/* The Parquet files SRC argument @src names (itself, a folder of them,
+ * a pattern) into s->found. @return 1, 0 when it names none, or an
+ * error */
+static int parquet_expand(struct bale_source *s, const char *src,
+    struct bale_errbuf *err)
+{
+	char **paths;
+	size_t n, i;
+	int rc = bale_file_set(src, parquet_is_name, &paths, &n, err);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return parquet_is(src) ? (parquet_found(s, src) ? BALE_ENOMEM :
+		    1) : 0;
+	for (i = 0; i < n && rc == 1; i++)
+		rc = !parquet_is(paths[i]) ? bale_errbuf_set(err, BALE_EINVAL,
+		    "'%s': not a Parquet file", paths[i]) :
+		    parquet_found(s, paths[i]) ? BALE_ENOMEM : 1;
+	bale_shard_set_free(paths, n);
+	return rc;
+}
+
 static int parquet_probe(const struct bale_source_kind *self,
     struct bale_source *s, struct bale_errbuf *err)
 {
 	size_t i;
+	int rc = 1;
 
 	(void)self;
-	if (s->npaths == 0 || !parquet_is(s->paths[0]))
-		return 0;
-	for (i = 1; i < s->npaths; i++)
-		if (!parquet_is(s->paths[i]))
-			return bale_errbuf_set(err, BALE_EINVAL, "'%s': "
-			    "several sources must all be Parquet files",
-			    s->paths[i]);
-	return 1;
+	for (i = 0; rc == 1 && i < s->npaths; i++) {
+		rc = parquet_expand(s, s->paths[i], err);
+		if (rc == 0 && i > 0)
+			rc = bale_errbuf_set(err, BALE_EINVAL, "'%s': several "
+			    "sources must all be Parquet files", s->paths[i]);
+	}
+	if (rc == BALE_ENOMEM)
+		bale_errbuf_set(err, rc, "no memory");
+	if (rc != 1) {	/* none found: nothing kept */
+		bale_shard_set_free(s->found, s->nfound);
+		s->found = NULL;
+		s->nfound = 0;
+	}
+	return s->npaths ? rc : 0;
 }
 
 /* The JSON array of the label's ClassLabel names in the huggingface
@@ -142,7 +196,8 @@ static int parquet_take(struct bale_walk *w, const char *name, int fd,
 	else if (row->label < 0 || row->label > WALK_MAX_LABEL)
 		why = "label outside 0..16777216";
 	if (why)
-		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data, why);
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
+		    why);
 	rc = bale_walk_cover_label(w, row->label);
 	if (rc != BALE_OK)
 		return rc;
@@ -220,8 +275,8 @@ static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 	int rc = BALE_OK;
 
 	bale_errbuf_clear(&w->err);
-	for (i = 0; rc == BALE_OK && i < s->npaths; i++)
-		rc = parquet_file(w, s->paths[i], i == 0);
+	for (i = 0; rc == BALE_OK && i < s->nfound; i++)
+		rc = parquet_file(w, s->found[i], i == 0);
 	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 

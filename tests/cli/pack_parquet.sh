@@ -47,6 +47,17 @@ assert json.load(open(sys.argv[1]))["stream_passes"] > 1' "$T/shuffled.json" ||
     cat "$T/one.ls" "$T/one.ls" > "$T/twice.ls"
     "$BALE" ls "$T/two" | cut -f3,6 | cmp -s - "$T/twice.ls" ||
         fail "two files do not pack as their rows one after the other"
+    # the same named by a folder of them, or by a pattern bale expands
+    mkdir "$T/files"
+    cp "$F/duckdb-zstd.parquet" "$T/files/train-0.parquet"
+    cp "$F/hf-snappy.parquet" "$T/files/train-1.parquet"
+    "$BALE" pack "$T/files" -f wds -o "$T/folder" -q
+    same_files "$T/two" "$T/folder"
+    "$BALE" pack "$T/files/train-*.parquet" -f wds -o "$T/pattern" -q
+    same_files "$T/two" "$T/pattern"
+    run "$BALE" pack "$T/files/test-*.parquet" -f wds -o "$T/none"
+    expect_status 2
+    expect_stderr "test-*.parquet': No such file or directory"
 
     # rows that cannot be packed: skipped with their reason, exit 3
     run "$BALE" pack "$F/nulls.parquet" -f wds -o "$T/nulls" --report \
