@@ -17,6 +17,12 @@ static int columns_is_binary(const struct bale_pq_leaf *l)
 	    l->max_rep == 0;	/* 0: UTF8 */
 }
 
+static int columns_is_text(const struct bale_pq_leaf *l)
+{
+	return l->type == BALE_PQ_BYTE_ARRAY && l->converted == 0 &&
+	    l->max_rep == 0;
+}
+
 static int columns_is_integer(const struct bale_pq_leaf *l)
 {
 	return (l->type == BALE_PQ_INT32 || l->type == BALE_PQ_INT64) &&
@@ -55,7 +61,9 @@ int bale_pq_columns_find(const struct bale_pq_meta *m,
 	    m->leaves[c->path].max_rep != 0))
 		c->path = -1;
 	k = bale_pq_meta_leaf(m, "label");
-	c->label = k >= 0 && columns_is_integer(&m->leaves[k]) ? k : -1;
+	c->label_text = k >= 0 && columns_is_text(&m->leaves[k]);
+	c->label = k >= 0 && (columns_is_integer(&m->leaves[k]) ||
+	    c->label_text) ? k : -1;
 	return BALE_OK;
 }
 
@@ -143,7 +151,28 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 	}
 	row->has_label = got[ROW_LABEL];
 	row->label = v[ROW_LABEL].i;
+	if (got[ROW_LABEL] && r->c.label_text) {
+		row->label_text = v[ROW_LABEL].bytes ? v[ROW_LABEL].bytes :
+		    (const unsigned char *)"";
+		row->label_len = v[ROW_LABEL].len;
+	}
 	return 1;
+}
+
+int bale_pq_rows_at_group(const struct bale_pq_rows *r, uint64_t *first,
+    uint64_t *n)
+{
+	if (r->left > 0 || r->group >= r->m->ngroups)
+		return 0;
+	*first = r->ordinal;
+	*n = (uint64_t)r->m->groups[r->group].num_rows;
+	return 1;
+}
+
+void bale_pq_rows_skip_group(struct bale_pq_rows *r)
+{
+	r->ordinal += (uint64_t)r->m->groups[r->group].num_rows;
+	r->group++;
 }
 
 void bale_pq_rows_close(struct bale_pq_rows *r)
@@ -151,8 +180,22 @@ void bale_pq_rows_close(struct bale_pq_rows *r)
 	rows_close_group(r);
 }
 
-int bale_pq_stream_pass(int fd, bale_stream_member_fn fn, void *ctx,
-    uint64_t *met, struct bale_errbuf *err)
+/* Pass over the row groups ahead none of whose rows @wants. */
+static void stream_skip_unwanted(struct bale_pq_rows *r,
+    bale_stream_wants_fn wants, void *ctx, uint64_t *met)
+{
+	uint64_t first, n;
+
+	while (wants && bale_pq_rows_at_group(r, &first, &n) &&
+	    !wants(ctx, first, n)) {
+		bale_pq_rows_skip_group(r);
+		*met += n;
+	}
+}
+
+int bale_pq_stream_pass(int fd, bale_stream_member_fn fn,
+    bale_stream_wants_fn wants, void *ctx, uint64_t *met,
+    struct bale_errbuf *err)
 {
 	struct bale_stream_member mb;
 	struct bale_pq_columns c;
@@ -171,8 +214,11 @@ int bale_pq_stream_pass(int fd, bale_stream_member_fn fn, void *ctx,
 		return rc;
 	}
 	bale_pq_rows_open(&r, fd, &m, &c);
-	while (rc == BALE_OK && (rc = bale_pq_rows_next(&r, &row, err)) > 0) {
-		rc = BALE_OK;
+	for (;;) {
+		stream_skip_unwanted(&r, wants, ctx, met);
+		rc = bale_pq_rows_next(&r, &row, err);
+		if (rc <= 0)
+			break;
 		(*met)++;
 		if (!row.bytes)
 			continue;
@@ -183,6 +229,8 @@ int bale_pq_stream_pass(int fd, bale_stream_member_fn fn, void *ctx,
 		mb.ordinal = row.ordinal;
 		mb.bytes = row.bytes;
 		rc = fn(ctx, NULL, &mb);
+		if (rc != BALE_OK)
+			break;
 	}
 	bale_pq_rows_close(&r);
 	bale_pq_meta_release(&m);

@@ -18,12 +18,14 @@ struct bale_pq_columns {
 	long image;
 	long path;
 	long label;
+	int label_text;		/* the label column holds class names */
 };
 
 /** The columns of @m: the image's bytes ("image.bytes", else the one
  *  binary column that is not text), its path ("image.path") and the
- *  label ("label", an integer column). @return BALE_OK, or BALE_EINPUT
- *  with @err saying why (no image column, or several to choose from) */
+ *  label ("label": an integer column, or a text one naming classes).
+ *  @return BALE_OK, or BALE_EINPUT with @err saying why (no image
+ *  column, or several to choose from) */
 int bale_pq_columns_find(const struct bale_pq_meta *m,
     struct bale_pq_columns *c, struct bale_errbuf *err);
 
@@ -35,7 +37,9 @@ struct bale_pq_row {
 	const unsigned char *path;	/* NULL: none */
 	uint32_t path_len;
 	int has_label;
-	int64_t label;
+	int64_t label;		/* an integer label's */
+	const unsigned char *label_text;	/* a text label's */
+	uint32_t label_len;
 };
 
 /* A file's rows, read in turn. */
@@ -61,12 +65,21 @@ void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
 int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
     struct bale_errbuf *err);
 
+/** Between row groups: 1 with the next one's first row and row count
+ *  in *@first and *@n, 0 inside a group or past the last. */
+int bale_pq_rows_at_group(const struct bale_pq_rows *r, uint64_t *first,
+    uint64_t *n);
+
+/** Pass over the row group bale_pq_rows_at_group() told, unread. */
+void bale_pq_rows_skip_group(struct bale_pq_rows *r);
+
 void bale_pq_rows_close(struct bale_pq_rows *r);
 
 /** A pass over the Parquet file @fd for the feed (bale_stream_pass_fn):
  *  each row with an image a member, its ordinal the row's, its bytes
- *  the image's. */
-int bale_pq_stream_pass(int fd, bale_stream_member_fn fn, void *ctx,
-    uint64_t *met, struct bale_errbuf *err);
+ *  the image's; a row group none of whose rows @wants is not read. */
+int bale_pq_stream_pass(int fd, bale_stream_member_fn fn,
+    bale_stream_wants_fn wants, void *ctx, uint64_t *met,
+    struct bale_errbuf *err);
 
 #endif

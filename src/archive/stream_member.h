@@ -32,11 +32,19 @@ struct bale_stream_member {
 typedef int (*bale_stream_member_fn)(void *ctx, struct bale_tar_stream *s,
     const struct bale_stream_member *m);
 
-/** A pass over the archive @fd front to back, each member to @fn.
+/** Does the pass want any of the @n members from ordinal @first on?
+ *  (An archive that can skip a stretch unread asks: a Parquet file's
+ *  row group.) */
+typedef int (*bale_stream_wants_fn)(void *ctx, uint64_t first, uint64_t n);
+
+/** A pass over the archive @fd front to back, each member to @fn; the
+ *  stretches @wants (NULL: all) says no member of are passed over, if
+ *  the archive can, or met as any other.
  *  @return BALE_OK at its end; BALE_EINPUT when it is damaged (@err
  *  says how, and *@met how many members were met before); BALE_ENOMEM;
  *  or what @fn returned */
 typedef int (*bale_stream_pass_fn)(int fd, bale_stream_member_fn fn,
-    void *ctx, uint64_t *met, struct bale_errbuf *err);
+    bale_stream_wants_fn wants, void *ctx, uint64_t *met,
+    struct bale_errbuf *err);
 
 #endif

@@ -35,7 +35,26 @@ struct feed_pass {
 	const struct feed_stream *s;
 };
 
-/* bale_tar_stream_scan callback. */
+/* The pass's wants: is one of the members @first.. @first + @n - 1 of
+ * the stream still to be read? */
+static int feed_wants(void *ctx, uint64_t first, uint64_t n)
+{
+	struct feed_pass *p = ctx;
+	struct bale_stream_feed *f = p->f;
+	uint64_t o, end = first + n < p->s->nord ? first + n : p->s->nord;
+	uint32_t i;
+	int wanted = 0;
+
+	pthread_mutex_lock(&f->lock);
+	for (o = first; !wanted && o < end; o++) {
+		i = f->index_of[p->s->base + o];
+		wanted = i && bale_feed_state(f, i - 1) == FEED_EMPTY;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return wanted;
+}
+
+/* The pass's callback: a member met. */
 static int feed_member(void *ctx, struct bale_tar_stream *ts,
     const struct bale_stream_member *m)
 {
@@ -136,7 +155,7 @@ static int feed_pass(struct bale_stream_feed *f, struct feed_stream *s)
 	uint64_t met;
 	int rc;
 
-	rc = s->pass(s->fd, feed_member, &p, &met, &err);
+	rc = s->pass(s->fd, feed_member, feed_wants, &p, &met, &err);
 	if (rc == FEED_ALL_READ || rc == BALE_EINTR || rc == BALE_OK)
 		return rc;
 	feed_fail_rest(f, s, err.msg);

@@ -303,6 +303,15 @@ static int compressed_tar_sniff(int fd, uint64_t size,
 	return 1;
 }
 
+/* The feed's pass: a compressed stream cannot skip a stretch. */
+static int compressed_tar_pass(int fd, bale_stream_member_fn fn,
+    bale_stream_wants_fn wants, void *ctx, uint64_t *met,
+    struct bale_errbuf *err)
+{
+	(void)wants;
+	return bale_tar_stream_scan(fd, fn, ctx, met, err);
+}
+
 const struct bale_source_kind bale_source_compressed_tar = {
 	.name = "compressed_tar",
 	.what = "a compressed tar",
@@ -313,5 +322,5 @@ const struct bale_source_kind bale_source_compressed_tar = {
 	.sniff = compressed_tar_sniff,
 	.list = compressed_tar_list,
 	.read = NULL,	/* members come from the feed */
-	.stream = bale_tar_stream_scan,
+	.stream = compressed_tar_pass,
 };

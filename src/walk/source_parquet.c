@@ -1,18 +1,17 @@
 /* source_parquet.c - Parquet files as the source, as the Hugging Face
  * datasets library writes them (parquet_rows.h): every row with an
  * image is a sample, in file and row order; its label is the label
- * column's, and the class names are those of the ClassLabel in the
- * files' `huggingface` metadata. A row's size is known only once its
- * page is decompressed, so the walk reads every row once to list it,
- * and the feed reads the files again, front to back (several passes
- * only when the output's order is not theirs: --shuffle). */
+ * column's (the class names: parquet_classes.c). A row's size is known
+ * only once its page is decompressed, so the walk reads every row once
+ * to list it, and the feed reads the files again, front to back
+ * (several passes only when the output's order is not theirs:
+ * --shuffle; the row groups a --part does not pack are not read). */
 #include "kind.h"
 
 #include "bale.h"
 #include "bale_store.h"
-#include "parquet_rows.h"
+#include "parquet_walk.h"
 #include "shard_set.h"
-#include "walk_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -115,66 +114,21 @@ static int parquet_probe(const struct bale_source_kind *self,
 	return s->npaths ? rc : 0;
 }
 
-/* The JSON array of the label's ClassLabel names in the huggingface
- * metadata of @m, or NULL. */
-static const char *parquet_names_json(const struct bale_pq_meta *m,
-    const char **end)
+/* The label of @row: its number, or its text's class (-1: none). */
+static int64_t parquet_label(const struct bale_walk *w,
+    const struct pq_file *f, const struct bale_pq_row *row)
 {
-	const char *hf = bale_pq_meta_value(m, "huggingface");
-	const char *v, *vend;
-
-	if (!hf)
-		return NULL;
-	vend = hf + strlen(hf);
-	v = bale_jsonr_find(hf, vend, "info", &vend);
-	v = v ? bale_jsonr_find(v, vend, "features", &vend) : NULL;
-	v = v ? bale_jsonr_find(v, vend, "label", &vend) : NULL;
-	v = v ? bale_jsonr_find(v, vend, "names", &vend) : NULL;
-	*end = vend;
-	return v && *v == '[' ? v : NULL;
+	if (f->c.label_text)
+		return bale_pq_walk_label(w, row->label_text, row->label_len);
+	return row->label;
 }
 
-/* The class names of file @path (@m) into the walk: the first file's
- * name them, every other file must name the same. */
-static int parquet_classes(struct bale_walk *w, const struct bale_pq_meta *m,
-    const char *path, int first)
+/* Row @row of file @f (named @name) into the walk, or noted skipped
+ * with why. */
+static int parquet_take(struct bale_walk *w, const struct pq_file *f,
+    const char *name, const struct bale_pq_row *row, struct bale_buf *path)
 {
-	const char *end, *v, *vend;
-	const char *cur = parquet_names_json(m, &end);
-	size_t k = 0;
-	char *name;
-	int same = 1;
-
-	while (cur && (v = bale_jsonr_next(&cur, end, &vend)) != NULL) {
-		name = bale_jsonr_string(v, vend);
-		if (!name)
-			return bale_errbuf_set(&w->err, BALE_EINPUT, "walk: "
-			    "'%s': a class name of its metadata is not a "
-			    "string", path);
-		if (first && bale_walk_cover_label(w, (int64_t)k) != BALE_OK) {
-			free(name);
-			return bale_walk_nomem(w);
-		}
-		if (first)
-			w->classes[k] = name;
-		else
-			same &= k < w->nclasses && w->classes[k] &&
-			    strcmp(w->classes[k], name) == 0;
-		if (!first)
-			free(name);
-		k++;
-	}
-	if (!first && (!same || k != w->nclasses))
-		return bale_errbuf_set(&w->err, BALE_EINPUT, "walk: '%s' names "
-		    "other classes than the first file", path);
-	return BALE_OK;
-}
-
-/* Row @row of file @name (descriptor @fd) into the walk, or noted
- * skipped with why. */
-static int parquet_take(struct bale_walk *w, const char *name, int fd,
-    const struct bale_pq_row *row, struct bale_buf *path)
-{
+	int64_t label = row->has_label ? parquet_label(w, f, row) : -1;
 	struct bale_walk_member m;
 	const char *why = NULL;
 	int rc;
@@ -193,90 +147,96 @@ static int parquet_take(struct bale_walk *w, const char *name, int fd,
 		why = "empty image (0 bytes)";
 	else if (!row->has_label)
 		why = "no label (null)";
-	else if (row->label < 0 || row->label > WALK_MAX_LABEL)
-		why = "label outside 0..16777216";
+	else if (label < 0 || label > WALK_MAX_LABEL)
+		why = f->c.label_text ? "its label names no class" :
+		    "label outside 0..16777216";
 	if (why)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
 		    why);
-	rc = bale_walk_cover_label(w, row->label);
+	rc = bale_walk_cover_label(w, label);
 	if (rc != BALE_OK)
 		return rc;
 	memset(&m, 0, sizeof(m));
 	m.kind = &bale_source_parquet;
-	m.fd = fd;
+	m.fd = f->fd;
 	m.offset = row->ordinal;
 	m.size = m.csize = row->len;
-	rc = bale_walk_add_located(w, path->data, row->label, &m);
+	rc = bale_walk_add_located(w, path->data, label, &m);
 	/* rows keep their order: seal as it goes */
 	if (rc == BALE_OK && w->nitems >= WALK_SEAL_EVERY)
 		rc = bale_walk_seal(w);
 	return rc;
 }
 
-/* The rows of file @path (@m, open at @fd) into the walk. */
-static int parquet_rows(struct bale_walk *w, const char *path, int fd,
-    const struct bale_pq_meta *m)
+/* The rows of file @f into the walk. */
+static int parquet_rows(struct bale_walk *w, const struct pq_file *f)
 {
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
+	const char *slash = strrchr(f->path, '/');
+	const char *name = slash ? slash + 1 : f->path;
 	struct bale_buf scratch = BALE_BUF_INIT;
-	struct bale_pq_columns c;
 	struct bale_pq_rows r;
 	struct bale_pq_row row;
 	struct bale_errbuf err;
-	int rc = bale_pq_columns_find(m, &c, &err);
+	int rc;
 
-	if (rc == BALE_OK && c.label < 0)
-		rc = bale_errbuf_set(&err, BALE_EINPUT, "no integer 'label' "
-		    "column");
-	if (rc != BALE_OK)
-		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", path,
-		    err.msg);
-	bale_pq_rows_open(&r, fd, m, &c);
+	bale_pq_rows_open(&r, f->fd, &f->m, &f->c);
 	while ((rc = bale_pq_rows_next(&r, &row, &err)) > 0) {
 		rc = bale_walk_stopped(w) ? BALE_EINTR :
-		    parquet_take(w, name, fd, &row, &scratch);
+		    parquet_take(w, f, name, &row, &scratch);
 		if (rc != BALE_OK)
 			break;
 	}
 	bale_pq_rows_close(&r);
 	bale_buf_release(&scratch);
 	if (rc < 0 && !w->err.rc)
-		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", path,
+		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
 		    err.msg);
 	return rc;
 }
 
-static int parquet_file(struct bale_walk *w, const char *path, int first)
+/* Open file @f->path for the walk, its footer and columns read. */
+static int parquet_open(struct bale_walk *w, struct pq_file *f)
 {
-	struct bale_pq_meta m;
 	struct bale_errbuf err;
 	uint64_t size = 0;
-	int fd;
-	int rc = bale_walk_open_file(w, path, &size);
+	int rc = bale_walk_open_file(w, f->path, &size);
 
 	if (rc != BALE_OK)
 		return rc;
-	fd = w->archives[w->narchives - 1];
-	rc = bale_pq_meta_read(&m, fd, size, &err);
+	f->fd = w->archives[w->narchives - 1];
+	rc = bale_pq_meta_read(&f->m, f->fd, size, &err);
 	if (rc != BALE_OK)
-		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", path,
+		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
 		    err.msg);
-	rc = parquet_classes(w, &m, path, first);
-	if (rc == BALE_OK)
-		rc = parquet_rows(w, path, fd, &m);
-	bale_pq_meta_release(&m);
-	return rc;
+	rc = bale_pq_columns_find(&f->m, &f->c, &err);
+	if (rc == BALE_OK && f->c.label < 0)
+		rc = bale_errbuf_set(&err, BALE_EINPUT, "no 'label' column "
+		    "(of integers, or of class names)");
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
+		    err.msg);
+	return BALE_OK;
 }
 
 static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 {
-	size_t i;
-	int rc = BALE_OK;
+	struct pq_file *files = calloc(s->nfound ? s->nfound : 1,
+	    sizeof(*files));
+	size_t i, opened = 0;
+	int rc = files ? BALE_OK : bale_walk_nomem(w);
 
 	bale_errbuf_clear(&w->err);
+	for (i = 0; rc == BALE_OK && i < s->nfound; i++, opened++) {
+		files[i].path = s->found[i];
+		rc = parquet_open(w, &files[i]);
+	}
+	if (rc == BALE_OK)
+		rc = bale_pq_walk_classes(w, files, s->nfound);
 	for (i = 0; rc == BALE_OK && i < s->nfound; i++)
-		rc = parquet_file(w, s->found[i], i == 0);
+		rc = parquet_rows(w, &files[i]);
+	for (i = 0; i < opened; i++)
+		bale_pq_meta_release(&files[i].m);
+	free(files);
 	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
 }
 

@@ -3,7 +3,7 @@
 # hyparquet-writer and DuckDB from tree.tar, not by bale): each packs
 # into the same files, byte for byte, as the tree the rows came from, in
 # every format built in (the same samples, order, labels, class names
-# and bytes); shuffled with a window that takes several passes, as the
+# and bytes); labels given as class names; --part and merge; shuffled with a window that takes several passes, as the
 # shuffled tree; several files as one dataset, in order; rows that
 # cannot be packed skipped with their reason; files that disagree, lack
 # labels or are damaged refused with a clear message and no output.
@@ -59,6 +59,33 @@ assert json.load(open(sys.argv[1]))["stream_passes"] > 1' "$T/shuffled.json" ||
     expect_status 2
     expect_stderr "test-*.parquet': No such file or directory"
 
+    # labels as class names (text), the last class's rows first: the
+    # classes are the names sorted (torchvision's), each row labelled
+    # with its name's place
+    run "$BALE" pack "$F/duckdb-text-labels.parquet" -f wds -o "$T/text"
+    expect_status 0
+    "$BALE" ls "$T/text" | cut -f3,6 | sort > "$T/text.ls"
+    sort "$T/one.ls" | cmp -s - "$T/text.ls" ||
+        fail "text labels give other labels than the tree's classes"
+    [ "$("$BALE" ls "$T/text" | head -1 | cut -f3)" = 2 ] ||
+        fail "the rows of text labels were not kept in file order"
+    "$PY" - "$T/text/data-shards.json" "$T/tree-out/data-shards.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p))["bale"]["classes"] for p in sys.argv[1:])
+assert a == b, (a, b)
+PY
+        fail "text labels name other classes than the tree's"
+
+    # three parts (each reads only the row groups it packs) merge into
+    # the whole run's samples
+    for i in 0 1 2; do
+        "$BALE" pack "$F/hf-snappy.parquet" -f wds -o "$T/part$i" \
+            --part "$i/3" -q
+    done
+    "$BALE" merge "$T/merged" "$T/part0" "$T/part1" "$T/part2" >/dev/null
+    "$BALE" ls "$T/merged" | cmp -s - <("$BALE" ls "$T/hf-snappy") ||
+        fail "three parts do not merge into the whole run's samples"
+
     # rows that cannot be packed: skipped with their reason, exit 3
     run "$BALE" pack "$F/nulls.parquet" -f wds -o "$T/nulls" --report \
         "$T/nulls.json"
@@ -79,7 +106,7 @@ expect_stderr "other-classes.parquet' names other classes than the first file"
 expect_no_output "$T/other"
 run "$BALE" pack "$F/nolabel.parquet" -f wds -o "$T/nolabel"
 expect_status 1
-expect_stderr "no integer 'label' column"
+expect_stderr "no 'label' column (of integers, or of class names)"
 expect_no_output "$T/nolabel"
 run "$BALE" pack "$F/hf-snappy.parquet" "$T/tree" -f wds -o "$T/mixed"
 expect_status 2

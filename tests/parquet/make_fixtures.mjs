@@ -8,6 +8,8 @@
 //   hf-snappy.parquet     hyparquet-writer: Snappy, 16 rows a row group
 //   duckdb-zstd.parquet   DuckDB: ZSTD, data pages v1
 //   duckdb-gzip-v2.parquet  DuckDB: gzip, data pages v2
+//   duckdb-text-labels.parquet  DuckDB: labels as class names (text),
+//                         rows of the last class first
 //   nulls.parquet, other-classes.parquet, nolabel.parquet
 //                         rows to skip, other class names, no label
 //
@@ -80,6 +82,12 @@ for (const [name, opts] of [
     TO '${q(path.join(out, name))}' (FORMAT parquet, ${opts},
     ROW_GROUP_SIZE 16, KV_METADATA {huggingface: '${q(hf)}'})`)
 }
+// the label as the class's name (text), the last class's rows first:
+// no ClassLabel, so the classes are the names, sorted
+await db.run(`COPY (SELECT image, split_part(image.path, '/', 1) AS label
+  FROM rows ORDER BY label DESC, image.path)
+  TO '${q(path.join(out, 'duckdb-text-labels.parquet'))}'
+  (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 16)`)
 
 // Rows bale must skip, each with its reason (nulls.parquet: a null
 // image, an image with null bytes, an empty image, a null label; the
