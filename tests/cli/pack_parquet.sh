@@ -3,7 +3,8 @@
 # hyparquet-writer and DuckDB from tree.tar, not by bale): each packs
 # into the same files, byte for byte, as the tree the rows came from, in
 # every format built in (the same samples, order, labels, class names
-# and bytes); labels given as class names; --part and merge; shuffled with a window that takes several passes, as the
+# and bytes); labels given as class names; --part and merge; a file
+# over 4 GiB; shuffled with a window that takes several passes, as the
 # shuffled tree; several files as one dataset, in order; rows that
 # cannot be packed skipped with their reason; files that disagree, lack
 # labels or are damaged refused with a clear message and no output.
@@ -97,6 +98,16 @@ PY
     [ "$("$BALE" ls "$T/nulls" | wc -l)" = 2 ] ||
         fail "the two whole rows of nulls.parquet are not packed"
 fi
+
+# a file over 4 GiB (its pages moved past a 4.5 GiB hole, a sparse
+# file: no disk taken) packs as the small one
+"$PY" "$TESTS/parquet/shift_parquet.py" "$F/duckdb-gzip-v2.parquet" \
+    "$T/over4g.parquet" 4831838208
+[ "$(stat -c %s "$T/over4g.parquet")" -gt 4294967296 ] ||
+    fail "the shifted file is not over 4 GiB"
+run "$BALE" pack "$T/over4g.parquet" -f "$formats" -o "$T/over4g"
+expect_status 0
+same_files "$T/tree-out" "$T/over4g"
 
 # refused, saying why, with nothing written
 run "$BALE" pack "$F/hf-snappy.parquet" "$F/other-classes.parquet" -f wds \
