@@ -80,6 +80,11 @@ static const char pack_help_options[] =
 "                        Without it: the top level, or the one top folder\n"
 "                        every image is below when some lie in its\n"
 "                        sub-folders (as 'tar -cf t.tar train' makes)\n"
+"      --image-column COL  Parquet files: the column of image bytes, or\n"
+"                        the struct whose 'bytes' it is (default: 'image',\n"
+"                        else the one binary column)\n"
+"      --label-column COL  Parquet files: the column of labels, integers\n"
+"                        or class names (default: 'label')\n"
 "      --allow-damaged   an archive source damaged part-way (cut short, a\n"
 "                        bad header): pack the members before the damage,\n"
 "                        with a warning (without it the run fails: what\n"
@@ -119,7 +124,8 @@ enum pack_longopt {
 	OPT_NAME = 256, OPT_LIST, OPT_SHUFFLE, OPT_SEED, OPT_WINDOW,
 	OPT_STRICT, OPT_FORCE, OPT_REPORT, OPT_RESUME, OPT_PART, OPT_UPDATE,
 	OPT_RELABEL, OPT_ALLOW_DAMAGED, OPT_VALIDATE,
-	OPT_ARCHIVE_ROOT, OPT_UPLOAD_PART, OPT_UPLOADS,
+	OPT_ARCHIVE_ROOT, OPT_UPLOAD_PART, OPT_UPLOADS, OPT_IMAGE_COLUMN,
+	OPT_LABEL_COLUMN,
 };
 
 static const struct option pack_longopts[] = {
@@ -145,6 +151,8 @@ static const struct option pack_longopts[] = {
 	{ "allow-damaged", no_argument, NULL, OPT_ALLOW_DAMAGED },
 	{ "validate", no_argument, NULL, OPT_VALIDATE },
 	{ "archive-root", required_argument, NULL, OPT_ARCHIVE_ROOT },
+	{ "image-column", required_argument, NULL, OPT_IMAGE_COLUMN },
+	{ "label-column", required_argument, NULL, OPT_LABEL_COLUMN },
 	{ "upload-part", required_argument, NULL, OPT_UPLOAD_PART },
 	{ "uploads", required_argument, NULL, OPT_UPLOADS },
 	ENCODE_LONGOPTS,
@@ -201,6 +209,8 @@ static int pack_flag(struct pack_args *a, int c, const char *arg)
 	case OPT_ALLOW_DAMAGED: a->opts.allow_damaged = 1; return 0;
 	case OPT_VALIDATE: a->opts.validate = 1; return 0;
 	case OPT_ARCHIVE_ROOT: a->opts.archive_root = arg; return 0;
+	case OPT_IMAGE_COLUMN: a->opts.image_column = arg; return 0;
+	case OPT_LABEL_COLUMN: a->opts.label_column = arg; return 0;
 	case OPT_REPORT: a->report = arg; return 0;
 	case OPT_RESUME: a->opts.resume = 1; return 0;
 	case OPT_UPDATE: a->opts.update = 1; return 0;

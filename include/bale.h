@@ -338,6 +338,13 @@ struct bale_pack_opts {
 					 * its top level, or its one top
 					 * folder when every image is below
 					 * it and some in its sub-folders */
+	const char *image_column;	/* a source of columns (Parquet):
+					 * the column of image bytes, or a
+					 * struct whose "bytes" it is (NULL:
+					 * "image", else the one binary
+					 * column) */
+	const char *label_column;	/* and of labels, integers or class
+					 * names (NULL: "label") */
 	size_t upload_part;		/* an output in an object store:
 					 * the bytes of each part of a
 					 * shard's multipart upload (0: 8

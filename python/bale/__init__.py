@@ -277,7 +277,7 @@ def pack(src, out, formats, *, name=None, list_file=None,
          strict=False, replace=False, resume=False, report=None, part=None,
          update=False, relabel=False, allow_damaged=False,
          validate=False, archive_root=None, upload_part=0, uploads=0,
-         **encode):
+         image_column=None, label_column=None, **encode):
     """Pack the image folder src into the folder out, as bale pack does.
 
     src:     a folder, an archive, an output to convert; or a list of
@@ -298,6 +298,10 @@ def pack(src, out, formats, *, name=None, list_file=None,
     archive_root: an archive source: the folder inside it that holds the
              class folders ("." its top level); None: the rule of
              bale-pack(1) (a lone top folder with sub-folders is the root)
+    image_column, label_column: Parquet files: the column of image bytes
+             (or a struct whose "bytes" it is; None: "image", else the
+             one binary column) and of labels, integers or class names
+             (None: "label")
     upload_part, uploads: out in an object store (s3://): the bytes of
              each part of a shard's multipart upload (0: 8 MiB) and the
              parts sent at once (0: 4)
@@ -323,6 +327,10 @@ def pack(src, out, formats, *, name=None, list_file=None,
               validate=validate, upload_part=upload_part, uploads=uploads)
     if archive_root is not None:
         kw["archive_root"] = os.fspath(archive_root)
+    if image_column is not None:
+        kw["image_column"] = image_column
+    if label_column is not None:
+        kw["label_column"] = label_column
     if list_file is not None:
         kw["list"] = list_file
     if more:

@@ -183,7 +183,7 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 	    "options", "threads", "window", "shuffle", "seed", "strict",
 	    "replace", "resume", "encode", "report", "part", "update",
 	    "relabel", "allow_damaged", "validate", "more", "archive_root",
-	    "upload_part", "uploads", NULL };
+	    "upload_part", "uploads", "image_column", "label_column", NULL };
 	struct ext_run run = { 0 };
 	PyObject *src = NULL, *out = NULL, *list = NULL, *report = NULL;
 	PyObject *options = NULL, *encode = NULL, *result = NULL;
@@ -197,14 +197,15 @@ PyObject *ext_pack(PyObject *self, PyObject *args, PyObject *kw)
 
 	(void)self;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&s|zO&OIKpKppp"
-	    "O!O&zppppOzKI", kwlist, PyUnicode_FSConverter, &src,
+	    "O!O&zppppOzKIzz", kwlist, PyUnicode_FSConverter, &src,
 	    PyUnicode_FSConverter, &out, &run.o.formats, &run.o.name,
 	    PyUnicode_FSConverter, &list, &options, &threads, &window,
 	    &run.o.shuffle, &seed, &run.o.strict, &run.o.replace,
 	    &run.o.resume, &PyDict_Type, &encode, PyUnicode_FSConverter,
 	    &report, &part, &run.o.update, &run.o.relabel,
 	    &run.o.allow_damaged, &run.o.validate, &more,
-	    &run.o.archive_root, &upload_part, &run.o.uploads))
+	    &run.o.archive_root, &upload_part, &run.o.uploads,
+	    &run.o.image_column, &run.o.label_column))
 		goto done;
 	if (((options || more) && !(keep = PyList_New(0))) ||
 	    (options && !(opts = ext_path_array(options, keep))) ||

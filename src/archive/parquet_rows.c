@@ -6,6 +6,7 @@
 #include "bale.h"
 #include "bale_store.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { ROW_IMAGE, ROW_PATH, ROW_LABEL, ROW_COLUMNS };
@@ -41,27 +42,76 @@ static long columns_only_binary(const struct bale_pq_meta *m)
 	return found;
 }
 
-int bale_pq_columns_find(const struct bale_pq_meta *m,
+/* The image column named @name (NULL: the default), into c->image. */
+static int columns_image(const struct bale_pq_meta *m, const char *name,
     struct bale_pq_columns *c, struct bale_errbuf *err)
 {
+	char *bytes;
+
+	if (!name) {
+		c->image = bale_pq_meta_leaf(m, "image.bytes");
+		if (c->image < 0)
+			c->image = columns_only_binary(m);
+		if (c->image == -2)
+			return bale_errbuf_set(err, BALE_EINPUT, "several "
+			    "binary columns and no 'image' struct: which holds "
+			    "the images?");
+		if (c->image < 0 || !columns_is_binary(&m->leaves[c->image]))
+			return bale_errbuf_set(err, BALE_EINPUT, "no column of "
+			    "image bytes (an 'image' struct of 'bytes' and "
+			    "'path', or one binary column)");
+		return BALE_OK;
+	}
+	c->image = bale_pq_meta_leaf(m, name);
+	if (c->image < 0) {	/* a struct named: its bytes */
+		bytes = bale_strfmt("%s.bytes", name);
+		if (!bytes)
+			return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+		c->image = bale_pq_meta_leaf(m, bytes);
+		free(bytes);
+	}
+	if (c->image < 0)
+		return bale_errbuf_set(err, BALE_EINPUT, "no column '%s'",
+		    name);
+	if (!columns_is_binary(&m->leaves[c->image]))
+		return bale_errbuf_set(err, BALE_EINPUT, "column '%s' does not "
+		    "hold bytes", m->leaves[c->image].path);
+	return BALE_OK;
+}
+
+/* The path beside image column c->image: the struct's "path". */
+static long columns_path(const struct bale_pq_meta *m, long image)
+{
+	const char *leaf = m->leaves[image].path;
+	size_t n = strlen(leaf);
+	char *path;
 	long k;
 
-	c->image = bale_pq_meta_leaf(m, "image.bytes");
-	if (c->image < 0)
-		c->image = columns_only_binary(m);
-	if (c->image == -2)
-		return bale_errbuf_set(err, BALE_EINPUT, "several binary "
-		    "columns and no 'image' struct: which holds the images?");
-	if (c->image < 0 || !columns_is_binary(&m->leaves[c->image]))
-		return bale_errbuf_set(err, BALE_EINPUT, "no column of image "
-		    "bytes (an 'image' struct of 'bytes' and 'path', or one "
-		    "binary column)");
-	c->path = bale_pq_meta_leaf(m, "image.path");
-	if (c->path >= 0 && (m->leaves[c->path].type != BALE_PQ_BYTE_ARRAY ||
-	    m->leaves[c->path].max_rep != 0))
-		c->path = -1;
-	k = bale_pq_meta_leaf(m, "label");
+	if (n < 6 || strcmp(leaf + n - 6, ".bytes") != 0)
+		return -1;
+	path = bale_strfmt("%.*s.path", (int)(n - 6), leaf);
+	k = path ? bale_pq_meta_leaf(m, path) : -1;
+	free(path);
+	return k >= 0 && columns_is_text(&m->leaves[k]) ? k : -1;
+}
+
+int bale_pq_columns_find(const struct bale_pq_meta *m, const char *image,
+    const char *label, struct bale_pq_columns *c, struct bale_errbuf *err)
+{
+	int rc = columns_image(m, image, c, err);
+	long k;
+
+	if (rc != BALE_OK)
+		return rc;
+	c->path = columns_path(m, c->image);
+	k = bale_pq_meta_leaf(m, label ? label : "label");
+	if (label && k < 0)
+		return bale_errbuf_set(err, BALE_EINPUT, "no column '%s'",
+		    label);
 	c->label_text = k >= 0 && columns_is_text(&m->leaves[k]);
+	if (label && !c->label_text && !columns_is_integer(&m->leaves[k]))
+		return bale_errbuf_set(err, BALE_EINPUT, "column '%s' holds "
+		    "neither integers nor class names", label);
 	c->label = k >= 0 && (columns_is_integer(&m->leaves[k]) ||
 	    c->label_text) ? k : -1;
 	return BALE_OK;
@@ -193,7 +243,7 @@ static void stream_skip_unwanted(struct bale_pq_rows *r,
 	}
 }
 
-int bale_pq_stream_pass(int fd, bale_stream_member_fn fn,
+int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err)
 {
@@ -208,11 +258,13 @@ int bale_pq_stream_pass(int fd, bale_stream_member_fn fn,
 	rc = bale_pq_meta_read(&m, fd, bale_store_fd_size(fd), err);
 	if (rc != BALE_OK)
 		return rc;
-	rc = bale_pq_columns_find(&m, &c, err);
-	if (rc != BALE_OK) {
+	if (image < 0 || (size_t)image >= m.nleaves ||
+	    !columns_is_binary(&m.leaves[image])) {	/* changed since */
 		bale_pq_meta_release(&m);
-		return rc;
+		return bale_errbuf_set(err, BALE_EINPUT, "its image column is "
+		    "not where the listing found it (did the file change?)");
 	}
+	c = (struct bale_pq_columns){ image, -1, -1, 0 };
 	bale_pq_rows_open(&r, fd, &m, &c);
 	for (;;) {
 		stream_skip_unwanted(&r, wants, ctx, met);

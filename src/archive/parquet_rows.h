@@ -21,13 +21,15 @@ struct bale_pq_columns {
 	int label_text;		/* the label column holds class names */
 };
 
-/** The columns of @m: the image's bytes ("image.bytes", else the one
- *  binary column that is not text), its path ("image.path") and the
- *  label ("label": an integer column, or a text one naming classes).
- *  @return BALE_OK, or BALE_EINPUT with @err saying why (no image
- *  column, or several to choose from) */
-int bale_pq_columns_find(const struct bale_pq_meta *m,
-    struct bale_pq_columns *c, struct bale_errbuf *err);
+/** The columns of @m: the image's bytes (@image, a column or a struct
+ *  whose "bytes" it is; NULL: "image.bytes", else the one binary column
+ *  that is not text), its path (the struct's "path") and the label
+ *  (@label; NULL: "label" where there is one: an integer column, or a
+ *  text one naming classes). @return BALE_OK, or BALE_EINPUT with @err
+ *  saying why (no such column, one of another type, or several binary
+ *  columns to choose from) */
+int bale_pq_columns_find(const struct bale_pq_meta *m, const char *image,
+    const char *label, struct bale_pq_columns *c, struct bale_errbuf *err);
 
 /* A row. */
 struct bale_pq_row {
@@ -76,9 +78,10 @@ void bale_pq_rows_skip_group(struct bale_pq_rows *r);
 void bale_pq_rows_close(struct bale_pq_rows *r);
 
 /** A pass over the Parquet file @fd for the feed (bale_stream_pass_fn):
- *  each row with an image a member, its ordinal the row's, its bytes
- *  the image's; a row group none of whose rows @wants is not read. */
-int bale_pq_stream_pass(int fd, bale_stream_member_fn fn,
+ *  each row with an image (in leaf @image, as the listing found it) a
+ *  member, its ordinal the row's, its bytes the image's; a row group
+ *  none of whose rows @wants is not read. */
+int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err);
 

@@ -39,11 +39,12 @@ typedef int (*bale_stream_wants_fn)(void *ctx, uint64_t first, uint64_t n);
 
 /** A pass over the archive @fd front to back, each member to @fn; the
  *  stretches @wants (NULL: all) says no member of are passed over, if
- *  the archive can, or met as any other.
+ *  the archive can, or met as any other. @arg: what the listing kept in
+ *  its members' method (a Parquet file's image column).
  *  @return BALE_OK at its end; BALE_EINPUT when it is damaged (@err
  *  says how, and *@met how many members were met before); BALE_ENOMEM;
  *  or what @fn returned */
-typedef int (*bale_stream_pass_fn)(int fd, bale_stream_member_fn fn,
+typedef int (*bale_stream_pass_fn)(int fd, int arg, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err);
 

@@ -25,6 +25,8 @@ static void made_json(const struct bale_pack_opts *o, const char *kind,
 	bale_json_kv_u64(b, "seed", o->seed, 0);
 	bale_json_kv_u64(b, "validate", (uint64_t)!!o->validate, 0);
 	bale_json_kv_str(b, "archive_root", o->archive_root, 0);
+	bale_json_kv_str(b, "image_column", o->image_column, 0);
+	bale_json_kv_str(b, "label_column", o->label_column, 0);
 	bale_report_options(b, "options", o->options);
 	bale_report_encode(b, o->encode);
 	bale_buf_puts(b, "}\n");

@@ -83,6 +83,10 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	if (run->opts->archive_root)
 		rc = bale_walk_set_archive_root(run->in.walk,
 		    run->opts->archive_root);
+	if (rc == BALE_OK && (run->opts->image_column ||
+	    run->opts->label_column))
+		rc = bale_walk_set_columns(run->in.walk,
+		    run->opts->image_column, run->opts->label_column);
 	if (rc == BALE_OK)
 		rc = pipe_walk_source(run);
 	p->walk_seconds = pipe_since(&run->t0);
@@ -316,6 +320,11 @@ static int pipe_check_opts(struct bale_pipeline *p, struct pipe_run *run)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "a list file "
 		    "names its samples itself: the archive root applies to "
 		    "archives of class folders walked without one");
+	if ((o->image_column || o->label_column) &&
+	    !bale_source_can(&run->in.source, BALE_SOURCE_COLUMNS))
+		return bale_errbuf_set(&p->err, BALE_EINVAL, "an image or "
+		    "label column names a column of Parquet files; the source "
+		    "is %s", run->in.source.kind->what);
 	if (!o->encode)
 		return BALE_OK;
 	if (bale_encode_cfg_parse(&run->encode_cfg, o->encode, &p->err) != 0)

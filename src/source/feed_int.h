@@ -46,6 +46,7 @@ struct bale_reader;
 struct feed_stream {
 	int fd;
 	bale_stream_pass_fn pass;	/* its kind's */
+	int arg;		/* and what its members' method holds */
 	uint64_t base;		/* where its ordinals start in index_of */
 	uint64_t nord;		/* its highest ordinal fed + 1 */
 	uint64_t unread;	/* its positions still FEED_EMPTY */

@@ -52,6 +52,7 @@ static struct feed_stream *feed_stream_of(struct bale_stream_feed *f,
 		s = &f->streams[f->nstreams];
 		s->fd = m->fd;
 		s->pass = m->kind->stream;
+		s->arg = m->method;
 		f->stream_at_fd[m->fd] = ++f->nstreams;
 	}
 	s = &f->streams[feed_stream_index(f, m)];

@@ -155,7 +155,7 @@ static int feed_pass(struct bale_stream_feed *f, struct feed_stream *s)
 	uint64_t met;
 	int rc;
 
-	rc = s->pass(s->fd, feed_member, feed_wants, &p, &met, &err);
+	rc = s->pass(s->fd, s->arg, feed_member, feed_wants, &p, &met, &err);
 	if (rc == FEED_ALL_READ || rc == BALE_EINTR || rc == BALE_OK)
 		return rc;
 	feed_fail_rest(f, s, err.msg);

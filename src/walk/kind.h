@@ -36,6 +36,8 @@ struct bale_input;
 				 * stamp of its bytes as listed (an
 				 * object's ETag): an update compares
 				 * those, as a tree's file times */
+#define BALE_SOURCE_COLUMNS 64u	/* rows of columns: the run may name
+				 * the image and label columns */
 
 /** One run's source: its paths (the SRC arguments), the list file, and
  *  what the kind's probe found (the shards a pattern names). */

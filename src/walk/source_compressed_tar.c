@@ -304,10 +304,11 @@ static int compressed_tar_sniff(int fd, uint64_t size,
 }
 
 /* The feed's pass: a compressed stream cannot skip a stretch. */
-static int compressed_tar_pass(int fd, bale_stream_member_fn fn,
+static int compressed_tar_pass(int fd, int arg, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err)
 {
+	(void)arg;
 	(void)wants;
 	return bale_tar_stream_scan(fd, fn, ctx, met, err);
 }

@@ -159,6 +159,7 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 	memset(&m, 0, sizeof(m));
 	m.kind = &bale_source_parquet;
 	m.fd = f->fd;
+	m.method = (int)f->c.image;	/* for the feed's passes */
 	m.offset = row->ordinal;
 	m.size = m.csize = row->len;
 	rc = bale_walk_add_located(w, path->data, label, &m);
@@ -208,7 +209,8 @@ static int parquet_open(struct bale_walk *w, struct pq_file *f)
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
 		    err.msg);
-	rc = bale_pq_columns_find(&f->m, &f->c, &err);
+	rc = bale_pq_columns_find(&f->m, w->image_column, w->label_column,
+	    &f->c, &err);
 	if (rc == BALE_OK && f->c.label < 0)
 		rc = bale_errbuf_set(&err, BALE_EINPUT, "no 'label' column "
 		    "(of integers, or of class names)");
@@ -243,7 +245,7 @@ static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 const struct bale_source_kind bale_source_parquet = {
 	.name = "parquet",
 	.what = "Parquet files",
-	.caps = BALE_SOURCE_STREAMED,
+	.caps = BALE_SOURCE_STREAMED | BALE_SOURCE_COLUMNS,
 	.probe = parquet_probe,
 	.scan = parquet_scan,
 	.read = NULL,	/* rows come from the feed */

@@ -64,6 +64,18 @@ int bale_walk_set_archive_root(struct bale_walk *w, const char *root)
 	return BALE_OK;
 }
 
+int bale_walk_set_columns(struct bale_walk *w, const char *image,
+    const char *label)
+{
+	free(w->image_column);
+	free(w->label_column);
+	w->image_column = image ? strdup(image) : NULL;
+	w->label_column = label ? strdup(label) : NULL;
+	if ((image && !w->image_column) || (label && !w->label_column))
+		return bale_walk_nomem(w);
+	return BALE_OK;
+}
+
 int bale_walk_archive_root_used(const struct bale_walk *w)
 {
 	return w->root_used;
@@ -371,6 +383,8 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->archives);
 	free(w->members);
 	free(w->dataset);
+	free(w->image_column);
+	free(w->label_column);
 	free(w->dataset_format);
 	free(w->root);
 	bale_walk_release_held(w);

@@ -46,6 +46,11 @@ int bale_walk_set_archive_root(struct bale_walk *w, const char *root);
 /** 1 when the walk listed ImageFolder archives, where a root set by
  *  bale_walk_set_archive_root() applies. */
 int bale_walk_archive_root_used(const struct bale_walk *w);
+/** A source of columns (Parquet): the column holding the images and the
+ *  one holding the labels (NULL: the source's default). @return
+ *  BALE_OK or BALE_ENOMEM */
+int bale_walk_set_columns(struct bale_walk *w, const char *image,
+    const char *label);
 
 struct bale_source_kind;
 

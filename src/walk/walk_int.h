@@ -124,6 +124,10 @@ struct bale_walk {
 							 * one of them */
 	char *dataset;		/* a packed output read as the source */
 	char *dataset_format;
+	char *image_column;	/* a source of columns: the one holding the
+				 * images, the one holding the labels (NULL:
+				 * the source's default) */
+	char *label_column;
 	void *held;		/* what the samples lie in (a packed
 				 * output's reader), kept open while they
 				 * lie where it said; released by */

@@ -3,8 +3,8 @@
 # hyparquet-writer and DuckDB from tree.tar, not by bale): each packs
 # into the same files, byte for byte, as the tree the rows came from, in
 # every format built in (the same samples, order, labels, class names
-# and bytes); labels given as class names; --part and merge; a file
-# over 4 GiB; shuffled with a window that takes several passes, as the
+# and bytes); labels given as class names; columns named by options;
+# --part and merge; a file over 4 GiB; shuffled with a window that takes several passes, as the
 # shuffled tree; several files as one dataset, in order; rows that
 # cannot be packed skipped with their reason; files that disagree, lack
 # labels or are damaged refused with a clear message and no output.
@@ -86,6 +86,25 @@ PY
     "$BALE" merge "$T/merged" "$T/part0" "$T/part1" "$T/part2" >/dev/null
     "$BALE" ls "$T/merged" | cmp -s - <("$BALE" ls "$T/hf-snappy") ||
         fail "three parts do not merge into the whole run's samples"
+
+    # flat columns of other names: none is the images by default; named,
+    # the images, their labels and checksums are the tree's
+    run "$BALE" pack "$F/flat-columns.parquet" -f wds -o "$T/flat-default"
+    expect_status 1
+    expect_stderr "several binary columns and no 'image' struct"
+    run "$BALE" pack "$F/flat-columns.parquet" -f wds -o "$T/flat" \
+        --image-column jpg --label-column fine_label
+    expect_status 0
+    "$BALE" ls "$T/flat" | cut -f3-5 | cmp -s - \
+        <("$BALE" ls "$T/tree-out" | cut -f3-5) ||
+        fail "named flat columns do not give the tree's samples"
+    run "$BALE" pack "$F/flat-columns.parquet" -f wds -o "$T/flat-none" \
+        --image-column jpeg
+    expect_status 1
+    expect_stderr "no column 'jpeg'"
+    run "$BALE" pack "$T/tree" -f wds -o "$T/cols-tree" --label-column x
+    expect_status 2
+    expect_stderr "an image or label column names a column of Parquet files"
 
     # rows that cannot be packed: skipped with their reason, exit 3
     run "$BALE" pack "$F/nulls.parquet" -f wds -o "$T/nulls" --report \

@@ -127,6 +127,7 @@ static int fuzz_row(void *ctx, struct bale_tar_stream *s,
 
 static void fuzz_file(const uint8_t *data, size_t size)
 {
+	struct bale_pq_columns c;
 	struct bale_pq_meta m;
 	struct bale_errbuf err;
 	unsigned sum = 0;
@@ -141,9 +142,10 @@ static void fuzz_file(const uint8_t *data, size_t size)
 	if (bale_pq_meta_read(&m, fd, n, &err) == BALE_OK) {
 		for (g = 0; g < m.ngroups; g++)
 			fuzz_group(fd, &m, g);
+		if (bale_pq_columns_find(&m, NULL, NULL, &c, &err) == BALE_OK)
+			(void)bale_pq_stream_pass(fd, (int)c.image, fuzz_row,
+			    NULL, &sum, &met, &err);
 		bale_pq_meta_release(&m);
-		(void)bale_pq_stream_pass(fd, fuzz_row, NULL, &sum, &met,
-		    &err);
 	}
 	bale_store_fd_close(fd);
 }

@@ -12,6 +12,8 @@
 //                         rows of the last class first
 //   nulls.parquet, other-classes.parquet, nolabel.parquet
 //                         rows to skip, other class names, no label
+//   flat-columns.parquet  images and labels in flat columns of other
+//                         names
 //
 // Needs the npm packages of package.json beside it; the fixtures are
 // committed, so the suite does not run this. fixtures/tree.tar is the
@@ -142,4 +144,23 @@ parquetWriteFile({
   codec: 'UNCOMPRESSED',
   columnData: [{ name: 'image', data: rows.slice(0, 2).map((r) => r.image) }],
   schema: hfSchema(false),
+})
+
+// Flat columns, no struct and no metadata (flat-columns.parquet): the
+// images in `jpg` (binary), a second binary column `thumb` (so no column
+// is the images by default), the labels in `fine_label`.
+parquetWriteFile({
+  filename: path.join(out, 'flat-columns.parquet'),
+  codec: 'SNAPPY',
+  columnData: [
+    { name: 'jpg', data: rows.map((r) => r.image.bytes) },
+    { name: 'thumb', data: rows.map(() => new Uint8Array([1, 2, 3])) },
+    { name: 'fine_label', data: rows.map((r) => r.label) },
+  ],
+  schema: [
+    { name: 'schema', num_children: 3 },
+    { name: 'jpg', type: 'BYTE_ARRAY', repetition_type: 'REQUIRED' },
+    { name: 'thumb', type: 'BYTE_ARRAY', repetition_type: 'REQUIRED' },
+    { name: 'fine_label', type: 'INT64', repetition_type: 'REQUIRED' },
+  ],
 })

@@ -213,6 +213,24 @@ class PackTest(common.TempTest):
         with self.assertRaises(bale.UsageError):
             bale.pack(src, f"{self.tmp}/folder", fmt, archive_root="x")
 
+    def test_parquet_columns(self):
+        """Parquet files pack as the bale command packs them, the columns
+        named as by --image-column and --label-column."""
+        fixtures = os.path.join(os.path.dirname(__file__), "..",
+                                "parquet", "fixtures")
+        fmt = self.formats[0]
+        flat = os.path.join(fixtures, "flat-columns.parquet")
+        report = bale.pack(flat, f"{self.tmp}/flat", fmt,
+                           image_column="jpg", label_column="fine_label")
+        self.assertEqual(report["packed"], 40)
+        subprocess.run([common.BALE, "pack", flat, "-o", f"{self.tmp}/cli",
+                        "-f", fmt, "-q", "--image-column", "jpg",
+                        "--label-column", "fine_label"], check=True)
+        self.assertEqual(listing(f"{self.tmp}/flat"),
+                         listing(f"{self.tmp}/cli"))
+        with self.assertRaises(bale.Error):
+            bale.pack(flat, f"{self.tmp}/none", fmt)
+
     def test_reader_close_and_repr(self):
         out = common.pack(self.src, f"{self.tmp}/out", self.formats[0])
         with bale.open(out) as r:
