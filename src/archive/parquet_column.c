@@ -160,8 +160,12 @@ static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 	if (bale_grow(&c->raw, &c->rawcap, c->pg.csize ? c->pg.csize : 1) !=
 	    0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = c->pg.csize ? bale_store_fd_pread(c->fd, c->raw, c->pg.csize,
-	    c->at, err) : BALE_OK;
+	/* a scan's read: an object's window, which read the header, most
+	 * often holds the body too */
+	rc = c->pg.csize ? bale_store_fd_scan(c->fd, c->raw, c->pg.csize,
+	    c->at, &got, err) : BALE_OK;
+	if (rc == BALE_OK && c->pg.csize && got != c->pg.csize)
+		return column_damaged(err, "the file ends inside a page");
 	c->at += c->pg.csize;
 	return rc;
 }
