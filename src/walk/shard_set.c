@@ -103,7 +103,8 @@ static int shard_folder(const char *dir, int (*want)(const char *name),
 	closedir(d);
 	if (subdir)
 		return 0;
-	qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
 	return s->n > 0;
 }
 
@@ -234,7 +235,8 @@ static int shard_glob(const char *pattern, int (*want)(const char *name),
 		if (want(g.gl_pathv[i]))
 			shard_add(s, strdup(g.gl_pathv[i]));
 	globfree(&g);
-	qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
 	return s->n > 0;
 }
 
