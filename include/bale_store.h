@@ -173,6 +173,10 @@ uint64_t bale_store_fd_size(int fd);
  *  or the read's error in @err */
 int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
     size_t *got, struct bale_errbuf *err);
+/** bale_store_fd_scan() of a region that ends at @limit (a Parquet
+ *  column chunk): an object's window is not filled past it. */
+int bale_store_fd_scan_within(int fd, void *buf, size_t n, uint64_t off,
+    uint64_t limit, size_t *got, struct bale_errbuf *err);
 /** Exactly @n bytes at @off (a range past the end is an error), from
  *  any thread: an object's in a request of its own (or found asked
  *  for ahead). */

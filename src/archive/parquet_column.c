@@ -148,7 +148,8 @@ static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 
 	if (bale_grow(&c->raw, &c->rawcap, n) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = bale_store_fd_scan(c->fd, c->raw, n, c->at, &got, err);
+	rc = bale_store_fd_scan_within(c->fd, c->raw, n, c->at, c->end, &got,
+	    err);
 	if (rc != BALE_OK)
 		return rc;
 	rc = bale_pq_page_header(&c->pg, c->raw, got, err);
@@ -160,10 +161,10 @@ static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 	if (bale_grow(&c->raw, &c->rawcap, c->pg.csize ? c->pg.csize : 1) !=
 	    0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	/* a scan's read: an object's window, which read the header, most
-	 * often holds the body too */
-	rc = c->pg.csize ? bale_store_fd_scan(c->fd, c->raw, c->pg.csize,
-	    c->at, &got, err) : BALE_OK;
+	/* a scan's read: an object's window (not past the chunk), which
+	 * read the header, most often holds the body too */
+	rc = c->pg.csize ? bale_store_fd_scan_within(c->fd, c->raw,
+	    c->pg.csize, c->at, c->end, &got, err) : BALE_OK;
 	if (rc == BALE_OK && c->pg.csize && got != c->pg.csize)
 		return column_damaged(err, "the file ends inside a page");
 	c->at += c->pg.csize;

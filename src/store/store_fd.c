@@ -181,9 +181,9 @@ int bale_store_fd_pread(int fd, void *buf, size_t n, uint64_t off,
 	    "the file ends before byte %llu", (unsigned long long)(off + n));
 }
 
-/* The window over [@off, ...) of @o, read if it is not there. Under
- * o->lock. */
-static int fd_window_at(struct fd_object *o, uint64_t off,
+/* The window over [@off, ...) of @o, read if it is not there, not past
+ * @limit. Under o->lock. */
+static int fd_window_at(struct fd_object *o, uint64_t off, uint64_t limit,
     struct bale_errbuf *err)
 {
 	size_t n;
@@ -195,7 +195,7 @@ static int fd_window_at(struct fd_object *o, uint64_t off,
 		o->span *= 2;	/* on forward */
 	if (!o->window && !(o->window = malloc(FD_WINDOW)))
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	n = o->size - off < o->span ? (size_t)(o->size - off) : o->span;
+	n = limit - off < o->span ? (size_t)(limit - off) : o->span;
 	o->len = 0;
 	rc = fd_object_read(o, o->window, n, off, err);
 	if (rc == BALE_OK) {
@@ -205,13 +205,29 @@ static int fd_window_at(struct fd_object *o, uint64_t off,
 	return rc;
 }
 
-/* A scan's read of an object: from the window, refilled where it
- * does not hold @off; a read as large as the window goes alone. */
+/* What the window holds of [*@off, ...) into @p, up to @n bytes; *@off
+ * and *@got move on. Under o->lock. */
+static void fd_window_take(struct fd_object *o, unsigned char *p, size_t n,
+    uint64_t *off, size_t *got)
+{
+	size_t take;
+
+	if (*off < o->at || *off >= o->at + o->len)
+		return;
+	take = o->at + o->len - *off < n - *got ?
+	    (size_t)(o->at + o->len - *off) : n - *got;
+	memcpy(p + *got, o->window + (*off - o->at), take);
+	*got += take;
+	*off += take;
+}
+
+/* A scan's read of an object: from the window, refilled where it does
+ * not hold @off (not past @limit, where the caller's region ends); what
+ * is left of a read as large as the window goes alone. */
 static int fd_object_scan(struct fd_object *o, void *buf, size_t n,
-    uint64_t off, size_t *got, struct bale_errbuf *err)
+    uint64_t off, uint64_t limit, size_t *got, struct bale_errbuf *err)
 {
 	unsigned char *p = buf;
-	size_t take;
 	int rc = BALE_OK;
 
 	*got = 0;
@@ -219,38 +235,41 @@ static int fd_object_scan(struct fd_object *o, void *buf, size_t n,
 		return BALE_OK;
 	if (n > o->size - off)
 		n = (size_t)(o->size - off);
-	if (n >= FD_WINDOW) {
-		rc = fd_object_read(o, buf, n, off, err);
-		*got = rc == BALE_OK ? n : 0;
-		return rc;
-	}
+	if (limit > o->size || limit < off + n)
+		limit = limit < off + n ? off + n : o->size;
 	pthread_mutex_lock(&o->lock);
+	fd_window_take(o, p, n, &off, got);
+	if (n - *got >= FD_WINDOW) {
+		rc = fd_object_read(o, p + *got, n - *got, off, err);
+		*got = rc == BALE_OK ? n : 0;
+	}
 	while (rc == BALE_OK && *got < n) {
-		if (off < o->at || off >= o->at + o->len)
-			rc = fd_window_at(o, off, err);
-		if (rc != BALE_OK)
-			break;
-		take = o->at + o->len - off < n - *got ?
-		    (size_t)(o->at + o->len - off) : n - *got;
-		memcpy(p + *got, o->window + (off - o->at), take);
-		*got += take;
-		off += take;
+		rc = fd_window_at(o, off, limit, err);
+		if (rc == BALE_OK)
+			fd_window_take(o, p, n, &off, got);
 	}
 	pthread_mutex_unlock(&o->lock);
 	return rc;
 }
 
-int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
-    size_t *got, struct bale_errbuf *err)
+int bale_store_fd_scan_within(int fd, void *buf, size_t n, uint64_t off,
+    uint64_t limit, size_t *got, struct bale_errbuf *err)
 {
 	struct fd_object *o = fd_object_of(fd);
 
 	if (o)
-		return fd_object_scan(o, buf, n, off, got, err);
+		return fd_object_scan(o, buf, n, off, limit, got, err);
 	if (bale_file_pread_full(fd, buf, n, off, got) != 0)
 		return bale_errbuf_set(err, BALE_EIO, "cannot read: %s",
 		    strerror(errno));
 	return BALE_OK;
+}
+
+int bale_store_fd_scan(int fd, void *buf, size_t n, uint64_t off,
+    size_t *got, struct bale_errbuf *err)
+{
+	return bale_store_fd_scan_within(fd, buf, n, off, UINT64_MAX, got,
+	    err);
 }
 
 int bale_store_fd_prefetch(int fd, uint64_t off, size_t n, unsigned reads,
