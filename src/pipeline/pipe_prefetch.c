@@ -88,15 +88,11 @@ static int prefetch_ask(struct pipe_run *run, size_t wi,
  * the blocks that hold it. @return as bale_store_fd_prefetch() */
 static int prefetch_blocks(const struct bale_walk_member *m, uint64_t pos)
 {
-	uint64_t size = bale_store_fd_size(m->fd);
 	uint64_t n = m->csize;
 
 	if (m->method & BALE_WALK_AT_HEADER)	/* read with its header */
-		n += BALE_WALK_HEADER_ROOM;
-	if (m->offset > size)
-		return 1;	/* its read says why */
-	if (n > size - m->offset)
-		n = size - m->offset;
+		n += BALE_WALK_HEADER_ROOM;	/* (the store stops at the
+						 * object's end) */
 	return bale_store_fd_prefetch(m->fd, m->offset, (size_t)n, 1,
 	    prefetch_gen(pos));
 }

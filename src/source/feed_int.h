@@ -42,7 +42,7 @@ enum feed_state {
 
 struct bale_reader;
 
-/* One compressed tar the feed passes over. */
+/* One archive the feed passes over: a compressed tar, a Parquet file. */
 struct feed_stream {
 	int fd;
 	bale_stream_pass_fn pass;	/* its kind's */

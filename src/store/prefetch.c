@@ -416,6 +416,12 @@ int bale_prefetch_add(const char *name, const char *url,
 	return 1;
 }
 
+/* The bytes of the block at @b of an object of @size bytes. */
+static size_t pf_block_len(uint64_t size, uint64_t b)
+{
+	return (size_t)(size - b < PF_BLOCK ? size - b : PF_BLOCK);
+}
+
 /* The bytes of the blocks of [@off, @off + @len) of an object of @size
  * bytes that are not asked for yet (under the lock). */
 static size_t pf_blocks_new(const char *name, uint64_t size, uint64_t off,
@@ -426,8 +432,7 @@ static size_t pf_blocks_new(const char *name, uint64_t size, uint64_t off,
 
 	for (b = off - off % PF_BLOCK; b < end; b += PF_BLOCK)
 		if (!*pf_slot(name, b))
-			bytes += (size_t)(size - b < PF_BLOCK ? size - b :
-			    PF_BLOCK);
+			bytes += pf_block_len(size, b);
 	return bytes;
 }
 
@@ -454,8 +459,7 @@ int bale_prefetch_add_blocks(const char *name, const char *url,
 		slot = pf_slot(name, b);
 		e = *slot;
 		if (!e && !(e = pf_new(name, url, si >= 0 ? &pf.signs[si] :
-		    NULL, b, (size_t)(size - b < PF_BLOCK ? size - b :
-		    PF_BLOCK))))
+		    NULL, b, pf_block_len(size, b))))
 			break;	/* no memory: the reads go alone */
 		if (!*slot) {
 			*slot = e;
@@ -472,17 +476,27 @@ int bale_prefetch_add_blocks(const char *name, const char *url,
 	return rc;
 }
 
-static void pf_copy(const struct pf_entry *e, uint64_t off,
-    const struct iovec *iov, int iovcnt)
+/* Copy bytes [@from, @from + @n) of the range the pieces @iov stand
+ * for out of @src. */
+static void pf_copy_at(const struct iovec *iov, int iovcnt, size_t from,
+    const unsigned char *src, size_t n)
 {
-	size_t at = (size_t)(off - e->off);
+	size_t piece;
 	int i;
 
-	for (i = 0; i < iovcnt; i++) {
-		memcpy(iov[i].iov_base, e->buf + at, iov[i].iov_len);
-		at += iov[i].iov_len;
+	for (i = 0; i < iovcnt && n > 0; i++) {
+		if (from >= iov[i].iov_len) {
+			from -= iov[i].iov_len;
+			continue;
+		}
+		piece = iov[i].iov_len - from < n ? iov[i].iov_len - from : n;
+		memcpy((unsigned char *)iov[i].iov_base + from, src, piece);
+		src += piece;
+		n -= piece;
+		from = 0;
 	}
 }
+
 
 static int pf_holds(const struct pf_entry *e, const char *name,
     uint64_t off, size_t want)
@@ -510,27 +524,6 @@ static struct pf_entry *pf_find(const char *name, uint64_t off,
 			if (pf_holds(e, name, off, want))
 				return e;
 	return NULL;
-}
-
-/* Copy bytes [@from, @from + @n) of the range the pieces @iov stand
- * for out of @src. */
-static void pf_copy_at(const struct iovec *iov, int iovcnt, size_t from,
-    const unsigned char *src, size_t n)
-{
-	size_t piece;
-	int i;
-
-	for (i = 0; i < iovcnt && n > 0; i++) {
-		if (from >= iov[i].iov_len) {
-			from -= iov[i].iov_len;
-			continue;
-		}
-		piece = iov[i].iov_len - from < n ? iov[i].iov_len - from : n;
-		memcpy((unsigned char *)iov[i].iov_base + from, src, piece);
-		src += piece;
-		n -= piece;
-		from = 0;
-	}
 }
 
 /* Is every block of [@off, @off + @want) of @name asked for? */
@@ -602,7 +595,8 @@ int bale_prefetch_take(const char *name, uint64_t off,
 		e->waiters--;
 		got = e->state == PF_DONE;
 		if (got)
-			pf_copy(e, off, iov, iovcnt);
+			pf_copy_at(iov, iovcnt, 0, e->buf + (off - e->off),
+			    want);
 		if (e->reads_left)
 			e->reads_left--;
 		if (e->waiters == 0 && (e->reads_left == 0 || !got))

@@ -136,27 +136,22 @@ static int classes_add(struct bale_walk *w, const unsigned char *p,
 	return BALE_OK;
 }
 
+/* bale_pq_walk_rows: a row's text label among the walk's names. */
+static int classes_take(struct bale_walk *w, const struct pq_file *f,
+    const struct bale_pq_row *row, void *ctx)
+{
+	(void)f;
+	(void)ctx;
+	return row->has_label ? classes_add(w, row->label_text,
+	    row->label_len) : BALE_OK;
+}
+
 /* The names file @f's label column holds, into the walk's. */
 static int classes_of_texts(struct bale_walk *w, const struct pq_file *f)
 {
 	struct bale_pq_columns only = { -1, -1, f->c.label, 1 };
-	struct bale_pq_rows r;
-	struct bale_pq_row row;
-	struct bale_errbuf err;
-	int rc;
 
-	bale_pq_rows_open(&r, f->fd, &f->m, &only);
-	while ((rc = bale_pq_rows_next(&r, &row, &err)) > 0) {
-		rc = row.has_label ? classes_add(w, row.label_text,
-		    row.label_len) : BALE_OK;
-		if (rc != BALE_OK)
-			break;
-	}
-	bale_pq_rows_close(&r);
-	if (rc < 0 && !w->err.rc)
-		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
-		    err.msg);
-	return rc;
+	return bale_pq_walk_rows(w, f, &only, classes_take, NULL);
 }
 
 int bale_pq_walk_classes(struct bale_walk *w, struct pq_file *files,

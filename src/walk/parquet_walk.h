@@ -1,6 +1,6 @@
-/* parquet_walk.h - what the two files of the Parquet source share
+/* parquet_walk.h - what the files of the Parquet source share
  * (source_parquet.c lists the rows, parquet_classes.c names the
- * classes). */
+ * classes, parquet_walk.c reads a file's rows for both). */
 #ifndef BALE_PARQUET_WALK_H
 #define BALE_PARQUET_WALK_H
 
@@ -14,6 +14,16 @@ struct pq_file {
 	struct bale_pq_meta m;
 	struct bale_pq_columns c;
 };
+
+/** Takes a row of file @f: BALE_OK, or the walk's error. */
+typedef int (*bale_pq_row_fn)(struct bale_walk *w, const struct pq_file *f,
+    const struct bale_pq_row *row, void *ctx);
+
+/** Each row of file @f, read from columns @c, to @take, until the walk
+ *  is stopped. @return BALE_OK, or the walk's error (a damaged file
+ *  named in it) */
+int bale_pq_walk_rows(struct bale_walk *w, const struct pq_file *f,
+    const struct bale_pq_columns *c, bale_pq_row_fn take, void *ctx);
 
 /** The classes of @n files into the walk: the ClassLabel names in their
  *  `huggingface` metadata (every file naming the same), or, where the

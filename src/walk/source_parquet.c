@@ -123,21 +123,26 @@ static int64_t parquet_label(const struct bale_walk *w,
 	return row->label;
 }
 
-/* Row @row of file @f (named @name) into the walk, or noted skipped
- * with why. */
+/* bale_pq_walk_rows: row @row of file @f into the walk, or noted
+ * skipped with why (@path: scratch for its path). */
 static int parquet_take(struct bale_walk *w, const struct pq_file *f,
-    const char *name, const struct bale_pq_row *row, struct bale_buf *path)
+    const struct bale_pq_row *row, void *path_buf)
 {
+	struct bale_buf *path = path_buf;
+	const char *slash;
 	int64_t label = row->has_label ? parquet_label(w, f, row) : -1;
 	struct bale_walk_member m;
 	const char *why = NULL;
 	int rc;
 
 	bale_buf_reset(path);
-	if (row->path && row->path_len)
+	if (row->path && row->path_len) {
 		bale_buf_add(path, row->path, row->path_len);
-	else
-		bale_buf_printf(path, "%s/%" PRIu64, name, row->ordinal);
+	} else {	/* FILE/ROW */
+		slash = strrchr(f->path, '/');
+		bale_buf_printf(path, "%s/%" PRIu64, slash ? slash + 1 :
+		    f->path, row->ordinal);
+	}
 	bale_buf_add(path, "", 1);
 	if (path->failed)
 		return bale_walk_nomem(w);
@@ -172,26 +177,10 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 /* The rows of file @f into the walk. */
 static int parquet_rows(struct bale_walk *w, const struct pq_file *f)
 {
-	const char *slash = strrchr(f->path, '/');
-	const char *name = slash ? slash + 1 : f->path;
 	struct bale_buf scratch = BALE_BUF_INIT;
-	struct bale_pq_rows r;
-	struct bale_pq_row row;
-	struct bale_errbuf err;
-	int rc;
+	int rc = bale_pq_walk_rows(w, f, &f->c, parquet_take, &scratch);
 
-	bale_pq_rows_open(&r, f->fd, &f->m, &f->c);
-	while ((rc = bale_pq_rows_next(&r, &row, &err)) > 0) {
-		rc = bale_walk_stopped(w) ? BALE_EINTR :
-		    parquet_take(w, f, name, &row, &scratch);
-		if (rc != BALE_OK)
-			break;
-	}
-	bale_pq_rows_close(&r);
 	bale_buf_release(&scratch);
-	if (rc < 0 && !w->err.rc)
-		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
-		    err.msg);
 	return rc;
 }
 
@@ -225,9 +214,10 @@ static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 	struct pq_file *files = calloc(s->nfound ? s->nfound : 1,
 	    sizeof(*files));
 	size_t i, opened = 0;
-	int rc = files ? BALE_OK : bale_walk_nomem(w);
+	int rc;
 
 	bale_errbuf_clear(&w->err);
+	rc = files ? BALE_OK : bale_walk_nomem(w);
 	for (i = 0; rc == BALE_OK && i < s->nfound; i++, opened++) {
 		files[i].path = s->found[i];
 		rc = parquet_open(w, &files[i]);
