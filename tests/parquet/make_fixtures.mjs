@@ -25,46 +25,20 @@ import { parquetWriteFile } from 'hyparquet-writer'
 import { DuckDBInstance } from '@duckdb/node-api'
 import fs from 'fs'
 import path from 'path'
+import { hfMetadata, hfSchema, treeRows, writeHf } from './hf_layout.mjs'
 
 const [tree, out] = process.argv.slice(2)
-const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0)
-const classes = fs.readdirSync(tree).filter(
-  (c) => fs.statSync(path.join(tree, c)).isDirectory()).sort(byName)
-const rows = []
-classes.forEach((c, label) => {
-  for (const f of fs.readdirSync(path.join(tree, c)).sort(byName)) {
-    const bytes = new Uint8Array(fs.readFileSync(path.join(tree, c, f)))
-    rows.push({ image: { bytes, path: `${c}/${f}` }, label: BigInt(label) })
-  }
-})
-const hf = JSON.stringify({
-  info: {
-    features: {
-      image: { _type: 'Image' },
-      label: { names: classes, _type: 'ClassLabel' },
-    },
-  },
-})
+const listed = treeRows(tree)
+const classes = listed.classes
+const rows = listed.rows.map((r) => ({
+  image: { bytes: new Uint8Array(fs.readFileSync(path.join(tree, r.path))),
+    path: r.path },
+  label: r.label,
+}))
+const hf = hfMetadata(classes)
 fs.mkdirSync(out, { recursive: true })
 
-parquetWriteFile({
-  filename: path.join(out, 'hf-snappy.parquet'),
-  codec: 'SNAPPY',
-  rowGroupSize: 16,
-  columnData: [
-    { name: 'image', data: rows.map((r) => r.image) },
-    { name: 'label', data: rows.map((r) => r.label) },
-  ],
-  schema: [
-    { name: 'schema', num_children: 2 },
-    { name: 'image', repetition_type: 'OPTIONAL', num_children: 2 },
-    { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
-    { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8',
-      repetition_type: 'OPTIONAL' },
-    { name: 'label', type: 'INT64', repetition_type: 'OPTIONAL' },
-  ],
-  kvMetadata: [{ key: 'huggingface', value: hf }],
-})
+writeHf(path.join(out, 'hf-snappy.parquet'), rows, 'SNAPPY', 16, classes)
 
 const db = await (await DuckDBInstance.create(':memory:')).connect()
 const q = (s) => s.replace(/'/g, "''")
@@ -96,18 +70,6 @@ await db.run(`COPY (SELECT image, split_part(image.path, '/', 1) AS label
 // first and last rows are whole), the same dataset naming its classes
 // otherwise (other-classes.parquet), and one with no label column
 // (nolabel.parquet). hyparquet-writer, uncompressed.
-const hfSchema = (withLabel) => [
-  { name: 'schema', num_children: withLabel ? 2 : 1 },
-  { name: 'image', repetition_type: 'OPTIONAL', num_children: 2 },
-  { name: 'bytes', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
-  { name: 'path', type: 'BYTE_ARRAY', converted_type: 'UTF8',
-    repetition_type: 'OPTIONAL' },
-  ...(withLabel ? [{ name: 'label', type: 'INT64',
-    repetition_type: 'OPTIONAL' }] : []),
-]
-const meta = (names) => [{ key: 'huggingface', value: JSON.stringify({
-  info: { features: { image: { _type: 'Image' },
-    label: { names, _type: 'ClassLabel' } } } }) }]
 const first = rows[0]
 const edge = [
   first,
@@ -119,26 +81,10 @@ const edge = [
     label: null },
   rows[rows.length - 1],
 ]
-parquetWriteFile({
-  filename: path.join(out, 'nulls.parquet'),
-  codec: 'UNCOMPRESSED',
-  columnData: [
-    { name: 'image', data: edge.map((r) => r.image) },
-    { name: 'label', data: edge.map((r) => r.label) },
-  ],
-  schema: hfSchema(true),
-  kvMetadata: meta(classes),
-})
-parquetWriteFile({
-  filename: path.join(out, 'other-classes.parquet'),
-  codec: 'UNCOMPRESSED',
-  columnData: [
-    { name: 'image', data: rows.slice(0, 2).map((r) => r.image) },
-    { name: 'label', data: rows.slice(0, 2).map((r) => r.label) },
-  ],
-  schema: hfSchema(true),
-  kvMetadata: meta([...classes].reverse()),
-})
+writeHf(path.join(out, 'nulls.parquet'), edge, 'UNCOMPRESSED', undefined,
+  classes)
+writeHf(path.join(out, 'other-classes.parquet'), rows.slice(0, 2),
+  'UNCOMPRESSED', undefined, [...classes].reverse())
 parquetWriteFile({
   filename: path.join(out, 'nolabel.parquet'),
   codec: 'UNCOMPRESSED',
