@@ -123,51 +123,78 @@ static int64_t parquet_label(const struct bale_walk *w,
 	return row->label;
 }
 
-/* bale_pq_walk_rows: row @row of file @f into the walk, or noted
- * skipped with why (@path: scratch for its path). */
-static int parquet_take(struct bale_walk *w, const struct pq_file *f,
-    const struct bale_pq_row *row, void *path_buf)
+/* Row @row of file @f's path into @path: image.path, else FILE/ROW. */
+static void parquet_row_path(struct bale_buf *path, const struct pq_file *f,
+    const struct bale_pq_row *row)
 {
-	struct bale_buf *path = path_buf;
 	const char *slash;
-	int64_t label = row->has_label ? parquet_label(w, f, row) : -1;
-	struct bale_walk_member m;
-	const char *why = NULL;
-	int rc;
 
 	bale_buf_reset(path);
 	if (row->path && row->path_len) {
 		bale_buf_add(path, row->path, row->path_len);
-	} else {	/* FILE/ROW */
+	} else {
 		slash = strrchr(f->path, '/');
 		bale_buf_printf(path, "%s/%" PRIu64, slash ? slash + 1 :
 		    f->path, row->ordinal);
 	}
 	bale_buf_add(path, "", 1);
+}
+
+/* Why row @row cannot be a sample for its image, or NULL. */
+static const char *parquet_image_refusal(const struct bale_pq_row *row)
+{
+	if (!row->bytes)
+		return "no image (null)";
+	if (row->len == 0)
+		return "empty image (0 bytes)";
+	return NULL;
+}
+
+/* Why row @row of file @f (its label @label) cannot be a sample for its
+ * label, or NULL. */
+static const char *parquet_label_refusal(const struct pq_file *f,
+    const struct bale_pq_row *row, int64_t label)
+{
+	if (!row->has_label)
+		return "no label (null)";
+	if (label < 0 || label > WALK_MAX_LABEL)
+		return f->c.label_text ? "its label names no class" :
+		    "label outside 0..16777216";
+	return NULL;
+}
+
+/* bale_pq_walk_rows: row @row of file @f into the walk, or noted
+ * skipped with why; with a list file, kept for its lines to pick (the
+ * list gives the labels). @path_buf: scratch for the row's path. */
+static int parquet_take(struct bale_walk *w, const struct pq_file *f,
+    const struct bale_pq_row *row, void *path_buf)
+{
+	struct bale_buf *path = path_buf;
+	int64_t label = row->has_label ? parquet_label(w, f, row) : -1;
+	const char *why = parquet_image_refusal(row);
+	struct bale_walk_member m;
+	int rc;
+
+	parquet_row_path(path, f, row);
 	if (path->failed)
 		return bale_walk_nomem(w);
-	if (!row->bytes)
-		why = "no image (null)";
-	else if (row->len == 0)
-		why = "empty image (0 bytes)";
-	else if (!row->has_label)
-		why = "no label (null)";
-	else if (label < 0 || label > WALK_MAX_LABEL)
-		why = f->c.label_text ? "its label names no class" :
-		    "label outside 0..16777216";
-	if (why)
-		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
-		    why);
-	rc = bale_walk_cover_label(w, label);
-	if (rc != BALE_OK)
-		return rc;
 	memset(&m, 0, sizeof(m));
 	m.kind = &bale_source_parquet;
 	m.fd = f->fd;
 	m.method = (int)f->c.image;	/* for the feed's passes */
 	m.offset = row->ordinal;
 	m.size = m.csize = row->len;
-	rc = bale_walk_add_located(w, path->data, label, &m);
+	if (w->listed)
+		return bale_walk_keep_candidate(w, path->data, why ? NULL : &m,
+		    why);
+	if (!why)
+		why = parquet_label_refusal(f, row, label);
+	if (why)
+		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
+		    why);
+	rc = bale_walk_cover_label(w, label);
+	if (rc == BALE_OK)
+		rc = bale_walk_add_located(w, path->data, label, &m);
 	/* rows keep their order: seal as it goes */
 	if (rc == BALE_OK && w->nitems >= WALK_SEAL_EVERY)
 		rc = bale_walk_seal(w);
@@ -200,13 +227,22 @@ static int parquet_open(struct bale_walk *w, struct pq_file *f)
 		    err.msg);
 	rc = bale_pq_columns_find(&f->m, w->image_column, w->label_column,
 	    &f->c, &err);
-	if (rc == BALE_OK && f->c.label < 0)
+	if (rc == BALE_OK && f->c.label < 0 && !w->listed)
 		rc = bale_errbuf_set(&err, BALE_EINPUT, "no 'label' column "
 		    "(of integers, or of class names)");
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
 		    err.msg);
 	return BALE_OK;
+}
+
+/* With a list file: its lines pick rows by path, with its labels. */
+static int parquet_listed_start(const struct bale_source *s,
+    struct bale_walk *w)
+{
+	w->listed = s->list != NULL;
+	w->unlisted = "listed, but no row of the Parquet files has this path";
+	return w->listed ? bale_walk_listed_start(w) : BALE_OK;
 }
 
 static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
@@ -217,15 +253,17 @@ static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 	int rc;
 
 	bale_errbuf_clear(&w->err);
-	rc = files ? BALE_OK : bale_walk_nomem(w);
+	rc = files ? parquet_listed_start(s, w) : bale_walk_nomem(w);
 	for (i = 0; rc == BALE_OK && i < s->nfound; i++, opened++) {
 		files[i].path = s->found[i];
 		rc = parquet_open(w, &files[i]);
 	}
-	if (rc == BALE_OK)
+	if (rc == BALE_OK && !w->listed)
 		rc = bale_pq_walk_classes(w, files, s->nfound);
 	for (i = 0; rc == BALE_OK && i < s->nfound; i++)
 		rc = parquet_rows(w, &files[i]);
+	if (rc == BALE_OK && w->listed)
+		rc = bale_walk_list_members(w, s->list);
 	for (i = 0; i < opened; i++)
 		bale_pq_meta_release(&files[i].m);
 	free(files);
@@ -235,7 +273,8 @@ static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 const struct bale_source_kind bale_source_parquet = {
 	.name = "parquet",
 	.what = "Parquet files",
-	.caps = BALE_SOURCE_STREAMED | BALE_SOURCE_COLUMNS,
+	.caps = BALE_SOURCE_LISTABLE | BALE_SOURCE_STREAMED |
+	    BALE_SOURCE_COLUMNS,
 	.probe = parquet_probe,
 	.scan = parquet_scan,
 	.read = NULL,	/* rows come from the feed */

@@ -215,6 +215,19 @@ static int listed_next_group(struct listed *l)
 	return rc;
 }
 
+/* A line naming again what a stream gave once (@kind's: a compressed
+ * tar's member, a Parquet file's row) is skipped, saying so. */
+static int listed_out_note_streamed(struct listed *l, uint64_t ordinal,
+    const char *path, const struct bale_source_kind *kind)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "listed again: what %s give%s is read "
+	    "once, for the first line naming it", kind->what,
+	    strncmp(kind->what, "a ", 2) == 0 ? "s" : "");
+	return listed_out_note(l, ordinal, OUT_SKIPPED, path, why);
+}
+
 /* What a line whose path the group holds gives: the member, the first
  * time noting that a later copy of it was used; a note when none can
  * be read, or when a member read from a stream is listed again. */
@@ -231,9 +244,7 @@ static int listed_match(struct listed *l, uint64_t ordinal, int64_t label,
 		    g->why.data);
 	bale_walk_get_member(&l->w->store.locs, &p, &m);
 	if (g->taken && bale_source_member_fed(&m))
-		return listed_out_note(l, ordinal, OUT_SKIPPED, path, "listed "
-		    "again: a member of a compressed archive is read once, "
-		    "for the first line naming it");
+		return listed_out_note_streamed(l, ordinal, path, m.kind);
 	if (!g->taken && g->readable > 1)
 		rc = listed_out_note(l, ordinal, OUT_DUPLICATE, g->path.data,
 		    NULL);

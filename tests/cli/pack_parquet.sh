@@ -4,8 +4,9 @@
 # into the same files, byte for byte, as the tree the rows came from, in
 # every format built in (the same samples, order, labels, class names
 # and bytes); labels given as class names; columns named by options;
-# --part and merge; a file over 4 GiB; shuffled with a window that takes several passes, as the
-# shuffled tree; several files as one dataset, in order; rows that
+# --part and merge; a list file picking rows; a file over 4 GiB;
+# shuffled with a window that takes several passes, as the shuffled
+# tree; several files as one dataset, in order; rows that
 # cannot be packed skipped with their reason; files that disagree, lack
 # labels or are damaged refused with a clear message and no output.
 . "$TESTS/cli/lib.sh"
@@ -118,6 +119,40 @@ PY
     [ "$("$BALE" ls "$T/nulls" | wc -l)" = 2 ] ||
         fail "the two whole rows of nulls.parquet are not packed"
 fi
+
+# a list file picks rows by their paths, with its labels, in its order,
+# as it picks the tree's files (every format); a line naming no row,
+# or a row again (a stream gives it once), is skipped saying so
+(cd "$T/tree" && find . -type f | sed 's|^\./||' | sort -r |
+    awk '{ print $0 "\t" NR % 5 }') > "$T/list"
+"$BALE" pack "$T/tree" --list "$T/list" -f "$formats" -o "$T/tree-listed" -q
+run "$BALE" pack "$F/hf-snappy.parquet" --list "$T/list" -f "$formats" \
+    -o "$T/pq-listed"
+expect_status 0
+same_files "$T/tree-listed" "$T/pq-listed"
+first=$(head -1 "$T/list" | cut -f1)
+printf '%s\t1\nmissing.JPEG\t0\n%s\t2\n' "$first" "$first" > "$T/list2"
+run "$BALE" pack "$F/duckdb-zstd.parquet" --list "$T/list2" -f "$one" \
+    -o "$T/pq-list2"
+expect_status 3
+expect_stderr "skipped 'missing.JPEG': listed, but no row of the Parquet files"
+expect_stderr "skipped '$first': listed again: what Parquet files give is read once"
+# rows of no label, or a file without a label column, take the list's
+printf 'n00000000/no-label.JPEG\t4\nn00000000/empty.JPEG\t1\n' > "$T/list3"
+run "$BALE" pack "$F/nulls.parquet" --list "$T/list3" -f "$one" \
+    -o "$T/pq-list3"
+expect_status 3
+expect_stderr "skipped 'n00000000/empty.JPEG': empty image (0 bytes)"
+[ "$("$BALE" ls "$T/pq-list3" | cut -f3,6)" = \
+    "$(printf '4\tn00000000/no-label.JPEG')" ] ||
+    fail "a listed row without a label did not take the list's"
+"$BALE" ls "$T/tree-out" | head -2 | cut -f6 | awk '{ print $0 "\t" 9 - NR }' \
+    > "$T/list4"
+run "$BALE" pack "$F/nolabel.parquet" --list "$T/list4" -f "$one" \
+    -o "$T/pq-list4"
+expect_status 0
+[ "$("$BALE" ls "$T/pq-list4" | cut -f3 | paste -sd,)" = "8,7" ] ||
+    fail "the rows of a file without labels did not take the list's"
 
 # a file over 4 GiB (its pages moved past a 4.5 GiB hole, a sparse
 # file: no disk taken) packs as the small one
