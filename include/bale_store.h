@@ -93,6 +93,9 @@ int bale_store_is_local(const char *name);
 struct bale_store_stat {
 	int is_dir;
 	uint64_t size;
+	char tag[96];	/* a file's: what changes when its bytes do (a
+			 * local file's size and modification time, an
+			 * object's ETag); "": none known */
 };
 
 /** @return BALE_OK, BALE_ENOENT (nothing there), or an error in @err */

@@ -181,7 +181,7 @@ static int wds_remote_keep(struct bale_writer *w, struct wds_w *st,
 {
 	uint64_t size = d->size;
 	char *tar = bale_wds_path(st, st->shard_no, "tar");
-	struct bale_store_stat sb = { 0, 0 };
+	struct bale_store_stat sb = { 0, 0, "" };
 	struct bale_errbuf err;
 	int rc;
 

@@ -117,8 +117,9 @@ static int upd_check_source(struct bale_pipeline *p, const struct pipe_run *r)
 	if (!bale_source_can(&r->in.source, BALE_SOURCE_TREE) &&
 	    !bale_source_can(&r->in.source, BALE_SOURCE_STAMPED))
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update needs "
-		    "a folder (or a list file, or a tree of objects) as the "
-		    "source: an archive's members have no time to compare");
+		    "a folder (or a list file, a tree of objects, Parquet "
+		    "files) as the source: an archive's members have no time "
+		    "to compare");
 	if (r->opts->part_count)
 		return bale_errbuf_set(&p->err, BALE_EINVAL, "an update "
 		    "cannot be a part of a run");
@@ -286,6 +287,10 @@ static int upd_start(struct bale_pipeline *p, struct pipe_run *run)
 	}
 	u->incremental = 1;
 	rc = upd_check_manifest(p, u);
+	if (rc == BALE_OK && bale_source_can(&run->in.source,
+	    BALE_SOURCE_FILE_ROWS))	/* its unchanged files stay unread */
+		rc = bale_manifest_stamps(u->manifest, &run->in.known_files,
+		    &run->in.nknown_files, &p->err);
 	return rc == BALE_OK ? upd_to_delta(p, run, u) : rc;
 }
 

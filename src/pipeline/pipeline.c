@@ -87,6 +87,9 @@ static int pipe_walk(struct bale_pipeline *p, struct pipe_run *run)
 	    run->opts->label_column))
 		rc = bale_walk_set_columns(run->in.walk,
 		    run->opts->image_column, run->opts->label_column);
+	if (rc == BALE_OK && run->in.known_files)
+		rc = bale_walk_set_known_files(run->in.walk,
+		    run->in.known_files, run->in.nknown_files);
 	if (rc == BALE_OK)
 		rc = pipe_walk_source(run);
 	p->walk_seconds = pipe_since(&run->t0);
@@ -166,6 +169,7 @@ static void pipe_release(struct pipe_run *run)
 	free(run->jr.path);
 	free(run->plan.order_all);
 	bale_walk_free(run->in.walk);
+	free(run->in.known_files);
 	bale_source_release(&run->in.source);
 	free(run->in.srcs);
 	bale_pipe_tune_release(&run->wk.tune);
@@ -211,7 +215,7 @@ static int pipe_classify_source(struct bale_pipeline *p, struct pipe_run *run)
  * it is there, and why not. */
 static int pipe_check_remote_src(struct bale_pipeline *p, const char *path)
 {
-	struct bale_store_stat st = { 0, 0 };
+	struct bale_store_stat st = { 0, 0, "" };
 	int rc = bale_store_stat(path, &st, &p->err);
 
 	if (rc == BALE_ENOENT)

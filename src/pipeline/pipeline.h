@@ -72,6 +72,11 @@ struct pipe_input {
 	struct bale_walk *walk;	/* the samples, in the walk's order */
 	int rootfd;		/* a folder source's root; else -1 */
 	struct bale_stream_feed *feed;	/* a compressed archive's samples */
+	uint64_t *known_files;	/* an update of files stamped as a whole:
+				 * the stamps its manifest holds, which the
+				 * walk leaves unread (bale_walk_set_known_
+				 * files) */
+	size_t nknown_files;
 };
 
 /* Which samples the run packs, in which order: the run's planner makes

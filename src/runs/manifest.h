@@ -139,6 +139,13 @@ typedef int bale_manifest_sample_fn(void *ctx, uint64_t line,
 int bale_manifest_each(const char *path, bale_manifest_sample_fn *fn,
     void *ctx, struct bale_errbuf *err);
 
+/** The distinct modification times of the manifest's samples at @path,
+ *  ascending, into *@stamps (to free(); *@n of them): for a source of
+ *  files stamped as a whole, the stamps of the files it was packed
+ *  from (manifest_stamps.c). @return as bale_manifest_each() */
+int bale_manifest_stamps(const char *path, uint64_t **stamps, size_t *n,
+    struct bale_errbuf *err);
+
 /* A manifest written a line at a time to "@path.partial"; the caller
  * renames it to @path (bale_file_publish) when the output it describes
  * is in place. */

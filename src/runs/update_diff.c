@@ -53,7 +53,8 @@ static void diff_stat_of(struct diff_run *r, uint64_t i, const char *path,
 	if (r->rootfd < 0) {
 		if (bale_walk_member(r->w, (size_t)i, &m)) {
 			st->size = m.size;
-			st->mtime_ns = st->ctime_ns = (int64_t)m.stamp;
+			st->mtime_ns = st->ctime_ns =
+			    (int64_t)bale_walk_member_stamp(&m);
 		}
 		return;
 	}
@@ -145,6 +146,18 @@ static int diff_still_skipped(struct diff_run *r, const char *path,
 	return 1;
 }
 
+/* Manifest sample @e, the line-th, is a row of a file the walk left
+ * unread, unchanged (bale_walk_file_kept): it stays as it is, and no
+ * walked sample meets it. @return 1 kept, 0 not, or an error */
+static int diff_kept_file_row(struct diff_run *r,
+    const struct bale_manifest_entry *e, uint64_t line)
+{
+	if (!r->head || !bale_walk_file_kept(r->w, (uint64_t)e->mtime_ns))
+		return 0;
+	r->d->nkept++;
+	return bale_bits_set(&r->d->kept, line) ? diff_nomem(r) : 1;
+}
+
 /* Whether a walked file labelled @label (the walk's), as @st found it,
  * is manifest sample @e, the line-th, as it was: then it stays
  * (*@kept). */
@@ -232,7 +245,7 @@ struct diff_side {
 };
 
 /* The manifest's next sample, in path order or DIFF_OUT_OF_ORDER. */
-static int diff_side_next(struct diff_run *r, struct diff_side *s,
+static int diff_side_read(struct diff_run *r, struct diff_side *s,
     const char *manifest)
 {
 	int rc;
@@ -251,6 +264,19 @@ static int diff_side_next(struct diff_run *r, struct diff_side *s,
 	if (s->line && bale_walk_path_cmp(s->prev.data, s->path) >= 0)
 		return DIFF_OUT_OF_ORDER;
 	return diff_key(r, manifest, s->e.key);
+}
+
+/* The same, past the rows of files left unread, which stay. */
+static int diff_side_next(struct diff_run *r, struct diff_side *s,
+    const char *manifest)
+{
+	int rc;
+
+	do
+		rc = diff_side_read(r, s, manifest);
+	while (rc == BALE_OK && s->have &&
+	    (rc = diff_kept_file_row(r, &s->e, s->line)) == 1);
+	return rc;
 }
 
 /* Manifest samples before @path (all with @path NULL) are gone. */
@@ -413,7 +439,7 @@ static int diff_sort_manifest(struct diff_run *r, struct diff_sorted *s,
 }
 
 /* The manifest's next sample in path order into s->path and s->at. */
-static int diff_next_sample(struct diff_run *r, struct diff_sorted *s)
+static int diff_read_sample(struct diff_run *r, struct diff_sorted *s)
 {
 	const void *p;
 	size_t n;
@@ -440,6 +466,22 @@ static uint64_t diff_get_sample(const unsigned char *p,
 
 	bale_manifest_entry_get(&p, e);
 	return line;
+}
+
+/* The same, past the rows of files left unread, which stay. */
+static int diff_next_sample(struct diff_run *r, struct diff_sorted *s)
+{
+	struct bale_manifest_entry e;
+	uint64_t line;
+	int rc;
+
+	do {
+		rc = diff_read_sample(r, s);
+		if (rc != BALE_OK || !s->have)
+			break;
+		line = diff_get_sample(s->at, &e);
+	} while ((rc = diff_kept_file_row(r, &e, line)) == 1);
+	return rc;
 }
 
 /* Manifest samples before @path (all with @path NULL) are gone. */

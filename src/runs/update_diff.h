@@ -9,7 +9,10 @@
  * manifest has them; class folders it does not know are numbered after
  * them, in sorted order. Objects in a store are not stat'ed: their
  * listing gave each one's size and ETag, whose stamp (bale_walk_stamp)
- * stands for both times.
+ * stands for both times. The rows of a Parquet file carry the file's
+ * stamp; a file known unchanged was not even listed, and the manifest's
+ * rows with its stamp stay, met by no walked sample
+ * (bale_walk_file_kept).
  *
  * A folder's walk and a manifest in path order are read side by side,
  * a sample at a time: what the diff keeps grows with what changed, not

@@ -101,6 +101,7 @@ int bale_remote_open(const char *name, char *url, const struct bale_aws *aws,
 		return rc;
 	}
 	*size = r.length;
+	snprintf(f->etag, sizeof(f->etag), "%s", r.etag);
 	*h = f;
 	return BALE_OK;
 }

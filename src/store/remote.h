@@ -11,6 +11,7 @@ struct remote_file {
 	char *url;		/* what is asked */
 	struct bale_aws aws;	/* the signature's, when signed */
 	int signed_;
+	char etag[80];		/* as the HEAD gave it ("": none) */
 };
 
 /** A file at @url, known to the user as @name, signed with @aws when not

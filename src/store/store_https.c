@@ -42,6 +42,8 @@ static int https_stat(const char *name, struct bale_store_stat *st,
 
 	if (rc != BALE_OK)
 		return rc;
+	snprintf(st->tag, sizeof(st->tag), "%s",
+	    ((struct remote_file *)h)->etag);
 	bale_remote_close(h);
 	st->size = size;
 	return BALE_OK;

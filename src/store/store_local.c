@@ -98,6 +98,10 @@ static int local_stat(const char *name, struct bale_store_stat *st,
 		return local_fail(err, "stat", name);
 	st->is_dir = S_ISDIR(sb.st_mode);
 	st->size = (uint64_t)sb.st_size;
+	if (!st->is_dir)
+		snprintf(st->tag, sizeof(st->tag), "%llu-%lld.%09ld",
+		    (unsigned long long)sb.st_size,
+		    (long long)sb.st_mtim.tv_sec, (long)sb.st_mtim.tv_nsec);
 	return BALE_OK;
 }
 

@@ -286,6 +286,8 @@ static int s3_stat(const char *name, struct bale_store_stat *st,
 	if (n.key[0] && name[len - 1] != '/') {
 		rc = s3_open(name, &h, &size, err);
 		if (rc == BALE_OK) {
+			snprintf(st->tag, sizeof(st->tag), "%s",
+			    ((struct remote_file *)h)->etag);
 			bale_remote_close(h);
 			st->size = size;
 			return BALE_OK;

@@ -38,6 +38,12 @@ struct bale_input;
 				 * those, as a tree's file times */
 #define BALE_SOURCE_COLUMNS 64u	/* rows of columns: the run may name
 				 * the image and label columns */
+#define BALE_SOURCE_FILE_ROWS 128u	/* STAMPED by their files: every
+					 * row of a file has its stamp
+					 * (file_stamp), and an update
+					 * leaves a file unread whose stamp
+					 * is known
+					 * (bale_walk_set_known_files) */
 
 /** One run's source: its paths (the SRC arguments), the list file, and
  *  what the kind's probe found (the shards a pattern names). */

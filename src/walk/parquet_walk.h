@@ -13,6 +13,7 @@ struct pq_file {
 	int fd;
 	struct bale_pq_meta m;
 	struct bale_pq_columns c;
+	uint64_t stamp;		/* its rows' (bale_walk_member.file_stamp) */
 };
 
 /** Takes a row of file @f: BALE_OK, or the walk's error. */

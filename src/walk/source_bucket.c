@@ -15,7 +15,7 @@
 static int bucket_probe(const struct bale_source_kind *self,
     struct bale_source *s, struct bale_errbuf *err)
 {
-	struct bale_store_stat st = { 0, 0 };
+	struct bale_store_stat st = { 0, 0, "" };
 	int rc;
 
 	(void)self;

@@ -184,6 +184,7 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 	m.method = (int)f->c.image;	/* for the feed's passes */
 	m.offset = row->ordinal;
 	m.size = m.csize = row->len;
+	m.file_stamp = f->stamp;
 	if (w->listed)
 		return bale_walk_keep_candidate(w, path->data, why ? NULL : &m,
 		    why);
@@ -209,6 +210,26 @@ static int parquet_rows(struct bale_walk *w, const struct pq_file *f)
 
 	bale_buf_release(&scratch);
 	return rc;
+}
+
+/* File @f's stamp, taken before it is read: its path, size and what
+ * changes with its bytes (a modification time, an ETag), hashed; never
+ * 0. An update packs the rows of a file whose stamp moved again. */
+static int parquet_stamp(struct bale_walk *w, struct pq_file *f)
+{
+	struct bale_store_stat st;
+	struct bale_errbuf err;
+	char *text;
+	int rc = bale_store_stat(f->path, &st, &err);
+
+	if (rc != BALE_OK)
+		return bale_errbuf_set(&w->err, rc, "walk: %s", err.msg);
+	text = bale_strfmt("%s\n%" PRIu64 "\n%s", f->path, st.size, st.tag);
+	if (!text)
+		return bale_walk_nomem(w);
+	f->stamp = bale_walk_stamp(text) | 1;
+	free(text);
+	return BALE_OK;
 }
 
 /* Open file @f->path for the walk, its footer and columns read. */
@@ -245,26 +266,45 @@ static int parquet_listed_start(const struct bale_source *s,
 	return w->listed ? bale_walk_listed_start(w) : BALE_OK;
 }
 
+/* Open the source's files into @files, *@n of them: those an update
+ * knows unchanged are left unopened, out of @files (their rows stay as
+ * the output has them). */
+static int parquet_open_all(const struct bale_source *s, struct bale_walk *w,
+    struct pq_file *files, size_t *n)
+{
+	size_t i;
+	int rc = BALE_OK;
+
+	for (i = 0; rc == BALE_OK && i < s->nfound; i++) {
+		files[*n].path = s->found[i];
+		rc = parquet_stamp(w, &files[*n]);
+		if (rc != BALE_OK || bale_walk_file_unchanged(w,
+		    files[*n].stamp))
+			continue;
+		rc = parquet_open(w, &files[(*n)++]);	/* released even
+							 * when it fails */
+	}
+	return rc;
+}
+
 static int parquet_scan(const struct bale_source *s, struct bale_walk *w)
 {
 	struct pq_file *files = calloc(s->nfound ? s->nfound : 1,
 	    sizeof(*files));
-	size_t i, opened = 0;
+	size_t i, n = 0;
 	int rc;
 
 	bale_errbuf_clear(&w->err);
 	rc = files ? parquet_listed_start(s, w) : bale_walk_nomem(w);
-	for (i = 0; rc == BALE_OK && i < s->nfound; i++, opened++) {
-		files[i].path = s->found[i];
-		rc = parquet_open(w, &files[i]);
-	}
+	if (rc == BALE_OK)
+		rc = parquet_open_all(s, w, files, &n);
 	if (rc == BALE_OK && !w->listed)
-		rc = bale_pq_walk_classes(w, files, s->nfound);
-	for (i = 0; rc == BALE_OK && i < s->nfound; i++)
+		rc = bale_pq_walk_classes(w, files, n);
+	for (i = 0; rc == BALE_OK && i < n; i++)
 		rc = parquet_rows(w, &files[i]);
 	if (rc == BALE_OK && w->listed)
 		rc = bale_walk_list_members(w, s->list);
-	for (i = 0; i < opened; i++)
+	for (i = 0; i < n; i++)
 		bale_pq_meta_release(&files[i].m);
 	free(files);
 	return rc == BALE_OK ? bale_walk_seal_all(w) : rc;
@@ -274,6 +314,7 @@ const struct bale_source_kind bale_source_parquet = {
 	.name = "parquet",
 	.what = "Parquet files",
 	.caps = BALE_SOURCE_LISTABLE | BALE_SOURCE_STREAMED |
+	    BALE_SOURCE_STAMPED | BALE_SOURCE_FILE_ROWS |
 	    BALE_SOURCE_COLUMNS,
 	.probe = parquet_probe,
 	.scan = parquet_scan,

@@ -385,6 +385,7 @@ void bale_walk_free(struct bale_walk *w)
 	free(w->dataset);
 	free(w->image_column);
 	free(w->label_column);
+	bale_walk_files_kept_release(w);
 	free(w->dataset_format);
 	free(w->root);
 	bale_walk_release_held(w);

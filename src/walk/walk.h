@@ -52,6 +52,19 @@ int bale_walk_archive_root_used(const struct bale_walk *w);
 int bale_walk_set_columns(struct bale_walk *w, const char *image,
     const char *label);
 
+/** An update of a source of files stamped as a whole
+ *  (BALE_SOURCE_FILE_ROWS), before its scan: the @n file stamps its
+ *  manifest holds, ascending. A file whose stamp is one of them is
+ *  unchanged: its rows are not listed, nor its bytes read. @return
+ *  BALE_OK or BALE_ENOMEM */
+int bale_walk_set_known_files(struct bale_walk *w, const uint64_t *stamps,
+    size_t n);
+/** The scan's: 1 when the file stamped @stamp is a known one, now
+ *  left unread (its rows stay as the manifest has them), else 0. */
+int bale_walk_file_unchanged(struct bale_walk *w, uint64_t stamp);
+/** After the scan: 1 when the file stamped @stamp was left unread. */
+int bale_walk_file_kept(const struct bale_walk *w, uint64_t stamp);
+
 struct bale_source_kind;
 
 /** The kinds an archive may be of (bale_source_file_kinds(), kind.h):
@@ -136,7 +149,18 @@ struct bale_walk_member {
 	};
 	uint64_t size;		/* bytes once read */
 	uint64_t csize;		/* bytes stored */
+	uint64_t file_stamp;	/* a row of a file (Parquet): the file's
+				 * stamp, which an update compares for
+				 * each of its rows (0: none) */
 };
+
+/** The stamp an update compares for member @m of a stamped source: its
+ *  file's (a Parquet row), else its own (an object's). */
+static inline uint64_t bale_walk_member_stamp(
+    const struct bale_walk_member *m)
+{
+	return m->file_stamp ? m->file_stamp : m->stamp;
+}
 
 /** An object's ETag as a change stamp below 2^63 (0: the store gave
  *  none): what an update compares, with the size, as it compares a

@@ -62,7 +62,7 @@ static struct bale_walk_member bucket_member(const struct bucket_walk *b,
     const struct bale_store_object *o)
 {
 	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
-	    { bale_walk_stamp(o->etag) }, o->size, o->size };
+	    { bale_walk_stamp(o->etag) }, o->size, o->size, 0 };
 
 	return m;
 }

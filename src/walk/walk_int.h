@@ -80,6 +80,7 @@ struct walk_store {
 		struct walk_origin {
 			const struct bale_source_kind *kind;
 			int fd;
+			uint64_t file_stamp;	/* its members' */
 		} *origins;	/* the archives the samples lie in */
 		size_t norigins;
 		size_t caporigins;
@@ -128,6 +129,11 @@ struct bale_walk {
 				 * images, the one holding the labels (NULL:
 				 * the source's default) */
 	char *label_column;
+	uint64_t *known_files;	/* an update: the file stamps its manifest
+				 * holds, ascending (walk_files_kept.c) */
+	unsigned char *kept_files;	/* 1: that file is there, unchanged,
+					 * and its rows were not listed */
+	size_t nknown_files;
 	void *held;		/* what the samples lie in (a packed
 				 * output's reader), kept open while they
 				 * lie where it said; released by */
@@ -254,6 +260,9 @@ int bale_walk_cmp_by_class_name(const struct walk_item *a,
     const struct walk_item *b, const char *arena, char *const *names);
 /** Sort the items in torchvision order (equal paths: archive order). */
 void bale_walk_sort_items(struct bale_walk *w);
+
+/* walk_files_kept.c */
+void bale_walk_files_kept_release(struct bale_walk *w);
 
 /* walk_member.c: ImageFolder rules for the members of archives */
 

@@ -14,6 +14,9 @@
 //                         rows to skip, other class names, no label
 //   flat-columns.parquet  images and labels in flat columns of other
 //                         names
+//   split-0.parquet, split-1.parquet, split-1-less.parquet
+//                         the rows in two files, and the second less
+//                         its first row (for updates)
 //
 // Needs the npm packages of package.json beside it; the fixtures are
 // committed, so the suite does not run this. fixtures/tree.tar is the
@@ -110,3 +113,13 @@ parquetWriteFile({
     { name: 'fine_label', type: 'INT64', repetition_type: 'REQUIRED' },
   ],
 })
+
+// The rows in two files, for updates (split-0.parquet: the first half,
+// split-1.parquet: the rest), and split-1's rows but its first
+// (split-1-less.parquet): a file that changed. hyparquet-writer, Snappy.
+writeHf(path.join(out, 'split-0.parquet'), rows.slice(0, 20), 'SNAPPY', 16,
+  classes)
+writeHf(path.join(out, 'split-1.parquet'), rows.slice(20), 'SNAPPY', 16,
+  classes)
+writeHf(path.join(out, 'split-1-less.parquet'), rows.slice(21), 'SNAPPY',
+  16, classes)

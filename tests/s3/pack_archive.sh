@@ -7,7 +7,7 @@
 # alone; through SlowDown answers and dropped connections the output is
 # the same; an archive cut short in the store fails as it does on disk. Several archives there
 # make one dataset, and a list file picks members, as on disk. Parquet
-# files there pack as on disk.
+# files there pack as on disk, and update an output as they change.
 . "$TESTS/cli/lib.sh"
 . "$TESTS/s3/lib.sh"
 require_backend wds	# the counts, faults, lists and cuts write it
@@ -43,6 +43,32 @@ run "$BALE" pack "s3://$BUCKET/pq/a.parquet" "s3://$BUCKET/pq/b.parquet" \
     -f "$formats" -o "$T/pq-remote"
 expect_status 0
 same_files "$T/pq-local" "$T/pq-remote"
+# updated from objects: one that changed (its ETag moved) is read again,
+# its rows packed again; the other's stay
+s3 put "$pq/split-0.parquet" "s3://$BUCKET/pq/u/0.parquet" >/dev/null
+s3 put "$pq/split-1.parquet" "s3://$BUCKET/pq/u/1.parquet" >/dev/null
+upd_pq() {
+    run "$BALE" pack "s3://$BUCKET/pq/u/0.parquet" \
+        "s3://$BUCKET/pq/u/1.parquet" -f wds -o "$T/pq-upd" --update \
+        --report "$T/pq-upd.json"
+    expect_status 0
+}
+upd_pq
+upd_pq
+expect_stderr "nothing changed"
+s3 put "$pq/split-1-less.parquet" "s3://$BUCKET/pq/u/1.parquet" >/dev/null
+upd_pq
+"$PY" - "$T/pq-upd.json" <<'PY' || fail "the update from objects: $(cat "$T/pq-upd.json")"
+import json, sys
+u = json.load(open(sys.argv[1]))["update"]
+assert [len(u["added"]), len(u["replaced"]), len(u["removed"]),
+        u["unchanged"]] == [0, 19, 1, 20], u
+PY
+"$BALE" pack "$pq/split-0.parquet" "$pq/split-1-less.parquet" -f wds \
+    -o "$T/pq-upd-local" -q
+diff <("$BALE" ls "$T/pq-upd-local" | cut -f3-6 | sort) \
+    <("$BALE" ls "$T/pq-upd" | cut -f3-6 | sort) ||
+    fail "the update from objects does not hold the files' rows"
 
 # several archives as one dataset, and a list file naming members: as
 # the same archives on disk
