@@ -133,11 +133,15 @@ BALE_API const char *const *bale_backend_names(void);
 
 struct bale_reader;
 
+/** The label of a sample that has none (an unlabelled dataset's, as the
+ *  Hugging Face datasets library marks a missing ClassLabel). */
+#define BALE_LABEL_NONE (-1)
+
 /** One stored sample. Valid until the next call on the same reader. */
 struct bale_blob {
 	const unsigned char *data;
 	size_t size;
-	int64_t label;
+	int64_t label;		/* its class, or BALE_LABEL_NONE */
 	const char *key;	/* the sample key */
 	const char *path;	/* source path below its root, or NULL */
 	uint32_t crc32;		/* stored checksum, when has_crc32 */

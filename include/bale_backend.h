@@ -21,7 +21,7 @@ struct bale_sample {
 	const char *key;	/* stable, dot-free, sorts like @index */
 	const char *relpath;	/* path below the source root, raw bytes */
 	const char *ext;	/* lower-case extension, no dot ("jpg") */
-	int64_t label;		/* class index */
+	int64_t label;		/* class index, or BALE_LABEL_NONE */
 	const char *label_name;	/* class folder name, or NULL */
 	const unsigned char *data;
 	size_t size;

@@ -119,7 +119,8 @@ static int index_put_rows(struct bale_index_stream *st,
 	    H5T_NATIVE_UINT64, first, k + 1, c->offsets) != 0))
 		return -1;
 	for (i = 0; i < k; i++) {
-		if (c->labels[i] < 0 || c->labels[i] > INT32_MAX ||
+		if (c->labels[i] < BALE_LABEL_NONE ||
+		    c->labels[i] > INT32_MAX ||
 		    (s->offsets >= 0 && (c->offsets[i + 1] < c->offsets[i] ||
 		    c->offsets[i + 1] - c->offsets[i] > UINT32_MAX)))
 			return 1;	/* no index: it cannot hold them */

@@ -591,7 +591,8 @@ static int hdf5_key_label(struct bale_reader *r, struct hdf5_r *st,
 	}
 	key = bale_index_key(&st->ix, i);
 	out->label = st->ix.labels[i];
-	if (!key || out->label < 0 || strlen(key) >= sizeof(st->key))
+	if (!key || out->label < BALE_LABEL_NONE ||
+	    strlen(key) >= sizeof(st->key))
 		return bale_reader_seterr(r, BALE_EINVAL, "its .bidx is "
 		    "damaged at sample %" PRIu64, i);
 	strcpy(st->key, key);

@@ -179,7 +179,7 @@ void bale_lmdb_note_label(struct lmdb_w *st, int64_t label)
 {
 	int32_t l = (int32_t)label;
 
-	if (label < 0 || label > INT32_MAX)
+	if (label < BALE_LABEL_NONE || label > INT32_MAX)
 		st->labels_unfit = 1;
 	bale_spill_add(&st->labels, &l, sizeof(l));
 }

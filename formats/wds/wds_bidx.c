@@ -330,7 +330,7 @@ int bale_wds_bidx_get(struct bale_reader *r, struct wds_r *st, uint64_t i,
 	out->key = bale_index_key(&st->ix[shard], j);
 	out->label = st->ix[shard].labels[j];
 	out->path = NULL;
-	if (!out->key || out->label < 0)
+	if (!out->key || out->label < BALE_LABEL_NONE)
 		return bale_reader_seterr(r, BALE_EINVAL, "the .bidx of "
 		    "'%s' is damaged at sample %" PRIu64, st->paths[shard], i);
 	rc = wds_bidx_read(r, st, shard, loc, meta, out);

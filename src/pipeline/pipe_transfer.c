@@ -290,9 +290,9 @@ static int pipe_put(struct bale_pipeline *p, struct pipe_run *run,
 	s.relpath = ps->path.data;
 	s.ext = ext;
 	s.label = bale_walk_label(run->in.walk, wi);
-	if (run->lab.map)
+	if (run->lab.map && s.label >= 0)
 		s.label = run->lab.map[s.label];
-	s.label_name = classes[s.label];
+	s.label_name = s.label >= 0 ? classes[s.label] : NULL;	/* -1: none */
 	s.data = ps->data;
 	s.size = ps->size;
 	s.crc32 = ps->crc;

@@ -72,8 +72,10 @@ static int upd_news_next(struct upd_news *nw, struct upd_new *s)
 		if (bale_update_diff_pack(&nw->u->diff, nw->k++, &s->file))
 			return -1;
 		s->key = nw->run->plan.key_base + pos;
-		s->label = nw->run->lab.map[bale_walk_cursor_label(&nw->cur,
-		    (size_t)s->file.item)];
+		s->label = bale_walk_cursor_label(&nw->cur,
+		    (size_t)s->file.item);
+		if (s->label >= 0)	/* not BALE_LABEL_NONE */
+			s->label = nw->run->lab.map[s->label];
 		s->path = bale_walk_cursor_path(&nw->cur,
 		    (size_t)s->file.item);
 		if (!s->path)

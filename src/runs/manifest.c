@@ -106,6 +106,11 @@ static const char *manifest_fast_fields(const char *s, const char *end,
 		s += n;
 		if (i == 4)
 			break;
+		if (i == 1 && end - s >= 2 && s[0] == '-' && s[1] == '1') {
+			v[i] = (uint64_t)BALE_LABEL_NONE;	/* no label */
+			s += 2;
+			continue;
+		}
 		if (s == end || *s < '0' || *s > '9')
 			return NULL;
 		for (v[i] = 0; s < end && *s >= '0' && *s <= '9'; s++) {
@@ -119,6 +124,20 @@ static const char *manifest_fast_fields(const char *s, const char *end,
 	    s : NULL;
 }
 
+/* The label of a sample's line, read key by key into *@v: a class, or
+ * -1 (BALE_LABEL_NONE as a u64). @return 0, or -1 when it has none */
+static int manifest_label(const char *s, const char *end, uint64_t *v)
+{
+	const char *vend;
+	const char *at = bale_jsonr_find(s, end, "label", &vend);
+
+	if (at && vend - at == 2 && memcmp(at, "-1", 2) == 0) {
+		*v = (uint64_t)BALE_LABEL_NONE;
+		return 0;
+	}
+	return at && bale_jsonr_u64(at, vend, v) == 0 ? 0 : -1;
+}
+
 /* A sample's line into @e. @return its path (to free), or NULL when
  * the line is not a sample's */
 static char *manifest_sample_line(const struct bale_manifest *m,
@@ -128,11 +147,12 @@ static char *manifest_sample_line(const struct bale_manifest *m,
 	const char *path = manifest_fast_fields(s, end, v);
 
 	if (!path && (bale_jsonr_key_u64(s, end, "key", &v[0]) ||
-	    bale_jsonr_key_u64(s, end, "label", &v[1]) ||
+	    manifest_label(s, end, &v[1]) ||
 	    bale_jsonr_key_u64(s, end, "size", &v[2]) ||
 	    bale_jsonr_key_u64(s, end, "mtime_ns", &v[3])))
 		return NULL;
-	if (v[1] >= m->nclasses || v[0] >= m->next_key)
+	if ((v[1] >= m->nclasses && v[1] != (uint64_t)BALE_LABEL_NONE) ||
+	    v[0] >= m->next_key)
 		return NULL;
 	e->key = v[0];
 	e->label = (int64_t)v[1];

@@ -84,7 +84,12 @@ void bale_manifest_put(struct bale_manifest_out *out, uint64_t key,
 
 	bale_buf_puts(b, "{");
 	bale_json_kv_u64(b, "key", key, 1);
-	bale_json_kv_u64(b, "label", (uint64_t)label, 0);
+	if (label == BALE_LABEL_NONE) {	/* an unlabelled sample's */
+		bale_json_key(b, "label", 0);
+		bale_buf_puts(b, "-1");
+	} else {
+		bale_json_kv_u64(b, "label", (uint64_t)label, 0);
+	}
 	bale_json_kv_u64(b, "size", size, 0);
 	bale_json_kv_u64(b, "mtime_ns", (uint64_t)mtime_ns, 0);
 	bale_json_kv_str(b, "path", path, 0);

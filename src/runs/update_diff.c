@@ -168,7 +168,7 @@ static int diff_keep(struct diff_run *r, const struct diff_stat *st,
 	struct bale_update_diff *d = r->d;
 
 	*kept = e->size == st->size && e->mtime_ns == st->mtime_ns &&
-	    e->label == d->label_map[label];
+	    e->label == (label < 0 ? label : d->label_map[label]);
 	if (!*kept)
 		return BALE_OK;
 	d->nkept++;

@@ -105,13 +105,14 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, where,
 		    bale_reader_errmsg(r));
 	path = b.path && *b.path ? b.path : b.key;
-	if (b.label < 0 || b.label > WALK_MAX_LABEL)
+	if (b.label < BALE_LABEL_NONE || b.label > WALK_MAX_LABEL)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
-		    "label outside 0..16777216");
+		    "label outside -1..16777216");
 	if (b.size == 0)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
 		    "empty sample");
-	rc = bale_walk_cover_label(w, b.label);
+	rc = b.label == BALE_LABEL_NONE ? BALE_OK :
+	    bale_walk_cover_label(w, b.label);
 	if (rc != BALE_OK)
 		return rc;
 	memset(&m, 0, sizeof(m));

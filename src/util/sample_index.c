@@ -78,7 +78,7 @@ void bale_index_add(struct bale_index_build *b, int64_t label,
 	int32_t l = (int32_t)label;
 	uint64_t at = b->text.len;
 
-	if (label < 0 || label > INT32_MAX) {
+	if (label < BALE_LABEL_NONE || label > INT32_MAX) {
 		b->unfit = 1;	/* no index: readers take the slow way */
 		return;
 	}

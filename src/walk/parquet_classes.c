@@ -161,10 +161,18 @@ int bale_pq_walk_classes(struct bale_walk *w, struct pq_file *files,
 	int rc = BALE_OK;
 
 	for (i = 0; rc == BALE_OK && i < n; i++)
-		if (files[i].c.label_text != files[0].c.label_text)
+		if ((files[i].c.label < 0) != (files[0].c.label < 0))
+			rc = bale_errbuf_set(&w->err, BALE_EINPUT, "walk: '%s' "
+			    "has %s label column, '%s' %s: a dataset is "
+			    "labelled or not (pack them apart)", files[i].path,
+			    files[i].c.label < 0 ? "no" : "a", files[0].path,
+			    files[0].c.label < 0 ? "none" : "one");
+		else if (files[i].c.label_text != files[0].c.label_text)
 			rc = bale_errbuf_set(&w->err, BALE_EINPUT, "walk: '%s' "
 			    "labels its rows otherwise than '%s' (text or "
 			    "numbers)", files[i].path, files[0].path);
+	if (n && files[0].c.label < 0)	/* unlabelled: no classes */
+		return rc;
 	for (i = 0; rc == BALE_OK && i < n; i++)
 		rc = files[0].c.label_text ? classes_of_texts(w, &files[i]) :
 		    classes_named(w, &files[i], i == 0);

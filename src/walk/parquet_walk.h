@@ -29,7 +29,8 @@ int bale_pq_walk_rows(struct bale_walk *w, const struct pq_file *f,
 /** The classes of @n files into the walk: the ClassLabel names in their
  *  `huggingface` metadata (every file naming the same), or, where the
  *  label column holds text, the names its rows hold, sorted as
- *  torchvision sorts class folders. @return BALE_OK or the walk's
+ *  torchvision sorts class folders; none where the files have no label
+ *  column (all must have one, or none). @return BALE_OK or the walk's
  *  error */
 int bale_pq_walk_classes(struct bale_walk *w, struct pq_file *files,
     size_t n);

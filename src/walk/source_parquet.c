@@ -114,10 +114,13 @@ static int parquet_probe(const struct bale_source_kind *self,
 	return s->npaths ? rc : 0;
 }
 
-/* The label of @row: its number, or its text's class (-1: none). */
+/* The label of @row: its number, or its text's class (-1: none), or
+ * BALE_LABEL_NONE in a file without a label column. */
 static int64_t parquet_label(const struct bale_walk *w,
     const struct pq_file *f, const struct bale_pq_row *row)
 {
+	if (f->c.label < 0 || !row->has_label)
+		return BALE_LABEL_NONE;
 	if (f->c.label_text)
 		return bale_pq_walk_label(w, row->label_text, row->label_len);
 	return row->label;
@@ -155,11 +158,15 @@ static const char *parquet_image_refusal(const struct bale_pq_row *row)
 static const char *parquet_label_refusal(const struct pq_file *f,
     const struct bale_pq_row *row, int64_t label)
 {
+	if (f->c.label < 0)	/* no label column: no row has one */
+		return NULL;
 	if (!row->has_label)
 		return "no label (null)";
-	if (label < 0 || label > WALK_MAX_LABEL)
-		return f->c.label_text ? "its label names no class" :
-		    "label outside 0..16777216";
+	if (f->c.label_text)
+		return label < 0 ? "its label names no class" : NULL;
+	/* -1: the datasets library's missing ClassLabel, kept as none */
+	if (label < BALE_LABEL_NONE || label > WALK_MAX_LABEL)
+		return "label outside -1..16777216";
 	return NULL;
 }
 
@@ -170,7 +177,7 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
     const struct bale_pq_row *row, void *path_buf)
 {
 	struct bale_buf *path = path_buf;
-	int64_t label = row->has_label ? parquet_label(w, f, row) : -1;
+	int64_t label = parquet_label(w, f, row);
 	const char *why = parquet_image_refusal(row);
 	struct bale_walk_member m;
 	int rc;
@@ -193,7 +200,8 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 	if (why)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
 		    why);
-	rc = bale_walk_cover_label(w, label);
+	rc = label == BALE_LABEL_NONE ? BALE_OK :
+	    bale_walk_cover_label(w, label);
 	if (rc == BALE_OK)
 		rc = bale_walk_add_located(w, path->data, label, &m);
 	/* rows keep their order: seal as it goes */
@@ -248,9 +256,6 @@ static int parquet_open(struct bale_walk *w, struct pq_file *f)
 		    err.msg);
 	rc = bale_pq_columns_find(&f->m, w->image_column, w->label_column,
 	    &f->c, &err);
-	if (rc == BALE_OK && f->c.label < 0 && !w->listed)
-		rc = bale_errbuf_set(&err, BALE_EINPUT, "no 'label' column "
-		    "(of integers, or of class names)");
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
 		    err.msg);

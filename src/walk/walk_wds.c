@@ -212,15 +212,19 @@ static const char *wds_label(const struct wds_group *g, struct wds_meta *m)
 		    "\"label\" in KEY.json)";
 	text = wds_read_small(g->s, (size_t)g->cls, WDS_MAX_CLS);
 	ok = text && bale_meta_label(text, strlen(text), &m->label) == 0 &&
-	    m->label >= 0 && m->label <= WALK_MAX_LABEL;
+	    m->label >= BALE_LABEL_NONE && m->label <= WALK_MAX_LABEL;
 	free(text);
-	return ok ? NULL : "its .cls is not a label in 0..16777216";
+	return ok ? NULL : "its .cls is not a label in -1..16777216";
 }
 
 /* Name class @label when the sample says its name and none is known. */
 static int wds_name_class(struct bale_walk *w, int64_t label, char **name)
 {
-	int rc = bale_walk_cover_label(w, label);
+	int rc;
+
+	if (label == BALE_LABEL_NONE)	/* an unlabelled sample's */
+		return BALE_OK;
+	rc = bale_walk_cover_label(w, label);
 
 	if (rc == BALE_OK && *name && !w->classes[label]) {
 		w->classes[label] = *name;

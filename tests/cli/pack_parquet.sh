@@ -7,8 +7,9 @@
 # --part and merge; a list file picking rows; a file over 4 GiB;
 # shuffled with a window that takes several passes, as the shuffled
 # tree; several files as one dataset, in order; rows that
-# cannot be packed skipped with their reason; files that disagree, lack
-# labels or are damaged refused with a clear message and no output.
+# cannot be packed skipped with their reason; rows without labels
+# labelled -1; files that disagree or are damaged refused with a clear
+# message and no output.
 . "$TESTS/cli/lib.sh"
 formats=$(writers | tr ',' '\n' | grep -E '^(wds|lmdb|hdf5)$' | paste -sd, -)
 [ -n "$formats" ] || { echo "skipped: no format that writes is built in"; exit 77; }
@@ -170,10 +171,41 @@ run "$BALE" pack "$F/hf-snappy.parquet" "$F/other-classes.parquet" -f "$one" \
 expect_status 1
 expect_stderr "other-classes.parquet' names other classes than the first file"
 expect_no_output "$T/other"
-run "$BALE" pack "$F/nolabel.parquet" -f "$one" -o "$T/nolabel"
+
+# no label column: every row packs with label -1 (none), no classes, in
+# every format, kept so when converted and across an update; a row
+# labelled -1 (the datasets library's missing ClassLabel) likewise,
+# one labelled -2 skipped; labelled and unlabelled files not mixed
+run "$BALE" pack "$F/nolabel.parquet" -f "$formats" -o "$T/nolabel" \
+    --update
+expect_status 0
+for o in $(cd "$T/nolabel" && ls -d data-shards.json data.lmdb data.h5 \
+    2>/dev/null); do
+    [ "$("$BALE" ls "$T/nolabel/$o" | cut -f3 | paste -sd,)" = "-1,-1" ] ||
+        fail "$o: the rows without labels are not labelled -1"
+    "$BALE" verify "$T/nolabel/$o" >/dev/null || fail "$o: does not verify"
+    "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1])) if sys.argv[1].endswith(".json") else None
+assert d is None or d["bale"]["classes"] == [], d' "$T/nolabel/$o" ||
+        fail "$o: an unlabelled dataset names classes"
+    "$BALE" pack "$T/nolabel/$o" -f "$one" -o "$T/nolabel-$o" -q
+    [ "$("$BALE" ls "$T/nolabel-$o" | cut -f3 | paste -sd,)" = "-1,-1" ] ||
+        fail "$o converted: the labels -1 are not kept"
+done
+run "$BALE" pack "$F/nolabel.parquet" -f "$formats" -o "$T/nolabel" \
+    --update
+expect_status 0
+expect_stderr "nothing changed"
+run "$BALE" pack "$F/minus-one.parquet" -f "$one" -o "$T/minus-one"
+expect_status 3
+expect_stderr "skipped 'n00000000/img_00000006.JPEG': label outside -1..16777216"
+[ "$("$BALE" ls "$T/minus-one" | cut -f3 | paste -sd,)" = "-1,1" ] ||
+    fail "a row labelled -1 is not kept so"
+run "$BALE" pack "$F/hf-snappy.parquet" "$F/nolabel.parquet" -f "$one" \
+    -o "$T/mixed-labels"
 expect_status 1
-expect_stderr "no 'label' column (of integers, or of class names)"
-expect_no_output "$T/nolabel"
+expect_stderr "has no label column, '$F/hf-snappy.parquet' one"
+expect_no_output "$T/mixed-labels"
 run "$BALE" pack "$F/hf-snappy.parquet" "$T/tree" -f "$one" -o "$T/mixed"
 expect_status 2
 expect_stderr "several sources must all be Parquet files"

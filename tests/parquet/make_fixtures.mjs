@@ -14,6 +14,8 @@
 //                         rows to skip, other class names, no label
 //   flat-columns.parquet  images and labels in flat columns of other
 //                         names
+//   minus-one.parquet     labels -1 (no class, as the datasets library
+//                         marks one) and -2
 //   split-0.parquet, split-1.parquet, split-1-less.parquet
 //                         the rows in two files, and the second less
 //                         its first row (for updates)
@@ -123,3 +125,10 @@ writeHf(path.join(out, 'split-1.parquet'), rows.slice(20), 'SNAPPY', 16,
   classes)
 writeHf(path.join(out, 'split-1-less.parquet'), rows.slice(21), 'SNAPPY',
   16, classes)
+
+// Labels the datasets library writes for rows without a class (-1: a
+// missing ClassLabel, as in a test split), and one no class has (-2)
+// (minus-one.parquet). hyparquet-writer, uncompressed.
+writeHf(path.join(out, 'minus-one.parquet'), rows.slice(0, 3).map((r, i) =>
+  ({ image: r.image, label: [-1n, 1n, -2n][i] })), 'UNCOMPRESSED', undefined,
+classes)

@@ -231,6 +231,22 @@ class PackTest(common.TempTest):
         with self.assertRaises(bale.Error):
             bale.pack(flat, f"{self.tmp}/none", fmt)
 
+    def test_parquet_without_labels(self):
+        """Rows of a file without a label column read back, and train,
+        labelled -1 (none), with no classes."""
+        fixtures = os.path.join(os.path.dirname(__file__), "..",
+                                "parquet", "fixtures")
+        out = f"{self.tmp}/nolabel"
+        bale.pack(os.path.join(fixtures, "nolabel.parquet"), out,
+                  self.formats[0])
+        with bale.open(out) as r:
+            self.assertEqual((len(r), r.classes), (2, []))
+            self.assertEqual([r[i].label for i in range(2)], [-1, -1])
+            self.assertEqual(list(r.labels()), [-1, -1])
+        got = [y.tolist() for _, y in bale.Loader(out, batch_size=2,
+                                                  size=16)]
+        self.assertEqual(got, [[-1, -1]])
+
     def test_reader_close_and_repr(self):
         out = common.pack(self.src, f"{self.tmp}/out", self.formats[0])
         with bale.open(out) as r:
