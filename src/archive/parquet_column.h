@@ -7,12 +7,18 @@
  *
  * A byte array handed over points into the column's page (or its
  * dictionary) and stays valid until the next call.
+ *
+ * A local file's column chunk is mapped, not read: a page is
+ * decompressed straight from the page cache, and an uncompressed one
+ * is used where it lies (each copy counts: an image dataset is
+ * gigabytes of values).
  */
 #ifndef BALE_PARQUET_COLUMN_H
 #define BALE_PARQUET_COLUMN_H
 
 #include "parquet_meta.h"
 #include "parquet_page.h"
+#include "snappy_view.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,10 +36,19 @@ struct bale_pq_column {
 	const struct bale_pq_chunk *chunk;
 	uint64_t at, end;	/* the next page, the chunk's end */
 	struct bale_pq_page pg;
-	unsigned char *raw;	/* a page as stored */
+	unsigned char *raw;	/* a page as stored, read */
 	size_t rawcap;
+	const unsigned char *stored;	/* the page as stored: @raw, or in
+					 * @map */
 	unsigned char *body;	/* the page, decompressed */
 	size_t bodycap;
+	const unsigned char *page;	/* the page's levels and values:
+					 * @body, or @stored when they are
+					 * not compressed */
+	unsigned char *map;	/* a local file's chunk, mapped (NULL:
+				 * read), from file offset @mapoff */
+	size_t maplen;
+	uint64_t mapoff;
 	uint32_t left;		/* level slots left in the page */
 	struct bale_pq_runs def;
 	const unsigned char *vp, *vend;	/* its values */
@@ -47,6 +62,11 @@ struct bale_pq_column {
 	/* DELTA_LENGTH_BYTE_ARRAY: the page's lengths */
 	uint32_t *lens;
 	size_t nlens, caplens, nextlen;
+	/* lengths only (bale_pq_column_sizes_only()) */
+	int sizes_only;
+	int sparse;		/* this page's lengths are in @lens, its
+				 * Snappy block not decompressed */
+	struct bale_snappy_view view;
 };
 
 /** Read the column of @leaf in row group chunk @chunk of the Parquet
@@ -62,6 +82,13 @@ int bale_pq_column_open(struct bale_pq_column *c, int fd,
  *  BALE_EIO, BALE_ENOMEM, BALE_ENOTSUP) with @err set. */
 int bale_pq_column_next(struct bale_pq_column *c, struct bale_pq_value *v,
     struct bale_errbuf *err);
+
+/** From now on, where a page of byte arrays tells their lengths without
+ *  being decompressed (PLAIN values in a Snappy block, read where it
+ *  lies: snappy_view.h), give each value's length alone, its bytes NULL:
+ *  what a listing needs of a page of images. Other pages are read as
+ *  ever. */
+void bale_pq_column_sizes_only(struct bale_pq_column *c);
 
 void bale_pq_column_close(struct bale_pq_column *c);
 

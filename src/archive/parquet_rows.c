@@ -158,6 +158,8 @@ static int rows_next_group(struct bale_pq_rows *r, struct bale_errbuf *err)
 			return rc;
 		r->open[k] = 1;
 	}
+	if (r->sizes_only && r->open[ROW_IMAGE])
+		bale_pq_column_sizes_only(&r->col[ROW_IMAGE]);
 	return 1;
 }
 
@@ -191,8 +193,9 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 	memset(row, 0, sizeof(*row));
 	row->ordinal = r->ordinal++;
 	if (got[ROW_IMAGE]) {
-		row->bytes = v[ROW_IMAGE].bytes ? v[ROW_IMAGE].bytes :
-		    (const unsigned char *)"";
+		row->has_image = 1;
+		row->bytes = v[ROW_IMAGE].bytes || r->sizes_only ?
+		    v[ROW_IMAGE].bytes : (const unsigned char *)"";
 		row->len = v[ROW_IMAGE].len;
 	}
 	if (got[ROW_PATH]) {
@@ -207,6 +210,11 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 		row->label_len = v[ROW_LABEL].len;
 	}
 	return 1;
+}
+
+void bale_pq_rows_sizes_only(struct bale_pq_rows *r)
+{
+	r->sizes_only = 1;
 }
 
 int bale_pq_rows_at_group(const struct bale_pq_rows *r, uint64_t *first,
@@ -272,7 +280,7 @@ int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
 		if (rc <= 0)
 			break;
 		(*met)++;
-		if (!row.bytes)
+		if (!row.has_image)
 			continue;
 		memset(&mb, 0, sizeof(mb));
 		mb.name = "";

@@ -34,7 +34,9 @@ int bale_pq_columns_find(const struct bale_pq_meta *m, const char *image,
 /* A row. */
 struct bale_pq_row {
 	uint64_t ordinal;	/* rows before it in the file */
-	const unsigned char *bytes;	/* the image's: NULL when null */
+	int has_image;		/* 0: the image is null */
+	const unsigned char *bytes;	/* the image's (NULL: null, or read
+					 * for its size alone) */
 	uint32_t len;
 	const unsigned char *path;	/* NULL: none */
 	uint32_t path_len;
@@ -54,12 +56,17 @@ struct bale_pq_rows {
 	uint64_t ordinal;
 	struct bale_pq_column col[3];	/* image, path, label */
 	int open[3];
+	int sizes_only;		/* the images' sizes, not their bytes */
 };
 
 /** Read the rows of the Parquet file @fd, whose footer is @m, from
  *  columns @c. */
 void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
     const struct bale_pq_meta *m, const struct bale_pq_columns *c);
+
+/** Read each image's size alone where its page tells it without being
+ *  decompressed (bale_pq_column_sizes_only()): a listing's read. */
+void bale_pq_rows_sizes_only(struct bale_pq_rows *r);
 
 /** The next row into @row (its bytes valid until the next call): 1, 0 at
  *  the end, or an error (BALE_EINPUT: damaged; BALE_ENOTSUP, BALE_EIO,
