@@ -297,8 +297,9 @@ static int column_data_page(struct bale_pq_column *c,
 }
 
 /* The levels of a data page v1 whose block @c->view holds: their bytes
- * read into c->body. @return the values' place in the block, or 0 when
- * the page is better decompressed (or damaged: that says why) */
+ * read into c->levels (c->body may yet take the page decompressed).
+ * @return the values' place in the block, or 0 when the page is better
+ * decompressed (or damaged: that says why) */
 static uint64_t sparse_levels(struct bale_pq_column *c, int width)
 {
 	unsigned char le[4];
@@ -310,10 +311,10 @@ static uint64_t sparse_levels(struct bale_pq_column *c, int width)
 		return 0;
 	len = bale_le32(le);
 	if (len > 8 * (uint64_t)c->pg.num_values + 64 ||
-	    bale_grow(&c->body, &c->bodycap, len ? len : 1) != 0 ||
-	    bale_snappy_view_read(&c->view, 4, c->body, len) != 0)
+	    bale_grow(&c->levels, &c->levelscap, len ? len : 1) != 0 ||
+	    bale_snappy_view_read(&c->view, 4, c->levels, len) != 0)
 		return 0;
-	bale_pq_runs_init(&c->def, c->body, len, width);
+	bale_pq_runs_init(&c->def, c->levels, len, width);
 	return 4 + (uint64_t)len;
 }
 
@@ -397,6 +398,7 @@ static int column_sparse_page(struct bale_pq_column *c,
 	if (present < 0 || sparse_lengths(c, pos, present) != 0)
 		return 1;
 	c->sparse = 1;
+	c->vpos = pos;
 	c->dict_page = 0;
 	c->left = pg->num_values;
 	return BALE_OK;
@@ -412,6 +414,7 @@ static int column_next_page(struct bale_pq_column *c,
 		if (c->at >= c->end)
 			return column_damaged(err, "fewer values than rows");
 		c->sparse = 0;
+		c->inflated = 0;
 		rc = column_read_page(c, err);
 		if (rc != BALE_OK)
 			return rc;
@@ -483,10 +486,12 @@ static int column_value(struct bale_pq_column *c, struct bale_pq_value *v,
 {
 	uint32_t k;
 
-	if (c->sparse) {	/* its length alone */
+	if (c->sparse) {	/* its length alone, and where it lies */
 		if (c->nextlen >= c->nlens)
 			return column_damaged(err, "fewer values than levels");
 		v->len = c->lens[c->nextlen++];
+		v->at = c->vpos + 4;
+		c->vpos += 4 + (uint64_t)v->len;
 		return 1;
 	}
 	if (c->dict_page) {
@@ -531,6 +536,33 @@ int bale_pq_column_next(struct bale_pq_column *c, struct bale_pq_value *v,
 	return column_value(c, v, err);
 }
 
+int bale_pq_column_copy(struct bale_pq_column *c,
+    const struct bale_pq_value *v, void *dst, struct bale_errbuf *err)
+{
+	size_t lv = c->pg.type == BALE_PQ_DATA_PAGE_V2 ?
+	    (size_t)c->pg.def_len + c->pg.rep_len : 0;
+	int rc;
+
+	if (!c->sparse) {
+		if (v->len)
+			memcpy(dst, v->bytes, v->len);
+		return BALE_OK;
+	}
+	if (!c->inflated) {
+		rc = bale_snappy_view_read(&c->view, v->at, dst, v->len);
+		if (rc == 0)
+			return BALE_OK;
+		if (rc != BALE_SNAPPY_VIEW_MANY)
+			return column_damaged(err, "values past their page");
+		rc = column_inflate(c, err);	/* cheaper now */
+		if (rc != BALE_OK)
+			return rc;
+		c->inflated = 1;
+	}
+	memcpy(dst, c->page + lv + v->at, v->len);
+	return BALE_OK;
+}
+
 void bale_pq_column_close(struct bale_pq_column *c)
 {
 	if (c->map)
@@ -538,6 +570,7 @@ void bale_pq_column_close(struct bale_pq_column *c)
 	bale_snappy_view_release(&c->view);
 	free(c->raw);
 	free(c->body);
+	free(c->levels);
 	free(c->dict);
 	free(c->entries);
 	free(c->lens);

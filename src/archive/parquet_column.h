@@ -25,9 +25,11 @@
 
 /* A value: bytes for BYTE_ARRAY, @i for the integer types. */
 struct bale_pq_value {
-	const unsigned char *bytes;
+	const unsigned char *bytes;	/* NULL when read for its length
+					 * alone (bale_pq_column_copy()) */
 	uint32_t len;
 	int64_t i;
+	uint64_t at;		/* so read: where its bytes lie in its page */
 };
 
 struct bale_pq_column {
@@ -66,6 +68,11 @@ struct bale_pq_column {
 	int sizes_only;
 	int sparse;		/* this page's lengths are in @lens, its
 				 * Snappy block not decompressed */
+	uint64_t vpos;		/* where the next value lies in the block */
+	unsigned char *levels;	/* a v1 page's levels, read through it */
+	size_t levelscap;
+	int inflated;		/* decompressed after all (into @page), for
+				 * a copy the view found too costly */
 	struct bale_snappy_view view;
 };
 
@@ -89,6 +96,14 @@ int bale_pq_column_next(struct bale_pq_column *c, struct bale_pq_value *v,
  *  what a listing needs of a page of images. Other pages are read as
  *  ever. */
 void bale_pq_column_sizes_only(struct bale_pq_column *c);
+
+/** The bytes of @v, the value the last bale_pq_column_next() gave, into
+ *  @dst (@v->len bytes): from its page, or through the Snappy block of a
+ *  page read for its lengths alone (decompressed then, if that costs
+ *  less). @return BALE_OK, or an error (BALE_EINPUT: damaged) with @err
+ *  set */
+int bale_pq_column_copy(struct bale_pq_column *c,
+    const struct bale_pq_value *v, void *dst, struct bale_errbuf *err);
 
 void bale_pq_column_close(struct bale_pq_column *c);
 

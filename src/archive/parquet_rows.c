@@ -190,6 +190,7 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 			return got[k];
 	}
 	r->left--;
+	r->image = v[ROW_IMAGE];
 	memset(row, 0, sizeof(*row));
 	row->ordinal = r->ordinal++;
 	if (got[ROW_IMAGE]) {
@@ -215,6 +216,12 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 void bale_pq_rows_sizes_only(struct bale_pq_rows *r)
 {
 	r->sizes_only = 1;
+}
+
+int bale_pq_rows_copy_image(struct bale_pq_rows *r, void *dst,
+    struct bale_errbuf *err)
+{
+	return bale_pq_column_copy(&r->col[ROW_IMAGE], &r->image, dst, err);
 }
 
 int bale_pq_rows_at_group(const struct bale_pq_rows *r, uint64_t *first,
@@ -251,6 +258,12 @@ static void stream_skip_unwanted(struct bale_pq_rows *r,
 	}
 }
 
+/* bale_stream_member.copy: the row's image, from its page. */
+static int stream_copy(void *rows, void *dst, struct bale_errbuf *err)
+{
+	return bale_pq_rows_copy_image(rows, dst, err);
+}
+
 int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err)
@@ -274,6 +287,7 @@ int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
 	}
 	c = (struct bale_pq_columns){ image, -1, -1, 0 };
 	bale_pq_rows_open(&r, fd, &m, &c);
+	bale_pq_rows_sizes_only(&r);	/* each row copied where it lies */
 	for (;;) {
 		stream_skip_unwanted(&r, wants, ctx, met);
 		rc = bale_pq_rows_next(&r, &row, err);
@@ -287,7 +301,8 @@ int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
 		mb.kind = BALE_TAR_FILE;
 		mb.size = row.len;
 		mb.ordinal = row.ordinal;
-		mb.bytes = row.bytes;
+		mb.copy = stream_copy;
+		mb.copy_arg = &r;
 		rc = fn(ctx, NULL, &mb);
 		if (rc != BALE_OK)
 			break;

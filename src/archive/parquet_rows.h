@@ -57,6 +57,7 @@ struct bale_pq_rows {
 	struct bale_pq_column col[3];	/* image, path, label */
 	int open[3];
 	int sizes_only;		/* the images' sizes, not their bytes */
+	struct bale_pq_value image;	/* the last row's */
 };
 
 /** Read the rows of the Parquet file @fd, whose footer is @m, from
@@ -72,6 +73,12 @@ void bale_pq_rows_sizes_only(struct bale_pq_rows *r);
  *  the end, or an error (BALE_EINPUT: damaged; BALE_ENOTSUP, BALE_EIO,
  *  BALE_ENOMEM) with @err set. */
 int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
+    struct bale_errbuf *err);
+
+/** The image of the row bale_pq_rows_next() gave last (row->len bytes)
+ *  into @dst, where it lies or through its page's Snappy block (rows
+ *  read for sizes alone). @return BALE_OK, or an error with @err set */
+int bale_pq_rows_copy_image(struct bale_pq_rows *r, void *dst,
     struct bale_errbuf *err);
 
 /** Between row groups: 1 with the next one's first row and row count

@@ -175,13 +175,38 @@ static int view_copied_byte(struct bale_snappy_view *v, size_t k,
 	return v->src[r->from + (pos - r->out)];
 }
 
+/* @n bytes of copy run @r from output place @pos into @d, the read
+ * having begun at output place @start into @d - (@pos - @start): a byte
+ * whose source this read wrote already is taken from there (as a
+ * decompressor copies), one before it followed back. @return 0, or
+ * BALE_SNAPPY_VIEW_MANY */
+static int view_copy(struct bale_snappy_view *v, size_t k, uint64_t start,
+    uint64_t pos, unsigned char *d, size_t n)
+{
+	uint64_t from = v->runs[k].from;
+	size_t i;
+	int b;
+
+	for (i = 0; i < n; i++) {
+		if (pos + i - from >= start) {
+			d[i] = d[(int64_t)i - (int64_t)from];
+			continue;
+		}
+		b = view_copied_byte(v, k, pos + i);
+		if (b < 0)
+			return BALE_SNAPPY_VIEW_MANY;
+		d[i] = (unsigned char)b;
+	}
+	return 0;
+}
+
 int bale_snappy_view_read(struct bale_snappy_view *v, uint64_t pos,
     void *dst, size_t len)
 {
 	unsigned char *d = dst;
 	const struct bale_snappy_run *r;
-	size_t n, i;
-	int b;
+	uint64_t start = pos;
+	size_t n;
 
 	if (pos > v->size || len > v->size - pos)
 		return BALE_SNAPPY_VIEW_BAD;
@@ -192,12 +217,8 @@ int bale_snappy_view_read(struct bale_snappy_view *v, uint64_t pos,
 		    pos) : len;
 		if (r->literal)
 			memcpy(d, v->src + r->from + (pos - r->out), n);
-		for (i = 0; !r->literal && i < n; i++) {
-			b = view_copied_byte(v, v->hint, pos + i);
-			if (b < 0)
-				return BALE_SNAPPY_VIEW_MANY;
-			d[i] = (unsigned char)b;
-		}
+		else if (view_copy(v, v->hint, start, pos, d, n) != 0)
+			return BALE_SNAPPY_VIEW_MANY;
 		d += n;
 		pos += n;
 		len -= n;

@@ -10,7 +10,8 @@
  * decompression: the same bytes, or refused alike; a whole file: every
  * value of every column bale reads, row by row, byte arrays also for
  * their lengths alone as a listing reads them (the same rows, nulls and
- * lengths), and the rows as a pack reads them. */
+ * lengths, and the same bytes copied out where they lie), and the rows
+ * as a pack reads them. */
 #include "parquet_column.h"
 #include "parquet_rows.h"
 #include "parquet_meta.h"
@@ -123,6 +124,20 @@ static void fuzz_page(const uint8_t *data, size_t size)
 	free(body);
 }
 
+/* Value @w of the lengths-only read @s, copied out, is @v's bytes (a
+ * page found damaged only now is said, not compared). */
+static void fuzz_same_bytes(struct bale_pq_column *s,
+    const struct bale_pq_value *w, const struct bale_pq_value *v)
+{
+	unsigned char *buf = malloc(w->len ? w->len : 1);
+	struct bale_errbuf err;
+
+	if (buf && bale_pq_column_copy(s, w, buf, &err) == BALE_OK &&
+	    w->len && memcmp(buf, v->bytes, w->len) != 0)
+		abort();
+	free(buf);
+}
+
 /* Every row of column @k of row group @g (rows bounded), and again for
  * the lengths alone: a value there, a null there, the same length. */
 static void fuzz_column(int fd, const struct bale_pq_meta *m, size_t g,
@@ -148,6 +163,8 @@ static void fuzz_column(int fd, const struct bale_pq_meta *m, size_t g,
 			break;
 		if (rc != rs || (rc == 1 && v.len != w.len))
 			abort();
+		if (rc == 1 && m->leaves[k].type == BALE_PQ_BYTE_ARRAY)
+			fuzz_same_bytes(&s, &w, &v);
 	}
 	/* a page refused whole by one, value by value by the other, may
 	 * fail at another row: only a value both gave must agree */
@@ -171,11 +188,21 @@ static int fuzz_row(void *ctx, struct bale_tar_stream *s,
     const struct bale_stream_member *m)
 {
 	unsigned *sum = ctx;
+	unsigned char *buf = malloc(m->size ? m->size : 1);
+	const unsigned char *p = m->bytes;
+	struct bale_errbuf err;
 	uint64_t i;
 
 	(void)s;
-	for (i = 0; i < m->size; i++)
-		*sum += m->bytes[i];
+	if (!buf)
+		return BALE_ENOMEM;
+	if (m->copy && m->copy(m->copy_arg, buf, &err) != BALE_OK)
+		m = NULL;	/* a damaged page, said */
+	else if (m->copy)
+		p = buf;
+	for (i = 0; m && i < m->size; i++)
+		*sum += p[i];
+	free(buf);
 	return BALE_OK;
 }
 

@@ -164,8 +164,9 @@ static void refused(void)
 	    "\x0a\x02\x00", 7, 1));
 }
 
-/* Copies each reaching back to the one before: reading all of it would
- * follow the chain back for every byte; the budget stops that. */
+/* Copies each reaching back to the one before: read whole, each copy
+ * takes from what the read wrote; read a byte at a time, each byte is
+ * followed back the chain, and the budget stops that. */
 static void chain_too_long(void)
 {
 	size_t runs = 4096, i, n = 8 + 66 + 3 * runs;
@@ -193,8 +194,18 @@ static void chain_too_long(void)
 	memset(&v, 0, sizeof(v));
 	CHECK_EQ(0, bale_snappy_view_open(&v, block, at, runs));
 	CHECK_EQ(63, (bale_snappy_view_read(&v, 64 * 5 + 63, out, 1), out[0]));
-	CHECK_EQ(BALE_SNAPPY_VIEW_MANY, bale_snappy_view_read(&v, 0, out,
-	    (size_t)v.size));
+	/* read whole, each copy takes from what the read wrote */
+	CHECK_EQ(0, bale_snappy_view_read(&v, 0, out, (size_t)v.size));
+	for (i = 0; i < 64 * runs; i++)
+		CHECK_EQ(i % 64, out[i]);
+	/* a byte at a time from the end, each followed back its run's
+	 * number of steps: the budget runs out */
+	for (i = runs; i > 0; i--)
+		if (bale_snappy_view_read(&v, 64 * (i - 1) + 7, out, 1) != 0)
+			break;
+	CHECK(i > 0);
+	CHECK_EQ(BALE_SNAPPY_VIEW_MANY, bale_snappy_view_read(&v, 64 * runs - 1,
+	    out, 1));
 	bale_snappy_view_release(&v);
 	free(block);
 	free(out);
