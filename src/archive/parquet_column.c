@@ -13,6 +13,11 @@
 
 /* A page header is read with this much after it, at most. */
 #define COLUMN_HEADER_MAX ((size_t)64 << 10)
+/* A column chunk of an object up to this size is fetched whole, in one
+ * request, and its pages read from memory: the columns of a row group
+ * are read side by side, and sharing the object's one read window they
+ * would each refill it. (A larger one is read by windows.) */
+#define COLUMN_FETCH_MAX ((size_t)32 << 20)
 
 static int column_damaged(struct bale_errbuf *err, const char *why)
 {
@@ -433,24 +438,50 @@ static int column_next_page(struct bale_pq_column *c,
 	return column_data_page(c, err);
 }
 
-/* Map the chunk [c->at, c->end) of a local file; left to reads when it
- * cannot be (an object, a failed map). */
-static void column_map(struct bale_pq_column *c)
+/* Fetch the chunk [c->at, c->end) of an object whole, when it is small
+ * enough (COLUMN_FETCH_MAX), into c->map. @return BALE_OK (fetched or
+ * left to windows), or the request's error */
+static int column_fetch(struct bale_pq_column *c, struct bale_errbuf *err)
+{
+	size_t n = (size_t)(c->end - c->at);
+	int rc;
+
+	if (c->end - c->at > COLUMN_FETCH_MAX)
+		return BALE_OK;
+	c->map = malloc(n ? n : 1);
+	if (!c->map)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	c->fetched = 1;
+	c->mapoff = c->at;
+	c->maplen = n;
+	rc = n ? bale_store_fd_pread(c->fd, c->map, n, c->at, err) : BALE_OK;
+	if (rc != BALE_OK) {
+		free(c->map);
+		c->map = NULL;
+	}
+	return rc;
+}
+
+/* Map the chunk [c->at, c->end) of a local file (left to reads when it
+ * cannot be), or fetch an object's. @return BALE_OK or an error */
+static int column_map(struct bale_pq_column *c, struct bale_errbuf *err)
 {
 	uint64_t unit = (uint64_t)sysconf(_SC_PAGESIZE);
 	void *m;
 
-	if (bale_store_fd_remote(c->fd) || c->end <= c->at ||
-	    c->end - c->at > SIZE_MAX / 2)
-		return;
+	if (c->end <= c->at || c->end - c->at > SIZE_MAX / 2)
+		return BALE_OK;
+	if (bale_store_fd_remote(c->fd))
+		return column_fetch(c, err);
 	c->mapoff = c->at - c->at % unit;
 	c->maplen = (size_t)(c->end - c->mapoff);
 	m = mmap(NULL, c->maplen, PROT_READ, MAP_SHARED, c->fd,
 	    (off_t)c->mapoff);
 	if (m == MAP_FAILED)
-		return;
+		return BALE_OK;
 	madvise(m, c->maplen, MADV_SEQUENTIAL);
 	c->map = m;
+	return BALE_OK;
 }
 
 int bale_pq_column_open(struct bale_pq_column *c, int fd,
@@ -471,8 +502,7 @@ int bale_pq_column_open(struct bale_pq_column *c, int fd,
 		return bale_errbuf_set(err, BALE_ENOTSUP, "'%s': a column of "
 		    "type %d is not read (images are bytes, labels integers)",
 		    leaf->path, leaf->type);
-	column_map(c);
-	return BALE_OK;
+	return column_map(c, err);
 }
 
 void bale_pq_column_sizes_only(struct bale_pq_column *c)
@@ -565,7 +595,9 @@ int bale_pq_column_copy(struct bale_pq_column *c,
 
 void bale_pq_column_close(struct bale_pq_column *c)
 {
-	if (c->map)
+	if (c->map && c->fetched)
+		free(c->map);
+	else if (c->map)
 		munmap(c->map, c->maplen);
 	bale_snappy_view_release(&c->view);
 	free(c->raw);

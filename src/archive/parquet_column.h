@@ -11,7 +11,10 @@
  * A local file's column chunk is mapped, not read: a page is
  * decompressed straight from the page cache, and an uncompressed one
  * is used where it lies (each copy counts: an image dataset is
- * gigabytes of values).
+ * gigabytes of values). An object's chunk is fetched whole in one
+ * request when it is not large (a row group's, the datasets library's
+ * 100 images), so the columns read side by side do not take turns in
+ * the object's one read window.
  */
 #ifndef BALE_PARQUET_COLUMN_H
 #define BALE_PARQUET_COLUMN_H
@@ -47,10 +50,12 @@ struct bale_pq_column {
 	const unsigned char *page;	/* the page's levels and values:
 					 * @body, or @stored when they are
 					 * not compressed */
-	unsigned char *map;	/* a local file's chunk, mapped (NULL:
-				 * read), from file offset @mapoff */
+	unsigned char *map;	/* a local file's chunk, mapped, or an
+				 * object's, fetched (NULL: read by
+				 * windows), from file offset @mapoff */
 	size_t maplen;
 	uint64_t mapoff;
+	int fetched;		/* @map is fetched (free), not mapped */
 	uint32_t left;		/* level slots left in the page */
 	struct bale_pq_runs def;
 	const unsigned char *vp, *vend;	/* its values */
