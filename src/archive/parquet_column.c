@@ -8,16 +8,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 /* A page header is read with this much after it, at most. */
 #define COLUMN_HEADER_MAX ((size_t)64 << 10)
-/* A column chunk of an object up to this size is fetched whole, in one
- * request, and its pages read from memory: the columns of a row group
- * are read side by side, and sharing the object's one read window they
- * would each refill it. (A larger one is read by windows.) */
-#define COLUMN_FETCH_MAX ((size_t)32 << 20)
 
 static int column_damaged(struct bale_errbuf *err, const char *why)
 {
@@ -146,38 +139,15 @@ static int plain_value(const struct bale_pq_leaf *leaf,
 
 /* ---- pages ---------------------------------------------------------- */
 
-/* The page at c->at in the mapping: its header, its body where it
- * lies. */
-static int column_mapped_page(struct bale_pq_column *c,
-    struct bale_errbuf *err)
-{
-	const unsigned char *at = c->map + (c->at - c->mapoff);
-	size_t n = c->end - c->at < COLUMN_HEADER_MAX ?
-	    (size_t)(c->end - c->at) : COLUMN_HEADER_MAX;
-	int rc = bale_pq_page_header(&c->pg, at, n, err);
-
-	if (rc != BALE_OK)
-		return rc;
-	if ((uint64_t)c->pg.header_len + c->pg.csize > c->end - c->at)
-		return column_damaged(err, "a page runs past its chunk");
-	c->stored = at + c->pg.header_len;
-	c->at += (uint64_t)c->pg.header_len + c->pg.csize;
-	return BALE_OK;
-}
-
-/* The page at c->at: its header, then its body as stored (c->stored):
- * mapped, or read into c->raw. */
+/* The page at c->at: its header, then its body as stored in c->raw. */
 static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 {
 	size_t n = c->end - c->at < COLUMN_HEADER_MAX ?
 	    (size_t)(c->end - c->at) : COLUMN_HEADER_MAX, got;
 	int rc;
 
-	if (c->map)
-		return column_mapped_page(c, err);
 	if (bale_grow(&c->raw, &c->rawcap, n) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	c->stored = c->raw;
 	rc = bale_store_fd_scan_within(c->fd, c->raw, n, c->at, c->end, &got,
 	    err);
 	if (rc != BALE_OK)
@@ -191,7 +161,6 @@ static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 	if (bale_grow(&c->raw, &c->rawcap, c->pg.csize ? c->pg.csize : 1) !=
 	    0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	c->stored = c->raw;
 	/* a scan's read: an object's window (not past the chunk), which
 	 * read the header, most often holds the body too */
 	rc = c->pg.csize ? bale_store_fd_scan_within(c->fd, c->raw,
@@ -212,19 +181,14 @@ static int column_inflate(struct bale_pq_column *c, struct bale_errbuf *err)
 	int codec = pg->type == BALE_PQ_DATA_PAGE_V2 && !pg->compressed ?
 	    BALE_PQ_UNCOMPRESSED : c->chunk->codec;
 
-	if (!bale_pq_decompress_fits(codec, c->stored + lv, pg->csize - lv,
+	if (!bale_pq_decompress_fits(codec, c->raw + lv, pg->csize - lv,
 	    pg->size - lv))
 		return column_damaged(err, "a page whose values cannot be the "
 		    "size its header says");
-	if (codec == BALE_PQ_UNCOMPRESSED && pg->csize == pg->size) {
-		c->page = c->stored;	/* used where it lies */
-		return BALE_OK;
-	}
 	if (bale_grow(&c->body, &c->bodycap, pg->size ? pg->size : 1) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	c->page = c->body;
-	memcpy(c->body, c->stored, lv);
-	return bale_pq_decompress(codec, c->stored + lv, pg->csize - lv,
+	memcpy(c->body, c->raw, lv);
+	return bale_pq_decompress(codec, c->raw + lv, pg->csize - lv,
 	    c->body + lv, pg->size - lv, err);
 }
 
@@ -246,7 +210,7 @@ static int column_dictionary(struct bale_pq_column *c,
 	    sizeof(*c->entries));
 	if (!c->dict || !c->entries)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	memcpy(c->dict, c->page, c->pg.size);
+	memcpy(c->dict, c->body, c->pg.size);
 	p = c->dict;
 	end = c->dict + c->pg.size;
 	for (i = 0; i < c->pg.num_values; i++)
@@ -261,7 +225,7 @@ static int column_dictionary(struct bale_pq_column *c,
 static int column_data_page(struct bale_pq_column *c,
     struct bale_errbuf *err)
 {
-	const unsigned char *p = c->page, *end = c->page + c->pg.size;
+	const unsigned char *p = c->body, *end = c->body + c->pg.size;
 	int width = bale_pq_bit_width((uint64_t)c->leaf->max_def);
 	uint32_t len;
 	int rc;
@@ -301,114 +265,6 @@ static int column_data_page(struct bale_pq_column *c,
 	return BALE_OK;
 }
 
-/* The levels of a data page v1 whose block @c->view holds: their bytes
- * read into c->levels (c->body may yet take the page decompressed).
- * @return the values' place in the block, or 0 when the page is better
- * decompressed (or damaged: that says why) */
-static uint64_t sparse_levels(struct bale_pq_column *c, int width)
-{
-	unsigned char le[4];
-	uint32_t len;
-
-	if (c->leaf->max_def == 0)
-		return 0;	/* no levels: the values start the block */
-	if (bale_snappy_view_read(&c->view, 0, le, 4) != 0)
-		return 0;
-	len = bale_le32(le);
-	if (len > 8 * (uint64_t)c->pg.num_values + 64 ||
-	    bale_grow(&c->levels, &c->levelscap, len ? len : 1) != 0 ||
-	    bale_snappy_view_read(&c->view, 4, c->levels, len) != 0)
-		return 0;
-	bale_pq_runs_init(&c->def, c->levels, len, width);
-	return 4 + (uint64_t)len;
-}
-
-/* How many of the page's values are there (not null), from a copy of
- * its levels. @return -1 when they run short */
-static int64_t sparse_present(const struct bale_pq_column *c)
-{
-	struct bale_pq_runs def = c->def;
-	uint32_t i, level;
-	int64_t n = 0;
-
-	if (c->leaf->max_def == 0)
-		return c->pg.num_values;
-	for (i = 0; i < c->pg.num_values; i++) {
-		if (bale_pq_runs_next(&def, &level) != 0)
-			return -1;
-		n += level == (uint32_t)c->leaf->max_def;
-	}
-	return n;
-}
-
-/* Each present value's length, from @pos on in the block, into c->lens.
- * @return 0, or -1 to decompress the page instead */
-static int sparse_lengths(struct bale_pq_column *c, uint64_t pos, int64_t n)
-{
-	unsigned char le[4];
-	uint32_t len;
-	int64_t i;
-
-	if (bale_grow_array((void **)&c->lens, &c->caplens,
-	    (size_t)n ? (size_t)n : 1, sizeof(*c->lens)) != 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (bale_snappy_view_read(&c->view, pos, le, 4) != 0)
-			return -1;
-		len = bale_le32(le);
-		pos += 4;
-		if (len > c->view.size - pos)
-			return -1;
-		c->lens[i] = len;
-		pos += len;
-	}
-	c->nlens = (size_t)n;
-	c->nextlen = 0;
-	return 0;
-}
-
-/* A page of PLAIN byte arrays in a Snappy block, read for its values'
- * lengths alone (c->sizes_only), the block left where it lies. @return
- * BALE_OK (c->sparse), 1 when it is to be decompressed instead (another
- * kind of page, too many copies in its block, or damage, which the
- * decompression then names), or BALE_ENOMEM */
-static int column_sparse_page(struct bale_pq_column *c,
-    struct bale_errbuf *err)
-{
-	const struct bale_pq_page *pg = &c->pg;
-	int v2 = pg->type == BALE_PQ_DATA_PAGE_V2;
-	size_t lv = v2 ? (size_t)pg->def_len + pg->rep_len : 0;
-	int width = bale_pq_bit_width((uint64_t)c->leaf->max_def);
-	uint64_t pos = 0;
-	int64_t present;
-	int rc;
-
-	if (!c->sizes_only || c->leaf->type != BALE_PQ_BYTE_ARRAY ||
-	    pg->encoding != BALE_PQ_PLAIN || c->chunk->codec !=
-	    BALE_PQ_SNAPPY || (pg->type != BALE_PQ_DATA_PAGE && !v2) ||
-	    (v2 && !pg->compressed) || lv > pg->csize)
-		return 1;
-	rc = bale_snappy_view_open(&c->view, c->stored + lv, pg->csize - lv,
-	    (pg->csize - lv) / 16 + 64);
-	if (rc == BALE_SNAPPY_VIEW_NOMEM)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	if (rc != 0 || c->view.size != pg->size - lv)
-		return 1;
-	if (v2)
-		bale_pq_runs_init(&c->def, c->stored + pg->rep_len,
-		    pg->def_len, width);
-	else if (!(pos = sparse_levels(c, width)) && c->leaf->max_def > 0)
-		return 1;
-	present = sparse_present(c);
-	if (present < 0 || sparse_lengths(c, pos, present) != 0)
-		return 1;
-	c->sparse = 1;
-	c->vpos = pos;
-	c->dict_page = 0;
-	c->left = pg->num_values;
-	return BALE_OK;
-}
-
 /* The next page with values (dictionaries are kept on the way). */
 static int column_next_page(struct bale_pq_column *c,
     struct bale_errbuf *err)
@@ -418,16 +274,8 @@ static int column_next_page(struct bale_pq_column *c,
 	do {
 		if (c->at >= c->end)
 			return column_damaged(err, "fewer values than rows");
-		c->sparse = 0;
-		c->inflated = 0;
 		rc = column_read_page(c, err);
-		if (rc != BALE_OK)
-			return rc;
-		rc = column_sparse_page(c, err);
-		if (rc != 1)
-			return rc;	/* its lengths alone, or an error */
-		rc = BALE_OK;
-		if (c->pg.type != BALE_PQ_INDEX_PAGE)
+		if (rc == BALE_OK && c->pg.type != BALE_PQ_INDEX_PAGE)
 			rc = column_inflate(c, err);
 		if (rc == BALE_OK && c->pg.type == BALE_PQ_DICTIONARY_PAGE)
 			rc = column_dictionary(c, err);
@@ -436,52 +284,6 @@ static int column_next_page(struct bale_pq_column *c,
 	} while (c->pg.type != BALE_PQ_DATA_PAGE &&
 	    c->pg.type != BALE_PQ_DATA_PAGE_V2);
 	return column_data_page(c, err);
-}
-
-/* Fetch the chunk [c->at, c->end) of an object whole, when it is small
- * enough (COLUMN_FETCH_MAX), into c->map. @return BALE_OK (fetched or
- * left to windows), or the request's error */
-static int column_fetch(struct bale_pq_column *c, struct bale_errbuf *err)
-{
-	size_t n = (size_t)(c->end - c->at);
-	int rc;
-
-	if (c->end - c->at > COLUMN_FETCH_MAX)
-		return BALE_OK;
-	c->map = malloc(n ? n : 1);
-	if (!c->map)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	c->fetched = 1;
-	c->mapoff = c->at;
-	c->maplen = n;
-	rc = n ? bale_store_fd_pread(c->fd, c->map, n, c->at, err) : BALE_OK;
-	if (rc != BALE_OK) {
-		free(c->map);
-		c->map = NULL;
-	}
-	return rc;
-}
-
-/* Map the chunk [c->at, c->end) of a local file (left to reads when it
- * cannot be), or fetch an object's. @return BALE_OK or an error */
-static int column_map(struct bale_pq_column *c, struct bale_errbuf *err)
-{
-	uint64_t unit = (uint64_t)sysconf(_SC_PAGESIZE);
-	void *m;
-
-	if (c->end <= c->at || c->end - c->at > SIZE_MAX / 2)
-		return BALE_OK;
-	if (bale_store_fd_remote(c->fd))
-		return column_fetch(c, err);
-	c->mapoff = c->at - c->at % unit;
-	c->maplen = (size_t)(c->end - c->mapoff);
-	m = mmap(NULL, c->maplen, PROT_READ, MAP_SHARED, c->fd,
-	    (off_t)c->mapoff);
-	if (m == MAP_FAILED)
-		return BALE_OK;
-	madvise(m, c->maplen, MADV_SEQUENTIAL);
-	c->map = m;
-	return BALE_OK;
 }
 
 int bale_pq_column_open(struct bale_pq_column *c, int fd,
@@ -502,12 +304,7 @@ int bale_pq_column_open(struct bale_pq_column *c, int fd,
 		return bale_errbuf_set(err, BALE_ENOTSUP, "'%s': a column of "
 		    "type %d is not read (images are bytes, labels integers)",
 		    leaf->path, leaf->type);
-	return column_map(c, err);
-}
-
-void bale_pq_column_sizes_only(struct bale_pq_column *c)
-{
-	c->sizes_only = 1;
+	return BALE_OK;
 }
 
 /* A present value of the page, by its encoding. */
@@ -516,14 +313,6 @@ static int column_value(struct bale_pq_column *c, struct bale_pq_value *v,
 {
 	uint32_t k;
 
-	if (c->sparse) {	/* its length alone, and where it lies */
-		if (c->nextlen >= c->nlens)
-			return column_damaged(err, "fewer values than levels");
-		v->len = c->lens[c->nextlen++];
-		v->at = c->vpos + 4;
-		c->vpos += 4 + (uint64_t)v->len;
-		return 1;
-	}
 	if (c->dict_page) {
 		if (bale_pq_runs_next(&c->idx, &k) != 0 || k >= c->nentries)
 			return column_damaged(err, "a dictionary index out of "
@@ -566,43 +355,10 @@ int bale_pq_column_next(struct bale_pq_column *c, struct bale_pq_value *v,
 	return column_value(c, v, err);
 }
 
-int bale_pq_column_copy(struct bale_pq_column *c,
-    const struct bale_pq_value *v, void *dst, struct bale_errbuf *err)
-{
-	size_t lv = c->pg.type == BALE_PQ_DATA_PAGE_V2 ?
-	    (size_t)c->pg.def_len + c->pg.rep_len : 0;
-	int rc;
-
-	if (!c->sparse) {
-		if (v->len)
-			memcpy(dst, v->bytes, v->len);
-		return BALE_OK;
-	}
-	if (!c->inflated) {
-		rc = bale_snappy_view_read(&c->view, v->at, dst, v->len);
-		if (rc == 0)
-			return BALE_OK;
-		if (rc != BALE_SNAPPY_VIEW_MANY)
-			return column_damaged(err, "values past their page");
-		rc = column_inflate(c, err);	/* cheaper now */
-		if (rc != BALE_OK)
-			return rc;
-		c->inflated = 1;
-	}
-	memcpy(dst, c->page + lv + v->at, v->len);
-	return BALE_OK;
-}
-
 void bale_pq_column_close(struct bale_pq_column *c)
 {
-	if (c->map && c->fetched)
-		free(c->map);
-	else if (c->map)
-		munmap(c->map, c->maplen);
-	bale_snappy_view_release(&c->view);
 	free(c->raw);
 	free(c->body);
-	free(c->levels);
 	free(c->dict);
 	free(c->entries);
 	free(c->lens);

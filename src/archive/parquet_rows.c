@@ -158,8 +158,6 @@ static int rows_next_group(struct bale_pq_rows *r, struct bale_errbuf *err)
 			return rc;
 		r->open[k] = 1;
 	}
-	if (r->sizes_only && r->open[ROW_IMAGE])
-		bale_pq_column_sizes_only(&r->col[ROW_IMAGE]);
 	return 1;
 }
 
@@ -190,13 +188,11 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 			return got[k];
 	}
 	r->left--;
-	r->image = v[ROW_IMAGE];
 	memset(row, 0, sizeof(*row));
 	row->ordinal = r->ordinal++;
 	if (got[ROW_IMAGE]) {
-		row->has_image = 1;
-		row->bytes = v[ROW_IMAGE].bytes || r->sizes_only ?
-		    v[ROW_IMAGE].bytes : (const unsigned char *)"";
+		row->bytes = v[ROW_IMAGE].bytes ? v[ROW_IMAGE].bytes :
+		    (const unsigned char *)"";
 		row->len = v[ROW_IMAGE].len;
 	}
 	if (got[ROW_PATH]) {
@@ -211,17 +207,6 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 		row->label_len = v[ROW_LABEL].len;
 	}
 	return 1;
-}
-
-void bale_pq_rows_sizes_only(struct bale_pq_rows *r)
-{
-	r->sizes_only = 1;
-}
-
-int bale_pq_rows_copy_image(struct bale_pq_rows *r, void *dst,
-    struct bale_errbuf *err)
-{
-	return bale_pq_column_copy(&r->col[ROW_IMAGE], &r->image, dst, err);
 }
 
 int bale_pq_rows_at_group(const struct bale_pq_rows *r, uint64_t *first,
@@ -258,12 +243,6 @@ static void stream_skip_unwanted(struct bale_pq_rows *r,
 	}
 }
 
-/* bale_stream_member.copy: the row's image, from its page. */
-static int stream_copy(void *rows, void *dst, struct bale_errbuf *err)
-{
-	return bale_pq_rows_copy_image(rows, dst, err);
-}
-
 int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err)
@@ -287,22 +266,20 @@ int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
 	}
 	c = (struct bale_pq_columns){ image, -1, -1, 0 };
 	bale_pq_rows_open(&r, fd, &m, &c);
-	bale_pq_rows_sizes_only(&r);	/* each row copied where it lies */
 	for (;;) {
 		stream_skip_unwanted(&r, wants, ctx, met);
 		rc = bale_pq_rows_next(&r, &row, err);
 		if (rc <= 0)
 			break;
 		(*met)++;
-		if (!row.has_image)
+		if (!row.bytes)
 			continue;
 		memset(&mb, 0, sizeof(mb));
 		mb.name = "";
 		mb.kind = BALE_TAR_FILE;
 		mb.size = row.len;
 		mb.ordinal = row.ordinal;
-		mb.copy = stream_copy;
-		mb.copy_arg = &r;
+		mb.bytes = row.bytes;
 		rc = fn(ctx, NULL, &mb);
 		if (rc != BALE_OK)
 			break;

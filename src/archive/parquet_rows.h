@@ -34,9 +34,7 @@ int bale_pq_columns_find(const struct bale_pq_meta *m, const char *image,
 /* A row. */
 struct bale_pq_row {
 	uint64_t ordinal;	/* rows before it in the file */
-	int has_image;		/* 0: the image is null */
-	const unsigned char *bytes;	/* the image's (NULL: null, or read
-					 * for its size alone) */
+	const unsigned char *bytes;	/* the image's: NULL when null */
 	uint32_t len;
 	const unsigned char *path;	/* NULL: none */
 	uint32_t path_len;
@@ -56,8 +54,6 @@ struct bale_pq_rows {
 	uint64_t ordinal;
 	struct bale_pq_column col[3];	/* image, path, label */
 	int open[3];
-	int sizes_only;		/* the images' sizes, not their bytes */
-	struct bale_pq_value image;	/* the last row's */
 };
 
 /** Read the rows of the Parquet file @fd, whose footer is @m, from
@@ -65,20 +61,10 @@ struct bale_pq_rows {
 void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
     const struct bale_pq_meta *m, const struct bale_pq_columns *c);
 
-/** Read each image's size alone where its page tells it without being
- *  decompressed (bale_pq_column_sizes_only()): a listing's read. */
-void bale_pq_rows_sizes_only(struct bale_pq_rows *r);
-
 /** The next row into @row (its bytes valid until the next call): 1, 0 at
  *  the end, or an error (BALE_EINPUT: damaged; BALE_ENOTSUP, BALE_EIO,
  *  BALE_ENOMEM) with @err set. */
 int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
-    struct bale_errbuf *err);
-
-/** The image of the row bale_pq_rows_next() gave last (row->len bytes)
- *  into @dst, where it lies or through its page's Snappy block (rows
- *  read for sizes alone). @return BALE_OK, or an error with @err set */
-int bale_pq_rows_copy_image(struct bale_pq_rows *r, void *dst,
     struct bale_errbuf *err);
 
 /** Between row groups: 1 with the next one's first row and row count

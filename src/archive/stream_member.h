@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct bale_errbuf;
 struct bale_tar_stream;
 
 struct bale_stream_member {
@@ -25,11 +24,6 @@ struct bale_stream_member {
 					 * holds them already (a Parquet
 					 * row's), valid during the call;
 					 * NULL: read them from the stream */
-	/* or, when set, @copy puts its @size bytes at @dst during the call
-	 * (a Parquet row read where it lies, its page not decompressed):
-	 * BALE_OK, or an error said in @err */
-	int (*copy)(void *copy_arg, void *dst, struct bale_errbuf *err);
-	void *copy_arg;
 };
 
 /** Called for each member, before its data: it may read the data

@@ -12,10 +12,8 @@
 
 /* Read the member the stream is at into index @i (of @want bytes). */
 static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
-    const struct bale_stream_member *m, uint64_t i, uint64_t want)
+    const unsigned char *bytes, uint64_t i, uint64_t want, uint64_t size)
 {
-	const unsigned char *bytes = m->bytes;
-	uint64_t size = m->size;
 	unsigned char *buf = NULL;
 	struct bale_errbuf err;
 	const char *why = NULL;
@@ -24,10 +22,6 @@ static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
 		why = "the member changed size since the archive was listed";
 	else if (!(buf = malloc(size ? size : 1)))
 		why = "no memory for the member";
-	else if (m->copy && m->copy(m->copy_arg, buf, &err) != BALE_OK)
-		why = err.msg;
-	else if (m->copy)
-		;	/* copied */
 	else if (bytes)
 		memcpy(buf, bytes, size);
 	else if (bale_tar_stream_read(ts, buf, size, &err) != BALE_OK)
@@ -88,7 +82,7 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 		want = bale_feed_slot(f, i)->size;
 	pthread_mutex_unlock(&f->lock);
 	if (keep)
-		feed_read(f, ts, m, i, want);
+		feed_read(f, ts, m->bytes, i, want, m->size);
 	return BALE_OK;
 }
 

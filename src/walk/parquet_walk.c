@@ -14,7 +14,6 @@ int bale_pq_walk_rows(struct bale_walk *w, const struct pq_file *f,
 	int rc;
 
 	bale_pq_rows_open(&r, f->fd, &f->m, c);
-	bale_pq_rows_sizes_only(&r);	/* the walk keeps no image bytes */
 	while ((rc = bale_pq_rows_next(&r, &row, &err)) > 0) {
 		rc = bale_walk_stopped(w) ? BALE_EINTR : take(w, f, &row, ctx);
 		if (rc != BALE_OK)

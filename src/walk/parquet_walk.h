@@ -21,9 +21,8 @@ typedef int (*bale_pq_row_fn)(struct bale_walk *w, const struct pq_file *f,
     const struct bale_pq_row *row, void *ctx);
 
 /** Each row of file @f, read from columns @c, to @take, until the walk
- *  is stopped; an image's size alone where its page tells it without
- *  being decompressed (row->bytes NULL). @return BALE_OK, or the
- *  walk's error (a damaged file named in it) */
+ *  is stopped. @return BALE_OK, or the walk's error (a damaged file
+ *  named in it) */
 int bale_pq_walk_rows(struct bale_walk *w, const struct pq_file *f,
     const struct bale_pq_columns *c, bale_pq_row_fn take, void *ctx);
 

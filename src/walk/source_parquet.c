@@ -146,7 +146,7 @@ static void parquet_row_path(struct bale_buf *path, const struct pq_file *f,
 /* Why row @row cannot be a sample for its image, or NULL. */
 static const char *parquet_image_refusal(const struct bale_pq_row *row)
 {
-	if (!row->has_image)
+	if (!row->bytes)
 		return "no image (null)";
 	if (row->len == 0)
 		return "empty image (0 bytes)";
