@@ -11,6 +11,14 @@
 
 /* A page header is read with this much after it, at most. */
 #define COLUMN_HEADER_MAX ((size_t)64 << 10)
+/* A column chunk of an object of this size or more (images), up to the
+ * most, is fetched whole, in one request, and its pages read from
+ * memory: the columns of a row group are read side by side, and sharing
+ * the object's one read window they would each refill it. A smaller one
+ * (labels, paths; a small file) stays with the window, which the
+ * scan's growing reads serve best; a larger one is read by windows. */
+#define COLUMN_FETCH_MIN ((size_t)1 << 20)
+#define COLUMN_FETCH_MAX ((size_t)32 << 20)
 
 static int column_damaged(struct bale_errbuf *err, const char *why)
 {
@@ -139,6 +147,21 @@ static int plain_value(const struct bale_pq_leaf *leaf,
 
 /* ---- pages ---------------------------------------------------------- */
 
+/* Up to @n bytes at @off (inside the chunk) into @buf, *@got of them:
+ * from the chunk fetched, or a scan's read of the file. */
+static int column_scan(struct bale_pq_column *c, void *buf, size_t n,
+    uint64_t off, size_t *got, struct bale_errbuf *err)
+{
+	uint64_t left = c->end - off;
+
+	if (!c->fetched)
+		return bale_store_fd_scan_within(c->fd, buf, n, off, c->end,
+		    got, err);
+	*got = left < n ? (size_t)left : n;
+	memcpy(buf, c->fetched + (off - c->chunk->start), *got);
+	return BALE_OK;
+}
+
 /* The page at c->at: its header, then its body as stored in c->raw. */
 static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 {
@@ -148,8 +171,7 @@ static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 
 	if (bale_grow(&c->raw, &c->rawcap, n) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = bale_store_fd_scan_within(c->fd, c->raw, n, c->at, c->end, &got,
-	    err);
+	rc = column_scan(c, c->raw, n, c->at, &got, err);
 	if (rc != BALE_OK)
 		return rc;
 	rc = bale_pq_page_header(&c->pg, c->raw, got, err);
@@ -163,8 +185,8 @@ static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	/* a scan's read: an object's window (not past the chunk), which
 	 * read the header, most often holds the body too */
-	rc = c->pg.csize ? bale_store_fd_scan_within(c->fd, c->raw,
-	    c->pg.csize, c->at, c->end, &got, err) : BALE_OK;
+	rc = c->pg.csize ? column_scan(c, c->raw, c->pg.csize, c->at, &got,
+	    err) : BALE_OK;
 	if (rc == BALE_OK && c->pg.csize && got != c->pg.csize)
 		return column_damaged(err, "the file ends inside a page");
 	c->at += c->pg.csize;
@@ -286,6 +308,26 @@ static int column_next_page(struct bale_pq_column *c,
 	return column_data_page(c, err);
 }
 
+/* An object's chunk, when not large, fetched whole into c->fetched. */
+static int column_fetch(struct bale_pq_column *c, struct bale_errbuf *err)
+{
+	size_t n = (size_t)(c->end - c->at);
+	int rc;
+
+	if (!bale_store_fd_remote(c->fd) || c->end - c->at < COLUMN_FETCH_MIN ||
+	    c->end - c->at > COLUMN_FETCH_MAX)
+		return BALE_OK;
+	c->fetched = malloc(n);
+	if (!c->fetched)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	rc = bale_store_fd_pread(c->fd, c->fetched, n, c->at, err);
+	if (rc != BALE_OK) {
+		free(c->fetched);
+		c->fetched = NULL;
+	}
+	return rc;
+}
+
 int bale_pq_column_open(struct bale_pq_column *c, int fd,
     const struct bale_pq_leaf *leaf, const struct bale_pq_chunk *chunk,
     struct bale_errbuf *err)
@@ -304,7 +346,7 @@ int bale_pq_column_open(struct bale_pq_column *c, int fd,
 		return bale_errbuf_set(err, BALE_ENOTSUP, "'%s': a column of "
 		    "type %d is not read (images are bytes, labels integers)",
 		    leaf->path, leaf->type);
-	return BALE_OK;
+	return column_fetch(c, err);
 }
 
 /* A present value of the page, by its encoding. */
@@ -357,6 +399,7 @@ int bale_pq_column_next(struct bale_pq_column *c, struct bale_pq_value *v,
 
 void bale_pq_column_close(struct bale_pq_column *c)
 {
+	free(c->fetched);
 	free(c->raw);
 	free(c->body);
 	free(c->dict);

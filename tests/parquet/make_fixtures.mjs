@@ -16,6 +16,7 @@
 //                         names
 //   minus-one.parquet     labels -1 (no class, as the datasets library
 //                         marks one) and -2
+//   large.parquet         row groups of images over 1 MiB
 //   split-0.parquet, split-1.parquet, split-1-less.parquet
 //                         the rows in two files, and the second less
 //                         its first row (for updates)
@@ -132,3 +133,21 @@ writeHf(path.join(out, 'split-1-less.parquet'), rows.slice(21), 'SNAPPY',
 writeHf(path.join(out, 'minus-one.parquet'), rows.slice(0, 3).map((r, i) =>
   ({ image: r.image, label: [-1n, 1n, -2n][i] })), 'UNCOMPRESSED', undefined,
 classes)
+
+// Row groups of images over 1 MiB (large.parquet: two groups of 6 rows,
+// each 200 KB of deterministic noise behind a JPEG's first bytes), as
+// real images make them: an object's such chunk is fetched whole.
+// hyparquet-writer, Snappy.
+let state = 46
+const noise = (n) => {
+  const b = new Uint8Array(n)
+  for (let i = 0; i < n; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0
+    b[i] = state >>> 24
+  }
+  b.set([0xff, 0xd8, 0xff, 0xe0])
+  return b
+}
+writeHf(path.join(out, 'large.parquet'), Array.from({ length: 12 }, (_, i) =>
+  ({ image: { bytes: noise(200000), path: `n00000000/large_${i}.JPEG` },
+    label: 0n })), 'SNAPPY', 6, classes)

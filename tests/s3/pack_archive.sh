@@ -43,6 +43,15 @@ run "$BALE" pack "s3://$BUCKET/pq/a.parquet" "s3://$BUCKET/pq/b.parquet" \
     -f "$formats" -o "$T/pq-remote"
 expect_status 0
 same_files "$T/pq-local" "$T/pq-remote"
+# row groups of images over 1 MiB: their chunks fetched whole, in one
+# request each
+s3 put "$pq/large.parquet" "s3://$BUCKET/pq/large.parquet" >/dev/null
+"$BALE" pack "$pq/large.parquet" -f "$formats" -o "$T/pq-large-local" -q
+run "$BALE" pack "s3://$BUCKET/pq/large.parquet" -f "$formats" \
+    -o "$T/pq-large-remote"
+expect_status 0
+expect_stderr "12 samples"
+same_files "$T/pq-large-local" "$T/pq-large-remote"
 # updated from objects: one that changed (its ETag moved) is read again,
 # its rows packed again; the other's stay
 s3 put "$pq/split-0.parquet" "s3://$BUCKET/pq/u/0.parquet" >/dev/null
