@@ -273,7 +273,8 @@ static int parquet_listed_start(const struct bale_source *s,
 
 /* Open the source's files into @files, *@n of them: those an update
  * knows unchanged are left unopened, out of @files (their rows stay as
- * the output has them). */
+ * the output has them), unless a list file picks rows (its lines must
+ * find them all). */
 static int parquet_open_all(const struct bale_source *s, struct bale_walk *w,
     struct pq_file *files, size_t *n)
 {
@@ -283,8 +284,8 @@ static int parquet_open_all(const struct bale_source *s, struct bale_walk *w,
 	for (i = 0; rc == BALE_OK && i < s->nfound; i++) {
 		files[*n].path = s->found[i];
 		rc = parquet_stamp(w, &files[*n]);
-		if (rc != BALE_OK || bale_walk_file_unchanged(w,
-		    files[*n].stamp))
+		if (rc != BALE_OK || (!w->listed &&
+		    bale_walk_file_unchanged(w, files[*n].stamp)))
 			continue;
 		rc = parquet_open(w, &files[(*n)++]);	/* released even
 							 * when it fails */

@@ -7,6 +7,7 @@
 # the same stamp, the update still succeeds and keeps its rows); a file
 # gone takes its rows with it, one back brings them again. After each
 # night every format holds exactly what packing the files afresh gives.
+# With a list file, all files are listed and the same rows change.
 . "$TESTS/cli/lib.sh"
 export LC_ALL=C
 require_backend wds
@@ -97,4 +98,22 @@ update
 expect_status 0
 changes 20 0 0 20
 holds "$T/in" "train-1 back"
+
+# with a list file picking the rows, every file is listed (its lines
+# must find their rows), and a changed file's rows are still the ones
+# packed again
+"$BALE" ls "$T/out/data.lmdb" | awk -F'\t' '{ print $6 "\t" $3 }' |
+    sort > "$T/list"
+run "$BALE" pack "$T/in" --list "$T/list" -f "$formats" -o "$T/listed" \
+    --update
+expect_status 0
+cp "$F/split-1-less.parquet" "$T/in/train-1.parquet"
+run "$BALE" pack "$T/in" --list "$T/list" -f "$formats" -o "$T/listed" \
+    --update --report "$T/report.json"
+expect_status 3
+expect_stderr "listed, but no row of the Parquet files has this path"
+changes 0 19 1 20
+"$PY" -c 'import json, sys
+assert json.load(open(sys.argv[1]))["skipped"] == 1' "$T/report.json" ||
+    fail "the unchanged file's rows were not found by the list's lines"
 echo ok
