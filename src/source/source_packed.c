@@ -111,8 +111,7 @@ static int dataset_take(struct bale_walk *w, struct bale_reader *r,
 	if (b.size == 0)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path,
 		    "empty sample");
-	rc = b.label == BALE_LABEL_NONE ? BALE_OK :
-	    bale_walk_cover_label(w, b.label);
+	rc = bale_walk_cover_label(w, b.label);
 	if (rc != BALE_OK)
 		return rc;
 	memset(&m, 0, sizeof(m));

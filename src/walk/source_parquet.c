@@ -200,8 +200,7 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 	if (why)
 		return bale_walk_add_note(w, BALE_NOTE_SKIPPED, path->data,
 		    why);
-	rc = label == BALE_LABEL_NONE ? BALE_OK :
-	    bale_walk_cover_label(w, label);
+	rc = bale_walk_cover_label(w, label);
 	if (rc == BALE_OK)
 		rc = bale_walk_add_located(w, path->data, label, &m);
 	/* rows keep their order: seal as it goes */

@@ -239,7 +239,8 @@ int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
 #define WALK_MAX_LABEL ((int64_t)1 << 24)
 
 /** Grow the class list, unnamed, until @label indexes it (sources that
- *  give labels and maybe names: packed outputs, WebDataset). */
+ *  give labels and maybe names: packed outputs, WebDataset, Parquet);
+ *  BALE_LABEL_NONE indexes none, and asks for nothing. */
 int bale_walk_cover_label(struct bale_walk *w, int64_t label);
 /* A list file read line by line: each path and label to @take. */
 struct walk_list_reader {

@@ -136,7 +136,7 @@ int bale_walk_add_located(struct bale_walk *w, const char *path, int64_t label,
 
 int bale_walk_cover_label(struct bale_walk *w, int64_t label)
 {
-	while ((int64_t)w->nclasses <= label) {
+	while ((int64_t)w->nclasses <= label) {	/* none for -1 */
 		if (bale_grow_array((void **)&w->classes, &w->capclasses,
 		    w->nclasses + 1, sizeof(*w->classes)) != 0)
 			return bale_walk_nomem(w);

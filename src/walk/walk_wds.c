@@ -220,13 +220,10 @@ static const char *wds_label(const struct wds_group *g, struct wds_meta *m)
 /* Name class @label when the sample says its name and none is known. */
 static int wds_name_class(struct bale_walk *w, int64_t label, char **name)
 {
-	int rc;
+	int rc = bale_walk_cover_label(w, label);
 
-	if (label == BALE_LABEL_NONE)	/* an unlabelled sample's */
-		return BALE_OK;
-	rc = bale_walk_cover_label(w, label);
-
-	if (rc == BALE_OK && *name && !w->classes[label]) {
+	if (rc == BALE_OK && label != BALE_LABEL_NONE && *name &&
+	    !w->classes[label]) {
 		w->classes[label] = *name;
 		*name = NULL;
 	}
