@@ -147,6 +147,10 @@ int bale_grow(unsigned char **buf, size_t *cap, size_t need);
  *  @return 0, or -1 without memory */
 int bale_grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 
+/** The order of the uint64_t values at @a and @b, for qsort() and
+ *  bsearch(). */
+int bale_u64_cmp(const void *a, const void *b);
+
 /** A newly allocated formatted string, or NULL without memory. */
 char *bale_strfmt(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

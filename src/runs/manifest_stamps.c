@@ -17,13 +17,6 @@ struct stamps {
 	size_t compact_at;	/* sort and unique when n reaches it */
 };
 
-static int stamps_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sort @s and drop its repeats; the next compaction waits for as many
  * again. */
 static void stamps_compact(struct stamps *s)
@@ -31,7 +24,7 @@ static void stamps_compact(struct stamps *s)
 	size_t i, kept = 0;
 
 	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), stamps_cmp);
+		qsort(s->v, s->n, sizeof(*s->v), bale_u64_cmp);
 	for (i = 0; i < s->n; i++)
 		if (kept == 0 || s->v[kept - 1] != s->v[i])
 			s->v[kept++] = s->v[i];

@@ -691,13 +691,6 @@ static void diff_forget(struct bale_update_diff *d)
 	d->nremoved = d->ngone = d->nstill = 0;
 }
 
-static int diff_u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The diff, streamed where it can be. */
 static int diff_run(struct diff_run *r, const char *manifest)
 {
@@ -748,7 +741,7 @@ int bale_update_diff(struct bale_update_diff *d, const struct bale_walk *walk,
 		rc = diff_nomem(&r);
 	if (rc == BALE_OK && d->nremoved > 1)
 		qsort(d->removed, d->nremoved, sizeof(*d->removed),
-		    diff_u64_cmp);
+		    bale_u64_cmp);
 	bale_path_index_release(&r.skips);
 	bale_input_dir_release(&r.dir);
 	bale_walk_cursor_release(&r.cur);

@@ -1,4 +1,4 @@
-/* buf.c - growable byte buffer. */
+/* buf.c - growable byte buffer, and arrays. */
 #include "bale_backend.h"
 #include "bale_backend_util.h"
 
@@ -139,6 +139,13 @@ int bale_grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = n;
 	return 0;
+}
+
+int bale_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 int bale_grow(unsigned char **buf, size_t *cap, size_t need)

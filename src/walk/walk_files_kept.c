@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int kept_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int bale_walk_set_known_files(struct bale_walk *w, const uint64_t *stamps,
     size_t n)
 {
@@ -37,7 +30,8 @@ int bale_walk_set_known_files(struct bale_walk *w, const uint64_t *stamps,
 static long kept_find(const struct bale_walk *w, uint64_t stamp)
 {
 	const uint64_t *at = w->nknown_files ? bsearch(&stamp,
-	    w->known_files, w->nknown_files, sizeof(stamp), kept_cmp) : NULL;
+	    w->known_files, w->nknown_files, sizeof(stamp),
+	    bale_u64_cmp) : NULL;
 
 	return at ? (long)(at - w->known_files) : -1;
 }
