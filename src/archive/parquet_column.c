@@ -311,16 +311,16 @@ static int column_next_page(struct bale_pq_column *c,
 /* An object's chunk, when not large, fetched whole into c->fetched. */
 static int column_fetch(struct bale_pq_column *c, struct bale_errbuf *err)
 {
-	size_t n = (size_t)(c->end - c->at);
+	uint64_t n = c->end - c->at;
 	int rc;
 
-	if (!bale_store_fd_remote(c->fd) || c->end - c->at < COLUMN_FETCH_MIN ||
-	    c->end - c->at > COLUMN_FETCH_MAX)
+	if (!bale_store_fd_remote(c->fd) || n < COLUMN_FETCH_MIN ||
+	    n > COLUMN_FETCH_MAX)
 		return BALE_OK;
-	c->fetched = malloc(n);
+	c->fetched = malloc((size_t)n);
 	if (!c->fetched)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = bale_store_fd_pread(c->fd, c->fetched, n, c->at, err);
+	rc = bale_store_fd_pread(c->fd, c->fetched, (size_t)n, c->at, err);
 	if (rc != BALE_OK) {
 		free(c->fetched);
 		c->fetched = NULL;

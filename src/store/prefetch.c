@@ -497,7 +497,6 @@ static void pf_copy_at(const struct iovec *iov, int iovcnt, size_t from,
 	}
 }
 
-
 static int pf_holds(const struct pf_entry *e, const char *name,
     uint64_t off, size_t want)
 {
