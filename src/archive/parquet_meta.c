@@ -286,6 +286,17 @@ struct pq_chunk_read {
 	int met;		/* its ColumnMetaData was there */
 };
 
+/* A chunk's Statistics: only its null count is kept. */
+static int pq_statistics_field(struct pq_decode *d, void *obj, int16_t id,
+    uint8_t type)
+{
+	struct bale_pq_chunk *c = obj;
+
+	if (id != 3)
+		return bale_thrift_skip(&d->t, type);
+	return pq_int(d, type, 0, INT64_MAX, &c->null_count);
+}
+
 static int pq_column_meta_field(struct pq_decode *d, void *obj, int16_t id,
     uint8_t type)
 {
@@ -307,12 +318,18 @@ static int pq_column_meta_field(struct pq_decode *d, void *obj, int16_t id,
 		return rc;
 	case 5:
 		return pq_int(d, type, 0, INT64_MAX, &k->c->num_values);
+	case 6:
+		return pq_int(d, type, 0, INT64_MAX, &k->c->inflated);
 	case 7:
 		return pq_int(d, type, 0, INT64_MAX, &k->size);
 	case 9:
 		return pq_int(d, type, 0, INT64_MAX, &k->data);
 	case 11:
 		return pq_int(d, type, 0, INT64_MAX, &k->dict);
+	case 12:
+		if (type != BALE_THRIFT_STRUCT)
+			return bale_thrift_skip(&d->t, type);
+		return pq_struct(d, pq_statistics_field, k->c);
 	default:
 		return bale_thrift_skip(&d->t, type);
 	}
@@ -359,6 +376,8 @@ static int pq_column_chunk(struct pq_decode *d, struct bale_pq_chunk *c,
     size_t leaf)
 {
 	struct pq_chunk_read k = { c, leaf, -1, -1, -1, 0 };
+
+	c->null_count = -1;
 
 	if (pq_struct(d, pq_column_chunk_field, &k) != 0)
 		return -1;

@@ -61,6 +61,9 @@ struct bale_pq_leaf {
 struct bale_pq_chunk {
 	int codec;		/* enum bale_pq_codec */
 	int64_t num_values;
+	int64_t inflated;	/* its pages' bytes uncompressed */
+	int64_t null_count;	/* its nulls, as its statistics say; -1: not
+				 * said */
 	uint64_t start;		/* its first page (the dictionary's when it
 				 * has one) */
 	uint64_t size;		/* its pages' bytes, as stored */

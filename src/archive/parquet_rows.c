@@ -126,6 +126,11 @@ void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
 	r->c = *c;
 }
 
+void bale_pq_rows_images_unread(struct bale_pq_rows *r)
+{
+	r->images_unread = 1;
+}
+
 static void rows_close_group(struct bale_pq_rows *r)
 {
 	int k;
@@ -150,7 +155,8 @@ static int rows_next_group(struct bale_pq_rows *r, struct bale_errbuf *err)
 	g = &r->m->groups[r->group++];
 	r->left = g->num_rows;
 	for (k = 0; k < ROW_COLUMNS; k++) {
-		if (leaf[k] < 0)
+		if (leaf[k] < 0 || (k == ROW_IMAGE && r->images_unread &&
+		    g->chunks[leaf[k]].null_count == 0))
 			continue;
 		rc = bale_pq_column_open(&r->col[k], r->fd,
 		    &r->m->leaves[leaf[k]], &g->chunks[leaf[k]], err);
@@ -190,6 +196,7 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 	r->left--;
 	memset(row, 0, sizeof(*row));
 	row->ordinal = r->ordinal++;
+	row->unread = !r->open[ROW_IMAGE];
 	if (got[ROW_IMAGE]) {
 		row->bytes = v[ROW_IMAGE].bytes ? v[ROW_IMAGE].bytes :
 		    (const unsigned char *)"";
@@ -207,6 +214,17 @@ int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
 		row->label_len = v[ROW_LABEL].len;
 	}
 	return 1;
+}
+
+const char *bale_pq_row_refusal(const struct bale_pq_row *row)
+{
+	if (row->unread)
+		return NULL;
+	if (!row->bytes)
+		return "no image (null)";
+	if (row->len == 0)
+		return "empty image (0 bytes)";
+	return NULL;
 }
 
 int bale_pq_rows_at_group(const struct bale_pq_rows *r, uint64_t *first,
@@ -272,14 +290,14 @@ int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
 		if (rc <= 0)
 			break;
 		(*met)++;
-		if (!row.bytes)
-			continue;
 		memset(&mb, 0, sizeof(mb));
 		mb.name = "";
 		mb.kind = BALE_TAR_FILE;
 		mb.size = row.len;
 		mb.ordinal = row.ordinal;
 		mb.bytes = row.bytes;
+		/* the listing skipped it, unless it left it unread */
+		mb.refused = bale_pq_row_refusal(&row);
 		rc = fn(ctx, NULL, &mb);
 		if (rc != BALE_OK)
 			break;

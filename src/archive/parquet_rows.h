@@ -34,8 +34,11 @@ int bale_pq_columns_find(const struct bale_pq_meta *m, const char *image,
 /* A row. */
 struct bale_pq_row {
 	uint64_t ordinal;	/* rows before it in the file */
-	const unsigned char *bytes;	/* the image's: NULL when null */
+	const unsigned char *bytes;	/* the image's: NULL when null or
+					 * unread */
 	uint32_t len;
+	int unread;		/* the image is there, not read (its size
+				 * is learnt when it is: images_unread) */
 	const unsigned char *path;	/* NULL: none */
 	uint32_t path_len;
 	int has_label;
@@ -49,6 +52,8 @@ struct bale_pq_rows {
 	int fd;
 	const struct bale_pq_meta *m;
 	struct bale_pq_columns c;
+	int images_unread;	/* leave a group's images unread when its
+				 * statistics say none is null */
 	size_t group;		/* the row group being read, + 1 */
 	int64_t left;		/* its rows not read yet */
 	uint64_t ordinal;
@@ -61,11 +66,21 @@ struct bale_pq_rows {
 void bale_pq_rows_open(struct bale_pq_rows *r, int fd,
     const struct bale_pq_meta *m, const struct bale_pq_columns *c);
 
+/** After bale_pq_rows_open(): rows of a row group whose image column's
+ *  statistics count no null come without their images (row.unread),
+ *  which are not read (a listing that needs no image's size reads only
+ *  the small columns). */
+void bale_pq_rows_images_unread(struct bale_pq_rows *r);
+
 /** The next row into @row (its bytes valid until the next call): 1, 0 at
  *  the end, or an error (BALE_EINPUT: damaged; BALE_ENOTSUP, BALE_EIO,
  *  BALE_ENOMEM) with @err set. */
 int bale_pq_rows_next(struct bale_pq_rows *r, struct bale_pq_row *row,
     struct bale_errbuf *err);
+
+/** Why row @row's image cannot be a sample (null, empty), or NULL (an
+ *  image left unread is judged when it is read). */
+const char *bale_pq_row_refusal(const struct bale_pq_row *row);
 
 /** Between row groups: 1 with the next one's first row and row count
  *  in *@first and *@n, 0 inside a group or past the last. */
@@ -78,8 +93,9 @@ void bale_pq_rows_skip_group(struct bale_pq_rows *r);
 void bale_pq_rows_close(struct bale_pq_rows *r);
 
 /** A pass over the Parquet file @fd for the feed (bale_stream_pass_fn):
- *  each row with an image (in leaf @image, as the listing found it) a
- *  member, its ordinal the row's, its bytes the image's; a row group
+ *  each row a member (its image in leaf @image, as the listing found
+ *  it; a null one refused), its ordinal the row's, its bytes the
+ *  image's; a row group
  *  none of whose rows @wants is not read. */
 int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,

@@ -20,6 +20,8 @@ struct bale_stream_member {
 	const char *damage;	/* set on a call that only says the inner
 				 * tar @outer is damaged here: nothing after
 				 * in it is read */
+	const char *refused;	/* set: why it cannot be a sample (a
+				 * Parquet row's null image), no bytes */
 	const unsigned char *bytes;	/* its @size bytes when the pass
 					 * holds them already (a Parquet
 					 * row's), valid during the call;

@@ -57,7 +57,9 @@ struct feed_stream {
 /* A position in the ring. */
 struct feed_slot {
 	void *data;		/* READY: the bytes; FAILED: why, or NULL */
-	uint64_t size;		/* its bytes (0: read in place) */
+	uint64_t size;		/* its bytes (0: read in place); guessed
+				 * until read, when its size was not
+				 * listed */
 	uint64_t where;		/* its ordinal in its stream, or its sample
 				 * in the packed output */
 	uint64_t end;		/* bytes of the positions [0, it] */
@@ -65,6 +67,7 @@ struct feed_slot {
 	uint32_t crc;		/* READY: as the packed output stored it */
 	unsigned char has_crc;
 	unsigned char state;
+	unsigned char guessed;	/* @size is a guess until read */
 };
 
 struct bale_stream_feed {
@@ -109,15 +112,19 @@ struct bale_stream_feed {
  * it (@i < next + FEED_RING). */
 struct feed_slot *bale_feed_slot(struct bale_stream_feed *f, uint64_t i);
 
-/* Hand index @i its bytes @data (with the checksum @crc the source
- * stored, if not NULL), or fail it with @why (then @data, if any, is
- * freed); takes the lock. */
+/* Hand index @i its @size bytes @data (with the checksum @crc the
+ * source stored, if not NULL), or fail it with @why (then @data, if any,
+ * is freed); takes the lock. */
 void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const uint32_t *crc, const char *why);
+    unsigned char *data, size_t size, const uint32_t *crc, const char *why);
 
-/* Wait (under the lock) until index @i fits, while waiting can help.
+/* Wait (under the lock) until index @i, of @size bytes, fits, while
+ * waiting can help: within the window its planned sizes take, and
+ * within the bound where its size was a guess until now (the bytes
+ * then held count).
  * @return 1 if it fits, 0 if it must wait for another pass */
-int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i);
+int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i,
+    uint64_t size);
 
 /* Under the lock: index @i's state (past the ring: not read yet). */
 int bale_feed_state(struct bale_stream_feed *f, uint64_t i);

@@ -132,7 +132,8 @@ static void feed_map_one(struct bale_stream_feed *f)
 	s->stream = FEED_NO_STREAM;
 	s->state = FEED_TAKEN;
 	if (feed_member_of(f, f->mapped, &m)) {
-		s->size = m.size;
+		s->size = bale_walk_member_planned(&m);
+		s->guessed = m.size == 0;
 		s->where = m.offset;
 		s->state = FEED_EMPTY;
 		if (!f->packed)

@@ -51,8 +51,8 @@ static void feed_packed_read(struct bale_stream_feed *f, uint64_t i,
 		why = bale_reader_errmsg(f->reader);
 	else if (b.size != want)
 		why = "the sample changed size since the output was listed";
-	bale_feed_deliver(f, i, buf, rc == BALE_OK && b.has_crc32 ?
-	    &b.crc32 : NULL, why);
+	bale_feed_deliver(f, i, buf, (size_t)want, rc == BALE_OK &&
+	    b.has_crc32 ? &b.crc32 : NULL, why);
 }
 
 void *bale_feed_packed_main(void *arg)
@@ -69,7 +69,7 @@ void *bale_feed_packed_main(void *arg)
 	f->stats.passes = 1;
 	for (i = 0; go && i < f->count; i++) {
 		pthread_mutex_lock(&f->lock);
-		go = bale_feed_wait_room(f, i);
+		go = bale_feed_wait_room(f, i, 0);	/* sizes listed */
 		fed = 0;
 		if (go) {
 			s = bale_feed_slot(f, i);

@@ -38,19 +38,23 @@ void bale_feed_advance(struct bale_stream_feed *f)
 	}
 }
 
-/* Under the lock: may index @i be kept now? */
-static int feed_fits(struct bale_stream_feed *f, uint64_t i)
+/* Under the lock: may index @i, of @size bytes, be kept now? */
+static int feed_fits(struct bale_stream_feed *f, uint64_t i, uint64_t size)
 {
+	const struct feed_slot *s;
+
 	if (i == f->next)
 		return 1;
 	if (i >= f->next + FEED_RING)
 		return 0;
-	return bale_feed_slot(f, i)->end - f->start <= f->bound;
+	s = bale_feed_slot(f, i);
+	return s->end - f->start <= f->bound && (!s->guessed ||
+	    f->held + size <= f->bound);
 }
 
 /* Under the lock: record how index @i ended; @why is copied. */
 static void feed_settle(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const char *why)
+    unsigned char *data, size_t size, const char *why)
 {
 	struct feed_slot *s = bale_feed_slot(f, i);
 
@@ -59,6 +63,7 @@ static void feed_settle(struct bale_stream_feed *f, uint64_t i,
 		s->state = FEED_FAILED;
 	} else {
 		s->data = data;
+		s->size = size;	/* a guess no more */
 		s->state = FEED_READY;
 		f->held += s->size;
 		if (f->held > f->stats.peak_bytes)
@@ -71,7 +76,7 @@ static void feed_settle(struct bale_stream_feed *f, uint64_t i,
 }
 
 void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
-    unsigned char *data, const uint32_t *crc, const char *why)
+    unsigned char *data, size_t size, const uint32_t *crc, const char *why)
 {
 	struct feed_slot *s;
 
@@ -81,18 +86,18 @@ void bale_feed_deliver(struct bale_stream_feed *f, uint64_t i,
 	s = bale_feed_slot(f, i);
 	s->has_crc = crc && !why;
 	s->crc = crc && !why ? *crc : 0;
-	feed_settle(f, i, why ? NULL : data, why);
+	feed_settle(f, i, why ? NULL : data, size, why);
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Wait (under the lock) until index @i fits, while waiting can help:
- * the first index wanted is read, so a worker will take it.
- * @return 1 if it fits, 0 if it must wait for another pass */
-int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i)
+/* Waiting can help while the first index wanted is read: a worker
+ * will take it. */
+int bale_feed_wait_room(struct bale_stream_feed *f, uint64_t i,
+    uint64_t size)
 {
-	while (!feed_fits(f, i) && !f->aborted &&
+	while (!feed_fits(f, i, size) && !f->aborted &&
 	    bale_feed_state(f, f->next) != FEED_EMPTY)
 		pthread_cond_wait(&f->room, &f->lock);
-	return feed_fits(f, i) && !f->aborted;
+	return feed_fits(f, i, size) && !f->aborted;
 }
 

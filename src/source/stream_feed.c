@@ -10,23 +10,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Read the member the stream is at into index @i (of @want bytes). */
+/* Member @m's bytes, which the stream is at, into a new *@buf.
+ * @return NULL, or why they could not be read */
+static const char *feed_bytes(struct bale_tar_stream *ts,
+    const struct bale_stream_member *m, unsigned char **buf,
+    struct bale_errbuf *err)
+{
+	*buf = malloc(m->size ? m->size : 1);
+	if (!*buf)
+		return "no memory for the member";
+	if (m->bytes)
+		memcpy(*buf, m->bytes, m->size);
+	else if (bale_tar_stream_read(ts, *buf, m->size, err) != BALE_OK)
+		return err->msg;
+	return NULL;
+}
+
+/* Read member @m, the one the stream is at, into index @i (of @want
+ * bytes, unless that was a guess). */
 static void feed_read(struct bale_stream_feed *f, struct bale_tar_stream *ts,
-    const unsigned char *bytes, uint64_t i, uint64_t want, uint64_t size)
+    const struct bale_stream_member *m, uint64_t i, uint64_t want,
+    int guessed)
 {
 	unsigned char *buf = NULL;
 	struct bale_errbuf err;
-	const char *why = NULL;
+	const char *why = m->refused;
 
-	if (size != want)
+	if (!why && !guessed && m->size != want)
 		why = "the member changed size since the archive was listed";
-	else if (!(buf = malloc(size ? size : 1)))
-		why = "no memory for the member";
-	else if (bytes)
-		memcpy(buf, bytes, size);
-	else if (bale_tar_stream_read(ts, buf, size, &err) != BALE_OK)
-		why = err.msg;
-	bale_feed_deliver(f, i, buf, NULL, why);
+	if (!why)
+		why = feed_bytes(ts, m, &buf, &err);
+	bale_feed_deliver(f, i, buf, (size_t)m->size, NULL, why);
 }
 
 /* One pass over one stream. */
@@ -62,6 +76,7 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 	struct bale_stream_feed *f = p->f;
 	uint64_t want = 0;
 	uint64_t i;
+	int guessed = 0;
 	int keep;
 	int rc;
 
@@ -75,14 +90,17 @@ static int feed_member(void *ctx, struct bale_tar_stream *ts,
 		pthread_mutex_unlock(&f->lock);
 		return rc;
 	}
-	keep = bale_feed_state(f, i) == FEED_EMPTY && bale_feed_wait_room(f, i);
+	keep = bale_feed_state(f, i) == FEED_EMPTY &&
+	    bale_feed_wait_room(f, i, m->size);
 	if (bale_feed_state(f, i) == FEED_EMPTY && !keep)
 		f->missed = 1;
-	if (keep)
+	if (keep) {
 		want = bale_feed_slot(f, i)->size;
+		guessed = bale_feed_slot(f, i)->guessed;
+	}
 	pthread_mutex_unlock(&f->lock);
 	if (keep)
-		feed_read(f, ts, m->bytes, i, want, m->size);
+		feed_read(f, ts, m, i, want, guessed);
 	return BALE_OK;
 }
 

@@ -14,6 +14,7 @@ struct pq_file {
 	struct bale_pq_meta m;
 	struct bale_pq_columns c;
 	uint64_t stamp;		/* its rows' (bale_walk_member.file_stamp) */
+	uint64_t size_guess;	/* its images' average size */
 };
 
 /** Takes a row of file @f: BALE_OK, or the walk's error. */

@@ -1,11 +1,13 @@
 /* source_parquet.c - Parquet files as the source, as the Hugging Face
  * datasets library writes them (parquet_rows.h): every row with an
  * image is a sample, in file and row order; its label is the label
- * column's (the class names: parquet_classes.c). A row's size is known
- * only once its page is decompressed, so the walk reads every row once
- * to list it, and the feed reads the files again, front to back
- * (several passes only when the output's order is not theirs:
- * --shuffle; the row groups a --part does not pack are not read). */
+ * column's (the class names: parquet_classes.c). The walk lists the
+ * rows from their small columns (paths, labels), leaving the images
+ * unread where the statistics promise no null image (parquet_walk.c):
+ * such a row's size is learnt by the feed, which reads the files front
+ * to back (several passes only when the output's order is not theirs:
+ * --shuffle; the row groups a --part does not pack are not read) and
+ * plans its memory with the file's average image meanwhile. */
 #include "kind.h"
 
 #include "bale.h"
@@ -143,16 +145,6 @@ static void parquet_row_path(struct bale_buf *path, const struct pq_file *f,
 	bale_buf_add(path, "", 1);
 }
 
-/* Why row @row cannot be a sample for its image, or NULL. */
-static const char *parquet_image_refusal(const struct bale_pq_row *row)
-{
-	if (!row->bytes)
-		return "no image (null)";
-	if (row->len == 0)
-		return "empty image (0 bytes)";
-	return NULL;
-}
-
 /* Why row @row of file @f (its label @label) cannot be a sample for its
  * label, or NULL. */
 static const char *parquet_label_refusal(const struct pq_file *f,
@@ -178,7 +170,7 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 {
 	struct bale_buf *path = path_buf;
 	int64_t label = parquet_label(w, f, row);
-	const char *why = parquet_image_refusal(row);
+	const char *why = bale_pq_row_refusal(row);
 	struct bale_walk_member m;
 	int rc;
 
@@ -190,7 +182,8 @@ static int parquet_take(struct bale_walk *w, const struct pq_file *f,
 	m.fd = f->fd;
 	m.method = (int)f->c.image;	/* for the feed's passes */
 	m.offset = row->ordinal;
-	m.size = m.csize = row->len;
+	m.size = m.csize = row->len;	/* 0 when unread */
+	m.size_guess = f->size_guess;
 	m.file_stamp = f->stamp;
 	if (w->listed)
 		return bale_walk_keep_candidate(w, path->data, why ? NULL : &m,
@@ -239,6 +232,22 @@ static int parquet_stamp(struct bale_walk *w, struct pq_file *f)
 	return BALE_OK;
 }
 
+/* What an image of file @m (its column @image) takes on average, as
+ * its chunks' uncompressed bytes say (at least 1). */
+static uint64_t parquet_size_guess(const struct bale_pq_meta *m, long image)
+{
+	uint64_t bytes = 0, add;
+	size_t g;
+
+	for (g = 0; g < m->ngroups; g++) {
+		add = (uint64_t)m->groups[g].chunks[image].inflated;
+		bytes += add < UINT64_MAX - bytes ? add : UINT64_MAX - bytes;
+	}	/* (saturated: a lying footer) */
+	if (m->num_rows <= 0 || bytes < (uint64_t)m->num_rows)
+		return 1;
+	return bytes / (uint64_t)m->num_rows;
+}
+
 /* Open file @f->path for the walk, its footer and columns read. */
 static int parquet_open(struct bale_walk *w, struct pq_file *f)
 {
@@ -258,6 +267,7 @@ static int parquet_open(struct bale_walk *w, struct pq_file *f)
 	if (rc != BALE_OK)
 		return bale_errbuf_set(&w->err, rc, "walk: '%s': %s", f->path,
 		    err.msg);
+	f->size_guess = parquet_size_guess(&f->m, f->c.image);
 	return BALE_OK;
 }
 

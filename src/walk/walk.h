@@ -147,8 +147,11 @@ struct bale_walk_member {
 		uint64_t stamp;		/* an object in a store: its ETag,
 					 * hashed (bale_walk_stamp) */
 	};
-	uint64_t size;		/* bytes once read */
+	uint64_t size;		/* bytes once read; 0: learnt when read (a
+				 * Parquet row listed unread) */
 	uint64_t csize;		/* bytes stored */
+	uint64_t size_guess;	/* size 0: what its file's rows average,
+				 * which the feed plans its memory with */
 	uint64_t file_stamp;	/* a row of a file (Parquet): the file's
 				 * stamp, which an update compares for
 				 * each of its rows (0: none) */
@@ -160,6 +163,14 @@ static inline uint64_t bale_walk_member_stamp(
     const struct bale_walk_member *m)
 {
 	return m->file_stamp ? m->file_stamp : m->stamp;
+}
+
+/** The bytes member @m is planned to take once read: its size, or
+ *  its guess where its size is learnt then. */
+static inline uint64_t bale_walk_member_planned(
+    const struct bale_walk_member *m)
+{
+	return m->size ? m->size : m->size_guess;
 }
 
 /** An object's ETag as a change stamp below 2^63 (0: the store gave

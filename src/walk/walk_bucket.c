@@ -61,9 +61,13 @@ static int bucket_cmp_classes(const void *a, const void *b)
 static struct bale_walk_member bucket_member(const struct bucket_walk *b,
     const struct bale_store_object *o)
 {
-	struct bale_walk_member m = { b->kind, -1, 0, 0, 0,
-	    { bale_walk_stamp(o->etag) }, o->size, o->size, 0 };
+	struct bale_walk_member m;
 
+	memset(&m, 0, sizeof(m));
+	m.kind = b->kind;
+	m.fd = -1;
+	m.stamp = bale_walk_stamp(o->etag);
+	m.size = m.csize = o->size;
 	return m;
 }
 

@@ -81,6 +81,7 @@ struct walk_store {
 			const struct bale_source_kind *kind;
 			int fd;
 			uint64_t file_stamp;	/* its members' */
+			uint64_t size_guess;	/* theirs */
 		} *origins;	/* the archives the samples lie in */
 		size_t norigins;
 		size_t caporigins;

@@ -58,6 +58,7 @@ void bale_walk_get_member(const struct walk_locs *l, const unsigned char **p,
 	m->kind = l->origins[origin].kind;
 	m->fd = l->origins[origin].fd;
 	m->file_stamp = l->origins[origin].file_stamp;
+	m->size_guess = l->origins[origin].size_guess;
 	m->offset = bale_varint_get(p);
 	m->size = bale_varint_get(p);
 	m->csize = bale_varint_get(p);
@@ -83,6 +84,7 @@ int64_t bale_walk_locs_origin(struct walk_locs *l,
 	l->origins[l->norigins].kind = m->kind;
 	l->origins[l->norigins].fd = m->fd;
 	l->origins[l->norigins].file_stamp = m->file_stamp;
+	l->origins[l->norigins].size_guess = m->size_guess;
 	return (int64_t)l->norigins++;
 }
 
@@ -212,6 +214,7 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
 	m->kind = l->origins[(head >> LOC_FLAGS) - 1].kind;
 	m->fd = l->origins[(head >> LOC_FLAGS) - 1].fd;
 	m->file_stamp = l->origins[(head >> LOC_FLAGS) - 1].file_stamp;
+	m->size_guess = l->origins[(head >> LOC_FLAGS) - 1].size_guess;
 	delta = zz & 1 ? ~(zz >> 1) : zz >> 1;
 	m->offset = locs_base((unsigned)head, prev[0], prev[1]) + delta;
 	if (head & LOC_BLOCKS)

@@ -7,9 +7,10 @@
 # --part and merge; a list file picking rows; a file over 4 GiB;
 # shuffled with a window that takes several passes, as the shuffled
 # tree; several files as one dataset, in order; rows that
-# cannot be packed skipped with their reason; rows without labels
-# labelled -1; files that disagree or are damaged refused with a clear
-# message and no output.
+# cannot be packed skipped with their reason, whether the listing or
+# the feed finds them (a damaged image page among them); rows without
+# labels labelled -1; files that disagree or are not Parquet refused
+# with a clear message and no output.
 . "$TESTS/cli/lib.sh"
 formats=$(writers | tr ',' '\n' | grep -E '^(wds|lmdb|hdf5)$' | paste -sd, -)
 [ -n "$formats" ] || { echo "skipped: no format that writes is built in"; exit 77; }
@@ -39,9 +40,15 @@ if writers | grep -qw wds; then
         --shuffle --seed 5 --window 20K --report "$T/shuffled.json"
     expect_status 0
     same_files "$T/tree-shuffled" "$T/pq-shuffled"
+    # (the sizes, not listed, are learnt as the rows are read: the
+    # bytes held still keep within the window, and one image)
+    largest=$(find "$T/tree" -type f -printf '%s\n' | sort -n | tail -1)
     "$PY" -c 'import json, sys
-assert json.load(open(sys.argv[1]))["stream_passes"] > 1' "$T/shuffled.json" ||
-        fail "a shuffled pack in a small window took one pass"
+r = json.load(open(sys.argv[1]))
+assert r["stream_passes"] > 1, r["stream_passes"]
+assert r["stream_peak_bytes"] <= 20480 + int(sys.argv[2]), r' \
+        "$T/shuffled.json" "$largest" ||
+        fail "a shuffled pack in a small window: one pass, or over it"
 
     # several files: one dataset, the files in the order given
     run "$BALE" pack "$F/duckdb-zstd.parquet" "$F/hf-snappy.parquet" -f wds \
@@ -120,6 +127,26 @@ PY
     [ "$("$BALE" ls "$T/nulls" | wc -l)" = 2 ] ||
         fail "the two whole rows of nulls.parquet are not packed"
 fi
+
+# the listing leaves the images of a row group unread where its
+# statistics count no null image: an empty one among them is skipped
+# when the feed reads it (listed, then skipped), saying so; in a file
+# without statistics the listing reads them, and skips a null one
+listed() { "$PY" -c 'import json, sys
+print(json.load(open(sys.argv[1]))["samples_listed"])' "$1"; }
+run "$BALE" pack "$F/empty-image.parquet" -f "$one" -o "$T/empty" \
+    --report "$T/empty.json"
+expect_status 3
+expect_stderr "skipped 'n00000000/empty.JPEG': empty image (0 bytes)"
+[ "$("$BALE" ls "$T/empty" | wc -l)" = 2 ] && [ "$(listed "$T/empty.json")" = 3 ] ||
+    fail "the rows around an unread empty image are not packed"
+run "$BALE" pack "$F/no-stats.parquet" -f "$one" -o "$T/no-stats" \
+    --report "$T/no-stats.json"
+expect_status 3
+expect_stderr "skipped 'no-stats.parquet/1': no image (null)"
+[ "$("$BALE" ls "$T/no-stats" | wc -l)" = 2 ] &&
+    [ "$(listed "$T/no-stats.json")" = 2 ] ||
+    fail "a file without statistics: its null image not skipped as listed"
 
 # a list file picks rows by their paths, with its labels, in its order,
 # as it picks the tree's files (every format); a line naming no row,
@@ -222,7 +249,8 @@ for i in range(3000, 3200):	# inside the first row group's image page
 open(sys.argv[2], "wb").write(data)
 PY
 run "$BALE" pack "$T/damaged.parquet" -f "$one" -o "$T/damaged"
-expect_status 1
-expect_stderr "damaged.parquet': damaged"
-expect_no_output "$T/damaged"
+expect_status 3	# found by the feed: the listing leaves images unread
+expect_stderr "skipped 'n00000000/img_00000000.JPEG': damaged Snappy data"
+[ "$("$BALE" ls "$T/damaged" | wc -l)" = 0 ] ||
+    fail "rows of a damaged page packed"
 echo ok

@@ -17,6 +17,8 @@
 //   minus-one.parquet     labels -1 (no class, as the datasets library
 //                         marks one) and -2
 //   large.parquet         row groups of images over 1 MiB
+//   empty-image.parquet   an empty image in a row group without nulls
+//   no-stats.parquet      a null image in a file without statistics
 //   split-0.parquet, split-1.parquet, split-1-less.parquet
 //                         the rows in two files, and the second less
 //                         its first row (for updates)
@@ -151,3 +153,24 @@ const noise = (n) => {
 writeHf(path.join(out, 'large.parquet'), Array.from({ length: 12 }, (_, i) =>
   ({ image: { bytes: noise(200000), path: `n00000000/large_${i}.JPEG` },
     label: 0n })), 'SNAPPY', 6, classes)
+
+// An empty image where the statistics count no null (empty-image.parquet:
+// the listing leaves such images unread, so the feed must refuse it),
+// and a null image in a file written without statistics (no-stats.parquet:
+// nothing promises the images whole, so the listing reads them).
+// hyparquet-writer, Snappy.
+const second = rows[1]
+writeHf(path.join(out, 'empty-image.parquet'), [first,
+  { image: { bytes: new Uint8Array(0), path: 'n00000000/empty.JPEG' },
+    label: 0n }, second], 'SNAPPY', undefined, classes)
+parquetWriteFile({
+  filename: path.join(out, 'no-stats.parquet'),
+  codec: 'SNAPPY',
+  statistics: false,
+  columnData: [
+    { name: 'image', data: [first.image, null, second.image] },
+    { name: 'label', data: [first.label, 0n, second.label] },
+  ],
+  schema: hfSchema(true),
+  kvMetadata: [{ key: 'huggingface', value: hf }],
+})
