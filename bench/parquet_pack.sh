@@ -5,8 +5,11 @@
 # baseline: the same bytes read and written; Debian 12's cp copies
 # in the kernel, copy_file_range), and against dd (a copy through user
 # space, as any packer reads and writes). Also the folder pack of the
-# tree the rows came from: time and peak memory. Warm cache; runs
-# alternate; medians of RUNS.
+# tree the rows came from: time and peak memory. And the floor: bale's
+# Parquet reader reading and decompressing the images alone, nothing
+# done with them (bench/parquet_floor.c), by itself and beside a write
+# of as many bytes (dd from /dev/zero), as a pack's writer runs beside
+# it on the other core. Warm cache; runs alternate; medians of RUNS.
 #
 #   bench/parquet_pack.sh N WORK [RUNS] [FILES]
 #
@@ -57,6 +60,25 @@ one_dd() {
     done
     echo "$(since "$t0") 0"
 }
+floor=$work/parquet_floor
+src=$here/..
+cc -O2 -std=gnu11 -I"$src/include" $(for d in "$src"/src/*/; do
+    printf -- '-I%s ' "$d"; done) -o "$floor" "$here/parquet_floor.c" \
+    "$src/build/libbale_core.a" -lcurl -lexpat -lsnappy -lzstd -lz \
+    -ldeflate -lcrypto -lpthread -lm
+one_floor() {
+    "$floor" "$work"/parquet/*.parquet | cut -d' ' -f1
+}
+one_floor_beside_write() {	# the floor's time, a write running beside
+    local out
+    rm -f "$work/zeros"
+    dd if=/dev/zero of="$work/zeros" bs=1M count=$((bytes >> 20)) \
+        status=none &
+    out=$(one_floor)
+    wait
+    rm -f "$work/zeros"
+    echo "$out"
+}
 one_bale() {
     rm -rf "$work/out"
     timed "$bale" pack "$work"/parquet/*.parquet -o "$work/out" -f wds -q
@@ -79,11 +101,15 @@ for r in $(seq "$runs"); do
     fi
     read -r d _ < <(one_dd)
     read -r f fmem < <(one_folder)
+    lo=$(one_floor)
+    sync
+    lw=$(one_floor_beside_write)
     printf '{"n":%s,"files":%s,"bytes":%s,"cp_s":%s,"dd_s":%s,' \
         "$n" "$files" "$bytes" "$c" "$d" | tee -a "$results"
     printf '"bale_s":%s,"bale_rss_kb":%s,"folder_s":%s,' "$b" "$bmem" "$f" |
         tee -a "$results"
-    printf '"folder_rss_kb":%s}\n' "$fmem" | tee -a "$results"
+    printf '"folder_rss_kb":%s,"floor_s":%s,"floor_beside_write_s":%s}\n' \
+        "$fmem" "$lo" "$lw" | tee -a "$results"
 done
 /usr/bin/python3 - "$results" <<'PY'
 import json, statistics, sys
@@ -100,5 +126,10 @@ print("ratios: /cp %.2f (each run: %s), /dd %.2f, /folder pack %.2f" % (
       ratio("cp_s"), ", ".join("%.2f" % (r["bale_s"] / r["cp_s"])
                                for r in rows), ratio("dd_s"),
       ratio("folder_s")))
+floor = lambda k: statistics.median(r[k] / r["cp_s"] for r in rows)
+print("floor (images read and decompressed, nothing else): %.3f s alone, "
+      "%.3f s beside a write: %.2fx / %.2fx cp" % (med("floor_s"),
+      med("floor_beside_write_s"), floor("floor_s"),
+      floor("floor_beside_write_s")))
 PY
 rm -f "$results"

@@ -432,7 +432,7 @@ int bale_pipe_transfer(struct bale_pipeline *p, struct pipe_run *run)
 	}
 	rc = bale_stream_feed_start(&run->in.feed, run->in.walk,
 	    &run->plan.order, run->plan.first, run->plan.count, window,
-	    &p->err);
+	    run->wk.tune.min, &p->err);	/* a fed source waits on no disk */
 	if (rc != BALE_OK) {
 		bale_reorder_free(run->wk.ro);
 		run->wk.ro = NULL;

@@ -253,8 +253,9 @@ static int feed_launch(struct bale_stream_feed *f, const struct bale_walk *w,
 
 int bale_stream_feed_start(struct bale_stream_feed **out,
     const struct bale_walk *w, const struct bale_order *order, uint64_t first,
-    uint64_t n, size_t bound, struct bale_errbuf *err)
+    uint64_t n, size_t bound, unsigned readers, struct bale_errbuf *err)
 {
+	size_t ahead = readers * FEED_AHEAD_PER_READER;
 	struct bale_stream_feed *f;
 	const char *format;
 	int packed = bale_walk_dataset_source(w, &format) != NULL;
@@ -263,12 +264,14 @@ int bale_stream_feed_start(struct bale_stream_feed **out,
 	*out = NULL;
 	if (first >= n || (!packed && !bale_walk_has_streamed(w)))
 		return BALE_OK;	/* files and members read in place */
-	if (packed && bound > FEED_PACKED_BOUND)
-		bound = FEED_PACKED_BOUND;
+	if (ahead < FEED_AHEAD_MIN)
+		ahead = FEED_AHEAD_MIN;
+	if (packed && bound > ahead)
+		bound = ahead;
 	f = feed_new(w, order, packed, first, n, bound);
 	rc = f ? bale_feed_map(f) : BALE_ENOMEM;
-	if (rc == BALE_OK && f->in_order && f->bound > FEED_PACKED_BOUND)
-		f->bound = FEED_PACKED_BOUND;
+	if (rc == BALE_OK && f->in_order && f->bound > ahead)
+		f->bound = ahead;
 	if (rc == BALE_OK && f->unread == 0) {
 		bale_stream_feed_free(f, NULL);	/* nothing to feed */
 		return BALE_OK;

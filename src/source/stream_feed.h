@@ -33,12 +33,14 @@ struct bale_stream_feed_stats {
 
 /** Start feeding output positions [@first, @n) (walk index
  *  @order[pos]) when the walk has streamed or packed samples; *@out
- *  stays NULL when it has none.
+ *  stays NULL when it has none. Read in output order (a packed output,
+ *  streams met in that order), at most a few images for each of the
+ *  @readers are held ahead, else @bound bytes.
  *  @return BALE_OK, BALE_ENOMEM, BALE_EINPUT (the packed output no
  *  longer opens), with @err set */
 int bale_stream_feed_start(struct bale_stream_feed **out,
     const struct bale_walk *w, const struct bale_order *order, uint64_t first,
-    uint64_t n, size_t bound, struct bale_errbuf *err);
+    uint64_t n, size_t bound, unsigned readers, struct bale_errbuf *err);
 
 /* A position's bytes, as taken. */
 struct bale_fed {

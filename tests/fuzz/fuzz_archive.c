@@ -57,7 +57,7 @@ static void fuzz_feed(const struct bale_walk *w)
 	int rc;
 
 	/* a small bound, so hostile orders take several passes */
-	if (bale_stream_feed_start(&f, w, &order, 0, n, 4096, &err) !=
+	if (bale_stream_feed_start(&f, w, &order, 0, n, 4096, 2, &err) !=
 	    BALE_OK || !f)
 		return;
 	for (i = 0; i < n; i++) {

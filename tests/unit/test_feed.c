@@ -73,7 +73,7 @@ int main(void)
 	CHECK_EQ(MEMBERS, n);
 	CHECK_EQ(0, cut_archive(path));
 	CHECK_EQ(BALE_OK, bale_stream_feed_start(&f, w, &order, 0, n, 1 << 20,
-	    &err));
+	    2, &err));
 	CHECK(f != NULL);
 	for (i = 0; f && i < n; i++) {
 		rc = bale_stream_feed_take(f, i, &fed, &err);
