@@ -1,21 +1,46 @@
-/* parquet_floor.c - what reading the images out of Parquet files costs
- * alone: bale's own reader (pages read and decompressed, the image
- * column only), each row's bytes touched and nothing else done with
- * them (no copy, no checksum, no write). A pack must do this and write
- * the same bytes, so this time is the floor of a pack on one core
- * beside its writer (bench/parquet_pack.sh).
+/* parquet_floor.c - what packing Parquet files costs at the least, with
+ * bale's own reader (pages read and decompressed, the image column
+ * only), for bench/parquet_pack.sh:
  *
- *   parquet_floor FILE.parquet...	prints "SECONDS ROWS BYTES"
+ *   parquet_floor FILE.parquet...
+ *	the images read and each touched, nothing else done with them
+ *	(no copy, no checksum, no write): a pack's reading alone;
+ *   parquet_floor -w OUT.tar FILE.parquet...
+ *	the least pack on two threads: one reads the images and copies
+ *	each into a reused 4 MiB ring, the other checksums each and
+ *	writes it behind a tar header (no workers, no allocation a row,
+ *	no index, no journal).
  *
- * Built by bench/parquet_pack.sh against build/libbale_core.a. */
+ * Prints the seconds taken. Built by bench/parquet_pack.sh against
+ * build/libbale_core.a. */
+#include "bale.h"
 #include "bale_store.h"
 #include "parquet_meta.h"
 #include "parquet_rows.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
+
+#define RING ((size_t)4 << 20)
+#define SKIP 0xffffffffu	/* a record's length: go to the ring's start */
 
 static volatile unsigned floor_sink;	/* so no read is optimised away */
+
+/* The ring between the two threads: records of a 4-byte length and the
+ * bytes, never wrapping. */
+static struct {
+	unsigned char data[RING];
+	size_t head, tail;	/* bytes put, taken (never wound back) */
+	int done;
+	pthread_mutex_t lock;
+	pthread_cond_t moved;
+} ring = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	.moved = PTHREAD_COND_INITIALIZER };
 
 static double floor_now(void)
 {
@@ -25,8 +50,108 @@ static double floor_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Read every image of file @path, adding to *@rows and *@bytes. */
-static int floor_file(const char *path, uint64_t *rows, uint64_t *bytes)
+/* Move the ring's head or tail (@end) on by @n, waking the other. */
+static void ring_move(size_t *end, size_t n)
+{
+	pthread_mutex_lock(&ring.lock);
+	*end += n;
+	pthread_cond_broadcast(&ring.moved);
+	pthread_mutex_unlock(&ring.lock);
+}
+
+/* Put @len bytes at @p into the ring, once there is room. */
+static void ring_put(const unsigned char *p, uint32_t len)
+{
+	size_t need = 4 + (size_t)len, at, skip;
+
+	pthread_mutex_lock(&ring.lock);
+	for (;;) {
+		at = ring.head % RING;
+		skip = at + need > RING ? RING - at : 0;
+		if (ring.head + skip + need - ring.tail <= RING)
+			break;
+		pthread_cond_wait(&ring.moved, &ring.lock);
+	}
+	pthread_mutex_unlock(&ring.lock);
+	if (skip >= 4)
+		memset(ring.data + at, 0xff, 4);
+	at = skip ? 0 : at;
+	memcpy(ring.data + at, &len, 4);
+	memcpy(ring.data + at + 4, p, len);
+	ring_move(&ring.head, skip + need);
+}
+
+/* The next record's offset and length, waiting for one; 0 at the end. */
+static int ring_take(size_t *at, uint32_t *len)
+{
+	for (;;) {
+		pthread_mutex_lock(&ring.lock);
+		while (ring.head == ring.tail && !ring.done)
+			pthread_cond_wait(&ring.moved, &ring.lock);
+		if (ring.head == ring.tail) {
+			pthread_mutex_unlock(&ring.lock);
+			return 0;
+		}
+		pthread_mutex_unlock(&ring.lock);
+		*at = ring.tail % RING;
+		if (RING - *at >= 4)
+			memcpy(len, ring.data + *at, 4);
+		if (RING - *at >= 4 && *len != SKIP)
+			return 1;
+		ring_move(&ring.tail, RING - *at);
+	}
+}
+
+/* A ustar header for member @n of @len bytes into @h. */
+static void floor_header(unsigned char *h, unsigned n, uint32_t len)
+{
+	unsigned sum = 0;
+	int i;
+
+	memset(h, 0, 512);
+	snprintf((char *)h, 100, "%08u.jpg", n);
+	memcpy(h + 100, "0000644", 8);
+	memcpy(h + 108, "0000000", 8);
+	memcpy(h + 116, "0000000", 8);
+	snprintf((char *)h + 124, 12, "%011o", (unsigned)len);
+	memcpy(h + 136, "00000000000", 12);
+	h[156] = '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* The writing thread: each record checksummed and written behind a tar
+ * header, padded to 512 bytes. */
+static void *floor_writer(void *arg)
+{
+	static const unsigned char zeros[512];
+	unsigned char header[512];
+	int fd = *(const int *)arg;
+	unsigned n = 0;
+	uint32_t len;
+	size_t at;
+
+	while (ring_take(&at, &len)) {
+		struct iovec iov[3] = { { header, sizeof(header) },
+		    { ring.data + at + 4, len },
+		    { (void *)zeros, (512 - len % 512) % 512 } };
+
+		floor_sink += bale_crc32(ring.data + at + 4, len);
+		floor_header(header, n++, len);
+		if (writev(fd, iov, 3) < 0)
+			perror("parquet_floor: write");
+		ring_move(&ring.tail, 4 + (size_t)len);
+	}
+	return NULL;
+}
+
+/* Each image of file @path to @take (NULL: touched only). */
+static int floor_file(const char *path,
+    void (*take)(const unsigned char *, uint32_t))
 {
 	struct bale_pq_columns c;
 	struct bale_pq_rows r;
@@ -45,9 +170,10 @@ static int floor_file(const char *path, uint64_t *rows, uint64_t *bytes)
 	c.path = c.label = -1;	/* the images alone */
 	bale_pq_rows_open(&r, fd, &m, &c);
 	while ((rc = bale_pq_rows_next(&r, &row, &err)) > 0) {
-		(*rows)++;
-		*bytes += row.len;
-		floor_sink += row.len ? row.bytes[row.len - 1] : 0;
+		if (take)
+			take(row.bytes, row.len);
+		else
+			floor_sink += row.len ? row.bytes[row.len - 1] : 0;
 	}
 	if (rc < 0)
 		fprintf(stderr, "parquet_floor: %s: %s\n", path, err.msg);
@@ -60,13 +186,27 @@ static int floor_file(const char *path, uint64_t *rows, uint64_t *bytes)
 int main(int argc, char **argv)
 {
 	double t0 = floor_now();
-	uint64_t rows = 0, bytes = 0;
-	int i;
+	int piped = argc > 2 && strcmp(argv[1], "-w") == 0;
+	int out = piped ? open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644) :
+	    -1;
+	pthread_t writer;
+	int i, rc = 0;
 
-	for (i = 1; i < argc; i++)
-		if (floor_file(argv[i], &rows, &bytes) != 0)
-			return 1;
-	printf("%.3f %llu %llu\n", floor_now() - t0, (unsigned long long)rows,
-	    (unsigned long long)bytes);
-	return 0;
+	if (piped && (out < 0 || pthread_create(&writer, NULL, floor_writer,
+	    &out) != 0)) {
+		perror("parquet_floor");
+		return 1;
+	}
+	for (i = piped ? 3 : 1; rc == 0 && i < argc; i++)
+		rc = floor_file(argv[i], piped ? ring_put : NULL);
+	if (piped) {
+		pthread_mutex_lock(&ring.lock);
+		ring.done = 1;
+		pthread_cond_broadcast(&ring.moved);
+		pthread_mutex_unlock(&ring.lock);
+		pthread_join(writer, NULL);
+		close(out);
+	}
+	printf("%.3f\n", floor_now() - t0);
+	return rc != 0;
 }
