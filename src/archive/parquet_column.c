@@ -147,47 +147,47 @@ static int plain_value(const struct bale_pq_leaf *leaf,
 
 /* ---- pages ---------------------------------------------------------- */
 
-/* Up to @n bytes at @off (inside the chunk) into @buf, *@got of them:
- * from the chunk fetched, or a scan's read of the file. */
-static int column_scan(struct bale_pq_column *c, void *buf, size_t n,
-    uint64_t off, size_t *got, struct bale_errbuf *err)
+/* Up to @n bytes at @off (inside the chunk), *@got of them, at *@p:
+ * in the chunk fetched (not copied), or read by the file's scan into
+ * c->raw. */
+static int column_view(struct bale_pq_column *c, size_t n, uint64_t off,
+    const unsigned char **p, size_t *got, struct bale_errbuf *err)
 {
 	uint64_t left = c->end - off;
 
-	if (!c->fetched)
-		return bale_store_fd_scan_within(c->fd, buf, n, off, c->end,
-		    got, err);
-	*got = left < n ? (size_t)left : n;
-	memcpy(buf, c->fetched + (off - c->chunk->start), *got);
-	return BALE_OK;
+	if (c->in_memory) {
+		*got = left < n ? (size_t)left : n;
+		*p = c->fetched + (off - c->chunk->start);
+		return BALE_OK;
+	}
+	if (bale_grow(&c->raw, &c->rawcap, n ? n : 1) != 0)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	*p = c->raw;
+	return bale_store_fd_scan_within(c->fd, c->raw, n, off, c->end, got,
+	    err);
 }
 
-/* The page at c->at: its header, then its body as stored in c->raw. */
+/* The page at c->at: its header, then its body as stored (c->stored). */
 static int column_read_page(struct bale_pq_column *c, struct bale_errbuf *err)
 {
 	size_t n = c->end - c->at < COLUMN_HEADER_MAX ?
-	    (size_t)(c->end - c->at) : COLUMN_HEADER_MAX, got;
+	    (size_t)(c->end - c->at) : COLUMN_HEADER_MAX, got = 0;
+	const unsigned char *p = NULL;
 	int rc;
 
-	if (bale_grow(&c->raw, &c->rawcap, n) != 0)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	rc = column_scan(c, c->raw, n, c->at, &got, err);
+	rc = column_view(c, n, c->at, &p, &got, err);
 	if (rc != BALE_OK)
 		return rc;
-	rc = bale_pq_page_header(&c->pg, c->raw, got, err);
+	rc = bale_pq_page_header(&c->pg, p, got, err);
 	if (rc != BALE_OK)
 		return rc;
 	if ((uint64_t)c->pg.header_len + c->pg.csize > c->end - c->at)
 		return column_damaged(err, "a page runs past its chunk");
 	c->at += c->pg.header_len;
-	if (bale_grow(&c->raw, &c->rawcap, c->pg.csize ? c->pg.csize : 1) !=
-	    0)
-		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	/* a scan's read: an object's window (not past the chunk), which
 	 * read the header, most often holds the body too */
-	rc = c->pg.csize ? column_scan(c, c->raw, c->pg.csize, c->at, &got,
-	    err) : BALE_OK;
-	if (rc == BALE_OK && c->pg.csize && got != c->pg.csize)
+	rc = column_view(c, c->pg.csize, c->at, &c->stored, &got, err);
+	if (rc == BALE_OK && got != c->pg.csize)
 		return column_damaged(err, "the file ends inside a page");
 	c->at += c->pg.csize;
 	return rc;
@@ -203,14 +203,14 @@ static int column_inflate(struct bale_pq_column *c, struct bale_errbuf *err)
 	int codec = pg->type == BALE_PQ_DATA_PAGE_V2 && !pg->compressed ?
 	    BALE_PQ_UNCOMPRESSED : c->chunk->codec;
 
-	if (!bale_pq_decompress_fits(codec, c->raw + lv, pg->csize - lv,
+	if (!bale_pq_decompress_fits(codec, c->stored + lv, pg->csize - lv,
 	    pg->size - lv))
 		return column_damaged(err, "a page whose values cannot be the "
 		    "size its header says");
 	if (bale_grow(&c->body, &c->bodycap, pg->size ? pg->size : 1) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
-	memcpy(c->body, c->raw, lv);
-	return bale_pq_decompress(codec, c->raw + lv, pg->csize - lv,
+	memcpy(c->body, c->stored, lv);
+	return bale_pq_decompress(codec, c->stored + lv, pg->csize - lv,
 	    c->body + lv, pg->size - lv, err);
 }
 
@@ -317,14 +317,10 @@ static int column_fetch(struct bale_pq_column *c, struct bale_errbuf *err)
 	if (!bale_store_fd_remote(c->fd) || n < COLUMN_FETCH_MIN ||
 	    n > COLUMN_FETCH_MAX)
 		return BALE_OK;
-	c->fetched = malloc((size_t)n);
-	if (!c->fetched)
+	if (bale_grow(&c->fetched, &c->fetchcap, (size_t)n) != 0)
 		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
 	rc = bale_store_fd_pread(c->fd, c->fetched, (size_t)n, c->at, err);
-	if (rc != BALE_OK) {
-		free(c->fetched);
-		c->fetched = NULL;
-	}
+	c->in_memory = rc == BALE_OK;
 	return rc;
 }
 
@@ -333,6 +329,34 @@ int bale_pq_column_open(struct bale_pq_column *c, int fd,
     struct bale_errbuf *err)
 {
 	memset(c, 0, sizeof(*c));
+	return bale_pq_column_reopen(c, fd, leaf, chunk, err);
+}
+
+/* A fresh column in @c, with the buffers of the one it held: fetching
+ * a row group's chunk into new memory each time cost as much in page
+ * faults as the copies it spared (its pages are read in place). */
+static void column_recycle(struct bale_pq_column *c)
+{
+	struct bale_pq_column kept = *c;
+
+	free(kept.dict);
+	free(kept.entries);
+	memset(c, 0, sizeof(*c));
+	c->fetched = kept.fetched;
+	c->fetchcap = kept.fetchcap;
+	c->raw = kept.raw;
+	c->rawcap = kept.rawcap;
+	c->body = kept.body;
+	c->bodycap = kept.bodycap;
+	c->lens = kept.lens;
+	c->caplens = kept.caplens;
+}
+
+int bale_pq_column_reopen(struct bale_pq_column *c, int fd,
+    const struct bale_pq_leaf *leaf, const struct bale_pq_chunk *chunk,
+    struct bale_errbuf *err)
+{
+	column_recycle(c);
 	c->fd = fd;
 	c->leaf = leaf;
 	c->chunk = chunk;

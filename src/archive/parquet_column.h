@@ -35,10 +35,14 @@ struct bale_pq_column {
 	const struct bale_pq_chunk *chunk;
 	uint64_t at, end;	/* the next page, the chunk's end */
 	struct bale_pq_page pg;
-	unsigned char *fetched;	/* an object's chunk, fetched whole (NULL:
-				 * read by the file's scan) */
-	unsigned char *raw;	/* a page as stored */
+	unsigned char *fetched;	/* an object's chunk, fetched whole, */
+	size_t fetchcap;
+	int in_memory;		/* when it is (else read by the file's
+				 * scan) */
+	unsigned char *raw;	/* a page as the scan read it */
 	size_t rawcap;
+	const unsigned char *stored;	/* the page as stored: in @raw, or
+					 * in @fetched */
 	unsigned char *body;	/* the page, decompressed */
 	size_t bodycap;
 	uint32_t left;		/* level slots left in the page */
@@ -61,6 +65,13 @@ struct bale_pq_column {
  *  BALE_ENOTSUP (a repeated column, a type bale does not read) with
  *  @err set */
 int bale_pq_column_open(struct bale_pq_column *c, int fd,
+    const struct bale_pq_leaf *leaf, const struct bale_pq_chunk *chunk,
+    struct bale_errbuf *err);
+
+/** bale_pq_column_open() of column @c read before (or zeroed): the
+ *  memory of its pages, and of a chunk fetched whole, is used again (a
+ *  file's row groups one after another). */
+int bale_pq_column_reopen(struct bale_pq_column *c, int fd,
     const struct bale_pq_leaf *leaf, const struct bale_pq_chunk *chunk,
     struct bale_errbuf *err);
 

@@ -131,13 +131,9 @@ void bale_pq_rows_images_unread(struct bale_pq_rows *r)
 	r->images_unread = 1;
 }
 
+/* Between row groups the columns keep their memory for the next. */
 static void rows_close_group(struct bale_pq_rows *r)
 {
-	int k;
-
-	for (k = 0; k < ROW_COLUMNS; k++)
-		if (r->open[k])
-			bale_pq_column_close(&r->col[k]);
 	memset(r->open, 0, sizeof(r->open));
 }
 
@@ -158,7 +154,7 @@ static int rows_next_group(struct bale_pq_rows *r, struct bale_errbuf *err)
 		if (leaf[k] < 0 || (k == ROW_IMAGE && r->images_unread &&
 		    g->chunks[leaf[k]].null_count == 0))
 			continue;
-		rc = bale_pq_column_open(&r->col[k], r->fd,
+		rc = bale_pq_column_reopen(&r->col[k], r->fd,
 		    &r->m->leaves[leaf[k]], &g->chunks[leaf[k]], err);
 		if (rc != BALE_OK)
 			return rc;
@@ -245,6 +241,10 @@ void bale_pq_rows_skip_group(struct bale_pq_rows *r)
 
 void bale_pq_rows_close(struct bale_pq_rows *r)
 {
+	int k;
+
+	for (k = 0; k < ROW_COLUMNS; k++)	/* zeroed, or read */
+		bale_pq_column_close(&r->col[k]);
 	rows_close_group(r);
 }
 
