@@ -63,6 +63,12 @@ struct bale_writer_ops {
 	 * describes, drop anything written after it, carry on. */
 	int (*resume)(struct bale_writer *w, void *st, const char *dir,
 	    const struct bale_dataset *ds, struct bale_resume *rs);
+	/* Optional: while bale_writer_holding() says so, put() may go on
+	 * referring to a sample's bytes (gathering several samples into
+	 * one write) until settle(), which writes (or copies) them all;
+	 * the caller frees them only after. Without it, or not holding,
+	 * put() is done with the bytes when it returns. */
+	int (*settle)(struct bale_writer *w, void *st);
 };
 
 struct bale_reader_ops {

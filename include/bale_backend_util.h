@@ -63,6 +63,11 @@ int bale_writer_seterr(struct bale_writer *w, int rc, const char *fmt,
 int bale_writer_publish_file(struct bale_writer *w, const char *final,
     int sync);
 
+/** 1 when put() may keep referring to a sample's bytes until the
+ *  settle op (bale_writer_ops.settle), 0 when it must be done with them
+ *  as it returns. */
+int bale_writer_holding(const struct bale_writer *w);
+
 /** A backend reached a checkpoint: every sample below position @next it
  *  was given survives the process being killed, and resume() picks up
  *  from there with @state (a JSON object, copied; NULL: none needed).

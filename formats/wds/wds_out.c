@@ -10,6 +10,7 @@
 
 #define WDS_OUT_CAP ((size_t)512 << 10)
 #define WDS_OUT_DIRECT ((size_t)64 << 10)	/* written, never copied */
+#define WDS_OUT_GATHERED ((size_t)1 << 20)	/* held: a write's bytes */
 #define WDS_OUT_BLOCK 512
 #define WDS_OUT_NAME_MAX 100
 #define WDS_OUT_SIZE_AT 124	/* 11 octal digits and a space */
@@ -71,6 +72,43 @@ static int wds_out_upload(struct wds_out *o, const void *p, size_t n)
 	return 0;
 }
 
+/* What is gathered, with the buffer's bytes after it, to the file. */
+static int wds_out_write_gathered(struct wds_out *o)
+{
+	int rc;
+
+	if (o->len > o->gathered_to)
+		o->gathered[o->ngathered++] = (struct iovec){ o->buf +
+		    o->gathered_to, o->len - o->gathered_to };
+	rc = wds_out_writev(o->fd, o->gathered, o->ngathered);
+	o->written += rc == 0 ? o->gathered_bytes + (o->len -
+	    o->gathered_to) : 0;
+	o->ngathered = 0;
+	o->gathered_bytes = 0;
+	o->gathered_to = 0;
+	o->len = 0;
+	return rc;
+}
+
+/* Payload @p[0..n) gathered after the buffer's bytes before it; written
+ * with what is gathered once that is a megabyte or its pieces run out. */
+static int wds_out_gather(struct wds_out *o, const void *p, size_t n)
+{
+	if (o->ngathered + 3 > BALE_WDS_OUT_GATHER &&
+	    wds_out_write_gathered(o) != 0)
+		return -1;
+	if (o->len > o->gathered_to) {
+		o->gathered[o->ngathered++] = (struct iovec){ o->buf +
+		    o->gathered_to, o->len - o->gathered_to };
+		o->gathered_bytes += o->len - o->gathered_to;
+		o->gathered_to = o->len;
+	}
+	o->gathered[o->ngathered++] = (struct iovec){ (void *)p, n };
+	o->gathered_bytes += n;
+	return o->gathered_bytes >= WDS_OUT_GATHERED ?
+	    wds_out_write_gathered(o) : 0;
+}
+
 /* The buffer, then @p[0..n) if not NULL, to the file. Direct, only a
  * full buffer goes (whole blocks): it is handed to the dio thread, and
  * the next one is filled. */
@@ -79,6 +117,11 @@ static int wds_out_flush(struct wds_out *o, const void *p, size_t n)
 	struct iovec iov[2] = { { o->buf, o->len }, { (void *)p, n } };
 	int rc;
 
+	if (o->ngathered && wds_out_write_gathered(o) != 0)
+		return -1;	/* (the buffer with it) */
+	if (!p && !o->len)
+		return 0;
+	iov[0].iov_len = o->len;
 	if (o->sw)
 		return wds_out_upload(o, p, n);
 	if (o->direct) {
@@ -100,7 +143,8 @@ static int wds_out_put(struct wds_out *o, const void *p, size_t n)
 	size_t k;
 
 	if (!o->direct && n >= WDS_OUT_DIRECT)
-		return wds_out_flush(o, p, n);
+		return o->hold ? wds_out_gather(o, p, n) :
+		    wds_out_flush(o, p, n);
 	while (n > 0) {
 		if (o->len == o->cap && wds_out_flush(o, NULL, 0) != 0)
 			return -1;
@@ -196,7 +240,18 @@ int bale_wds_out_member(struct wds_out *o, const char *name,
 
 int bale_wds_out_push(struct wds_out *o)
 {
-	return !o->direct && o->len ? wds_out_flush(o, NULL, 0) : 0;
+	return !o->direct && (o->len || o->ngathered) ? wds_out_flush(o, NULL,
+	    0) : 0;
+}
+
+void bale_wds_out_hold(struct wds_out *o, int hold)
+{
+	o->hold = hold && !o->direct && !o->sw;
+}
+
+int bale_wds_out_settle(struct wds_out *o)
+{
+	return o->ngathered ? wds_out_write_gathered(o) : 0;
 }
 
 uint64_t bale_wds_out_on_disk(struct wds_out *o)
@@ -212,7 +267,7 @@ int bale_wds_out_end(struct wds_out *o)
 	    wds_out_put(o, wds_out_zeros, WDS_OUT_BLOCK) != 0)
 		return -1;
 	if (!o->direct)
-		return o->len ? wds_out_flush(o, NULL, 0) : 0;
+		return o->len || o->ngathered ? wds_out_flush(o, NULL, 0) : 0;
 	tail = o->len;
 	o->direct = 0;
 	o->len = 0;
@@ -228,4 +283,7 @@ void bale_wds_out_release(struct wds_out *o)
 	o->direct = 0;
 	o->len = 0;
 	o->cap = 0;
+	o->ngathered = 0;	/* what it referred to is the caller's */
+	o->gathered_bytes = 0;
+	o->gathered_to = 0;
 }

@@ -8,8 +8,9 @@
  * and that was a tenth of a small-sample pack's time. The bytes are the
  * ones libarchive's ustar writer gave. Through the page cache, small
  * writes gather in a buffer and large payloads go out straight from the
- * sample's memory, in one writev(2) with what is buffered; past it
- * (wds_dio.h), every byte is copied into whole buffers.
+ * sample's memory, in one writev(2) with what is buffered (held, a
+ * megabyte of them and the buffer's bytes between them in one); past
+ * it (wds_dio.h), every byte is copied into whole buffers.
  */
 #ifndef WDS_OUT_H
 #define WDS_OUT_H
@@ -20,6 +21,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
+
+/* Pieces one gathered write takes at most (a payload and the buffer's
+ * bytes before it, each). */
+#define BALE_WDS_OUT_GATHER 64
 
 struct wds_out {
 	int fd;
@@ -33,6 +39,13 @@ struct wds_out {
 	struct bale_swrite *sw;	/* uploaded (an object store's shard):
 				 * the bytes go there, not to fd */
 	struct bale_errbuf err;	/* why an upload's write failed */
+	/* held: large payloads gathered, by reference, with the buffer's
+	 * bytes between them, into one write (bale_wds_out_settle()) */
+	int hold;		/* the caller keeps payloads until then */
+	struct iovec gathered[BALE_WDS_OUT_GATHER];
+	int ngathered;
+	size_t gathered_bytes;
+	size_t gathered_to;	/* the buffer's bytes gathered already */
 };
 
 /** Start writing a tar to @fd (empty), with @direct past the page cache
@@ -59,6 +72,16 @@ int bale_wds_out_member(struct wds_out *o, const char *name,
 /** Through the cache, all that is buffered to the file (a checkpoint
  *  at a sample's end). @return 0, or -1 with errno */
 int bale_wds_out_push(struct wds_out *o);
+
+/** Hold (@hold 1): large payloads written through the cache are
+ *  gathered by reference, the caller keeping them until
+ *  bale_wds_out_settle(), and written several in one writev(2) (a
+ *  write a payload cost the pack a fifth of its time). Not held, each
+ *  is written as it comes. */
+void bale_wds_out_hold(struct wds_out *o, int hold);
+
+/** Write what is gathered (and buffered). @return 0, or -1 with errno */
+int bale_wds_out_settle(struct wds_out *o);
 
 /** How long the file is by now: the bytes written, not buffered. */
 uint64_t bale_wds_out_on_disk(struct wds_out *o);

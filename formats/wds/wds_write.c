@@ -311,6 +311,7 @@ static int wds_put(struct bale_writer *w, void *priv,
 	rc = wds_make_room(w, st, wds_member_bytes(s->size) +
 	    wds_member_bytes((uint64_t)n) + wds_member_bytes(st->meta.len));
 	image_at = st->shard_bytes + WDS_BLOCK;	/* the image's data */
+	bale_wds_out_hold(&st->out, bale_writer_holding(w));
 	if (rc == BALE_OK)
 		rc = wds_member(w, st, s, s->ext, s->data, s->size);
 	if (rc == BALE_OK)
@@ -455,6 +456,18 @@ static void wds_release(void *priv)
 	bale_buf_release(&st->scratch);
 }
 
+/* The images put since the last settle, gathered by reference, are
+ * written: the caller frees them next. */
+static int wds_settle(struct bale_writer *w, void *priv)
+{
+	struct wds_w *st = priv;
+
+	if (st->shard_open && bale_wds_out_settle(&st->out) != 0)
+		return bale_writer_seterr(w, BALE_EIO, "cannot write '%s': %s",
+		    st->tmp, bale_wds_out_why(&st->out));
+	return BALE_OK;
+}
+
 const struct bale_writer_ops bale_wds_writer = {
 	.option = wds_option,
 	.open = wds_open,
@@ -463,4 +476,5 @@ const struct bale_writer_ops bale_wds_writer = {
 	.publish = wds_publish,
 	.release = wds_release,
 	.resume = bale_wds_resume,
+	.settle = wds_settle,
 };

@@ -27,4 +27,13 @@ int bale_reader_where(struct bale_reader *r, int *fd, uint64_t *offset);
  *  bounds are reached */
 int bale_reader_prefetch(struct bale_reader *r, uint64_t first, uint64_t n);
 
+/** From now on bale_writer_put() may refer to a sample's bytes until
+ *  bale_writer_settle(), if its format gathers writes (the settle op):
+ *  the caller keeps them until then. */
+void bale_writer_hold(struct bale_writer *w);
+
+/** Write (or copy) all the bytes put() still refers to: the caller may
+ *  free them after. @return BALE_OK, or the error (sticky, as put's) */
+int bale_writer_settle(struct bale_writer *w);
+
 #endif

@@ -28,6 +28,7 @@ struct bale_writer {
 	uint64_t ckpt_next;	/* the last checkpoint */
 	char *ckpt_state;	/* its state, our copy */
 	int ckpt_moved;		/* since bale_writer_checkpoint() asked */
+	int holding;		/* put() may refer to bytes until settle() */
 };
 
 int bale_writer_new(struct bale_writer **out)
@@ -234,6 +235,26 @@ int bale_writer_put(struct bale_writer *w, const struct bale_sample *s)
 		return bale_writer_seterr(w, BALE_EINVAL, "%s: cannot store "
 		    "an empty sample (key %s)", w->be->name, s->key);
 	rc = w->be->writer->put(w, w->priv, s);
+	return writer_result(w, rc, WRITER_OPEN);
+}
+
+void bale_writer_hold(struct bale_writer *w)
+{
+	w->holding = w->be && w->be->writer->settle != NULL;
+}
+
+int bale_writer_holding(const struct bale_writer *w)
+{
+	return w->holding;
+}
+
+int bale_writer_settle(struct bale_writer *w)
+{
+	int rc = writer_check(w, WRITER_OPEN, "settle");
+
+	if (rc != BALE_OK || !w->holding || w->complete)
+		return rc;
+	rc = w->be->writer->settle(w, w->priv);
 	return writer_result(w, rc, WRITER_OPEN);
 }
 

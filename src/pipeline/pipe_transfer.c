@@ -4,6 +4,7 @@
 #include "pipeline.h"
 
 #include "bale_tools.h"
+#include "handle.h"
 #include "input.h"
 #include "source.h"
 #include "stream_feed.h"
@@ -373,8 +374,58 @@ static int pipe_no_memory(struct bale_pipeline *p, const struct pipe_run *run,
 	return rc;
 }
 
+/* Samples the writers may still refer to (bale_writer_hold(): a
+ * WebDataset shard gathers a megabyte of images into one write), freed
+ * once they settle; beyond the window's count, a few megabytes. */
+#define PIPE_HELD_MAX 64
+#define PIPE_HELD_BYTES ((size_t)2 << 20)
+
+struct pipe_held {
+	struct pipe_sample *s[PIPE_HELD_MAX];
+	size_t n;
+	size_t bytes;
+};
+
+/* Have every writer write what it refers to, then free the samples
+ * held. @return BALE_OK, or the first writer's error (said in p->err
+ * unless an error is there already) */
+static int pipe_settle(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_held *h)
+{
+	int rc = BALE_OK;
+	size_t i;
+
+	for (i = 0; rc == BALE_OK && i < run->out.nwriters; i++)
+		if (bale_writer_settle(run->out.writers[i]) != BALE_OK)
+			rc = BALE_EBACKEND;
+	if (rc != BALE_OK && !p->err.rc)
+		bale_errbuf_set(&p->err, rc, "%s",
+		    bale_writer_errmsg(run->out.writers[i - 1]));
+	for (i = 0; i < h->n; i++)
+		pipe_sample_free(h->s[i]);
+	h->n = 0;
+	h->bytes = 0;
+	return rc;
+}
+
+/* Sample @s, handed to the writers: held while they may refer to it. */
+static int pipe_hold(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_held *h, struct pipe_sample *s)
+{
+	if (!s->data) {		/* skipped */
+		pipe_sample_free(s);
+		return BALE_OK;
+	}
+	h->s[h->n++] = s;
+	h->bytes += s->size;
+	if (h->n < PIPE_HELD_MAX && h->bytes < PIPE_HELD_BYTES)
+		return BALE_OK;
+	return pipe_settle(p, run, h);
+}
+
 /* Take samples in order and hand each to every writer. */
-static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
+static int pipe_consume_all(struct bale_pipeline *p, struct pipe_run *run,
+    struct pipe_held *held)
 {
 	uint64_t n = run->plan.count;
 	double last = 0;
@@ -397,7 +448,8 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 			return pipe_no_memory(p, run, pos);
 		rc = pipe_emit(p, run, pos, s);
 		bale_reorder_advance(run->wk.ro, s->held);
-		pipe_sample_free(s);
+		if (pipe_hold(p, run, held, s) != BALE_OK && rc == BALE_OK)
+			rc = p->err.rc;
 		now = pipe_since(&run->t0);
 		bale_pipe_tune_step(&run->wk.tune, now);
 		if (run->opts->progress && now - last > 0.2) {
@@ -407,6 +459,25 @@ static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
 	}
 	if (rc == BALE_OK)
 		pipe_progress(p, run, n, 1);
+	return rc;
+}
+
+/* pipe_consume_all(), the writers holding samples meanwhile: settled
+ * however it ends (a stopped run's journal may write on). */
+static int pipe_consume(struct bale_pipeline *p, struct pipe_run *run)
+{
+	struct pipe_held *held = calloc(1, sizeof(*held));
+	size_t i;
+	int rc;
+
+	if (!held)
+		return bale_errbuf_set(&p->err, BALE_ENOMEM, "no memory");
+	for (i = 0; i < run->out.nwriters; i++)
+		bale_writer_hold(run->out.writers[i]);
+	rc = pipe_consume_all(p, run, held);
+	if (pipe_settle(p, run, held) != BALE_OK && rc == BALE_OK)
+		rc = p->err.rc;
+	free(held);
 	return rc;
 }
 
