@@ -223,6 +223,14 @@ static int pipe_check_remote_src(struct bale_pipeline *p, const char *path)
 	return rc;
 }
 
+/* Does the last part of @path hold a wildcard or a brace pattern? */
+static int pipe_names_pattern(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return strpbrk(slash ? slash + 1 : path, "*?[{") != NULL;
+}
+
 /* Does wildcard pattern @path ('train-*.parquet') match a file? */
 static int pipe_pattern_matches(const char *path)
 {
@@ -247,8 +255,9 @@ static int pipe_check_srcs(struct bale_pipeline *p,
 	size_t i;
 
 	for (i = 0; path; path = o->more_srcs ? o->more_srcs[i++] : NULL) {
-		if (!bale_store_is_local(path)) {
-			if (pipe_check_remote_src(p, path) != BALE_OK)
+		if (!bale_store_is_local(path)) {	/* a pattern: listed */
+			if (!pipe_names_pattern(path) &&
+			    pipe_check_remote_src(p, path) != BALE_OK)
 				return p->err.rc;
 			continue;
 		}

@@ -19,9 +19,10 @@ extern const struct bale_source_kind bale_source_list;
 extern const struct bale_source_kind bale_source_folder;
 
 static const struct bale_source_kind *const kinds[] = {
+	/* before the bucket: a bucket's folder of Parquet files */
+	&bale_source_parquet,
 	&bale_source_bucket,
 	&bale_source_shards,
-	&bale_source_parquet,
 	&bale_source_tar,
 	&bale_source_zip,
 	&bale_source_compressed_tar,

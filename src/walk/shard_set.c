@@ -2,16 +2,20 @@
  * Parquet files): a folder holding such files and no subfolder (an
  * ImageFolder tree has class folders), a brace pattern as webdataset
  * takes it ("train-{000000..000146}.tar", "{a,b}.tar"), or a wildcard
- * pattern ('train-*.parquet') no file is named. */
+ * pattern ('train-*.parquet') no file is named; in an object store, a
+ * folder (prefix) or a wildcard in the last part, by listing it. */
 #include "shard_set.h"
 
 #include "bale.h"
 #include "bale_backend_util.h"
+#include "bale_store.h"
+#include "relpath.h"
 #include "walk.h"
 
 #include <dirent.h>
 #include <glob.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +244,80 @@ static int shard_glob(const char *pattern, int (*want)(const char *name),
 	return s->n > 0;
 }
 
+/* A remote folder being listed for the files @want takes. */
+struct remote_set {
+	const char *dir;	/* the folder, its length: */
+	int dirlen;
+	const char *pattern;	/* the names' wildcard pattern, or NULL */
+	int (*want)(const char *name);
+	struct shard_names *s;
+};
+
+#define REMOTE_SUBDIR 1		/* a listing's stop: a subfolder */
+
+static int remote_entry(void *arg, const char *entry, int is_dir)
+{
+	struct remote_set *r = arg;
+	char *path;
+
+	if (is_dir)	/* a tree, unless a pattern picks names */
+		return r->pattern ? 0 : REMOTE_SUBDIR;
+	if (!r->want(entry) || (r->pattern && fnmatch(r->pattern, entry,
+	    FNM_PERIOD) != 0))
+		return 0;
+	if (asprintf(&path, "%.*s/%s", r->dirlen, r->dir, entry) < 0) {
+		r->s->nomem = 1;
+		return 0;
+	}
+	shard_add(r->s, path);
+	return 0;
+}
+
+/* The files of a folder in an object store (none if it has a
+ * subfolder), or those of its folder a wildcard pattern in its last
+ * part matches. @return 1 found, 0 none, or the listing's error */
+static int shard_remote(const char *src, int (*want)(const char *name),
+    struct shard_names *s, struct bale_errbuf *err)
+{
+	const char *slash = strrchr(src, '/');
+	struct remote_set r = { src, bale_path_trim_len(src), NULL, want, s };
+	char *dir;
+	int rc;
+
+	if (slash && strpbrk(slash + 1, "*?[")) {
+		r.pattern = slash + 1;
+		r.dirlen = (int)(slash - src);
+	}
+	dir = strndup(src, (size_t)r.dirlen);
+	if (!dir)
+		return bale_errbuf_set(err, BALE_ENOMEM, "no memory");
+	rc = bale_store_list(dir, remote_entry, &r, err);
+	free(dir);
+	if (rc == REMOTE_SUBDIR || rc == BALE_ENOENT) {
+		bale_shard_set_free(s->v, s->n);
+		memset(s, 0, sizeof(*s));
+		return 0;
+	}
+	if (rc != BALE_OK)
+		return rc;
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), shard_cmp);
+	return s->n > 0;
+}
+
+/* Is @src a folder (named with its slash: any other name would cost
+ * every remote source a listing) or a wildcard pattern in an object
+ * store? (A brace pattern names its files: they are not listed.) */
+static int shard_is_remote_set(const char *src)
+{
+	const char *slash = strrchr(src, '/');
+
+	if (bale_store_is_local(src) || !slash || (strchr(src, '{') &&
+	    strchr(src, '}')))
+		return 0;
+	return slash[1] == '\0' || strpbrk(slash + 1, "*?[") != NULL;
+}
+
 int bale_file_set(const char *src, int (*want)(const char *name),
     char ***paths, size_t *n, struct bale_errbuf *err)
 {
@@ -249,13 +327,19 @@ int bale_file_set(const char *src, int (*want)(const char *name),
 
 	*paths = NULL;
 	*n = 0;
-	if (stat(src, &st) == 0)
+	if (shard_is_remote_set(src))
+		found = shard_remote(src, want, &s, err);
+	else if (stat(src, &st) == 0)
 		found = S_ISDIR(st.st_mode) && shard_folder(src, want, &s);
 	else if (strchr(src, '{') && strchr(src, '}')) {
 		shard_expand(&s, "", src);
 		found = 1;
 	} else
 		found = strpbrk(src, "*?[") && shard_glob(src, want, &s);
+	if (found < 0) {
+		bale_shard_set_free(s.v, s.n);
+		return found;
+	}
 	if (s.nomem || s.n > SHARD_MAX_NAMES) {
 		bale_shard_set_free(s.v, s.n);
 		return s.nomem ? bale_errbuf_set(err, BALE_ENOMEM, "no memory")

@@ -85,10 +85,11 @@ static int parquet_expand(struct bale_source *s, const char *src,
 	if (rc == 0)
 		return parquet_is(src) ? (parquet_found(s, src) ? BALE_ENOMEM :
 		    1) : 0;
-	for (i = 0; i < n && rc == 1; i++)
-		rc = !parquet_is(paths[i]) ? bale_errbuf_set(err, BALE_EINVAL,
-		    "'%s': not a Parquet file", paths[i]) :
-		    parquet_found(s, paths[i]) ? BALE_ENOMEM : 1;
+	for (i = 0; i < n && rc == 1; i++)	/* a brace pattern's: any */
+		rc = !parquet_is_name(paths[i]) ? 0 : !parquet_is(paths[i]) ?
+		    bale_errbuf_set(err, BALE_EINVAL, "'%s': not a Parquet "
+		    "file", paths[i]) : parquet_found(s, paths[i]) ?
+		    BALE_ENOMEM : 1;
 	bale_shard_set_free(paths, n);
 	return rc;
 }

@@ -43,6 +43,17 @@ run "$BALE" pack "s3://$BUCKET/pq/a.parquet" "s3://$BUCKET/pq/b.parquet" \
     -f "$formats" -o "$T/pq-remote"
 expect_status 0
 same_files "$T/pq-local" "$T/pq-remote"
+# the folder of them, and a wildcard pattern: the files listed, sorted
+# by name, as on disk
+for src in "s3://$BUCKET/pq/" "s3://$BUCKET/pq/*.parquet"; do
+    rm -rf "$T/pq-set"
+    run "$BALE" pack "$src" -f "$formats" -o "$T/pq-set"
+    expect_status 0
+    same_files "$T/pq-local" "$T/pq-set"
+done
+run "$BALE" pack "s3://$BUCKET/pq/none-*.parquet" -f wds -o "$T/pq-none"
+expect_status 1
+expect_stderr "no such object or prefix"
 # row groups of images over 1 MiB: their chunks fetched whole, in one
 # request each
 s3 put "$pq/large.parquet" "s3://$BUCKET/pq/large.parquet" >/dev/null
