@@ -48,17 +48,24 @@ void bale_walk_put_member(struct bale_buf *b, uint64_t origin,
 	bale_varint_put(b, m->has_crc ? (uint64_t)m->crc + 1 : 0);
 }
 
+/* A member of origin @o, nothing else known of it yet, into @m. */
+static void locs_member_of(const struct walk_origin *o,
+    struct bale_walk_member *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = o->kind;
+	m->fd = o->fd;
+	m->file_stamp = o->file_stamp;
+	m->size_guess = o->size_guess;
+}
+
 void bale_walk_get_member(const struct walk_locs *l, const unsigned char **p,
     struct bale_walk_member *m)
 {
 	uint64_t origin = bale_varint_get(p);
 	uint64_t crc;
 
-	memset(m, 0, sizeof(*m));
-	m->kind = l->origins[origin].kind;
-	m->fd = l->origins[origin].fd;
-	m->file_stamp = l->origins[origin].file_stamp;
-	m->size_guess = l->origins[origin].size_guess;
+	locs_member_of(&l->origins[origin], m);
 	m->offset = bale_varint_get(p);
 	m->size = bale_varint_get(p);
 	m->csize = bale_varint_get(p);
@@ -81,10 +88,8 @@ int64_t bale_walk_locs_origin(struct walk_locs *l,
 	if (bale_grow_array((void **)&l->origins, &l->caporigins,
 	    l->norigins + 1, sizeof(*l->origins)) != 0)
 		return -1;
-	l->origins[l->norigins].kind = m->kind;
-	l->origins[l->norigins].fd = m->fd;
-	l->origins[l->norigins].file_stamp = m->file_stamp;
-	l->origins[l->norigins].size_guess = m->size_guess;
+	l->origins[l->norigins] = (struct walk_origin){ m->kind, m->fd,
+	    m->file_stamp, m->size_guess };
 	return (int64_t)l->norigins++;
 }
 
@@ -210,11 +215,7 @@ static int locs_decode(const struct walk_locs *l, const unsigned char **p,
 		return 0;
 	if (!(head & LOC_NEXT))
 		zz = bale_varint_get(p);
-	memset(m, 0, sizeof(*m));
-	m->kind = l->origins[(head >> LOC_FLAGS) - 1].kind;
-	m->fd = l->origins[(head >> LOC_FLAGS) - 1].fd;
-	m->file_stamp = l->origins[(head >> LOC_FLAGS) - 1].file_stamp;
-	m->size_guess = l->origins[(head >> LOC_FLAGS) - 1].size_guess;
+	locs_member_of(&l->origins[(head >> LOC_FLAGS) - 1], m);
 	delta = zz & 1 ? ~(zz >> 1) : zz >> 1;
 	m->offset = locs_base((unsigned)head, prev[0], prev[1]) + delta;
 	if (head & LOC_BLOCKS)
