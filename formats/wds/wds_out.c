@@ -73,16 +73,24 @@ static int wds_out_upload(struct wds_out *o, const void *p, size_t n)
 }
 
 /* What is gathered, with the buffer's bytes after it, to the file. */
+/* The buffer's bytes not gathered yet, gathered. */
+static void wds_out_gather_buffer(struct wds_out *o)
+{
+	if (o->len == o->gathered_to)
+		return;
+	o->gathered[o->ngathered++] = (struct iovec){ o->buf +
+	    o->gathered_to, o->len - o->gathered_to };
+	o->gathered_bytes += o->len - o->gathered_to;
+	o->gathered_to = o->len;
+}
+
 static int wds_out_write_gathered(struct wds_out *o)
 {
 	int rc;
 
-	if (o->len > o->gathered_to)
-		o->gathered[o->ngathered++] = (struct iovec){ o->buf +
-		    o->gathered_to, o->len - o->gathered_to };
+	wds_out_gather_buffer(o);
 	rc = wds_out_writev(o->fd, o->gathered, o->ngathered);
-	o->written += rc == 0 ? o->gathered_bytes + (o->len -
-	    o->gathered_to) : 0;
+	o->written += rc == 0 ? o->gathered_bytes : 0;
 	o->ngathered = 0;
 	o->gathered_bytes = 0;
 	o->gathered_to = 0;
@@ -97,12 +105,7 @@ static int wds_out_gather(struct wds_out *o, const void *p, size_t n)
 	if (o->ngathered + 3 > BALE_WDS_OUT_GATHER &&
 	    wds_out_write_gathered(o) != 0)
 		return -1;
-	if (o->len > o->gathered_to) {
-		o->gathered[o->ngathered++] = (struct iovec){ o->buf +
-		    o->gathered_to, o->len - o->gathered_to };
-		o->gathered_bytes += o->len - o->gathered_to;
-		o->gathered_to = o->len;
-	}
+	wds_out_gather_buffer(o);
 	o->gathered[o->ngathered++] = (struct iovec){ (void *)p, n };
 	o->gathered_bytes += n;
 	return o->gathered_bytes >= WDS_OUT_GATHERED ?

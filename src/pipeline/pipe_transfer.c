@@ -392,20 +392,20 @@ struct pipe_held {
 static int pipe_settle(struct bale_pipeline *p, struct pipe_run *run,
     struct pipe_held *h)
 {
-	int rc = BALE_OK;
+	struct bale_writer *failed = NULL;
 	size_t i;
 
-	for (i = 0; rc == BALE_OK && i < run->out.nwriters; i++)
+	for (i = 0; !failed && i < run->out.nwriters; i++)
 		if (bale_writer_settle(run->out.writers[i]) != BALE_OK)
-			rc = BALE_EBACKEND;
-	if (rc != BALE_OK && !p->err.rc)
-		bale_errbuf_set(&p->err, rc, "%s",
-		    bale_writer_errmsg(run->out.writers[i - 1]));
+			failed = run->out.writers[i];
+	if (failed && !p->err.rc)
+		bale_errbuf_set(&p->err, BALE_EBACKEND, "%s",
+		    bale_writer_errmsg(failed));
 	for (i = 0; i < h->n; i++)
 		pipe_sample_free(h->s[i]);
 	h->n = 0;
 	h->bytes = 0;
-	return rc;
+	return failed ? BALE_EBACKEND : BALE_OK;
 }
 
 /* Sample @s, handed to the writers: held while they may refer to it. */
