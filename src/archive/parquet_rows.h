@@ -95,8 +95,7 @@ void bale_pq_rows_close(struct bale_pq_rows *r);
 /** A pass over the Parquet file @fd for the feed (bale_stream_pass_fn):
  *  each row a member (its image in leaf @image, as the listing found
  *  it; a null one refused), its ordinal the row's, its bytes the
- *  image's; a row group
- *  none of whose rows @wants is not read. */
+ *  image's; a row group none of whose rows @wants is not read. */
 int bale_pq_stream_pass(int fd, int image, bale_stream_member_fn fn,
     bale_stream_wants_fn wants, void *ctx, uint64_t *met,
     struct bale_errbuf *err);

@@ -70,6 +70,20 @@ static int parquet_found(struct bale_source *s, const char *path)
 	return 0;
 }
 
+/* A file of a set @src names, into s->found. @return 1; 0 when it is
+ * not named as Parquet (a brace pattern names any files: not ours);
+ * BALE_EINVAL (so named, but not Parquet) or BALE_ENOMEM with @err */
+static int parquet_take_named(struct bale_source *s, const char *path,
+    struct bale_errbuf *err)
+{
+	if (!parquet_is_name(path))
+		return 0;
+	if (!parquet_is(path))
+		return bale_errbuf_set(err, BALE_EINVAL, "'%s': not a Parquet "
+		    "file", path);
+	return parquet_found(s, path) ? BALE_ENOMEM : 1;
+}
+
 /* The Parquet files SRC argument @src names (itself, a folder of them,
  * a pattern) into s->found. @return 1, 0 when it names none, or an
  * error */
@@ -85,11 +99,8 @@ static int parquet_expand(struct bale_source *s, const char *src,
 	if (rc == 0)
 		return parquet_is(src) ? (parquet_found(s, src) ? BALE_ENOMEM :
 		    1) : 0;
-	for (i = 0; i < n && rc == 1; i++)	/* a brace pattern's: any */
-		rc = !parquet_is_name(paths[i]) ? 0 : !parquet_is(paths[i]) ?
-		    bale_errbuf_set(err, BALE_EINVAL, "'%s': not a Parquet "
-		    "file", paths[i]) : parquet_found(s, paths[i]) ?
-		    BALE_ENOMEM : 1;
+	for (i = 0; i < n && rc == 1; i++)
+		rc = parquet_take_named(s, paths[i], err);
 	bale_shard_set_free(paths, n);
 	return rc;
 }
